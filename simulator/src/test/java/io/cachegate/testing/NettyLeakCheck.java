@@ -1,0 +1,71 @@
+package io.cachegate.testing;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.util.ResourceLeakDetector;
+import io.netty.util.ResourceLeakDetectorFactory;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * Fails a test class when Netty's leak detector (paranoid in tests, see the parent POM) reports a
+ * leaked buffer. Registered for every test through the JUnit extension service file, so it must
+ * install its detector factory before Netty's buffer classes initialise.
+ */
+public final class NettyLeakCheck implements AfterAllCallback {
+
+    private static final List<String> LEAKS = new CopyOnWriteArrayList<>();
+
+    static {
+        ResourceLeakDetectorFactory.setResourceLeakDetectorFactory(new RecordingFactory());
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        // Leaks are reported when a collected, unreleased buffer is noticed on a later allocation.
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            for (int j = 0; j < 64; j++) {
+                ByteBuf probe = PooledByteBufAllocator.DEFAULT.buffer(16);
+                probe.release();
+            }
+        }
+        if (!LEAKS.isEmpty()) {
+            String report = String.join("\n\n", LEAKS);
+            LEAKS.clear();
+            throw new AssertionError("Netty reported leaked buffers in " + context.getDisplayName() + ":\n" + report);
+        }
+    }
+
+    /** Visible for the leak check's own test. */
+    public static List<String> leaks() {
+        return LEAKS;
+    }
+
+    private static final class RecordingFactory extends ResourceLeakDetectorFactory {
+        @Override
+        public <T> ResourceLeakDetector<T> newResourceLeakDetector(Class<T> resource, int samplingInterval, long maxActive) {
+            return new RecordingDetector<>(resource, samplingInterval);
+        }
+    }
+
+    private static final class RecordingDetector<T> extends ResourceLeakDetector<T> {
+        RecordingDetector(Class<T> resource, int samplingInterval) {
+            super(resource, samplingInterval);
+        }
+
+        @Override
+        protected void reportTracedLeak(String resourceType, String records) {
+            LEAKS.add("LEAK " + resourceType + records);
+            super.reportTracedLeak(resourceType, records);
+        }
+
+        @Override
+        protected void reportUntracedLeak(String resourceType) {
+            LEAKS.add("LEAK " + resourceType + " (untraced)");
+            super.reportUntracedLeak(resourceType);
+        }
+    }
+}
