@@ -46,6 +46,13 @@ public final class NettyLeakCheck implements AfterAllCallback {
 
     private static final class RecordingFactory extends ResourceLeakDetectorFactory {
         @Override
+        public <T> ResourceLeakDetector<T> newResourceLeakDetector(Class<T> resource, int samplingInterval) {
+            return new RecordingDetector<>(resource, samplingInterval);
+        }
+
+        // Still abstract in Netty 4.2, so it must be implemented although deprecated.
+        @Override
+        @SuppressWarnings("deprecation")
         public <T> ResourceLeakDetector<T> newResourceLeakDetector(Class<T> resource, int samplingInterval, long maxActive) {
             return new RecordingDetector<>(resource, samplingInterval);
         }
