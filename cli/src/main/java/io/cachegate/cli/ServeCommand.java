@@ -1,0 +1,41 @@
+package io.cachegate.cli;
+
+import io.cachegate.config.Policy;
+import io.cachegate.config.PolicyException;
+import io.cachegate.gateway.Gateway;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code cachegate serve}: runs the gateway until SIGTERM/SIGINT, then drains in-flight requests. */
+@Command(name = "serve", mixinStandardHelpOptions = true,
+        description = "Run the gateway. Without --config: the embedded default policy "
+                + "(backend from CACHEGATE_BACKEND_URL, default http://127.0.0.1:8000).")
+final class ServeCommand implements Callable<Integer> {
+
+    @Option(names = "--config", paramLabel = "FILE", description = "The YAML policy file.")
+    Path config;
+
+    @Override
+    public Integer call() throws Exception {
+        Policy policy;
+        try {
+            policy = PolicySource.load(config);
+        } catch (PolicyException e) {
+            System.err.println(e.getMessage());
+            return 2;
+        }
+        Gateway gateway = Gateway.start(policy);
+        System.out.printf("cachegate serving on http://%s:%d/v1 (admin http://%s:%d)%n",
+                policy.server().host(), gateway.port(), policy.server().adminHost(), gateway.adminPort());
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            gateway.shutdown(policy.server().shutdownGrace());
+            stopped.countDown();
+        }, "cachegate-shutdown"));
+        stopped.await();
+        return 0;
+    }
+}

@@ -1,0 +1,72 @@
+package io.cachegate.config;
+
+import java.io.StringReader;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.composer.Composer;
+import org.yaml.snakeyaml.error.Mark;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
+import org.yaml.snakeyaml.error.YAMLException;
+import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.parser.ParserImpl;
+import org.yaml.snakeyaml.reader.StreamReader;
+import org.yaml.snakeyaml.resolver.Resolver;
+
+/**
+ * Turns YAML text into a {@link Policy}: composes the node tree (which keeps line numbers, unlike a
+ * Jackson tree), reads each section, and throws once with every problem found.
+ */
+final class PolicyReader {
+
+    private static final Set<String> KEYS = Set.of("server", "backends", "tenants", "classes", "cache", "routes");
+
+    private PolicyReader() {
+    }
+
+    static Policy read(String yaml, String source, EnvSubstitution env) throws PolicyException {
+        Node root = compose(yaml, source);
+        NodeReader reader = new NodeReader(source, env);
+        Fields fields = reader.fields(root, "", KEYS);
+        if (fields == null) {
+            throw new PolicyException(reader.problems());
+        }
+        ServerSettings server = ServerReader.read(fields);
+        List<Backend> backends = BackendsReader.read(fields);
+        List<Tenant> tenants = TenantsReader.read(fields);
+        Map<String, TrafficClass> classes = ClassesReader.read(fields);
+        CacheSettings cache = CacheReader.read(fields);
+        List<Route> routes = new RoutesReader(fields, backends, tenants, classes).read();
+        List<PolicyProblem> problems = reader.problems();
+        if (!problems.isEmpty()) {
+            throw new PolicyException(problems);
+        }
+        return new Policy(source, server, backends, tenants, classes, cache, routes);
+    }
+
+    /** The document's root node, or null for an empty document. */
+    private static Node compose(String yaml, String source) throws PolicyException {
+        LoaderOptions options = new LoaderOptions();
+        // Keys are checked by NodeReader, which can name the line of both occurrences.
+        options.setAllowDuplicateKeys(true);
+        options.setProcessComments(false);
+        try {
+            Composer composer = new Composer(new ParserImpl(new StreamReader(new StringReader(yaml)), options),
+                    new Resolver(), options);
+            return composer.getSingleNode();
+        } catch (MarkedYAMLException e) {
+            Mark mark = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
+            String message = e.getProblem() != null ? e.getProblem() : e.getContext();
+            String context = e.getContext() != null && e.getProblem() != null ? " (" + e.getContext() + ")" : "";
+            if (message != null && message.contains("another document")) {
+                message = "a policy file holds one document; remove the second ---";
+                context = "";
+            }
+            throw new PolicyException(new PolicyProblem(source, mark == null ? 0 : mark.getLine() + 1, "",
+                    "invalid YAML: " + message + context));
+        } catch (YAMLException e) {
+            throw new PolicyException(new PolicyProblem(source, 0, "", "invalid YAML: " + e.getMessage()));
+        }
+    }
+}

@@ -1,0 +1,105 @@
+package io.cachegate.config;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.yaml.snakeyaml.nodes.Node;
+
+/**
+ * Reads the {@code routes} list and checks every name it uses against the backends, tenants and
+ * classes already read, so a typo fails at load time rather than as a 404 in production.
+ */
+final class RoutesReader {
+
+    private static final Set<String> KEYS = Set.of("match", "backend", "fallback", "class", "cache");
+    private static final Set<String> MATCH_KEYS = Set.of("model", "tenant", "path");
+    private static final Set<String> CACHE_KEYS = Set.of("exact", "semantic", "ttl", "context", "normalize", "shared");
+
+    private final Fields root;
+    private final Set<String> backends;
+    private final Set<String> tenants;
+    private final Map<String, TrafficClass> classes;
+    private final String defaultClass;
+
+    RoutesReader(Fields root, List<Backend> backends, List<Tenant> tenants, Map<String, TrafficClass> classes) {
+        this.root = root;
+        this.backends = backends.stream().map(Backend::name).collect(Collectors.toSet());
+        this.tenants = tenants.stream().map(Tenant::id).collect(Collectors.toSet());
+        this.classes = classes;
+        this.defaultClass = classes.containsKey("interactive") || classes.isEmpty()
+                ? "interactive" : classes.keySet().iterator().next();
+    }
+
+    List<Route> read() {
+        if (!root.has("routes")) {
+            return List.of(new Route(0, RouteMatch.any(), Optional.empty(), Optional.empty(), defaultClass,
+                    RouteCache.defaults()));
+        }
+        List<Node> items = root.items("routes");
+        if (items == null) {
+            return List.of();
+        }
+        if (items.isEmpty()) {
+            root.problem("routes", "at least one route is required (or leave routes out for a catch-all)");
+        }
+        List<Route> routes = new ArrayList<>();
+        for (int i = 0; i < items.size(); i++) {
+            Fields fields = root.reader().fields(items.get(i), "routes[" + i + "]", KEYS);
+            if (fields != null) {
+                routes.add(route(i, fields));
+            }
+        }
+        return routes;
+    }
+
+    private Route route(int index, Fields fields) {
+        Optional<String> backend = reference(fields, "backend", backends, "backend");
+        Optional<String> fallback = reference(fields, "fallback", backends, "backend");
+        if (backend.isPresent() && backend.equals(fallback)) {
+            fields.problem("fallback", Durations.quote(fallback.get()) + " is the route's own backend");
+        }
+        String trafficClass = reference(fields, "class", classes.keySet(), "class").orElse(defaultClass);
+        return new Route(index, match(fields), backend, fallback, trafficClass, cache(fields));
+    }
+
+    private RouteMatch match(Fields route) {
+        Fields match = route.section("match", MATCH_KEYS);
+        if (match == null) {
+            return RouteMatch.any();
+        }
+        return new RouteMatch(
+                match.string("model", "*"),
+                reference(match, "tenant", tenants, "tenant"),
+                match.string("path", "*"));
+    }
+
+    private static RouteCache cache(Fields route) {
+        RouteCache d = RouteCache.defaults();
+        Fields cache = route.section("cache", CACHE_KEYS);
+        if (cache == null) {
+            return d;
+        }
+        return new RouteCache(
+                cache.bool("exact", d.exact()),
+                cache.bool("semantic", d.semantic()),
+                cache.optionalDuration("ttl"),
+                cache.optional("context"),
+                cache.choice("normalize", d.normalize()),
+                cache.bool("shared", d.shared()));
+    }
+
+    /** A name that must be one of {@code known}; reported with the closest candidate when it is not. */
+    private static Optional<String> reference(Fields fields, String key, Collection<String> known, String kind) {
+        Optional<String> name = fields.optional(key);
+        if (name.isPresent() && !known.contains(name.get())) {
+            fields.problem(key, "no " + kind + " named " + Durations.quote(name.get())
+                    + Suggestions.didYouMean(name.get(), known));
+            return Optional.empty();
+        }
+        return name;
+    }
+}

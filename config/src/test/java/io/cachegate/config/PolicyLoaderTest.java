@@ -1,0 +1,215 @@
+package io.cachegate.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PolicyLoaderTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void parse_minimalPolicy_appliesEveryDefault() throws PolicyException {
+        Policy policy = TestPolicies.parse(TestPolicies.BACKEND);
+
+        assertThat(policy.source()).isEqualTo("policy.yaml");
+        assertThat(policy.server()).isEqualTo(ServerSettings.defaults());
+        assertThat(policy.server().maxBodyBytes()).isEqualTo(4 * 1024 * 1024);
+        assertThat(policy.server().json()).isEqualTo(new JsonLimits(64, 4_194_304, 100));
+        Backend main = policy.backends().get(0);
+        assertThat(main.urls()).containsExactly(URI.create("http://127.0.0.1:8000"));
+        assertThat(main.models()).containsExactly("*");
+        assertThat(main.maxConcurrency()).isEqualTo(64);
+        assertThat(main.maxConnectionsPerUrl()).isEqualTo(64);
+        assertThat(main.timeouts()).isEqualTo(new Timeouts(Duration.ofSeconds(2), Duration.ofSeconds(60),
+                Duration.ofSeconds(30), Duration.ofMinutes(10)));
+        assertThat(policy.tenants()).isEmpty();
+        assertThat(policy.authRequired()).isFalse();
+        assertThat(policy.classes()).containsExactly(
+                Map.entry("interactive", new TrafficClass("interactive", 0, Duration.ofSeconds(2), 1000)));
+        assertThat(policy.cache()).isEqualTo(CacheSettings.defaults());
+        assertThat(policy.routes()).containsExactly(new Route(0, new RouteMatch("*", Optional.empty(), "*"),
+                Optional.empty(), Optional.empty(), "interactive",
+                new RouteCache(true, false, Optional.empty(), Optional.empty(), Normalize.NONE, false)));
+    }
+
+    @Test
+    void parse_everySetting_isRead() throws PolicyException {
+        Policy policy = TestPolicies.parse("""
+                server:
+                  host: 127.0.0.1
+                  port: 0
+                  admin_port: 0
+                  max_body_bytes: 1MiB
+                  max_header_bytes: 8KiB
+                  admin_token: secret
+                  shutdown_grace: 5s
+                  io_threads: 2
+                  json: { max_depth: 10, max_string_length: 1000, max_number_length: 20 }
+                backends:
+                  - name: main
+                    urls: ["https://llm.internal/", "http://10.0.0.2:8000"]
+                    models: ["llama-*", qwen]
+                    model_version: v7
+                    max_concurrency: 8
+                    max_connections_per_url: 4
+                    timeouts: { connect: 1s, first_byte: 5s, idle: 3s, total: 1m }
+                    api_key: upstream
+                classes:
+                  batch: { priority: 2, max_queue_time: 10m, max_queue_depth: 5 }
+                  bulk: { priority: 3 }
+                cache:
+                  exact: { store: redis, redis_uri: "rediss://cache:6380", ttl: 2h, max_entries: 10 }
+                  semantic:
+                    enabled: true
+                    store: qdrant
+                    threshold: 0.85
+                    ttl: 1d
+                    model: minilm
+                    path: /var/lib/cachegate
+                    qdrant: { host: qdrant, port: 6333, collection: answers, api_key: q }
+                routes:
+                  - match: { model: "llama-*", path: "/v1/chat/*" }
+                    cache: { exact: false, semantic: true, ttl: 10m, context: kb-7, normalize: case, shared: true }
+                """);
+
+        assertThat(policy.server()).isEqualTo(new ServerSettings("127.0.0.1", 0, "127.0.0.1", 0, 1 << 20, 8192,
+                Optional.of("secret"), Duration.ofSeconds(5), 2, new JsonLimits(10, 1000, 20)));
+        assertThat(policy.backends()).containsExactly(new Backend("main",
+                List.of(URI.create("https://llm.internal"), URI.create("http://10.0.0.2:8000")),
+                List.of("llama-*", "qwen"), Optional.of("v7"), 8, 4,
+                new Timeouts(Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(3),
+                        Duration.ofMinutes(1)),
+                Optional.of("upstream")));
+        assertThat(policy.classes().keySet()).containsExactly("batch", "bulk");
+        assertThat(policy.classes().get("bulk")).isEqualTo(new TrafficClass("bulk", 3, Duration.ofSeconds(2), 1000));
+        assertThat(policy.cache()).isEqualTo(new CacheSettings(
+                new ExactCacheSettings(ExactStore.REDIS, "rediss://cache:6380", Duration.ofHours(2), 10),
+                new SemanticCacheSettings(true, SemanticStore.QDRANT, 0.85, Duration.ofDays(1), "minilm",
+                        "/var/lib/cachegate", new QdrantSettings("qdrant", 6333, "answers", Optional.of("q")))));
+        Route route = policy.routes().get(0);
+        assertThat(route.match()).isEqualTo(new RouteMatch("llama-*", Optional.empty(), "/v1/chat/*"));
+        assertThat(route.trafficClass()).as("no interactive class: the first one").isEqualTo("batch");
+        assertThat(route.cache()).isEqualTo(new RouteCache(false, true, Optional.of(Duration.ofMinutes(10)),
+                Optional.of("kb-7"), Normalize.CASE, true));
+    }
+
+    @Test
+    void parse_yamlBooleanLookalikes_stayStrings() throws PolicyException {
+        Policy policy = TestPolicies.parse("""
+                backends:
+                  - name: no
+                    urls: [http://h:1]
+                    models: [no, on, 1.0]
+                """);
+
+        assertThat(policy.backends().get(0).name()).isEqualTo("no");
+        assertThat(policy.backends().get(0).models()).containsExactly("no", "on", "1.0");
+    }
+
+    @Test
+    void embeddedDefault_matchesTheDocumentedDefault() throws PolicyException {
+        Policy policy = PolicyLoader.withEnvironment(name -> null).embeddedDefault();
+
+        assertThat(policy.server().port()).isEqualTo(8080);
+        assertThat(policy.server().adminPort()).isEqualTo(8081);
+        assertThat(policy.server().adminHost()).isEqualTo("127.0.0.1");
+        assertThat(policy.backends()).singleElement().satisfies(backend -> {
+            assertThat(backend.name()).isEqualTo("default");
+            assertThat(backend.urls()).containsExactly(URI.create("http://127.0.0.1:8000"));
+            assertThat(backend.models()).containsExactly("*");
+        });
+        assertThat(policy.authRequired()).isFalse();
+        assertThat(policy.classes().keySet()).containsExactly("interactive", "batch");
+        assertThat(policy.classes().get("batch").maxQueueTime()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(policy.cache().exact().store()).isEqualTo(ExactStore.MEMORY);
+        assertThat(policy.cache().semantic().enabled()).isTrue();
+        assertThat(policy.cache().semantic().store()).isEqualTo(SemanticStore.EMBEDDED);
+        assertThat(policy.cache().semantic().path()).isEqualTo("./data");
+        assertThat(policy.cache().semantic().threshold()).isEqualTo(0.92);
+        assertThat(policy.routes()).singleElement().satisfies(route -> {
+            assertThat(route.backend()).contains("default");
+            assertThat(route.trafficClass()).isEqualTo("interactive");
+            assertThat(route.cache().exact()).isTrue();
+            assertThat(route.cache().semantic()).isTrue();
+        });
+    }
+
+    @Test
+    void embeddedDefault_backendUrlFromEnvironment() throws PolicyException {
+        Policy policy = PolicyLoader.withEnvironment(Map.of("CACHEGATE_BACKEND_URL", "http://gpu-1:9000")::get)
+                .embeddedDefault();
+
+        assertThat(policy.backends().get(0).urls()).containsExactly(URI.create("http://gpu-1:9000"));
+    }
+
+    @Test
+    void example_parses() throws PolicyException {
+        Policy policy = PolicyLoader.withEnvironment(name -> null).resource(PolicyLoader.EXAMPLE_RESOURCE);
+
+        assertThat(policy.backends()).extracting(Backend::name).containsExactly("main", "small");
+        assertThat(policy.tenants()).extracting(Tenant::id).containsExactly("acme", "globex");
+        assertThat(policy.tenantForApiKey("globex-next-key").map(Tenant::id)).contains("globex");
+        assertThat(policy.server().adminToken()).as("empty default means no token").isEmpty();
+        assertThat(policy.routes()).hasSize(2);
+        assertThat(policy.routes().get(0).fallback()).contains("small");
+        assertThat(policy.routes().get(0).cache().normalize()).isEqualTo(Normalize.WHITESPACE);
+    }
+
+    @Test
+    void load_readsFileAndNamesProblemsAfterIt() throws IOException, PolicyException {
+        Path file = dir.resolve("policy.yaml");
+        Files.writeString(file, TestPolicies.BACKEND);
+
+        assertThat(PolicyLoader.withEnvironment(name -> null).load(file).source()).isEqualTo(file.toString());
+
+        Files.writeString(file, TestPolicies.BACKEND + "server: { port: 70000 }\n");
+        assertThatThrownBy(() -> PolicyLoader.withEnvironment(name -> null).load(file))
+                .isInstanceOf(PolicyException.class)
+                .hasMessage(file + ":4: server.port: 70000 is out of range 0..65535");
+    }
+
+    @Test
+    void load_missingFile_isAClearProblem() {
+        Path file = dir.resolve("nope.yaml");
+
+        assertThatThrownBy(() -> PolicyLoader.withEnvironment(name -> null).load(file))
+                .isInstanceOf(PolicyException.class)
+                .hasMessage(file + ": file not found")
+                .hasNoCause();
+    }
+
+    @Test
+    void load_directory_isAClearProblem() {
+        assertThatThrownBy(() -> PolicyLoader.withEnvironment(name -> null).load(dir))
+                .isInstanceOf(PolicyException.class)
+                .hasMessage(dir + ": is a directory, not a policy file");
+    }
+
+    @Test
+    void load_notUtf8_isAClearProblem() throws IOException {
+        Path file = dir.resolve("latin1.yaml");
+        Files.write(file, (TestPolicies.BACKEND + "# caf\u00e9\n").getBytes(StandardCharsets.ISO_8859_1));
+
+        assertThatThrownBy(() -> PolicyLoader.withEnvironment(name -> null).load(file))
+                .isInstanceOf(PolicyException.class)
+                .hasMessage(file + ": is not UTF-8 text");
+    }
+
+    @Test
+    void parse_byteOrderMark_isIgnored() throws PolicyException {
+        assertThat(TestPolicies.parse("\uFEFF" + TestPolicies.BACKEND).backends()).hasSize(1);
+    }
+}

@@ -1,0 +1,121 @@
+package io.cachegate.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class RouteTableTest {
+
+    private static final String BACKENDS = """
+            backends:
+              - { name: llama, urls: [http://a:1], models: ["llama-*"] }
+              - { name: qwen, urls: [http://b:1], models: ["qwen*"] }
+              - { name: any, urls: [http://c:1] }
+            tenants:
+              - { id: acme, api_keys: [ka] }
+              - { id: globex, api_keys: [kg] }
+            classes:
+              interactive: { priority: 0 }
+              batch: { priority: 2 }
+            """;
+
+    private static RouteTable table(String routes) throws PolicyException {
+        return RouteTable.of(TestPolicies.parse(BACKENDS + routes));
+    }
+
+    @Test
+    void resolve_firstMatchWins() throws PolicyException {
+        RouteTable table = table("""
+                routes:
+                  - { match: { model: "llama-*" }, backend: qwen, class: batch }
+                  - { match: { model: "*" }, backend: llama }
+                """);
+
+        ResolvedRoute resolved = table.resolve("/v1/chat/completions", "llama-3", null).orElseThrow();
+
+        assertThat(resolved.route().index()).isZero();
+        assertThat(resolved.backend().name()).as("the named backend, even if its globs differ").isEqualTo("qwen");
+        assertThat(resolved.route().trafficClass()).isEqualTo("batch");
+        assertThat(table.resolve("/v1/chat/completions", "mistral", null).orElseThrow().route().index()).isOne();
+    }
+
+    @Test
+    void resolve_tenantRouteBeforeCatchAll() throws PolicyException {
+        RouteTable table = table("""
+                routes:
+                  - { match: { tenant: acme }, backend: any, fallback: qwen, cache: { shared: true } }
+                  - { match: { model: "*" } }
+                """);
+
+        ResolvedRoute acme = table.resolve("/v1/completions", "llama-3", "acme").orElseThrow();
+        ResolvedRoute globex = table.resolve("/v1/completions", "llama-3", "globex").orElseThrow();
+        ResolvedRoute anonymous = table.resolve("/v1/completions", "llama-3", null).orElseThrow();
+
+        assertThat(acme.route().index()).isZero();
+        assertThat(acme.backend().name()).isEqualTo("any");
+        assertThat(acme.fallback().map(Backend::name)).contains("qwen");
+        assertThat(globex.route().index()).isOne();
+        assertThat(globex.fallback()).isEmpty();
+        assertThat(anonymous.route().index()).isOne();
+    }
+
+    @Test
+    void resolve_pathGlob() throws PolicyException {
+        RouteTable table = table("""
+                routes:
+                  - { match: { path: "/v1/embeddings" }, backend: any, cache: { exact: false } }
+                  - { match: { path: "/v1/chat/*" }, backend: llama }
+                """);
+
+        assertThat(table.resolve("/v1/embeddings", "x", null).orElseThrow().route().cache().exact()).isFalse();
+        assertThat(table.resolve("/v1/chat/completions", "x", null).orElseThrow().backend().name())
+                .isEqualTo("llama");
+        assertThat(table.resolve("/v1/completions", "x", null)).isEmpty();
+    }
+
+    @Test
+    void resolve_noMatch_isEmpty() throws PolicyException {
+        RouteTable table = table("routes:\n  - { match: { model: gpt-4o } }\n");
+
+        assertThat(table.resolve("/v1/chat/completions", "gpt-4o-mini", null)).isEmpty();
+        assertThat(table.resolve("/v1/chat/completions", null, null)).isEmpty();
+    }
+
+    @Test
+    void resolve_withoutNamedBackend_usesFirstBackendServingTheModel() throws PolicyException {
+        RouteTable table = table("routes:\n  - match: { model: \"*\" }\n");
+
+        assertThat(table.resolve("/v1/chat/completions", "qwen2.5", null).orElseThrow().backend().name())
+                .isEqualTo("qwen");
+        assertThat(table.resolve("/v1/chat/completions", "llama-3", null).orElseThrow().backend().name())
+                .isEqualTo("llama");
+        assertThat(table.resolve("/v1/chat/completions", "mistral", null).orElseThrow().backend().name())
+                .isEqualTo("any");
+    }
+
+    @Test
+    void resolve_matchingRouteWithoutBackendForModel_isEmpty() throws PolicyException {
+        Policy policy = TestPolicies.parse("""
+                backends:
+                  - { name: llama, urls: [http://a:1], models: ["llama-*"] }
+                routes:
+                  - match: { model: "*" }
+                  - { match: { model: "*" }, backend: llama }
+                """);
+
+        assertThat(RouteTable.of(policy).resolve("/v1/chat/completions", "qwen", null))
+                .as("the first match decides; later routes are not tried").isEmpty();
+    }
+
+    @Test
+    void resolve_defaultRoute_coversEverything() throws PolicyException {
+        RouteTable table = RouteTable.of(TestPolicies.parse(TestPolicies.BACKEND));
+
+        ResolvedRoute resolved = table.resolve("/v1/models", null, null).orElseThrow();
+
+        assertThat(resolved.backend().name()).isEqualTo("main");
+        assertThat(resolved.route().backend()).isEmpty();
+        assertThat(resolved.fallback()).isEqualTo(Optional.empty());
+    }
+}

@@ -1,0 +1,134 @@
+package io.cachegate.gateway;
+
+import io.cachegate.config.Policy;
+import io.cachegate.config.ServerSettings;
+import io.cachegate.gateway.admin.AdminChannelInitializer;
+import io.cachegate.gateway.admin.BackendHealth;
+import io.cachegate.gateway.metrics.GatewayMetrics;
+import io.cachegate.gateway.proxy.ProxyServices;
+import io.cachegate.gateway.server.ProxyChannelInitializer;
+import io.cachegate.gateway.transport.Transport;
+import io.cachegate.gateway.upstream.UpstreamClient;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running gateway: the proxy listener, the admin listener, the upstream client and the backend
+ * health probes, all on one event loop group so an upstream connection shares its client's loop.
+ */
+public final class Gateway implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(Gateway.class);
+    private static final long HEALTH_INTERVAL_MILLIS = 5_000;
+
+    private final Policy policy;
+    private final EventLoopGroup group;
+    private final GatewayMetrics metrics;
+    private final UpstreamClient upstream;
+    private final ProxyServices services;
+    private final BackendHealth health;
+    private final ChannelGroup clientChannels = new DefaultChannelGroup("clients", GlobalEventExecutor.INSTANCE);
+    private final Channel proxyChannel;
+    private final Channel adminChannel;
+    private boolean closed;
+
+    private Gateway(Policy policy) throws InterruptedException {
+        this.policy = policy;
+        ServerSettings server = policy.server();
+        Transport transport = Transport.best();
+        int threads = server.ioThreads() > 0 ? server.ioThreads() : Runtime.getRuntime().availableProcessors();
+        this.group = transport.newGroup(threads, "cachegate-io");
+        this.metrics = new GatewayMetrics();
+        this.upstream = new UpstreamClient(transport, threads);
+        this.services = new ProxyServices(policy, upstream, metrics);
+        this.health = new BackendHealth(services, group, HEALTH_INTERVAL_MILLIS);
+        try {
+            this.proxyChannel = new ServerBootstrap()
+                    .group(group)
+                    .channel(transport.serverChannel())
+                    .option(ChannelOption.SO_BACKLOG, 1024)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childHandler(new ProxyChannelInitializer(services, clientChannels))
+                    .bind(server.host(), server.port()).sync().channel();
+            this.adminChannel = new ServerBootstrap()
+                    .group(group)
+                    .channel(transport.serverChannel())
+                    .childHandler(new AdminChannelInitializer(services, health))
+                    .bind(server.adminHost(), server.adminPort()).sync().channel();
+        } catch (RuntimeException | InterruptedException e) {
+            group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            throw e;
+        }
+        health.start();
+        log.info("cachegate listening on {} (admin {}), transport {}, policy {}", proxyChannel.localAddress(),
+                adminChannel.localAddress(), transport, policy.source());
+    }
+
+    /** Binds both listeners; ports 0 pick free ones (see {@link #port()}). */
+    public static Gateway start(Policy policy) throws InterruptedException {
+        return new Gateway(policy);
+    }
+
+    public int port() {
+        return ((InetSocketAddress) proxyChannel.localAddress()).getPort();
+    }
+
+    public int adminPort() {
+        return ((InetSocketAddress) adminChannel.localAddress()).getPort();
+    }
+
+    public Policy policy() {
+        return policy;
+    }
+
+    public GatewayMetrics metrics() {
+        return metrics;
+    }
+
+    /**
+     * Stops accepting connections, lets requests in flight finish for up to {@code grace}, then
+     * closes everything. Answers given while draining carry {@code Connection: close}.
+     */
+    public synchronized void shutdown(Duration grace) {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        services.startDraining();
+        proxyChannel.close().syncUninterruptibly();
+        long deadline = System.nanoTime() + grace.toNanos();
+        while (metrics.inFlight() > 0 && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(20); // a shutdown thread, never an event loop
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        if (metrics.inFlight() > 0) {
+            log.warn("shutdown: {} requests still in flight after {}; closing them", metrics.inFlight(), grace);
+        }
+        health.close();
+        adminChannel.close().syncUninterruptibly();
+        clientChannels.close().awaitUninterruptibly();
+        upstream.close();
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        metrics.close();
+        log.info("cachegate stopped");
+    }
+
+    @Override
+    public void close() {
+        shutdown(policy.server().shutdownGrace());
+    }
+}

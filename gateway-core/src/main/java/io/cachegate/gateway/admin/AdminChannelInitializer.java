@@ -1,0 +1,25 @@
+package io.cachegate.gateway.admin;
+
+import io.cachegate.gateway.proxy.ProxyServices;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+
+/** The admin listener's pipeline; admin requests are small, so bodies are capped at 64 KiB. */
+public final class AdminChannelInitializer extends ChannelInitializer<SocketChannel> {
+
+    private final AdminHandler handler;
+
+    public AdminChannelInitializer(ProxyServices services, BackendHealth health) {
+        this.handler = new AdminHandler(services, health);
+    }
+
+    @Override
+    protected void initChannel(SocketChannel ch) {
+        ch.pipeline()
+                .addLast("http", new HttpServerCodec())
+                .addLast("aggregate", new HttpObjectAggregator(64 * 1024))
+                .addLast("admin", handler);
+    }
+}

@@ -1,0 +1,88 @@
+package io.cachegate.gateway.admin;
+
+import io.cachegate.gateway.proxy.ProxyServices;
+import io.cachegate.gateway.upstream.BackendProbe;
+import io.cachegate.routing.BackendPool;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.net.URI;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Probes every backend URL with {@code GET /v1/models} at a fixed interval, marks URLs healthy or
+ * not in their pools (so new calls avoid dead replicas), and answers readiness.
+ */
+public final class BackendHealth implements AutoCloseable {
+
+    /** The last probe of one URL. */
+    public record UrlState(boolean reachable, long checkedAtMillis) {
+    }
+
+    private final ProxyServices services;
+    private final EventLoopGroup group;
+    private final long intervalMillis;
+    private final Map<URI, UrlState> states = new ConcurrentHashMap<>();
+    private ScheduledFuture<?> task;
+
+    public BackendHealth(ProxyServices services, EventLoopGroup group, long intervalMillis) {
+        this.services = services;
+        this.group = group;
+        this.intervalMillis = intervalMillis;
+    }
+
+    public void start() {
+        task = group.next().scheduleWithFixedDelay(this::probeAll, 0, intervalMillis, TimeUnit.MILLISECONDS);
+    }
+
+    private void probeAll() {
+        for (BackendPool pool : services.pools()) {
+            for (URI url : pool.urls()) {
+                BackendProbe.fetchModels(services.upstream(), group.next(), url, services.settings(pool.backend().name()),
+                        pool.backend().apiKey(), result -> {
+                            boolean ok = result.ok();
+                            pool.markHealthy(url, ok);
+                            states.put(url, new UrlState(ok, System.currentTimeMillis()));
+                        });
+            }
+        }
+    }
+
+    /** Ready when every backend has at least one URL whose last probe succeeded. */
+    public boolean ready() {
+        for (BackendPool pool : services.pools()) {
+            boolean any = false;
+            for (URI url : pool.urls()) {
+                UrlState s = states.get(url);
+                any |= s != null && s.reachable();
+            }
+            if (!any) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Backend name to URL to reachable (absent until probed), in policy order. */
+    public Map<String, Map<String, Boolean>> snapshot() {
+        Map<String, Map<String, Boolean>> out = new LinkedHashMap<>();
+        for (BackendPool pool : services.pools()) {
+            Map<String, Boolean> urls = new LinkedHashMap<>();
+            for (URI url : pool.urls()) {
+                UrlState s = states.get(url);
+                urls.put(url.toString(), s != null && s.reachable());
+            }
+            out.put(pool.backend().name(), urls);
+        }
+        return out;
+    }
+
+    @Override
+    public void close() {
+        if (task != null) {
+            task.cancel(false);
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package io.cachegate.gateway.api;
+
+/**
+ * Every failure the gateway reports to a client, with its HTTP status and OpenAI error type in one
+ * place, so handlers name a kind instead of picking status codes.
+ */
+public enum ErrorKind {
+    INVALID_JSON(400, "invalid_request_error", "invalid_json"),
+    INVALID_REQUEST(400, "invalid_request_error", "invalid_request"),
+    INVALID_API_KEY(401, "invalid_request_error", "invalid_api_key"),
+    FORBIDDEN(403, "invalid_request_error", "forbidden"),
+    MODEL_NOT_FOUND(404, "invalid_request_error", "model_not_found"),
+    NOT_FOUND(404, "invalid_request_error", "not_found"),
+    METHOD_NOT_ALLOWED(405, "invalid_request_error", "method_not_allowed"),
+    BODY_TOO_LARGE(413, "invalid_request_error", "request_too_large"),
+    URI_TOO_LONG(414, "invalid_request_error", "uri_too_long"),
+    HEADERS_TOO_LARGE(431, "invalid_request_error", "headers_too_large"),
+    UPSTREAM_UNREACHABLE(502, "upstream_error", "upstream_unreachable"),
+    UPSTREAM_BAD_RESPONSE(502, "upstream_error", "upstream_bad_response"),
+    OVERLOADED(503, "server_error", "overloaded"),
+    SHUTTING_DOWN(503, "server_error", "shutting_down"),
+    UPSTREAM_TIMEOUT(504, "upstream_error", "upstream_timeout"),
+    INTERNAL(500, "server_error", "internal_error");
+
+    private final int status;
+    private final String type;
+    private final String code;
+
+    ErrorKind(int status, String type, String code) {
+        this.status = status;
+        this.type = type;
+        this.code = code;
+    }
+
+    public int status() {
+        return status;
+    }
+
+    public String type() {
+        return type;
+    }
+
+    public String code() {
+        return code;
+    }
+}

@@ -1,0 +1,204 @@
+package io.cachegate.gateway.api;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cachegate.config.JsonLimits;
+import java.io.IOException;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+/**
+ * Parses and type-checks OpenAI request bodies. Strict on purpose: duplicate keys, trailing data,
+ * NaN, invalid UTF-8 and oversized nesting, strings or numbers are rejected, because a backend that
+ * read such a body differently (Python's json keeps the last duplicate) could be given one prompt
+ * while a cached answer is keyed on another.
+ */
+public final class OpenAiRequestParser {
+
+    private final ObjectMapper mapper;
+
+    public OpenAiRequestParser(JsonLimits limits) {
+        JsonFactory factory = JsonFactory.builder()
+                .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+                .streamReadConstraints(StreamReadConstraints.builder()
+                        .maxNestingDepth(limits.maxDepth())
+                        .maxStringLength(limits.maxStringLength())
+                        .maxNumberLength(limits.maxNumberLength())
+                        .build())
+                .build();
+        this.mapper = new ObjectMapper(factory).enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    }
+
+    /** Parses any JSON object body (used where only the model is of interest). */
+    public ObjectNode parseObject(byte[] body) {
+        JsonNode root;
+        try {
+            root = mapper.readTree(body);
+        } catch (StreamConstraintsException e) {
+            throw new ApiException(ErrorKind.INVALID_JSON, "Request body exceeds a JSON limit: " + e.getOriginalMessage());
+        } catch (JsonProcessingException e) {
+            throw new ApiException(ErrorKind.INVALID_JSON, "Request body is not valid JSON: " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw new ApiException(ErrorKind.INVALID_JSON, "Request body could not be read: " + e.getMessage());
+        }
+        if (root == null || root.isMissingNode()) {
+            throw new ApiException(ErrorKind.INVALID_JSON, "Request body is empty; expected a JSON object");
+        }
+        if (!(root instanceof ObjectNode)) {
+            throw new ApiException(ErrorKind.INVALID_JSON, "Request body must be a JSON object");
+        }
+        return (ObjectNode) root;
+    }
+
+    /** Parses and validates a body for one of the generation or embedding endpoints. */
+    public OpenAiRequest parse(Endpoint endpoint, byte[] body) {
+        ObjectNode root = parseObject(body);
+        String model = requiredString(root, "model");
+        JsonNode input = switch (endpoint) {
+            case CHAT_COMPLETIONS -> messages(root);
+            case COMPLETIONS -> promptOrInput(root, "prompt");
+            case EMBEDDINGS -> promptOrInput(root, "input");
+            default -> throw new IllegalArgumentException("not a parsed endpoint: " + endpoint);
+        };
+        boolean stream = optionalBoolean(root, "stream");
+        boolean includeUsage = false;
+        JsonNode streamOptions = root.get("stream_options");
+        if (streamOptions != null && !streamOptions.isNull()) {
+            if (!streamOptions.isObject()) {
+                throw wrongType("stream_options", "an object");
+            }
+            includeUsage = optionalBoolean((ObjectNode) streamOptions, "include_usage", "stream_options.include_usage");
+        }
+        SamplingParameters sampling = endpoint == Endpoint.EMBEDDINGS ? SamplingParameters.NONE : sampling(root);
+        return new OpenAiRequest(endpoint, model, input, sampling, stream, includeUsage, root);
+    }
+
+    private static SamplingParameters sampling(ObjectNode root) {
+        OptionalDouble temperature = optionalNumber(root, "temperature");
+        OptionalDouble topP = optionalNumber(root, "top_p");
+        OptionalInt n = optionalInt(root, "n");
+        OptionalInt maxTokens = optionalInt(root, "max_completion_tokens");
+        if (maxTokens.isEmpty()) {
+            maxTokens = optionalInt(root, "max_tokens");
+        }
+        OptionalLong seed = optionalLong(root, "seed");
+        if (n.isPresent() && n.getAsInt() < 1) {
+            throw new ApiException(ErrorKind.INVALID_REQUEST, "'n' must be at least 1", "n");
+        }
+        return new SamplingParameters(temperature, topP, n.orElse(1), maxTokens, seed);
+    }
+
+    private static JsonNode messages(ObjectNode root) {
+        JsonNode messages = root.get("messages");
+        if (messages == null || messages.isNull()) {
+            throw new ApiException(ErrorKind.INVALID_REQUEST, "'messages' is a required property", "messages");
+        }
+        if (!messages.isArray()) {
+            throw wrongType("messages", "an array");
+        }
+        if (messages.isEmpty()) {
+            throw new ApiException(ErrorKind.INVALID_REQUEST, "'messages' must contain at least one message", "messages");
+        }
+        for (int i = 0; i < messages.size(); i++) {
+            JsonNode message = messages.get(i);
+            String path = "messages[" + i + "]";
+            if (!message.isObject()) {
+                throw wrongType(path, "an object");
+            }
+            JsonNode role = message.get("role");
+            if (role == null || !role.isTextual()) {
+                throw new ApiException(ErrorKind.INVALID_REQUEST, "'" + path + ".role' must be a string", path + ".role");
+            }
+            JsonNode content = message.get("content");
+            if (content != null && !(content.isNull() || content.isTextual() || content.isArray())) {
+                throw wrongType(path + ".content", "a string, an array of content parts or null");
+            }
+        }
+        return messages;
+    }
+
+    private static JsonNode promptOrInput(ObjectNode root, String field) {
+        JsonNode value = root.get(field);
+        if (value == null || value.isNull()) {
+            throw new ApiException(ErrorKind.INVALID_REQUEST, "'" + field + "' is a required property", field);
+        }
+        if (!(value.isTextual() || value.isArray())) {
+            throw wrongType(field, "a string or an array");
+        }
+        return value;
+    }
+
+    private static String requiredString(ObjectNode root, String field) {
+        JsonNode value = root.get(field);
+        if (value == null || value.isNull()) {
+            throw new ApiException(ErrorKind.INVALID_REQUEST, "'" + field + "' is a required property", field);
+        }
+        if (!value.isTextual()) {
+            throw wrongType(field, "a string");
+        }
+        if (value.textValue().isEmpty()) {
+            throw new ApiException(ErrorKind.INVALID_REQUEST, "'" + field + "' must not be empty", field);
+        }
+        return value.textValue();
+    }
+
+    private static boolean optionalBoolean(ObjectNode root, String field) {
+        return optionalBoolean(root, field, field);
+    }
+
+    private static boolean optionalBoolean(ObjectNode root, String field, String path) {
+        JsonNode value = root.get(field);
+        if (value == null || value.isNull()) {
+            return false;
+        }
+        if (!value.isBoolean()) {
+            throw wrongType(path, "a boolean");
+        }
+        return value.booleanValue();
+    }
+
+    private static OptionalDouble optionalNumber(ObjectNode root, String field) {
+        JsonNode value = root.get(field);
+        if (value == null || value.isNull()) {
+            return OptionalDouble.empty();
+        }
+        if (!value.isNumber()) {
+            throw wrongType(field, "a number");
+        }
+        return OptionalDouble.of(value.doubleValue());
+    }
+
+    private static OptionalInt optionalInt(ObjectNode root, String field) {
+        JsonNode value = root.get(field);
+        if (value == null || value.isNull()) {
+            return OptionalInt.empty();
+        }
+        if (!value.isIntegralNumber() || !value.canConvertToInt()) {
+            throw wrongType(field, "an integer");
+        }
+        return OptionalInt.of(value.intValue());
+    }
+
+    private static OptionalLong optionalLong(ObjectNode root, String field) {
+        JsonNode value = root.get(field);
+        if (value == null || value.isNull()) {
+            return OptionalLong.empty();
+        }
+        if (!value.isIntegralNumber() || !value.canConvertToLong()) {
+            throw wrongType(field, "an integer");
+        }
+        return OptionalLong.of(value.longValue());
+    }
+
+    private static ApiException wrongType(String field, String expected) {
+        return new ApiException(ErrorKind.INVALID_REQUEST, "'" + field + "' must be " + expected, field);
+    }
+}

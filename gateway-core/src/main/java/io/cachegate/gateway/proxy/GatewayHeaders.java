@@ -1,0 +1,32 @@
+package io.cachegate.gateway.proxy;
+
+import io.netty.util.AsciiString;
+
+/** The names of the headers the gateway adds to answers and reads from requests. */
+public final class GatewayHeaders {
+
+    public static final AsciiString X_REQUEST_ID = AsciiString.cached("x-request-id");
+    public static final AsciiString X_CACHE = AsciiString.cached("x-cache");
+    public static final AsciiString SERVER_TIMING = AsciiString.cached("server-timing");
+    public static final AsciiString BYPASS = AsciiString.cached("BYPASS");
+
+    private GatewayHeaders() {
+    }
+
+    /** Formats one Server-Timing metric, e.g. {@code upstream;dur=12.345} (milliseconds). */
+    public static void appendTiming(StringBuilder out, String name, long nanos) {
+        if (out.length() > 0) {
+            out.append(", ");
+        }
+        long micros = nanos / 1_000;
+        out.append(name).append(";dur=").append(micros / 1000).append('.');
+        long frac = micros % 1000;
+        if (frac < 100) {
+            out.append('0');
+        }
+        if (frac < 10) {
+            out.append('0');
+        }
+        out.append(frac);
+    }
+}

@@ -1,0 +1,233 @@
+package io.cachegate.gateway.proxy;
+
+import io.cachegate.gateway.api.ErrorKind;
+import io.cachegate.gateway.metrics.GatewayMetrics;
+import io.cachegate.gateway.upstream.UpstreamCall;
+import io.cachegate.gateway.upstream.UpstreamClient;
+import io.cachegate.gateway.upstream.UpstreamFailure;
+import io.cachegate.gateway.upstream.UpstreamListener;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import java.net.URI;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Relays one client request to a backend and its answer back, piece by piece as it arrives. This
+ * is the streaming hot path, so it is one class on purpose: the upstream connection is read only
+ * when the previous write to the client has completed (Netty's proxy pattern), a slow client
+ * therefore holds at most one batch in memory, and a client that leaves cancels the upstream call.
+ * A failed connect, a stale pooled connection or a 5xx head is retried once on another URL.
+ */
+public final class ProxyExchange implements UpstreamListener {
+
+    private static final Logger log = LoggerFactory.getLogger(ProxyExchange.class);
+    private static final int MAX_ATTEMPTS = 2;
+
+    private final ChannelHandlerContext ctx;
+    private final FullHttpRequest request;
+    private final String requestId;
+    private final long startNanos;
+    private final boolean keepAlive;
+    private final String endpoint;
+    private final ProxyTarget target;
+    private final UpstreamClient client;
+    private final GatewayMetrics metrics;
+    private final Runnable onDone;
+
+    private int attempts;
+    private URI currentUrl;
+    private UpstreamCall call;
+    private boolean responseStarted;
+    private int status;
+    private ChannelFuture lastWrite;
+    private boolean done;
+
+    /** Takes ownership of {@code request}; {@code onDone} runs once when the exchange ends for any reason. */
+    public ProxyExchange(ChannelHandlerContext ctx, FullHttpRequest request, String requestId, long startNanos,
+                         boolean keepAlive, String endpoint, ProxyTarget target, UpstreamClient client,
+                         GatewayMetrics metrics, Runnable onDone) {
+        this.ctx = ctx;
+        this.request = request;
+        this.requestId = requestId;
+        this.startNanos = startNanos;
+        this.keepAlive = keepAlive;
+        this.endpoint = endpoint;
+        this.target = target;
+        this.client = client;
+        this.metrics = metrics;
+        this.onDone = onDone;
+    }
+
+    public void start() {
+        metrics.requestStarted();
+        attempt(target.pool().pick());
+    }
+
+    /** The client went away: stop the upstream call so the backend stops generating. */
+    public void cancel() {
+        if (done) {
+            return;
+        }
+        if (call != null) {
+            call.cancel();
+        }
+        end(responseStarted ? status : 499);
+    }
+
+    private void attempt(URI url) {
+        attempts++;
+        currentUrl = url;
+        call = client.call(ctx.channel().eventLoop(), url, target.settings(), upstreamRequest(url), this);
+    }
+
+    private FullHttpRequest upstreamRequest(URI url) {
+        FullHttpRequest out = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, request.method(), request.uri(),
+                request.content().retainedDuplicate());
+        HttpHeaders headers = out.headers();
+        ForwardedHeaders.copyRequestHeaders(request.headers(), headers, target.replaceAuthorization());
+        headers.set(HttpHeaderNames.HOST, url.getPort() > 0 ? url.getHost() + ":" + url.getPort() : url.getHost());
+        headers.setInt(HttpHeaderNames.CONTENT_LENGTH, request.content().readableBytes());
+        headers.set(GatewayHeaders.X_REQUEST_ID, requestId);
+        target.backendApiKey().ifPresent(key -> headers.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + key));
+        return out;
+    }
+
+    @Override
+    public boolean onResponseHead(UpstreamCall upstream, HttpResponse head) {
+        if (done) {
+            return false;
+        }
+        long now = System.nanoTime();
+        int code = head.status().code();
+        if (code >= 500) {
+            metrics.upstreamFailed(target.settings().backend(), "status_5xx");
+            Optional<URI> other = attempts < MAX_ATTEMPTS ? target.pool().alternativeTo(currentUrl) : Optional.empty();
+            if (other.isPresent()) {
+                attempt(other.get());
+                return false;
+            }
+        }
+        metrics.upstreamResponded(target.settings().backend(), now - upstream.sentAtNanos());
+        HttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, head.status());
+        HttpHeaders headers = response.headers();
+        ForwardedHeaders.copyResponseHeaders(head.headers(), headers);
+        if (!HttpUtil.isContentLengthSet(response) && !HttpUtil.isTransferEncodingChunked(response)) {
+            HttpUtil.setTransferEncodingChunked(response, true); // a close-delimited upstream body
+        }
+        StringBuilder timing = new StringBuilder(48);
+        GatewayHeaders.appendTiming(timing, "upstream", now - upstream.sentAtNanos());
+        GatewayHeaders.appendTiming(timing, "total", now - startNanos);
+        headers.set(GatewayHeaders.X_REQUEST_ID, requestId)
+                .set(GatewayHeaders.X_CACHE, GatewayHeaders.BYPASS)
+                .set(GatewayHeaders.SERVER_TIMING, timing);
+        if (!keepAlive) {
+            headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        }
+        responseStarted = true;
+        status = code;
+        lastWrite = ctx.write(response);
+        return true;
+    }
+
+    @Override
+    public void onContent(UpstreamCall upstream, HttpContent content) {
+        if (done) {
+            content.release();
+            return;
+        }
+        if (content instanceof LastHttpContent) {
+            ctx.writeAndFlush(content).addListener((ChannelFutureListener) f -> {
+                if (!f.isSuccess() || !keepAlive) {
+                    f.channel().close();
+                }
+            });
+            end(status);
+        } else {
+            lastWrite = ctx.write(content);
+        }
+    }
+
+    @Override
+    public void onReadComplete(UpstreamCall upstream) {
+        if (done) {
+            return;
+        }
+        ctx.flush();
+        lastWrite.addListener((ChannelFutureListener) f -> {
+            if (f.isSuccess()) {
+                upstream.requestMore();
+            } else {
+                cancel(); // the client connection broke while we were writing
+                f.channel().close();
+            }
+        });
+    }
+
+    @Override
+    public void onFailure(UpstreamCall upstream, UpstreamFailure failure, Throwable cause) {
+        if (done) {
+            return;
+        }
+        metrics.upstreamFailed(target.settings().backend(), failure.metricName());
+        if (failure == UpstreamFailure.CONNECT_FAILED) {
+            target.pool().markHealthy(currentUrl, false);
+        }
+        if (!responseStarted && attempts < MAX_ATTEMPTS) {
+            Optional<URI> retryOn = Optional.empty();
+            if (failure.retryable()) {
+                retryOn = target.pool().alternativeTo(currentUrl);
+            } else if (failure == UpstreamFailure.CLOSED_BEFORE_RESPONSE && upstream.reusedConnection()) {
+                retryOn = Optional.of(currentUrl); // a pooled connection the backend had closed; a fresh one will do
+            }
+            if (retryOn.isPresent()) {
+                attempt(retryOn.get());
+                return;
+            }
+        }
+        if (responseStarted) {
+            // Too late for an error status: cut the connection so the client sees a truncated answer, not a complete one.
+            log.debug("request {}: upstream failed mid-answer ({})", requestId, failure);
+            ctx.close();
+            end(status);
+            return;
+        }
+        ErrorKind kind = failure.errorKind();
+        log.debug("request {}: upstream {} failed: {}", requestId, currentUrl, failure);
+        ClientResponses.error(ctx, kind, describe(failure), null, requestId, keepAlive);
+        end(kind.status());
+    }
+
+    private String describe(UpstreamFailure failure) {
+        String backend = target.settings().backend();
+        return switch (failure) {
+            case CONNECT_FAILED -> "Backend '" + backend + "' is unreachable";
+            case POOL_EXHAUSTED -> "Backend '" + backend + "' has no free connection; try again later";
+            case FIRST_BYTE_TIMEOUT, IDLE_TIMEOUT, TOTAL_TIMEOUT -> "Backend '" + backend + "' did not answer in time";
+            default -> "Backend '" + backend + "' sent an invalid or incomplete answer";
+        };
+    }
+
+    private void end(int finalStatus) {
+        if (done) {
+            return;
+        }
+        done = true;
+        request.release();
+        metrics.requestFinished(target.routeLabel(), endpoint, finalStatus, System.nanoTime() - startNanos);
+        onDone.run();
+    }
+}

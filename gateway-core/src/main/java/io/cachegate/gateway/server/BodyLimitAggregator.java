@@ -1,0 +1,29 @@
+package io.cachegate.gateway.server;
+
+import io.cachegate.gateway.api.ErrorKind;
+import io.cachegate.gateway.proxy.ClientResponses;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+
+/**
+ * Collects a request body up to {@code server.max_body_bytes}. A larger body is refused with an
+ * OpenAI 413 as soon as it is known to be too large (at once when Content-Length says so, else when
+ * the limit is crossed); the connection is then closed instead of reading the rest.
+ */
+final class BodyLimitAggregator extends HttpObjectAggregator {
+
+    private final long maxBytes;
+
+    BodyLimitAggregator(int maxBytes) {
+        super(maxBytes);
+        this.maxBytes = maxBytes;
+    }
+
+    @Override
+    protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
+        // The rest of the body is discarded, never buffered, while the answer reaches the client.
+        ClientResponses.errorThenHalfClose(ctx, ErrorKind.BODY_TOO_LARGE,
+                "Request body is larger than the limit of " + maxBytes + " bytes");
+    }
+}

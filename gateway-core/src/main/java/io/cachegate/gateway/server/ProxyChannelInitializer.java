@@ -1,0 +1,35 @@
+package io.cachegate.gateway.server;
+
+import io.cachegate.config.ServerSettings;
+import io.cachegate.gateway.proxy.ProxyServices;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.HttpServerCodec;
+
+/** The proxy listener's pipeline, in small named stages. */
+public final class ProxyChannelInitializer extends ChannelInitializer<SocketChannel> {
+
+    private static final int MAX_INITIAL_LINE = 8192;
+    private static final int MAX_CHUNK = 64 * 1024;
+
+    private final ProxyServices services;
+    private final ConnectionCounter counter;
+
+    public ProxyChannelInitializer(ProxyServices services, ChannelGroup channels) {
+        this.services = services;
+        this.counter = new ConnectionCounter(services.metrics(), channels);
+    }
+
+    @Override
+    protected void initChannel(SocketChannel ch) {
+        ServerSettings server = services.policy().server();
+        ChannelPipeline p = ch.pipeline();
+        p.addLast("connections", counter);
+        p.addLast("http", new HttpServerCodec(MAX_INITIAL_LINE, server.maxHeaderBytes(), MAX_CHUNK));
+        p.addLast("decode-failures", new DecodeFailureHandler());
+        p.addLast("body-limit", new BodyLimitAggregator((int) Math.min(Integer.MAX_VALUE, server.maxBodyBytes())));
+        p.addLast("proxy", new ProxyRequestHandler(services));
+    }
+}

@@ -1,0 +1,259 @@
+package io.cachegate.gateway.upstream;
+
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import io.netty.channel.pool.ChannelPool;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.net.ConnectException;
+import java.nio.channels.ClosedChannelException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * One attempt to send a request to one backend URL and relay its answer to an
+ * {@link UpstreamListener}. Runs entirely on one event loop (the client's), so it holds no locks.
+ * It owns the timeouts: connect (in the bootstrap), first byte, idle between chunks (counted only
+ * while a read is pending, so a slow client is not blamed on the backend) and total.
+ */
+public final class UpstreamCall {
+
+    private enum State { ACQUIRING, WAITING_HEAD, STREAMING, DONE }
+
+    private final EventLoop loop;
+    private final ChannelPool pool;
+    private final UpstreamSettings settings;
+    private final UpstreamListener listener;
+    private FullHttpRequest request;
+    private State state = State.ACQUIRING;
+    private Channel channel;
+    private boolean keepAlive;
+    private boolean reused;
+    private long sentAtNanos;
+    private long readPendingSinceNanos;
+    private ScheduledFuture<?> firstByteTimer;
+    private ScheduledFuture<?> idleTimer;
+    private ScheduledFuture<?> totalTimer;
+
+    UpstreamCall(EventLoop loop, ChannelPool pool, UpstreamSettings settings, FullHttpRequest request,
+                 UpstreamListener listener) {
+        this.loop = loop;
+        this.pool = pool;
+        this.settings = settings;
+        this.request = request;
+        this.listener = listener;
+    }
+
+    void start() {
+        totalTimer = loop.schedule(() -> fail(UpstreamFailure.TOTAL_TIMEOUT, null),
+                settings.totalNanos(), TimeUnit.NANOSECONDS);
+        pool.acquire().addListener(this::acquired);
+    }
+
+    /** True when the attempt ran on a connection that had served an earlier request (it may have gone stale). */
+    public boolean reusedConnection() {
+        return reused;
+    }
+
+    /** Nanoseconds from sending the request to its response head, or 0 before the head. */
+    public long sentAtNanos() {
+        return sentAtNanos;
+    }
+
+    public UpstreamSettings settings() {
+        return settings;
+    }
+
+    /** Asks for the next batch of the answer; see {@link UpstreamListener}. */
+    public void requestMore() {
+        if (state == State.STREAMING) {
+            readPendingSinceNanos = System.nanoTime();
+            channel.read();
+        }
+    }
+
+    /** Abandons the call (the client went away): the connection is closed, so the backend stops generating. */
+    public void cancel() {
+        if (state == State.DONE) {
+            return;
+        }
+        state = State.DONE;
+        cancelTimers();
+        releaseRequest();
+        if (channel != null) {
+            channel.attr(UpstreamHandler.CALL).set(null);
+            channel.close();
+            pool.release(channel);
+        }
+    }
+
+    private void acquired(Future<? super Channel> future) {
+        if (!future.isSuccess()) {
+            Throwable cause = future.cause();
+            boolean poolFull = cause instanceof TimeoutException || cause instanceof IllegalStateException;
+            fail(poolFull ? UpstreamFailure.POOL_EXHAUSTED : UpstreamFailure.CONNECT_FAILED, cause);
+            return;
+        }
+        Channel ch = (Channel) future.getNow();
+        if (state == State.DONE) {
+            pool.release(ch);
+            return;
+        }
+        channel = ch;
+        reused = UpstreamPools.markUsed(ch);
+        state = State.WAITING_HEAD;
+        ch.attr(UpstreamHandler.CALL).set(this);
+        keepAlive = HttpUtil.isKeepAlive(request);
+        sentAtNanos = System.nanoTime();
+        FullHttpRequest toSend = request;
+        request = null;
+        ch.writeAndFlush(toSend).addListener(f -> {
+            if (!f.isSuccess()) {
+                fail(f.cause() instanceof ConnectException ? UpstreamFailure.CONNECT_FAILED
+                        : UpstreamFailure.CLOSED_BEFORE_RESPONSE, f.cause());
+            }
+        });
+        firstByteTimer = loop.schedule(() -> fail(UpstreamFailure.FIRST_BYTE_TIMEOUT, null),
+                settings.firstByteNanos(), TimeUnit.NANOSECONDS);
+        ch.read();
+    }
+
+    void onMessage(Object msg) {
+        if (state == State.DONE) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        readPendingSinceNanos = 0;
+        if (((HttpObject) msg).decoderResult().isFailure()) {
+            Throwable cause = ((HttpObject) msg).decoderResult().cause();
+            ReferenceCountUtil.release(msg);
+            fail(UpstreamFailure.BAD_RESPONSE, cause);
+            return;
+        }
+        if (msg instanceof HttpResponse head) {
+            if (!onHead(head)) {
+                ReferenceCountUtil.release(msg);
+                return;
+            }
+        }
+        if (msg instanceof HttpContent content) {
+            if (content instanceof LastHttpContent) {
+                finish();
+            }
+            listener.onContent(this, content);
+        }
+    }
+
+    private boolean onHead(HttpResponse head) {
+        if (state != State.WAITING_HEAD) {
+            fail(UpstreamFailure.BAD_RESPONSE, null);
+            return false;
+        }
+        firstByteTimer.cancel(false);
+        state = State.STREAMING;
+        keepAlive &= HttpUtil.isKeepAlive(head);
+        armIdleTimer(settings.idleNanos());
+        if (!listener.onResponseHead(this, head)) {
+            abandon();
+            return false;
+        }
+        return state == State.STREAMING;
+    }
+
+    void onReadComplete() {
+        if (state == State.WAITING_HEAD) {
+            channel.read(); // the head is not complete yet; keep reading until it is
+        } else if (state == State.STREAMING) {
+            listener.onReadComplete(this);
+        }
+    }
+
+    void onClosed() {
+        if (state == State.WAITING_HEAD) {
+            fail(UpstreamFailure.CLOSED_BEFORE_RESPONSE, new ClosedChannelException());
+        } else if (state == State.STREAMING) {
+            fail(UpstreamFailure.CLOSED_MID_RESPONSE, new ClosedChannelException());
+        }
+    }
+
+    void onError(Throwable cause) {
+        fail(state == State.STREAMING ? UpstreamFailure.CLOSED_MID_RESPONSE : UpstreamFailure.BAD_RESPONSE, cause);
+    }
+
+    private void finish() {
+        state = State.DONE;
+        cancelTimers();
+        channel.attr(UpstreamHandler.CALL).set(null);
+        if (!keepAlive) {
+            channel.close();
+        }
+        pool.release(channel);
+    }
+
+    private void abandon() {
+        state = State.DONE;
+        cancelTimers();
+        channel.attr(UpstreamHandler.CALL).set(null);
+        channel.close();
+        pool.release(channel);
+    }
+
+    private void fail(UpstreamFailure failure, Throwable cause) {
+        if (state == State.DONE) {
+            return;
+        }
+        boolean hadChannel = channel != null;
+        state = State.DONE;
+        cancelTimers();
+        releaseRequest();
+        if (hadChannel) {
+            channel.attr(UpstreamHandler.CALL).set(null);
+            channel.close();
+            pool.release(channel);
+        }
+        listener.onFailure(this, failure, cause);
+    }
+
+    private void armIdleTimer(long delayNanos) {
+        idleTimer = loop.schedule(this::checkIdle, delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    private void checkIdle() {
+        if (state != State.STREAMING) {
+            return;
+        }
+        long since = readPendingSinceNanos;
+        long waited = since == 0 ? 0 : System.nanoTime() - since;
+        if (waited >= settings.idleNanos()) {
+            fail(UpstreamFailure.IDLE_TIMEOUT, null);
+        } else {
+            armIdleTimer(settings.idleNanos() - waited);
+        }
+    }
+
+    private void cancelTimers() {
+        if (firstByteTimer != null) {
+            firstByteTimer.cancel(false);
+        }
+        if (idleTimer != null) {
+            idleTimer.cancel(false);
+        }
+        if (totalTimer != null) {
+            totalTimer.cancel(false);
+        }
+    }
+
+    private void releaseRequest() {
+        if (request != null) {
+            request.release();
+            request = null;
+        }
+    }
+}

@@ -1,0 +1,32 @@
+package io.cachegate.gateway.upstream;
+
+import io.cachegate.gateway.transport.Transport;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.FullHttpRequest;
+import java.net.URI;
+
+/** Starts calls to backend URLs over pooled, keep-alive connections. */
+public final class UpstreamClient implements AutoCloseable {
+
+    private final UpstreamPools pools;
+
+    public UpstreamClient(Transport transport, int eventLoops) {
+        this.pools = new UpstreamPools(transport, eventLoops);
+    }
+
+    /**
+     * Sends {@code request} (whose ownership passes to the call) to {@code url}; the listener is
+     * called on {@code loop}, which must be the caller's event loop.
+     */
+    public UpstreamCall call(EventLoop loop, URI url, UpstreamSettings settings, FullHttpRequest request,
+                             UpstreamListener listener) {
+        UpstreamCall call = new UpstreamCall(loop, pools.pool(loop, url, settings), settings, request, listener);
+        call.start();
+        return call;
+    }
+
+    @Override
+    public void close() {
+        pools.close();
+    }
+}

@@ -1,0 +1,39 @@
+package io.cachegate.gateway.upstream;
+
+import io.cachegate.gateway.api.ErrorKind;
+
+/** Why an upstream attempt failed, each with the client error it becomes and whether another URL may be tried. */
+public enum UpstreamFailure {
+    CONNECT_FAILED(ErrorKind.UPSTREAM_UNREACHABLE, true, "connect"),
+    POOL_EXHAUSTED(ErrorKind.OVERLOADED, false, "pool_exhausted"),
+    /** The connection closed before a response head; retried only on a connection that had been reused. */
+    CLOSED_BEFORE_RESPONSE(ErrorKind.UPSTREAM_BAD_RESPONSE, false, "closed_before_response"),
+    CLOSED_MID_RESPONSE(ErrorKind.UPSTREAM_BAD_RESPONSE, false, "closed_mid_response"),
+    BAD_RESPONSE(ErrorKind.UPSTREAM_BAD_RESPONSE, false, "bad_response"),
+    FIRST_BYTE_TIMEOUT(ErrorKind.UPSTREAM_TIMEOUT, false, "first_byte_timeout"),
+    IDLE_TIMEOUT(ErrorKind.UPSTREAM_TIMEOUT, false, "idle_timeout"),
+    TOTAL_TIMEOUT(ErrorKind.UPSTREAM_TIMEOUT, false, "total_timeout");
+
+    private final ErrorKind errorKind;
+    private final boolean retryable;
+    private final String metricName;
+
+    UpstreamFailure(ErrorKind errorKind, boolean retryable, String metricName) {
+        this.errorKind = errorKind;
+        this.retryable = retryable;
+        this.metricName = metricName;
+    }
+
+    public ErrorKind errorKind() {
+        return errorKind;
+    }
+
+    /** True when nothing reached the backend's model, so another URL can safely be tried. */
+    public boolean retryable() {
+        return retryable;
+    }
+
+    public String metricName() {
+        return metricName;
+    }
+}
