@@ -1,0 +1,118 @@
+package io.cachegate.simulator;
+
+/**
+ * The JSON of chat and text completion answers, field for field as vLLM's pydantic models
+ * serialise them: streamed chat chunks exclude unset fields, streamed text chunks do not (hence
+ * {@code "usage":null} on every text chunk). Built with a StringBuilder because this is the hot
+ * path of the zero-latency benchmark: one header prefix per request, a few appends per token.
+ */
+final class CompletionJson {
+
+    private final CompletionRequest.Kind kind;
+    private final boolean includeUsage;
+    /** {@code {"id":"...","object":"...","created":N,"model":"...","choices":[} of every chunk. */
+    private final String chunkPrefix;
+    private final String id;
+    private final long created;
+    private final String quotedModel;
+
+    CompletionJson(CompletionRequest request, long created) {
+        this.kind = request.kind();
+        this.includeUsage = request.includeUsage();
+        this.created = created;
+        this.quotedModel = Json.quote(request.model());
+        this.id = (kind == CompletionRequest.Kind.CHAT ? "chatcmpl-" : "cmpl-") + request.hash().idHex();
+        String chunkObject = kind == CompletionRequest.Kind.CHAT ? "chat.completion.chunk" : "text_completion";
+        this.chunkPrefix = "{\"id\":\"" + id + "\",\"object\":\"" + chunkObject + "\",\"created\":" + created
+                + ",\"model\":" + quotedModel + ",\"choices\":[";
+    }
+
+    /** The first chunk of a chat choice: {@code delta: {"role":"assistant","content":""}}. */
+    void roleChunk(StringBuilder out, int index) {
+        SseEncoder.beginEvent(out).append(chunkPrefix)
+                .append("{\"index\":").append(index)
+                .append(",\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"logprobs\":null,\"finish_reason\":null}]");
+        endChunk(out);
+    }
+
+    /** One token of one choice; {@code finishReason} is null except on the last. */
+    void tokenChunk(StringBuilder out, int index, String token, String finishReason) {
+        SseEncoder.beginEvent(out).append(chunkPrefix).append("{\"index\":").append(index);
+        if (kind == CompletionRequest.Kind.CHAT) {
+            Json.appendQuoted(out.append(",\"delta\":{\"content\":"), token).append("},\"logprobs\":null");
+            if (finishReason == null) {
+                out.append(",\"finish_reason\":null}]");
+            } else {
+                out.append(",\"finish_reason\":\"").append(finishReason).append("\",\"stop_reason\":null}]");
+            }
+        } else {
+            Json.appendQuoted(out.append(",\"text\":"), token).append(",\"logprobs\":null,\"finish_reason\":");
+            if (finishReason == null) {
+                out.append("null");
+            } else {
+                out.append('"').append(finishReason).append('"');
+            }
+            out.append(",\"stop_reason\":null}]");
+        }
+        endChunk(out);
+    }
+
+    /** The final {@code "choices":[]} chunk with the usage, sent when {@code include_usage} is set. */
+    void usageChunk(StringBuilder out, int promptTokens, int completionTokens) {
+        SseEncoder.beginEvent(out).append(chunkPrefix).append("],\"usage\":");
+        usage(out, promptTokens, completionTokens, false).append('}');
+        SseEncoder.endEvent(out);
+    }
+
+    /** A complete non-streamed {@code chat.completion} or {@code text_completion}. */
+    String fullResponse(String[][] choices, String finishReason, int promptTokens) {
+        int completionTokens = 0;
+        StringBuilder out = new StringBuilder(128 + choices.length * (choices[0].length * 8 + 160));
+        out.append("{\"id\":\"").append(id).append("\",\"object\":\"")
+                .append(kind == CompletionRequest.Kind.CHAT ? "chat.completion" : "text_completion")
+                .append("\",\"created\":").append(created).append(",\"model\":").append(quotedModel)
+                .append(",\"choices\":[");
+        for (int i = 0; i < choices.length; i++) {
+            completionTokens += choices[i].length;
+            if (i > 0) {
+                out.append(',');
+            }
+            String text = String.join("", choices[i]);
+            out.append("{\"index\":").append(i);
+            if (kind == CompletionRequest.Kind.CHAT) {
+                Json.appendQuoted(out.append(",\"message\":{\"role\":\"assistant\",\"content\":"), text)
+                        .append(",\"tool_calls\":[]},\"logprobs\":null,\"finish_reason\":\"").append(finishReason)
+                        .append("\",\"stop_reason\":null}");
+            } else {
+                Json.appendQuoted(out.append(",\"text\":"), text)
+                        .append(",\"logprobs\":null,\"finish_reason\":\"").append(finishReason)
+                        .append("\",\"stop_reason\":null,\"prompt_logprobs\":null}");
+            }
+        }
+        out.append("],\"usage\":");
+        usage(out, promptTokens, completionTokens, true);
+        if (kind == CompletionRequest.Kind.CHAT) {
+            out.append(",\"prompt_logprobs\":null");
+        }
+        return out.append('}').toString();
+    }
+
+    private void endChunk(StringBuilder out) {
+        if (kind == CompletionRequest.Kind.TEXT || includeUsage) {
+            out.append(",\"usage\":null");
+        }
+        out.append('}');
+        SseEncoder.endEvent(out);
+    }
+
+    private static StringBuilder usage(StringBuilder out, int promptTokens, int completionTokens, boolean details) {
+        // vLLM's UsageInfo declares prompt, total, completion in that order.
+        out.append("{\"prompt_tokens\":").append(promptTokens)
+                .append(",\"total_tokens\":").append(promptTokens + completionTokens)
+                .append(",\"completion_tokens\":").append(completionTokens);
+        if (details) {
+            out.append(",\"prompt_tokens_details\":null");
+        }
+        return out.append('}');
+    }
+}

@@ -1,0 +1,109 @@
+package io.cachegate.simulator;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.List;
+
+/**
+ * What the simulator needs of a chat or text completion request, read from its JSON body.
+ * Prompt tokens are an approximation: whitespace-separated words of all message contents (or of
+ * the prompt), or the length of a token-id prompt; the simulator has no tokenizer.
+ */
+record CompletionRequest(Kind kind, String model, boolean stream, boolean includeUsage, int maxTokens,
+                         boolean maxTokensGiven, int n, int promptTokens, RequestHash hash) {
+
+    private static final int MAX_N = 128;
+    private static final int MAX_TOKENS_LIMIT = 1 << 20;
+
+    enum Kind { CHAT, TEXT }
+
+    static CompletionRequest parse(Kind kind, JsonNode body, List<String> models, int defaultMaxTokens) {
+        if (!body.isObject()) {
+            throw InvalidRequestException.badRequest("The request body must be a JSON object.", null);
+        }
+        String model = ModelResolver.resolve(body, models);
+        boolean stream = body.path("stream").asBoolean(false);
+        boolean includeUsage = stream && body.path("stream_options").path("include_usage").asBoolean(false);
+
+        JsonNode maxNode = kind == Kind.CHAT && body.hasNonNull("max_completion_tokens")
+                ? body.get("max_completion_tokens") : body.get("max_tokens");
+        boolean maxGiven = maxNode != null && !maxNode.isNull();
+        int maxTokens = defaultMaxTokens;
+        if (maxGiven) {
+            if (!maxNode.canConvertToInt() || maxNode.asInt() < 1 || maxNode.asInt() > MAX_TOKENS_LIMIT) {
+                throw InvalidRequestException.badRequest("max_tokens must be at least 1, got " + maxNode + ".",
+                        "max_tokens");
+            }
+            maxTokens = maxNode.asInt();
+        }
+
+        JsonNode nNode = body.get("n");
+        int n = 1;
+        if (nNode != null && !nNode.isNull()) {
+            if (!nNode.canConvertToInt() || nNode.asInt() < 1 || nNode.asInt() > MAX_N) {
+                throw InvalidRequestException.badRequest("n must be between 1 and " + MAX_N + ", got " + nNode + ".", "n");
+            }
+            n = nNode.asInt();
+        }
+
+        int promptTokens = kind == Kind.CHAT ? chatPromptTokens(body) : textPromptTokens(body);
+        return new CompletionRequest(kind, model, stream, includeUsage, maxTokens, maxGiven, n, promptTokens,
+                RequestHash.ofRequest(body));
+    }
+
+    private static int chatPromptTokens(JsonNode body) {
+        JsonNode messages = body.get("messages");
+        if (messages == null || !messages.isArray() || messages.isEmpty()) {
+            throw InvalidRequestException.badRequest("messages must be a non-empty array.", "messages");
+        }
+        int words = 0;
+        for (JsonNode message : messages) {
+            JsonNode content = message.get("content");
+            if (content == null || content.isNull()) {
+                continue;
+            }
+            if (content.isTextual()) {
+                words += countWords(content.textValue());
+            } else if (content.isArray()) { // content parts: [{"type":"text","text":"..."}, ...]
+                for (JsonNode part : content) {
+                    words += countWords(part.path("text").asText(""));
+                }
+            }
+        }
+        return words;
+    }
+
+    private static int textPromptTokens(JsonNode body) {
+        JsonNode prompt = body.get("prompt");
+        if (prompt == null || prompt.isNull()) {
+            throw InvalidRequestException.badRequest("prompt is required.", "prompt");
+        }
+        return countPrompt(prompt);
+    }
+
+    private static int countPrompt(JsonNode prompt) {
+        if (prompt.isTextual()) {
+            return countWords(prompt.textValue());
+        }
+        if (prompt.isNumber()) {
+            return 1; // one token id of a token-id prompt
+        }
+        int total = 0;
+        for (JsonNode element : prompt) {
+            total += countPrompt(element);
+        }
+        return total;
+    }
+
+    static int countWords(String text) {
+        int words = 0;
+        boolean inWord = false;
+        for (int i = 0; i < text.length(); i++) {
+            boolean space = Character.isWhitespace(text.charAt(i));
+            if (!space && !inWord) {
+                words++;
+            }
+            inWord = !space;
+        }
+        return words;
+    }
+}

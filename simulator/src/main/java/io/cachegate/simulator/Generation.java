@@ -1,0 +1,199 @@
+package io.cachegate.simulator;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One chat or text completion from admission to its last byte: waits for a slot of the
+ * {@link ConcurrencyGate}, then emits tokens on the schedule of the {@link LatencyModel}, streamed
+ * as SSE or answered whole when the last token is due. Confined to the channel's event loop, except
+ * {@link #granted()}, which hops onto it. Every token that is already due is written in one buffer,
+ * so at zero latency a whole answer is one write: the benchmark's fast path.
+ */
+final class Generation implements ConcurrencyGate.Waiter {
+
+    private enum State { NEW, QUEUED, RUNNING, FINISHED, CANCELLED }
+
+    private final ChannelHandlerContext ctx;
+    private final Simulation sim;
+    private final CompletionRequest request;
+    private final boolean keepAlive;
+    private final Runnable onDone;
+    private final CompletionJson json;
+    private final String finishReason;
+
+    private State state = State.NEW;
+    private String[][] tokens;
+    private int emitted;
+    private long firstTokenAt;
+    private ScheduledFuture<?> timer;
+
+    Generation(ChannelHandlerContext ctx, Simulation sim, CompletionRequest request, boolean keepAlive,
+               Runnable onDone) {
+        this.ctx = ctx;
+        this.sim = sim;
+        this.request = request;
+        this.keepAlive = keepAlive;
+        this.onDone = onDone;
+        this.json = new CompletionJson(request, System.currentTimeMillis() / 1000);
+        // Without max_tokens the "model" stops by itself after defaultMaxTokens words.
+        this.finishReason = request.maxTokensGiven() ? "length" : "stop";
+    }
+
+    /** Asks the gate for a slot: starts now, waits in the queue, or answers 503. */
+    void submit() {
+        switch (sim.gate.tryAcquire(this)) {
+            case GRANTED -> start();
+            case QUEUED -> state = State.QUEUED;
+            case REJECTED -> {
+                state = State.FINISHED;
+                sim.errors.increment();
+                HttpResponses.sendError(ctx, ApiError.OVERLOADED,
+                        "The server is overloaded: " + sim.options.maxQueue() + " requests are already waiting.",
+                        null, keepAlive);
+                onDone.run();
+            }
+            default -> throw new IllegalStateException();
+        }
+    }
+
+    @Override
+    public void granted() {
+        ctx.executor().execute(() -> {
+            if (state == State.QUEUED) {
+                start();
+            }
+            // CANCELLED: cancel() saw the slot already handed over and released it.
+        });
+    }
+
+    /** The client went away: stop, free the slot, count it. Nothing to do once finished. */
+    void cancel() {
+        switch (state) {
+            case QUEUED -> {
+                if (!sim.gate.withdraw(this)) {
+                    sim.gate.release(); // granted while we were leaving: give the slot back
+                }
+            }
+            case RUNNING -> {
+                if (timer != null) {
+                    timer.cancel(false);
+                }
+                sim.gate.release();
+            }
+            default -> {
+                return;
+            }
+        }
+        state = State.CANCELLED;
+        sim.cancelled.increment();
+    }
+
+    private void start() {
+        state = State.RUNNING;
+        tokens = new String[request.n()][];
+        for (int i = 0; i < tokens.length; i++) {
+            tokens[i] = CompletionGenerator.tokens(request.hash().seed(), i, request.maxTokens());
+        }
+        firstTokenAt = System.nanoTime() + sim.latency.firstTokenDelayNanos(request.promptTokens());
+        if (request.stream()) {
+            streamStep();
+        } else {
+            runAt(firstTokenAt + sim.latency.tokenOffsetNanos(request.maxTokens() - 1), this::answerWhole);
+        }
+    }
+
+    private void runAt(long deadline, Runnable task) {
+        long delay = deadline - System.nanoTime();
+        if (delay <= 0) {
+            task.run();
+        } else {
+            timer = ctx.executor().schedule(task, delay, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private void answerWhole() {
+        if (state != State.RUNNING) {
+            return;
+        }
+        String body = json.fullResponse(tokens, finishReason, request.promptTokens());
+        HttpResponses.sendJson(ctx, HttpResponseStatus.OK, body, keepAlive);
+        finish();
+    }
+
+    /** Writes every token due by now (at least one), then schedules itself for the next. */
+    private void streamStep() {
+        if (state != State.RUNNING) {
+            return;
+        }
+        if (firstTokenAt - System.nanoTime() > 0) {
+            runAt(firstTokenAt, this::streamStep); // headers go out with the first token, as vLLM's do
+            return;
+        }
+        int total = request.maxTokens();
+        StringBuilder out = new StringBuilder(256);
+        if (emitted == 0) {
+            ctx.write(streamHead());
+            if (request.kind() == CompletionRequest.Kind.CHAT) {
+                for (int c = 0; c < tokens.length; c++) {
+                    json.roleChunk(out, c);
+                }
+            }
+        }
+        long now = System.nanoTime();
+        do {
+            String reason = emitted == total - 1 ? finishReason : null;
+            for (int c = 0; c < tokens.length; c++) {
+                json.tokenChunk(out, c, tokens[c][emitted], reason);
+            }
+            emitted++;
+        } while (emitted < total && firstTokenAt + sim.latency.tokenOffsetNanos(emitted) - now <= 0);
+
+        if (emitted < total) {
+            ctx.writeAndFlush(new DefaultHttpContent(ByteBufUtil.writeUtf8(ctx.alloc(), out)));
+            runAt(firstTokenAt + sim.latency.tokenOffsetNanos(emitted), this::streamStep);
+            return;
+        }
+        if (request.includeUsage()) {
+            json.usageChunk(out, request.promptTokens(), total * tokens.length);
+        }
+        SseEncoder.done(out);
+        ByteBuf last = ByteBufUtil.writeUtf8(ctx.alloc(), out);
+        ChannelFuture written = ctx.writeAndFlush(new DefaultLastHttpContent(last));
+        if (!keepAlive) {
+            written.addListener(ChannelFutureListener.CLOSE);
+        }
+        finish();
+    }
+
+    private HttpResponse streamHead() {
+        HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+        head.headers()
+                .set(HttpHeaderNames.CONTENT_TYPE, HttpResponses.EVENT_STREAM)
+                .set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+        if (!keepAlive) {
+            head.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        }
+        return head;
+    }
+
+    private void finish() {
+        state = State.FINISHED;
+        sim.gate.release();
+        sim.completed.increment();
+        onDone.run();
+    }
+}

@@ -1,0 +1,114 @@
+package io.cachegate.simulator;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Settings of a {@link BackendSimulator}: where it listens, its latency model, its concurrency
+ * limits, the faults it injects and the models it serves. Immutable; validated on construction.
+ *
+ * @param host              address to bind
+ * @param port              port to bind, 0 for an ephemeral port
+ * @param ttftMs            fixed part of the time to first token
+ * @param prefillMsPerToken added to the time to first token per prompt token
+ * @param tpotMs            time per output token after the first
+ * @param maxConcurrency    requests generating at once; the rest wait in a FIFO queue
+ * @param maxQueue          bound of that queue; beyond it requests get 503
+ * @param errorRate         fraction of inference requests answered with 500
+ * @param hangRate          fraction of inference requests never answered
+ * @param defaultMaxTokens  output length when the request gives no {@code max_tokens}
+ * @param models            served model ids; the first is the default when a request names none
+ * @param seed              seed of the fault injection, so runs repeat
+ */
+public record SimulatorOptions(String host, int port, long ttftMs, double prefillMsPerToken, double tpotMs,
+                               int maxConcurrency, int maxQueue, double errorRate, double hangRate,
+                               int defaultMaxTokens, List<String> models, long seed) {
+
+    public SimulatorOptions {
+        Objects.requireNonNull(host, "host");
+        models = List.copyOf(Objects.requireNonNull(models, "models"));
+        requireThat(port >= 0 && port <= 65535, "port must be in [0, 65535], was " + port);
+        requireThat(ttftMs >= 0, "ttftMs must be >= 0, was " + ttftMs);
+        requireThat(prefillMsPerToken >= 0, "prefillMsPerToken must be >= 0, was " + prefillMsPerToken);
+        requireThat(tpotMs >= 0, "tpotMs must be >= 0, was " + tpotMs);
+        requireThat(maxConcurrency >= 1, "maxConcurrency must be >= 1, was " + maxConcurrency);
+        requireThat(maxQueue >= 0, "maxQueue must be >= 0, was " + maxQueue);
+        requireThat(errorRate >= 0 && errorRate <= 1, "errorRate must be in [0, 1], was " + errorRate);
+        requireThat(hangRate >= 0 && hangRate <= 1, "hangRate must be in [0, 1], was " + hangRate);
+        requireThat(errorRate + hangRate <= 1, "errorRate + hangRate must be <= 1, was " + (errorRate + hangRate));
+        requireThat(defaultMaxTokens >= 1, "defaultMaxTokens must be >= 1, was " + defaultMaxTokens);
+        requireThat(!models.isEmpty(), "models must not be empty");
+    }
+
+    /** 127.0.0.1 on an ephemeral port, no latency, no faults, two models: the benchmark's fast path. */
+    public static SimulatorOptions defaults() {
+        return new SimulatorOptions("127.0.0.1", 0, 0, 0, 0, 256, 10_000, 0, 0, 64,
+                List.of("llama-3.1-8b", "qwen2.5-0.5b"), 42);
+    }
+
+    public SimulatorOptions withHost(String value) {
+        return new SimulatorOptions(value, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
+                errorRate, hangRate, defaultMaxTokens, models, seed);
+    }
+
+    public SimulatorOptions withPort(int value) {
+        return new SimulatorOptions(host, value, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
+                errorRate, hangRate, defaultMaxTokens, models, seed);
+    }
+
+    public SimulatorOptions withTtftMs(long value) {
+        return new SimulatorOptions(host, port, value, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
+                errorRate, hangRate, defaultMaxTokens, models, seed);
+    }
+
+    public SimulatorOptions withPrefillMsPerToken(double value) {
+        return new SimulatorOptions(host, port, ttftMs, value, tpotMs, maxConcurrency, maxQueue,
+                errorRate, hangRate, defaultMaxTokens, models, seed);
+    }
+
+    public SimulatorOptions withTpotMs(double value) {
+        return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, value, maxConcurrency, maxQueue,
+                errorRate, hangRate, defaultMaxTokens, models, seed);
+    }
+
+    public SimulatorOptions withMaxConcurrency(int value) {
+        return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, value, maxQueue,
+                errorRate, hangRate, defaultMaxTokens, models, seed);
+    }
+
+    public SimulatorOptions withMaxQueue(int value) {
+        return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, value,
+                errorRate, hangRate, defaultMaxTokens, models, seed);
+    }
+
+    public SimulatorOptions withErrorRate(double value) {
+        return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
+                value, hangRate, defaultMaxTokens, models, seed);
+    }
+
+    public SimulatorOptions withHangRate(double value) {
+        return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
+                errorRate, value, defaultMaxTokens, models, seed);
+    }
+
+    public SimulatorOptions withDefaultMaxTokens(int value) {
+        return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
+                errorRate, hangRate, value, models, seed);
+    }
+
+    public SimulatorOptions withModels(List<String> value) {
+        return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
+                errorRate, hangRate, defaultMaxTokens, value, seed);
+    }
+
+    public SimulatorOptions withSeed(long value) {
+        return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
+                errorRate, hangRate, defaultMaxTokens, models, value);
+    }
+
+    private static void requireThat(boolean condition, String message) {
+        if (!condition) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+}

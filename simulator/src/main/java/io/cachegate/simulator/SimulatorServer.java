@@ -1,0 +1,75 @@
+package io.cachegate.simulator;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+
+/** The Netty side: transport choice (epoll on Linux, NIO elsewhere), the pipeline in named stages, binding. */
+final class SimulatorServer {
+
+    /** Bound on a request body; generous for long prompts, finite so a client cannot exhaust memory. */
+    static final int MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+    private final EventLoopGroup group;
+    private final Channel serverChannel;
+
+    private SimulatorServer(EventLoopGroup group, Channel serverChannel) {
+        this.group = group;
+        this.serverChannel = serverChannel;
+    }
+
+    static SimulatorServer bind(Simulation sim) {
+        boolean epoll = Epoll.isAvailable();
+        IoHandlerFactory ioHandler = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        Class<? extends ServerChannel> channelType = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(0, new SimulatorThreadFactory(), ioHandler);
+        try {
+            Channel channel = new ServerBootstrap()
+                    .group(group)
+                    .channel(channelType)
+                    .option(ChannelOption.SO_BACKLOG, 1024)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childHandler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            ch.pipeline()
+                                    .addLast("http", new HttpServerCodec())
+                                    .addLast("aggregate", new HttpObjectAggregator(MAX_BODY_BYTES))
+                                    .addLast("simulate", new SimulatorHandler(sim));
+                        }
+                    })
+                    .bind(sim.options.host(), sim.options.port())
+                    .syncUninterruptibly()
+                    .channel();
+            return new SimulatorServer(group, channel);
+        } catch (RuntimeException e) {
+            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+            throw e;
+        }
+    }
+
+    int port() {
+        return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+    }
+
+    /** Closes the listener and every connection, and waits for the event loops to end. */
+    void close() {
+        serverChannel.close().syncUninterruptibly();
+        group.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}
