@@ -3,6 +3,7 @@ package io.cachegate.gateway.admin;
 import io.cachegate.gateway.proxy.ProxyServices;
 import io.cachegate.gateway.upstream.BackendProbe;
 import io.cachegate.routing.BackendPool;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.URI;
@@ -40,12 +41,14 @@ public final class BackendHealth implements AutoCloseable {
     private void probeAll() {
         for (BackendPool pool : services.pools()) {
             for (URI url : pool.urls()) {
-                BackendProbe.fetchModels(services.upstream(), group.next(), url, services.settings(pool.backend().name()),
-                        pool.backend().apiKey(), result -> {
+                // An upstream call must start on the event loop it runs on (it is confined to it).
+                EventLoop loop = group.next();
+                loop.execute(() -> BackendProbe.fetchModels(services.upstream(), loop, url,
+                        services.settings(pool.backend().name()), pool.backend().apiKey(), result -> {
                             boolean ok = result.ok();
                             pool.markHealthy(url, ok);
                             states.put(url, new UrlState(ok, System.currentTimeMillis()));
-                        });
+                        }));
             }
         }
     }

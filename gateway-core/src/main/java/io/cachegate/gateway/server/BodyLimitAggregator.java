@@ -3,8 +3,10 @@ package io.cachegate.gateway.server;
 import io.cachegate.gateway.api.ErrorKind;
 import io.cachegate.gateway.proxy.ClientResponses;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpUtil;
 
 /**
  * Collects a request body up to {@code server.max_body_bytes}. A larger body is refused with an
@@ -18,6 +20,18 @@ final class BodyLimitAggregator extends HttpObjectAggregator {
     BodyLimitAggregator(int maxBytes) {
         super(maxBytes);
         this.maxBytes = maxBytes;
+    }
+
+    /**
+     * A request that expects 100-continue but announces a body over the limit gets our OpenAI 413
+     * (through {@link #handleOversizedMessage}) instead of Netty's bare one.
+     */
+    @Override
+    protected Object newContinueResponse(HttpMessage start, int maxContentLength, ChannelPipeline pipeline) {
+        if (HttpUtil.is100ContinueExpected(start) && HttpUtil.getContentLength(start, -1L) > maxContentLength) {
+            return null;
+        }
+        return super.newContinueResponse(start, maxContentLength, pipeline);
     }
 
     @Override

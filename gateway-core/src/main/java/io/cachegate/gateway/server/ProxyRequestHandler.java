@@ -80,6 +80,7 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
             String tenant = authenticate(request);
             if (endpoint == Endpoint.MODELS) {
                 requireMethod(request, HttpMethod.GET);
+                request.release(); // the model list needs nothing of the request
                 ModelListExchange models = new ModelListExchange(ctx, services, requestId, keepAlive, start,
                         () -> exchangeDone(ctx));
                 current = models;
@@ -101,11 +102,29 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
             exchange.start();
         } catch (ApiException e) {
             request.release();
-            services.metrics().requestStarted();
-            ClientResponses.error(ctx, e.kind(), e.getMessage(), e.param(), requestId, keepAlive);
-            services.metrics().requestFinished("none", endpoint == null ? "unknown" : endpoint.metricName(),
-                    e.kind().status(), System.nanoTime() - start);
+            reject(ctx, e.kind(), e.getMessage(), e.param(), requestId, keepAlive, endpoint, start);
+        } catch (RuntimeException e) {
+            // A bug, not bad input: answer 500 (no stack trace to the client) and keep the connection usable.
+            log.warn("request {}: unexpected failure", requestId, e);
+            if (current != null) {
+                current.cancel(); // the exchange owns the request and releases it when it ends
+                ctx.close();
+                return;
+            }
+            if (request.refCnt() > 0) {
+                request.release();
+            }
+            reject(ctx, ErrorKind.INTERNAL, "The gateway failed to handle the request", null, requestId, false,
+                    endpoint, start);
         }
+    }
+
+    private void reject(ChannelHandlerContext ctx, ErrorKind kind, String message, String param, String requestId,
+                        boolean keepAlive, Endpoint endpoint, long start) {
+        services.metrics().requestStarted();
+        ClientResponses.error(ctx, kind, message, param, requestId, keepAlive);
+        services.metrics().requestFinished("none", endpoint == null ? "unknown" : endpoint.metricName(),
+                kind.status(), System.nanoTime() - start);
     }
 
     private String authenticate(FullHttpRequest request) {

@@ -1,0 +1,132 @@
+package io.cachegate.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cachegate.simulator.BackendSimulator;
+import io.cachegate.simulator.SimulatorOptions;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The admin listener: health, readiness, Prometheus metrics and the token-protected stats. */
+class AdminIT {
+
+    private static BackendSimulator sim;
+    private static Gateway gateway;
+
+    @BeforeAll
+    static void start() throws Exception {
+        sim = BackendSimulator.start(SimulatorOptions.defaults());
+        gateway = Gateway.start(TestPolicies.parse(TestPolicies.yaml(List.of(sim.baseUrl()), "2s",
+                "  admin_token: secret\n", "")));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (gateway != null) {
+            gateway.close();
+        }
+        if (sim != null) {
+            sim.close();
+        }
+    }
+
+    @Test
+    void health_is200WithoutToken() throws Exception {
+        HttpResponse<String> response = RawHttp.get(gateway.adminPort(), "/health");
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).contains("ok");
+    }
+
+    @Test
+    void ready_is200OnceBackendProbed() throws Exception {
+        assertThat(Poll.until(Duration.ofSeconds(10), () -> status(gateway.adminPort(), "/ready") == 200)).isTrue();
+        HttpResponse<String> response = RawHttp.get(gateway.adminPort(), "/ready");
+        assertThat(response.body()).contains("\"ready\":true").contains(sim.baseUrl().toString());
+    }
+
+    @Test
+    void ready_is503WithDeadBackend() throws Exception {
+        URI dead;
+        try (ServerSocket s = new ServerSocket(0)) {
+            dead = URI.create("http://127.0.0.1:" + s.getLocalPort());
+        }
+        String yaml = TestPolicies.yaml(List.of(sim.baseUrl()), "2s", "", """
+                  - name: spare
+                    urls: ["%s"]
+                    models: ["never-*"]
+                """.formatted(dead));
+        try (Gateway gw = Gateway.start(TestPolicies.parse(yaml))) {
+            // Wait for the probe round that found the live backend; the dead one was probed in the same round.
+            String live = "\"" + sim.baseUrl() + "\":true";
+            assertThat(Poll.until(Duration.ofSeconds(10), () -> body(gw.adminPort(), "/ready").contains(live))).isTrue();
+            HttpResponse<String> response = RawHttp.get(gw.adminPort(), "/ready");
+            assertThat(response.statusCode()).isEqualTo(503);
+            assertThat(response.body()).contains("\"ready\":false");
+        }
+    }
+
+    @Test
+    void metrics_countRequestsWithTagsAndJvm() throws Exception {
+        HttpResponse<String> ok = RawHttp.post(gateway.port(), "/v1/chat/completions",
+                "{\"model\":\"llama-3.1-8b\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":2}");
+        assertThat(ok.statusCode()).isEqualTo(200);
+
+        HttpResponse<String> metrics = RawHttp.get(gateway.adminPort(), "/metrics");
+        assertThat(metrics.statusCode()).isEqualTo(200);
+        assertThat(metrics.headers().firstValue("Content-Type")).get().asString().startsWith("text/plain");
+        assertThat(metrics.body().lines().filter(l -> l.startsWith("cachegate_requests_total{")))
+                .anySatisfy(l -> assertThat(l).contains("endpoint=\"chat\"").contains("route=\"0\"")
+                        .contains("status=\"200\""));
+        assertThat(metrics.body()).contains("jvm_memory_used_bytes").contains("cachegate_request_duration_seconds");
+    }
+
+    @Test
+    void adminStats_needsToken() throws Exception {
+        HttpResponse<String> without = RawHttp.get(gateway.adminPort(), "/admin/stats");
+        assertThat(without.statusCode()).isEqualTo(401);
+        assertThat(without.body()).contains("\"error\"");
+
+        HttpResponse<String> wrong = RawHttp.get(gateway.adminPort(), "/admin/stats", "Authorization", "Bearer nope");
+        assertThat(wrong.statusCode()).isEqualTo(401);
+
+        HttpResponse<String> with = RawHttp.get(gateway.adminPort(), "/admin/stats", "Authorization", "Bearer secret");
+        assertThat(with.statusCode()).isEqualTo(200);
+        assertThat(with.body()).contains("\"inFlight\"").contains("\"backends\"");
+
+        assertThat(status(gateway.adminPort(), "/")).isEqualTo(401);
+    }
+
+    @Test
+    void openEndpoints_needNoToken() throws Exception {
+        assertThat(status(gateway.adminPort(), "/health")).isEqualTo(200);
+        assertThat(status(gateway.adminPort(), "/metrics")).isEqualTo(200);
+        assertThat(status(gateway.adminPort(), "/ready")).isIn(200, 503);
+    }
+
+    @Test
+    void unknownAdminPath_is404() throws Exception {
+        assertThat(status(gateway.adminPort(), "/nope")).isEqualTo(404);
+    }
+
+    private static String body(int port, String path) {
+        try {
+            return RawHttp.get(port, path).body();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static int status(int port, String path) {
+        try {
+            return RawHttp.get(port, path).statusCode();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,27 @@
+package io.cachegate.gateway;
+
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+
+/** Waits for a condition with a deadline instead of sleeping a fixed time. */
+final class Poll {
+
+    private Poll() {
+    }
+
+    static boolean until(Duration timeout, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (condition.getAsBoolean()) {
+                return true;
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return condition.getAsBoolean();
+    }
+}
