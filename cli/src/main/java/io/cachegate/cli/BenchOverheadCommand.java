@@ -1,0 +1,179 @@
+package io.cachegate.cli;
+
+import io.cachegate.bench.BenchOptions;
+import io.cachegate.bench.BenchReport;
+import io.cachegate.bench.GeneratorSpec;
+import io.cachegate.bench.LatencySummary;
+import io.cachegate.bench.LoadGenerator;
+import io.cachegate.bench.RequestSources;
+import io.cachegate.config.Durations;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code cachegate bench overhead}: the gateway's added latency and throughput cost. Starts a
+ * zero-latency simulator and a gateway in front of it as separate processes (all on this machine,
+ * as a sidecar would be), then measures in one run: open-loop latency at a fixed rate direct and
+ * through the gateway, and closed-loop throughput direct and through the gateway.
+ */
+@Command(name = "overhead", mixinStandardHelpOptions = true,
+        description = "Measure the latency and throughput cost of the gateway against a zero-latency simulator.")
+final class BenchOverheadCommand implements Callable<Integer> {
+
+    private static final Duration PHASE_RAMP = Duration.ofSeconds(2);
+
+    @Option(names = "--rate", defaultValue = "1000", description = "Open-loop rate, requests/s (default ${DEFAULT-VALUE}).")
+    double rate;
+
+    @Option(names = "--duration", defaultValue = "20s", description = "Recorded time of each phase (default ${DEFAULT-VALUE}).")
+    String duration;
+
+    @Option(names = "--warmup", defaultValue = "15s",
+            description = "Closed-loop warm-up of both processes before measuring, so the JIT has compiled the hot paths (default ${DEFAULT-VALUE}).")
+    String warmup;
+
+    @Option(names = "--connections", defaultValue = "32", description = "Connections for the closed-loop throughput phase (default ${DEFAULT-VALUE}).")
+    int connections;
+
+    @Option(names = "--gateway-threads", defaultValue = "1", description = "Gateway event loop threads (default ${DEFAULT-VALUE}).")
+    int gatewayThreads;
+
+    @Option(names = "--stream-fraction", defaultValue = "0", description = "Fraction of streamed requests (default ${DEFAULT-VALUE}).")
+    double streamFraction;
+
+    @Option(names = "--json", description = "Print the result as JSON.")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+        Duration recorded = Durations.parse(duration);
+        Duration warm = Durations.parse(warmup);
+        int simPort = freePort();
+        int gatewayPort = freePort();
+        int adminPort = freePort();
+        Path policy = Files.createTempFile("cachegate-bench", ".yaml");
+        Files.writeString(policy, """
+                server: { host: 127.0.0.1, port: %d, admin_port: %d, io_threads: %d }
+                backends:
+                  - name: sim
+                    urls: ["http://127.0.0.1:%d"]
+                    max_connections_per_url: 256
+                routes:
+                  - match: { model: "*" }
+                    backend: sim
+                """.formatted(gatewayPort, adminPort, gatewayThreads, simPort));
+        List<Process> children = new ArrayList<>();
+        try {
+            children.add(child("sim", "simulate-backend", "--port", Integer.toString(simPort)));
+            children.add(child("gateway", "serve", "--config", policy.toString()));
+            awaitPort(simPort);
+            awaitPort(gatewayPort);
+            URI direct = URI.create("http://127.0.0.1:" + simPort);
+            URI gateway = URI.create("http://127.0.0.1:" + gatewayPort);
+            System.err.printf("simulator pid %d on %s, gateway pid %d on %s (%d io thread(s))%n",
+                    children.get(0).pid(), direct, children.get(1).pid(), gateway, gatewayThreads);
+            // The gateway path warms the simulator too; every phase then has a short unrecorded ramp of its own.
+            run(gateway, BenchOptions.Mode.CLOSED, warm, Duration.ZERO, "warm-up (not recorded)");
+            BenchReport openDirect = run(direct, BenchOptions.Mode.OPEN, recorded, PHASE_RAMP, "open loop, direct");
+            BenchReport openGateway = run(gateway, BenchOptions.Mode.OPEN, recorded, PHASE_RAMP, "open loop, via gateway");
+            BenchReport closedDirect = run(direct, BenchOptions.Mode.CLOSED, recorded, PHASE_RAMP, "closed loop, direct");
+            BenchReport closedGateway = run(gateway, BenchOptions.Mode.CLOSED, recorded, PHASE_RAMP, "closed loop, via gateway");
+            print(openDirect, openGateway, closedDirect, closedGateway);
+            return openGateway.errors() == 0 && closedGateway.errors() == 0 ? 0 : 1;
+        } finally {
+            for (Process p : children) {
+                p.destroy();
+            }
+            for (Process p : children) {
+                p.waitFor();
+            }
+            Files.deleteIfExists(policy);
+        }
+    }
+
+    private BenchReport run(URI target, BenchOptions.Mode mode, Duration recorded, Duration warm, String label)
+            throws InterruptedException {
+        System.err.println("== " + label);
+        GeneratorSpec spec = GeneratorSpec.defaults().withStreamFraction(streamFraction).withMaxTokens(16);
+        BenchOptions.Builder options = BenchOptions.builder(target, RequestSources.generated(spec))
+                .duration(recorded).warmup(warm).progress(true).requestTimeout(Duration.ofSeconds(10));
+        if (mode == BenchOptions.Mode.OPEN) {
+            options.openLoop(rate, 256);
+        } else {
+            options.closedLoop(connections);
+        }
+        return LoadGenerator.run(options.build());
+    }
+
+    private void print(BenchReport openDirect, BenchReport openGateway, BenchReport closedDirect, BenchReport closedGateway) {
+        LatencySummary d = openDirect.total();
+        LatencySummary g = openGateway.total();
+        double ratio = closedGateway.throughput() / closedDirect.throughput();
+        if (json) {
+            System.out.printf("{\"rate\":%.0f,\"direct\":%s,\"gateway\":%s,\"addedP50Ms\":%.3f,\"addedP99Ms\":%.3f,"
+                            + "\"closedDirect\":%s,\"closedGateway\":%s,\"throughputRatio\":%.3f}%n",
+                    rate, openDirect.toJson(), openGateway.toJson(), g.p50Ms() - d.p50Ms(), g.p99Ms() - d.p99Ms(),
+                    closedDirect.toJson(), closedGateway.toJson(), ratio);
+            return;
+        }
+        System.out.printf("%nGateway overhead at %.0f requests/s (open loop, latency from intended send time), %d cores%n",
+                rate, Runtime.getRuntime().availableProcessors());
+        System.out.printf("                  p50 ms    p90 ms    p99 ms  p99.9 ms   errors%n");
+        row("direct", d, openDirect.errors());
+        row("via gateway", g, openGateway.errors());
+        System.out.printf("%-14s %9.3f %9.3f %9.3f %9.3f%n", "added", g.p50Ms() - d.p50Ms(), g.p90Ms() - d.p90Ms(),
+                g.p99Ms() - d.p99Ms(), g.p999Ms() - d.p999Ms());
+        System.out.printf("%nThroughput, closed loop with %d connections: direct %.0f/s, via gateway %.0f/s, ratio %.2f%n",
+                connections, closedDirect.throughput(), closedGateway.throughput(), ratio);
+    }
+
+    private static void row(String label, LatencySummary s, long errors) {
+        System.out.printf("%-14s %9.3f %9.3f %9.3f %9.3f %8d%n", label, s.p50Ms(), s.p90Ms(), s.p99Ms(), s.p999Ms(), errors);
+    }
+
+    /** Runs a sub-command of this same jar in its own JVM. */
+    private static Process child(String name, String... args) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElse("java"));
+        command.add("-Xmx1g");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(CachegateCli.class.getName());
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(Path.of(System.getProperty("java.io.tmpdir"), "cachegate-bench-" + name + ".log").toFile())
+                .start();
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private static void awaitPort(int port) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (System.nanoTime() < deadline) {
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress("127.0.0.1", port), 500);
+                return;
+            } catch (IOException notYet) {
+                Thread.sleep(100);
+            }
+        }
+        throw new IllegalStateException("nothing listens on port " + port + " after 30s; see the logs in "
+                + System.getProperty("java.io.tmpdir") + "/cachegate-bench-*.log");
+    }
+}
