@@ -24,8 +24,8 @@ import picocli.CommandLine.Option;
 /**
  * {@code cachegate bench overhead}: the gateway's added latency and throughput cost. Starts a
  * zero-latency simulator and a gateway in front of it as separate processes (all on this machine,
- * as a sidecar would be), then measures in one run: open-loop latency at a fixed rate direct and
- * through the gateway, and closed-loop throughput direct and through the gateway.
+ * as a sidecar would be), then measures in one run: open-loop latency at a fixed rate, direct and through the gateway in
+ * alternating rounds, and closed-loop throughput direct and through the gateway.
  */
 @Command(name = "overhead", mixinStandardHelpOptions = true,
         description = "Measure the latency and throughput cost of the gateway against a zero-latency simulator.")
@@ -43,14 +43,23 @@ final class BenchOverheadCommand implements Callable<Integer> {
             description = "Closed-loop warm-up of both processes before measuring, so the JIT has compiled the hot paths (default ${DEFAULT-VALUE}).")
     String warmup;
 
+    @Option(names = "--rounds", defaultValue = "3",
+            description = "Open-loop rounds, each direct then via the gateway; the medians are reported (default ${DEFAULT-VALUE}).")
+    int rounds;
+
     @Option(names = "--connections", defaultValue = "32", description = "Connections for the closed-loop throughput phase (default ${DEFAULT-VALUE}).")
     int connections;
 
-    @Option(names = "--gateway-threads", defaultValue = "1", description = "Gateway event loop threads (default ${DEFAULT-VALUE}).")
+    @Option(names = "--gateway-threads", defaultValue = "0",
+            description = "Gateway event loop threads; 0 = the gateway's default, one per core (default ${DEFAULT-VALUE}).")
     int gatewayThreads;
 
     @Option(names = "--stream-fraction", defaultValue = "0", description = "Fraction of streamed requests (default ${DEFAULT-VALUE}).")
     double streamFraction;
+
+    @Option(names = "--child-jvm-opts", defaultValue = "-Xmx1g -XX:+UseParallelGC",
+            description = "JVM options of the simulator and gateway processes (default ${DEFAULT-VALUE}).")
+    String childJvmOpts;
 
     @Option(names = "--json", description = "Print the result as JSON.")
     boolean json;
@@ -81,16 +90,23 @@ final class BenchOverheadCommand implements Callable<Integer> {
             awaitPort(gatewayPort);
             URI direct = URI.create("http://127.0.0.1:" + simPort);
             URI gateway = URI.create("http://127.0.0.1:" + gatewayPort);
-            System.err.printf("simulator pid %d on %s, gateway pid %d on %s (%d io thread(s))%n",
+            System.err.printf("simulator pid %d on %s, gateway pid %d on %s (io_threads %d)%n",
                     children.get(0).pid(), direct, children.get(1).pid(), gateway, gatewayThreads);
             // The gateway path warms the simulator too; every phase then has a short unrecorded ramp of its own.
             run(gateway, BenchOptions.Mode.CLOSED, warm, Duration.ZERO, "warm-up (not recorded)");
-            BenchReport openDirect = run(direct, BenchOptions.Mode.OPEN, recorded, PHASE_RAMP, "open loop, direct");
-            BenchReport openGateway = run(gateway, BenchOptions.Mode.OPEN, recorded, PHASE_RAMP, "open loop, via gateway");
+            // Rounds alternate direct and gateway, so noise from the shared machine falls on both alike.
+            List<BenchReport[]> rounds = new ArrayList<>();
+            long errors = 0;
+            for (int r = 1; r <= this.rounds; r++) {
+                BenchReport d = run(direct, BenchOptions.Mode.OPEN, recorded, PHASE_RAMP, "round " + r + ": open loop, direct");
+                BenchReport g = run(gateway, BenchOptions.Mode.OPEN, recorded, PHASE_RAMP, "round " + r + ": open loop, via gateway");
+                rounds.add(new BenchReport[] {d, g});
+                errors += g.errors();
+            }
             BenchReport closedDirect = run(direct, BenchOptions.Mode.CLOSED, recorded, PHASE_RAMP, "closed loop, direct");
             BenchReport closedGateway = run(gateway, BenchOptions.Mode.CLOSED, recorded, PHASE_RAMP, "closed loop, via gateway");
-            print(openDirect, openGateway, closedDirect, closedGateway);
-            return openGateway.errors() == 0 && closedGateway.errors() == 0 ? 0 : 1;
+            print(rounds, closedDirect, closedGateway);
+            return errors == 0 && closedGateway.errors() == 0 ? 0 : 1;
         } finally {
             for (Process p : children) {
                 p.destroy();
@@ -116,37 +132,59 @@ final class BenchOverheadCommand implements Callable<Integer> {
         return LoadGenerator.run(options.build());
     }
 
-    private void print(BenchReport openDirect, BenchReport openGateway, BenchReport closedDirect, BenchReport closedGateway) {
-        LatencySummary d = openDirect.total();
-        LatencySummary g = openGateway.total();
+    private void print(List<BenchReport[]> rounds, BenchReport closedDirect, BenchReport closedGateway) {
         double ratio = closedGateway.throughput() / closedDirect.throughput();
+        List<Double> addedP50 = new ArrayList<>();
+        List<Double> addedP99 = new ArrayList<>();
+        for (BenchReport[] round : rounds) {
+            addedP50.add(round[1].total().p50Ms() - round[0].total().p50Ms());
+            addedP99.add(round[1].total().p99Ms() - round[0].total().p99Ms());
+        }
         if (json) {
-            System.out.printf("{\"rate\":%.0f,\"direct\":%s,\"gateway\":%s,\"addedP50Ms\":%.3f,\"addedP99Ms\":%.3f,"
-                            + "\"closedDirect\":%s,\"closedGateway\":%s,\"throughputRatio\":%.3f}%n",
-                    rate, openDirect.toJson(), openGateway.toJson(), g.p50Ms() - d.p50Ms(), g.p99Ms() - d.p99Ms(),
-                    closedDirect.toJson(), closedGateway.toJson(), ratio);
+            StringBuilder out = new StringBuilder("{\"rate\":").append(rate).append(",\"rounds\":[");
+            for (int i = 0; i < rounds.size(); i++) {
+                out.append(i == 0 ? "" : ",").append("{\"direct\":").append(rounds.get(i)[0].toJson())
+                        .append(",\"gateway\":").append(rounds.get(i)[1].toJson()).append('}');
+            }
+            out.append(String.format("],\"medianAddedP50Ms\":%.3f,\"medianAddedP99Ms\":%.3f,\"closedDirect\":%s,"
+                            + "\"closedGateway\":%s,\"throughputRatio\":%.3f}",
+                    median(addedP50), median(addedP99), closedDirect.toJson(), closedGateway.toJson(), ratio));
+            System.out.println(out);
             return;
         }
         System.out.printf("%nGateway overhead at %.0f requests/s (open loop, latency from intended send time), %d cores%n",
                 rate, Runtime.getRuntime().availableProcessors());
-        System.out.printf("                  p50 ms    p90 ms    p99 ms  p99.9 ms   errors%n");
-        row("direct", d, openDirect.errors());
-        row("via gateway", g, openGateway.errors());
-        System.out.printf("%-14s %9.3f %9.3f %9.3f %9.3f%n", "added", g.p50Ms() - d.p50Ms(), g.p90Ms() - d.p90Ms(),
-                g.p99Ms() - d.p99Ms(), g.p999Ms() - d.p999Ms());
-        System.out.printf("%nThroughput, closed loop with %d connections: direct %.0f/s, via gateway %.0f/s, ratio %.2f%n",
+        System.out.printf("                       p50 ms    p90 ms    p99 ms  p99.9 ms   errors%n");
+        for (int i = 0; i < rounds.size(); i++) {
+            LatencySummary d = rounds.get(i)[0].total();
+            LatencySummary g = rounds.get(i)[1].total();
+            row("round " + (i + 1) + " direct", d, rounds.get(i)[0].errors());
+            row("round " + (i + 1) + " gateway", g, rounds.get(i)[1].errors());
+            System.out.printf("%-19s %9.3f %9.3f %9.3f %9.3f%n", "round " + (i + 1) + " added", g.p50Ms() - d.p50Ms(),
+                    g.p90Ms() - d.p90Ms(), g.p99Ms() - d.p99Ms(), g.p999Ms() - d.p999Ms());
+        }
+        System.out.printf("%nAdded by the gateway, median of %d rounds: p50 %.3f ms, p99 %.3f ms%n",
+                rounds.size(), median(addedP50), median(addedP99));
+        System.out.printf("Throughput, closed loop with %d connections: direct %.0f/s, via gateway %.0f/s, ratio %.2f%n",
                 connections, closedDirect.throughput(), closedGateway.throughput(), ratio);
     }
 
+    private static double median(List<Double> values) {
+        List<Double> sorted = new ArrayList<>(values);
+        sorted.sort(Double::compare);
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+
     private static void row(String label, LatencySummary s, long errors) {
-        System.out.printf("%-14s %9.3f %9.3f %9.3f %9.3f %8d%n", label, s.p50Ms(), s.p90Ms(), s.p99Ms(), s.p999Ms(), errors);
+        System.out.printf("%-19s %9.3f %9.3f %9.3f %9.3f %8d%n", label, s.p50Ms(), s.p90Ms(), s.p99Ms(), s.p999Ms(), errors);
     }
 
     /** Runs a sub-command of this same jar in its own JVM. */
-    private static Process child(String name, String... args) throws IOException {
+    private Process child(String name, String... args) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
-        command.add("-Xmx1g");
+        command.addAll(List.of(childJvmOpts.trim().split("\\s+")));
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(CachegateCli.class.getName());

@@ -62,7 +62,7 @@ public final class UpstreamCall {
         return reused;
     }
 
-    /** Nanoseconds from sending the request to its response head, or 0 before the head. */
+    /** The {@link System#nanoTime()} at which the request was sent, or 0 before a connection was had. */
     public long sentAtNanos() {
         return sentAtNanos;
     }
