@@ -1,6 +1,8 @@
 /**
- * The exact-match cache (to come): cache keys built from tenant, model version, context hash and a
- * canonical form of the request; an {@code ExactCache} with an in-process (Caffeine) tier and a Redis
- * (Lettuce) tier, TTLs, tags and purge. Plain Java: no Netty types, testable with an injected clock.
+ * The exact-match cache: cache keys built from tenant, model version, context hash and a
+ * canonical form of the request (see {@code CANONICAL_FORM.md} in this module); entries; and the
+ * stores behind the {@link io.cachegate.cache.exact.CacheStore} interface (in-process Caffeine,
+ * Redis through Lettuce, and the two tiered). Plain Java: no Netty types, testable with an
+ * injected clock.
  */
 package io.cachegate.cache.exact;

@@ -1,0 +1,29 @@
+package io.cachegate.cache.exact;
+
+import java.util.Set;
+
+/**
+ * One stored answer: the complete, successful response body as the backend sent it (a
+ * non-streaming JSON document; streamed answers are assembled into one first) and what is known
+ * about it.
+ *
+ * @param body the response body, a JSON document
+ * @param createdAtMillis when the answer was generated (epoch milliseconds), for {@code Age} and {@code max-age}
+ * @param modelVersion the model version that generated it
+ * @param originRequestId the X-Request-Id of the request that generated it, so a bad answer can be traced
+ * @param promptTokens usage.prompt_tokens of the answer (0 when unknown)
+ * @param completionTokens usage.completion_tokens of the answer (0 when unknown), for "tokens saved"
+ * @param tags the X-Cache-Tags the answer was stored under, for purge by tag
+ */
+public record CacheEntry(byte[] body, long createdAtMillis, String modelVersion, String originRequestId,
+                         int promptTokens, int completionTokens, Set<String> tags) {
+
+    public CacheEntry {
+        tags = Set.copyOf(tags);
+    }
+
+    /** Seconds since the answer was generated, never negative. */
+    public long ageSeconds(long nowMillis) {
+        return Math.max(0, (nowMillis - createdAtMillis) / 1000);
+    }
+}
