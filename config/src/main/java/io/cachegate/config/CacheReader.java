@@ -8,7 +8,8 @@ import java.util.Set;
 final class CacheReader {
 
     private static final Set<String> KEYS = Set.of("exact", "semantic");
-    private static final Set<String> EXACT_KEYS = Set.of("store", "redis_uri", "ttl", "max_entries");
+    private static final Set<String> EXACT_KEYS = Set.of("store", "redis_uri", "ttl", "timeout",
+            "max_bytes", "l1_ttl", "l1_max_bytes", "compress_above", "redis_queue_size");
     private static final Set<String> SEMANTIC_KEYS =
             Set.of("enabled", "store", "threshold", "ttl", "model", "path", "qdrant");
     private static final Set<String> QDRANT_KEYS = Set.of("host", "port", "collection", "api_key");
@@ -32,19 +33,34 @@ final class CacheReader {
         }
         String redisUri = exact.string("redis_uri", d.redisUri());
         if (exact.has("redis_uri") && !isRedisUri(redisUri)) {
-            exact.problem("redis_uri", Durations.quote(redisUri) + " is not a Redis URI (e.g. redis://127.0.0.1:6379)");
+            exact.problem("redis_uri", Durations.quote(redisUri)
+                    + " is not a Redis URI (e.g. redis://127.0.0.1:6379, redis-sentinel://h1:26379,h2:26379#mymaster,"
+                    + " redis-cluster://h1:7000,h2:7000)");
         }
         return new ExactCacheSettings(
                 exact.choice("store", d.store()),
                 redisUri,
                 exact.duration("ttl", d.ttl()),
-                exact.integer("max_entries", d.maxEntries(), 1, Long.MAX_VALUE));
+                exact.duration("timeout", d.timeout()),
+                exact.size("max_bytes", d.maxBytes(), 1 << 20, Long.MAX_VALUE),
+                exact.duration("l1_ttl", d.l1Ttl()),
+                exact.size("l1_max_bytes", d.l1MaxBytes(), 1 << 20, Long.MAX_VALUE),
+                exact.size("compress_above", d.compressAboveBytes(), 0, Integer.MAX_VALUE),
+                (int) exact.integer("redis_queue_size", d.redisQueueSize(), 1, 1_000_000));
     }
 
     private static boolean isRedisUri(String text) {
         try {
             URI uri = new URI(text.strip());
-            return ("redis".equals(uri.getScheme()) || "rediss".equals(uri.getScheme())) && uri.getHost() != null;
+            String scheme = uri.getScheme();
+            if ("redis".equals(scheme) || "rediss".equals(scheme)) {
+                return uri.getHost() != null;
+            }
+            // Sentinel and Cluster URIs list several hosts ("h1:26379,h2:26379"), which java.net.URI
+            // keeps as an authority without a host.
+            return ("redis-sentinel".equals(scheme) || "rediss-sentinel".equals(scheme)
+                    || "redis-cluster".equals(scheme) || "rediss-cluster".equals(scheme))
+                    && uri.getRawAuthority() != null && !uri.getRawAuthority().isBlank();
         } catch (URISyntaxException e) {
             return false;
         }

@@ -6,19 +6,32 @@ import java.util.Objects;
 /**
  * The exact-match cache.
  *
- * @param redisUri used only when {@code store} is {@link ExactStore#REDIS}
- * @param maxEntries bound of the in-memory store (and of the in-process L1 in front of Redis)
+ * @param store where entries live
+ * @param redisUri {@code redis://}, {@code rediss://}, {@code redis-sentinel://} or {@code redis-cluster://};
+ *                 used when {@code store} is {@link ExactStore#REDIS} or {@link ExactStore#TIERED}
+ * @param ttl entry lifetime when the route sets none
+ * @param timeout Redis command timeout: a slower answer counts as a miss (fail open)
+ * @param maxBytes bound of the in-memory store, in bytes of stored answers
+ * @param l1Ttl lifetime of an entry in the in-process L1 of the tiered store; a purge made by another
+ *              gateway is seen here within this time
+ * @param l1MaxBytes bound of that L1, in bytes
+ * @param compressAboveBytes bodies larger than this are stored compressed in Redis
+ * @param redisQueueSize commands that may wait for Redis at once; more are rejected (a miss), never queued without bound
  */
-public record ExactCacheSettings(ExactStore store, String redisUri, Duration ttl, long maxEntries) {
+public record ExactCacheSettings(ExactStore store, String redisUri, Duration ttl, Duration timeout, long maxBytes,
+                                 Duration l1Ttl, long l1MaxBytes, long compressAboveBytes, int redisQueueSize) {
 
     public ExactCacheSettings {
         Objects.requireNonNull(store, "store");
         Objects.requireNonNull(redisUri, "redisUri");
         Objects.requireNonNull(ttl, "ttl");
+        Objects.requireNonNull(timeout, "timeout");
+        Objects.requireNonNull(l1Ttl, "l1Ttl");
     }
 
-    /** Memory, {@code redis://127.0.0.1:6379}, 1h, 100000 entries. */
+    /** Memory, {@code redis://127.0.0.1:6379}, 1h, 50ms, 256MiB, L1 5s and 32MiB, compress above 4KiB, queue 10000. */
     public static ExactCacheSettings defaults() {
-        return new ExactCacheSettings(ExactStore.MEMORY, "redis://127.0.0.1:6379", Duration.ofHours(1), 100_000);
+        return new ExactCacheSettings(ExactStore.MEMORY, "redis://127.0.0.1:6379", Duration.ofHours(1),
+                Duration.ofMillis(50), 256L << 20, Duration.ofSeconds(5), 32L << 20, 4L << 10, 10_000);
     }
 }

@@ -2,6 +2,7 @@ package io.cachegate.config;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -17,7 +18,10 @@ final class RoutesReader {
 
     private static final Set<String> KEYS = Set.of("match", "backend", "fallback", "class", "cache");
     private static final Set<String> MATCH_KEYS = Set.of("model", "tenant", "path");
-    private static final Set<String> CACHE_KEYS = Set.of("exact", "semantic", "ttl", "context", "normalize", "shared");
+    private static final Set<String> CACHE_KEYS = Set.of("exact", "semantic", "ttl", "context", "normalize", "shared",
+            "nondeterministic", "key_on_user", "store_finish_reasons");
+    /** In the order the error message lists them. */
+    private static final List<String> FINISH_REASONS = List.of("stop", "length", "tool_calls", "content_filter");
 
     private final Fields root;
     private final Set<String> backends;
@@ -89,7 +93,39 @@ final class RoutesReader {
                 cache.optionalDuration("ttl"),
                 cache.optional("context"),
                 cache.choice("normalize", d.normalize()),
-                cache.bool("shared", d.shared()));
+                cache.bool("shared", d.shared()),
+                cache.bool("nondeterministic", d.nondeterministic()),
+                cache.bool("key_on_user", d.keyOnUser()),
+                finishReasons(cache, d.storeFinishReasons()));
+    }
+
+    /** {@code store_finish_reasons}: a non-empty list of OpenAI finish reasons, each checked with its line. */
+    private static Set<String> finishReasons(Fields cache, Set<String> fallback) {
+        String key = "store_finish_reasons";
+        List<Node> items = cache.items(key);
+        if (items == null || !cache.has(key)) {
+            return fallback;
+        }
+        if (items.isEmpty()) {
+            cache.problem(key, "must list at least one value (e.g. [stop])");
+            return fallback;
+        }
+        Set<String> reasons = new LinkedHashSet<>();
+        for (int i = 0; i < items.size(); i++) {
+            String itemPath = cache.path(key) + "[" + i + "]";
+            String value = cache.reader().text(items.get(i), itemPath);
+            if (NodeReader.isNull(items.get(i)) || value != null && value.isBlank()) {
+                cache.reader().problem(items.get(i), itemPath, "must not be empty");
+            } else if (value == null) {
+                continue; // a wrong type, already reported
+            } else if (FINISH_REASONS.contains(value.strip())) {
+                reasons.add(value.strip());
+            } else {
+                cache.reader().problem(items.get(i), itemPath, Durations.quote(value) + " is not one of "
+                        + String.join(", ", FINISH_REASONS) + Suggestions.didYouMean(value, FINISH_REASONS));
+            }
+        }
+        return reasons.isEmpty() ? fallback : reasons;
     }
 
     /** A name that must be one of {@code known}; reported with the closest candidate when it is not. */

@@ -34,6 +34,10 @@ final class TenantsReader {
             }
             Optional<String> id = fields.required("id");
             if (id.isPresent()) {
+                if (id.get().startsWith("_")) {
+                    // "_shared" names the cache namespace of shared routes; no tenant may alias it.
+                    fields.problem("id", Durations.quote(id.get()) + " is reserved: tenant ids may not start with _");
+                }
                 Integer first = idLines.putIfAbsent(id.get(), fields.line("id"));
                 if (first != null) {
                     fields.problem("id", Durations.quote(id.get()) + " is already used by the tenant on line " + first);

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,7 +43,8 @@ class PolicyLoaderTest {
         assertThat(policy.cache()).isEqualTo(CacheSettings.defaults());
         assertThat(policy.routes()).containsExactly(new Route(0, new RouteMatch("*", Optional.empty(), "*"),
                 Optional.empty(), Optional.empty(), "interactive",
-                new RouteCache(true, false, Optional.empty(), Optional.empty(), Normalize.NONE, false)));
+                new RouteCache(true, false, Optional.empty(), Optional.empty(), Normalize.NONE, false, false, false,
+                        Set.of("stop"))));
     }
 
     @Test
@@ -71,7 +73,16 @@ class PolicyLoaderTest {
                   batch: { priority: 2, max_queue_time: 10m, max_queue_depth: 5 }
                   bulk: { priority: 3 }
                 cache:
-                  exact: { store: redis, redis_uri: "rediss://cache:6380", ttl: 2h, max_entries: 10 }
+                  exact:
+                    store: tiered
+                    redis_uri: "rediss://cache:6380"
+                    ttl: 2h
+                    timeout: 20ms
+                    max_bytes: 64MiB
+                    l1_ttl: 2s
+                    l1_max_bytes: 8MiB
+                    compress_above: 1KiB
+                    redis_queue_size: 500
                   semantic:
                     enabled: true
                     store: qdrant
@@ -82,7 +93,8 @@ class PolicyLoaderTest {
                     qdrant: { host: qdrant, port: 6333, collection: answers, api_key: q }
                 routes:
                   - match: { model: "llama-*", path: "/v1/chat/*" }
-                    cache: { exact: false, semantic: true, ttl: 10m, context: kb-7, normalize: case, shared: true }
+                    cache: { exact: false, semantic: true, ttl: 10m, context: kb-7, normalize: case, shared: true,
+                             nondeterministic: true, key_on_user: true, store_finish_reasons: [stop, length, tool_calls] }
                 """);
 
         assertThat(policy.server()).isEqualTo(new ServerSettings("127.0.0.1", 0, "127.0.0.1", 0, 1 << 20, 8192,
@@ -96,14 +108,15 @@ class PolicyLoaderTest {
         assertThat(policy.classes().keySet()).containsExactly("batch", "bulk");
         assertThat(policy.classes().get("bulk")).isEqualTo(new TrafficClass("bulk", 3, Duration.ofSeconds(2), 1000));
         assertThat(policy.cache()).isEqualTo(new CacheSettings(
-                new ExactCacheSettings(ExactStore.REDIS, "rediss://cache:6380", Duration.ofHours(2), 10),
+                new ExactCacheSettings(ExactStore.TIERED, "rediss://cache:6380", Duration.ofHours(2),
+                        Duration.ofMillis(20), 64L << 20, Duration.ofSeconds(2), 8L << 20, 1024, 500),
                 new SemanticCacheSettings(true, SemanticStore.QDRANT, 0.85, Duration.ofDays(1), "minilm",
                         "/var/lib/cachegate", new QdrantSettings("qdrant", 6333, "answers", Optional.of("q")))));
         Route route = policy.routes().get(0);
         assertThat(route.match()).isEqualTo(new RouteMatch("llama-*", Optional.empty(), "/v1/chat/*"));
         assertThat(route.trafficClass()).as("no interactive class: the first one").isEqualTo("batch");
         assertThat(route.cache()).isEqualTo(new RouteCache(false, true, Optional.of(Duration.ofMinutes(10)),
-                Optional.of("kb-7"), Normalize.CASE, true));
+                Optional.of("kb-7"), Normalize.CASE, true, true, true, Set.of("stop", "length", "tool_calls")));
     }
 
     @Test
@@ -166,6 +179,8 @@ class PolicyLoaderTest {
         assertThat(policy.routes()).hasSize(2);
         assertThat(policy.routes().get(0).fallback()).contains("small");
         assertThat(policy.routes().get(0).cache().normalize()).isEqualTo(Normalize.WHITESPACE);
+        assertThat(policy.routes().get(0).cache().storeFinishReasons()).containsExactly("stop");
+        assertThat(policy.routes().get(0).cache().nondeterministic()).isFalse();
     }
 
     @Test

@@ -63,7 +63,7 @@ class PolicyValidationTest {
         assertThat(problem(BACKEND + "cache: { semantic: { enabled: yes } }\n"))
                 .isEqualTo("policy.yaml:4: cache.semantic.enabled: \"yes\" is not a boolean (true or false)");
         assertThat(problem(BACKEND + "cache: { exact: { store: disk } }\n"))
-                .isEqualTo("policy.yaml:4: cache.exact.store: \"disk\" is not one of memory, redis");
+                .isEqualTo("policy.yaml:4: cache.exact.store: \"disk\" is not one of memory, redis, tiered");
     }
 
     @Test
@@ -202,7 +202,28 @@ class PolicyValidationTest {
     @Test
     void parse_redisUri() {
         assertThat(problem(BACKEND + "cache: { exact: { redis_uri: \"http://x\" } }\n")).isEqualTo(
-                "policy.yaml:4: cache.exact.redis_uri: \"http://x\" is not a Redis URI (e.g. redis://127.0.0.1:6379)");
+                "policy.yaml:4: cache.exact.redis_uri: \"http://x\" is not a Redis URI (e.g. redis://127.0.0.1:6379,"
+                        + " redis-sentinel://h1:26379,h2:26379#mymaster, redis-cluster://h1:7000,h2:7000)");
+    }
+
+    @Test
+    void parse_redisUri_sentinelAndClusterAccepted() throws PolicyException {
+        for (String uri : List.of("redis-sentinel://h1:26379,h2:26379/0#mymaster", "redis-cluster://h1:7000,h2:7001",
+                "rediss://:secret@cache:6380/2")) {
+            Policy policy = TestPolicies.parse(BACKEND + "cache: { exact: { store: tiered, redis_uri: \"" + uri + "\" } }\n");
+            assertThat(policy.cache().exact().redisUri()).isEqualTo(uri);
+            assertThat(policy.cache().exact().store()).isEqualTo(ExactStore.TIERED);
+        }
+    }
+
+    @Test
+    void parse_exactStoreBounds() {
+        assertThat(problem(BACKEND + "cache: { exact: { redis_queue_size: 0 } }\n"))
+                .isEqualTo("policy.yaml:4: cache.exact.redis_queue_size: 0 is out of range 1..1000000");
+        assertThat(problem(BACKEND + "cache: { exact: { timeout: 0ms } }\n"))
+                .isEqualTo("policy.yaml:4: cache.exact.timeout: \"0ms\" must be longer than zero");
+        assertThat(problem(BACKEND + "cache: { exact: { max_entries: 10 } }\n"))
+                .startsWith("policy.yaml:4: cache.exact.max_entries: unknown key");
     }
 
     @Test
@@ -230,6 +251,40 @@ class PolicyValidationTest {
                 "policy.yaml:11: routes[0].cache.ttl: \"soon\" is not a duration (e.g. 500ms, 10m, 1h)");
         assertThat(problems.get(0)).isEqualTo(
                 new PolicyProblem("policy.yaml", 2, "server.port", "99999 is out of range 0..65535"));
+    }
+
+    @Test
+    void parse_badRouteCacheFlags_namesLineAndPath() {
+        assertThat(problem(BACKEND + """
+                routes:
+                  - cache:
+                      nondeterministic: sometimes
+                """)).isEqualTo(
+                "policy.yaml:6: routes[0].cache.nondeterministic: \"sometimes\" is not a boolean (true or false)");
+        assertThat(problem(BACKEND + "routes:\n  - cache: { key_on_user: 1 }\n")).isEqualTo(
+                "policy.yaml:5: routes[0].cache.key_on_user: \"1\" is not a boolean (true or false)");
+    }
+
+    @Test
+    void parse_badStoreFinishReasons_eachItemWithItsLine() {
+        assertThat(problems(BACKEND + """
+                routes:
+                  - cache:
+                      store_finish_reasons:
+                        - stop
+                        - lenght
+                        - cancelled
+                        -
+                """)).extracting(PolicyProblem::toString).containsExactly(
+                "policy.yaml:8: routes[0].cache.store_finish_reasons[1]: \"lenght\" is not one of stop, length, "
+                        + "tool_calls, content_filter (did you mean length?)",
+                "policy.yaml:9: routes[0].cache.store_finish_reasons[2]: \"cancelled\" is not one of stop, length, "
+                        + "tool_calls, content_filter",
+                "policy.yaml:10: routes[0].cache.store_finish_reasons[3]: must not be empty");
+        assertThat(problem(BACKEND + "routes:\n  - cache: { store_finish_reasons: [] }\n")).isEqualTo(
+                "policy.yaml:5: routes[0].cache.store_finish_reasons: must list at least one value (e.g. [stop])");
+        assertThat(problem(BACKEND + "routes:\n  - cache: { store_finish_reasons: stop }\n")).isEqualTo(
+                "policy.yaml:5: routes[0].cache.store_finish_reasons: expected a list, found \"stop\"");
     }
 
     @Test

@@ -3,7 +3,11 @@ package io.cachegate.gateway;
 import io.cachegate.config.Policy;
 import io.cachegate.config.ServerSettings;
 import io.cachegate.gateway.admin.AdminChannelInitializer;
+import io.cachegate.cache.exact.CacheStores;
+import io.cachegate.cache.exact.StoreHealth;
 import io.cachegate.gateway.admin.BackendHealth;
+import io.cachegate.gateway.cache.ExactCacheLayer;
+import io.cachegate.gateway.cache.ModelVersions;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.gateway.proxy.ProxyServices;
 import io.cachegate.gateway.server.ProxyChannelInitializer;
@@ -23,8 +27,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A running gateway: the proxy listener, the admin listener, the upstream client and the backend
- * health probes, all on one event loop group so an upstream connection shares its client's loop.
+ * A running gateway: the proxy listener, the admin listener, the exact cache, the upstream client
+ * and the backend health probes, all on one event loop group so an upstream connection shares its
+ * client's loop.
  */
 public final class Gateway implements AutoCloseable {
 
@@ -37,6 +42,7 @@ public final class Gateway implements AutoCloseable {
     private final UpstreamClient upstream;
     private final ProxyServices services;
     private final BackendHealth health;
+    private final ExactCacheLayer cache;
     private final ChannelGroup clientChannels = new DefaultChannelGroup("clients", GlobalEventExecutor.INSTANCE);
     private final Channel proxyChannel;
     private final Channel adminChannel;
@@ -51,21 +57,26 @@ public final class Gateway implements AutoCloseable {
         this.metrics = new GatewayMetrics();
         this.upstream = new UpstreamClient(transport, threads);
         this.services = new ProxyServices(policy, upstream, metrics);
-        this.health = new BackendHealth(services, group, HEALTH_INTERVAL_MILLIS);
+        ModelVersions versions = new ModelVersions();
+        StoreHealth storeHealth = new StoreHealth();
+        metrics.watchStore(storeHealth::available, storeHealth::errors);
+        this.health = new BackendHealth(services, versions, group, HEALTH_INTERVAL_MILLIS);
+        this.cache = new ExactCacheLayer(policy, CacheStores.create(policy.cache().exact(), storeHealth), versions, metrics);
         try {
             this.proxyChannel = new ServerBootstrap()
                     .group(group)
                     .channel(transport.serverChannel())
                     .option(ChannelOption.SO_BACKLOG, 1024)
                     .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childHandler(new ProxyChannelInitializer(services, clientChannels))
+                    .childHandler(new ProxyChannelInitializer(services, cache, clientChannels))
                     .bind(server.host(), server.port()).sync().channel();
             this.adminChannel = new ServerBootstrap()
                     .group(group)
                     .channel(transport.serverChannel())
-                    .childHandler(new AdminChannelInitializer(services, health))
+                    .childHandler(new AdminChannelInitializer(services, health, cache, versions))
                     .bind(server.adminHost(), server.adminPort()).sync().channel();
         } catch (RuntimeException | InterruptedException e) {
+            cache.close();
             group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             throw e;
         }
@@ -122,6 +133,7 @@ public final class Gateway implements AutoCloseable {
         adminChannel.close().syncUninterruptibly();
         clientChannels.close().awaitUninterruptibly();
         upstream.close();
+        cache.close();
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         metrics.close();
         log.info("cachegate stopped");

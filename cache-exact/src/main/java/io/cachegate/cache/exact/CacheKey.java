@@ -17,6 +17,7 @@ public record CacheKey(String tenant, String modelVersion, String digest) {
     public static final String SCHEMA = "v1";
     /** The namespace of routes that declare {@code shared: true}. */
     public static final String SHARED_TENANT = "_shared";
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
     public CacheKey {
         Objects.requireNonNull(tenant, "tenant");
@@ -28,9 +29,34 @@ public record CacheKey(String tenant, String modelVersion, String digest) {
 
     /**
      * The Redis key, {@code cg:v1:{tenant}:modelVersion:digest}: the tenant in braces is a Redis
-     * Cluster hash tag, so one tenant's keys share a slot and can be purged together.
+     * Cluster hash tag, so one tenant's keys share a slot and can be purged together. Tenant and
+     * model version go through {@link #redisSafe(String)}, so neither can forge a separator, a hash
+     * tag or a purge pattern.
      */
     public String redisKey() {
-        return "cg:" + SCHEMA + ":{" + tenant + "}:" + modelVersion + ":" + digest;
+        return "cg:" + SCHEMA + ":{" + redisSafe(tenant) + "}:" + redisSafe(modelVersion) + ":" + digest;
+    }
+
+    /**
+     * {@code value} with every character that means something in a Redis key or {@code SCAN MATCH}
+     * pattern (colon, braces, {@code * ? [ ]}, backslash), {@code %}, spaces and control characters
+     * percent-encoded ({@code "a:b"} becomes {@code "a%3Ab"}). Encoding {@code %} too keeps it one-to-one:
+     * two different values never give the same text. Use it for purge patterns as well.
+     */
+    public static String redisSafe(String value) {
+        StringBuilder out = null;
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            boolean escape = c <= ' ' || c == 0x7F || "%:{}*?[]\\".indexOf(c) >= 0;
+            if (escape && out == null) {
+                out = new StringBuilder(value.length() + 8).append(value, 0, i);
+            }
+            if (escape) {
+                out.append('%').append(HEX[c >> 4 & 0xF]).append(HEX[c & 0xF]);
+            } else if (out != null) {
+                out.append(c);
+            }
+        }
+        return out == null ? value : out.toString();
     }
 }

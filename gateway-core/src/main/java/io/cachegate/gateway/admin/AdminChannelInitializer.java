@@ -1,5 +1,7 @@
 package io.cachegate.gateway.admin;
 
+import io.cachegate.gateway.cache.ExactCacheLayer;
+import io.cachegate.gateway.cache.ModelVersions;
 import io.cachegate.gateway.proxy.ProxyServices;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.socket.SocketChannel;
@@ -11,8 +13,9 @@ public final class AdminChannelInitializer extends ChannelInitializer<SocketChan
 
     private final AdminHandler handler;
 
-    public AdminChannelInitializer(ProxyServices services, BackendHealth health) {
-        this.handler = new AdminHandler(services, health);
+    public AdminChannelInitializer(ProxyServices services, BackendHealth health, ExactCacheLayer cache,
+                                   ModelVersions versions) {
+        this.handler = new AdminHandler(services, health, cache, versions);
     }
 
     @Override

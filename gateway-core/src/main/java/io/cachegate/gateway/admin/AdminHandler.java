@@ -1,8 +1,12 @@
 package io.cachegate.gateway.admin;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cachegate.cache.exact.PurgeScope;
 import io.cachegate.gateway.api.ErrorKind;
+import io.cachegate.gateway.cache.ExactCacheLayer;
+import io.cachegate.gateway.cache.ModelVersions;
 import io.cachegate.gateway.proxy.ClientResponses;
 import io.cachegate.gateway.proxy.ProxyServices;
 import io.netty.buffer.Unpooled;
@@ -18,27 +22,35 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.Iterator;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The admin listener: {@code /health} (live), {@code /ready} (policy loaded, backends reachable),
  * {@code /metrics} (Prometheus), and, behind {@code server.admin_token} when set,
- * {@code /admin/stats} and the status page at {@code /}.
+ * {@code /admin/stats}, {@code POST /admin/purge} and the status page at {@code /}.
  */
 @ChannelHandler.Sharable
 final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Set<String> PURGE_FIELDS = Set.of("tenant", "model_version", "tag", "all");
 
     private final ProxyServices services;
     private final BackendHealth health;
+    private final ExactCacheLayer cache;
+    private final ModelVersions versions;
     private final Optional<byte[]> token;
 
-    AdminHandler(ProxyServices services, BackendHealth health) {
+    AdminHandler(ProxyServices services, BackendHealth health, ExactCacheLayer cache, ModelVersions versions) {
         this.services = services;
         this.health = health;
+        this.cache = cache;
+        this.versions = versions;
         this.token = services.policy().server().adminToken().map(t -> t.getBytes(StandardCharsets.UTF_8));
     }
 
@@ -47,15 +59,16 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         boolean keepAlive = HttpUtil.isKeepAlive(request);
         String path = request.uri().split("\\?", 2)[0];
         boolean known = switch (path) {
-            case "/health", "/ready", "/metrics", "/admin/stats", "/" -> true;
+            case "/health", "/ready", "/metrics", "/admin/stats", "/admin/purge", "/" -> true;
             default -> false;
         };
         if (!known) {
             ClientResponses.error(ctx, ErrorKind.NOT_FOUND, "Unknown admin path " + path, null, null, keepAlive);
             return;
         }
-        if (!request.method().equals(HttpMethod.GET)) {
-            ClientResponses.error(ctx, ErrorKind.METHOD_NOT_ALLOWED, "Use GET", null, null, keepAlive);
+        HttpMethod expected = path.equals("/admin/purge") ? HttpMethod.POST : HttpMethod.GET;
+        if (!request.method().equals(expected)) {
+            ClientResponses.error(ctx, ErrorKind.METHOD_NOT_ALLOWED, "Use " + expected, null, null, keepAlive);
             return;
         }
         boolean open = path.equals("/health") || path.equals("/ready") || path.equals("/metrics");
@@ -71,8 +84,52 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                     services.metrics().scrape(), keepAlive);
             case "/admin/stats" -> text(ctx, HttpResponseStatus.OK, "application/json",
                     JSON.writeValueAsString(stats()), keepAlive);
+            case "/admin/purge" -> purge(ctx, request, keepAlive);
             default -> text(ctx, HttpResponseStatus.OK, "text/html; charset=utf-8", StatusPage.render(stats()), keepAlive);
         }
+    }
+
+    /** {@code POST /admin/purge} with {@code {"tenant","model_version","tag"}} (any combination) or {@code {"all":true}}. */
+    private void purge(ChannelHandlerContext ctx, FullHttpRequest request, boolean keepAlive) {
+        PurgeScope scope;
+        try {
+            JsonNode body = JSON.readTree(request.content().toString(StandardCharsets.UTF_8));
+            if (body == null || !body.isObject()) {
+                throw new IllegalArgumentException("the body must be a JSON object");
+            }
+            for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
+                String field = it.next();
+                if (!PURGE_FIELDS.contains(field)) {
+                    throw new IllegalArgumentException("unknown field '" + field + "'; use tenant, model_version, tag or all");
+                }
+            }
+            scope = new PurgeScope(body.path("all").asBoolean(false), text(body, "tenant"), text(body, "model_version"),
+                    text(body, "tag"));
+        } catch (IOException | IllegalArgumentException e) {
+            String message = e instanceof IOException ? "the body is not valid JSON" : e.getMessage();
+            ClientResponses.error(ctx, ErrorKind.INVALID_REQUEST, "Purge: " + message, null, null, keepAlive);
+            return;
+        }
+        cache.store().purge(scope).whenComplete((count, error) -> ctx.executor().execute(() -> {
+            if (error != null) {
+                ClientResponses.error(ctx, ErrorKind.OVERLOADED, "The cache store could not purge: " + error.getMessage(),
+                        null, null, keepAlive);
+                return;
+            }
+            services.metrics().cachePurged(count);
+            text(ctx, HttpResponseStatus.OK, "application/json", "{\"purged\":" + count + "}", keepAlive);
+        }));
+    }
+
+    private static Optional<String> text(JsonNode body, String field) {
+        JsonNode value = body.get(field);
+        if (value == null || value.isNull()) {
+            return Optional.empty();
+        }
+        if (!value.isTextual() || value.textValue().isEmpty()) {
+            throw new IllegalArgumentException("'" + field + "' must be a non-empty string");
+        }
+        return Optional.of(value.textValue());
     }
 
     private void ready(ChannelHandlerContext ctx, boolean keepAlive) throws Exception {
@@ -90,6 +147,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                 .put("inFlight", services.metrics().inFlight())
                 .put("draining", services.draining());
         stats.set("backends", JSON.valueToTree(health.snapshot()));
+        stats.set("modelVersions", JSON.valueToTree(versions.snapshot(services.policy().backends())));
         return stats;
     }
 

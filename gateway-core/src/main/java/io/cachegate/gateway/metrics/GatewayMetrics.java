@@ -1,6 +1,7 @@
 package io.cachegate.gateway.metrics;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -17,6 +18,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * The gateway's meters, on a registry owned by one gateway instance (never the global one). Tags
@@ -32,6 +35,8 @@ public final class GatewayMetrics implements AutoCloseable {
     private final ConcurrentMap<String, Timer> requestTimers = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, Timer> upstreamTimers = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, Counter> upstreamFailures = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, Counter> counters = new ConcurrentHashMap<>();
+    private final Timer storeTimer;
 
     public GatewayMetrics() {
         new ClassLoaderMetrics().bindTo(registry);
@@ -44,6 +49,11 @@ public final class GatewayMetrics implements AutoCloseable {
                 .description("Client connections open on the proxy listener").register(registry);
         Gauge.builder("cachegate.requests.inflight", inFlight, AtomicInteger::get)
                 .description("Proxied requests not yet answered in full").register(registry);
+        storeTimer = Timer.builder("cachegate.cache.store.latency")
+                .description("Time of one exact-cache store lookup (in-process or Redis)")
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofNanos(10_000)).maximumExpectedValue(Duration.ofSeconds(1))
+                .register(registry);
     }
 
     public MeterRegistry registry() {
@@ -87,6 +97,11 @@ public final class GatewayMetrics implements AutoCloseable {
                 .register(registry)).record(durationNanos, TimeUnit.NANOSECONDS);
     }
 
+    /** A request counted by {@link #requestStarted} that handed itself over to another exchange. */
+    public void requestAbandoned() {
+        inFlight.decrementAndGet();
+    }
+
     public int inFlight() {
         return inFlight.get();
     }
@@ -107,6 +122,75 @@ public final class GatewayMetrics implements AutoCloseable {
                 .description("Upstream attempts that failed, by backend and kind")
                 .tag("backend", backend).tag("kind", kind)
                 .register(registry)).increment();
+    }
+
+    /** One cache lookup; {@code outcome} is hit, miss, bypass or error. */
+    public void cacheLookup(String layer, String outcome) {
+        counter("cachegate.cache.lookups", "Cache lookups by layer and outcome", "layer", layer, "outcome", outcome).increment();
+    }
+
+    /** A request that did not use the cache, with a bounded reason. */
+    public void cacheBypass(String reason) {
+        counter("cachegate.cache.bypass", "Requests that bypassed the cache, by reason", "reason", reason, null, null).increment();
+    }
+
+    /** A hit: one backend call avoided and the tokens it would have generated. */
+    public void cacheHit(String route, int promptTokens, int completionTokens) {
+        counter("cachegate.cache.calls.avoided", "Backend calls answered from the cache", "route", route, null, null).increment();
+        counter("cachegate.cache.tokens.saved", "Tokens (prompt + completion) not generated thanks to hits", "route", route, null, null)
+                .increment(promptTokens + completionTokens);
+    }
+
+    public void cacheMiss(String route) {
+        counter("cachegate.cache.misses", "Cacheable requests not found in the cache", "route", route, null, null).increment();
+    }
+
+    public void cacheWritten(long bytes) {
+        counter("cachegate.cache.entries.written", "Entries written to the exact cache", null, null, null, null).increment();
+        counter("cachegate.cache.bytes.written", "Bytes of response bodies written to the exact cache", null, null, null, null)
+                .increment(bytes);
+    }
+
+    public void cacheWriteFailed() {
+        counter("cachegate.cache.write.errors", "Entries that could not be written (store down or slow)", null, null, null, null)
+                .increment();
+    }
+
+    public void cachePurged(long entries) {
+        counter("cachegate.cache.purges", "Purge calls", null, null, null, null).increment();
+        counter("cachegate.cache.purged.entries", "Entries removed by purges", null, null, null, null).increment(entries);
+    }
+
+    public void coalesced() {
+        counter("cachegate.cache.coalesced", "Requests that shared an identical request's upstream call", null, null, null, null)
+                .increment();
+    }
+
+    /** Exposes the cache store's state: 1 while it answers, and its error count. */
+    public void watchStore(BooleanSupplier available, LongSupplier errors) {
+        Gauge.builder("cachegate.cache.store.available", () -> available.getAsBoolean() ? 1 : 0)
+                .description("1 while the exact-cache store answers; 0 while the gateway bypasses it").register(registry);
+        FunctionCounter.builder("cachegate.cache.store.errors", errors, LongSupplier::getAsLong)
+                .description("Exact-cache store operations that failed or timed out").register(registry);
+    }
+
+    /** Time of one store lookup. */
+    public void storeLookupTime(long nanos) {
+        storeTimer.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    private Counter counter(String name, String description, String tag1, String value1, String tag2, String value2) {
+        String key = name + '|' + value1 + '|' + value2;
+        return counters.computeIfAbsent(key, k -> {
+            Counter.Builder b = Counter.builder(name).description(description);
+            if (tag1 != null) {
+                b.tag(tag1, value1);
+            }
+            if (tag2 != null) {
+                b.tag(tag2, value2);
+            }
+            return b.register(registry);
+        });
     }
 
     @Override

@@ -8,7 +8,13 @@ public final class GatewayHeaders {
     public static final AsciiString X_REQUEST_ID = AsciiString.cached("x-request-id");
     public static final AsciiString X_CACHE = AsciiString.cached("x-cache");
     public static final AsciiString SERVER_TIMING = AsciiString.cached("server-timing");
+    public static final AsciiString X_CACHE_LAYER = AsciiString.cached("x-cache-layer");
+    public static final AsciiString X_CACHE_COALESCED = AsciiString.cached("x-cache-coalesced");
+    public static final AsciiString X_CACHE_CONTEXT = AsciiString.cached("x-cache-context");
+    public static final AsciiString X_CACHE_TAGS = AsciiString.cached("x-cache-tags");
     public static final AsciiString BYPASS = AsciiString.cached("BYPASS");
+    public static final AsciiString MISS = AsciiString.cached("MISS");
+    public static final AsciiString HIT = AsciiString.cached("HIT");
 
     private GatewayHeaders() {
     }

@@ -47,6 +47,8 @@ public final class ProxyExchange implements UpstreamListener {
     private final UpstreamClient client;
     private final GatewayMetrics metrics;
     private final Runnable onDone;
+    private final CharSequence xCache;
+    private final ResponseTap tap;
 
     private int attempts;
     private URI currentUrl;
@@ -55,11 +57,23 @@ public final class ProxyExchange implements UpstreamListener {
     private int status;
     private ChannelFuture lastWrite;
     private boolean done;
+    private boolean clientGone;
 
     /** Takes ownership of {@code request}; {@code onDone} runs once when the exchange ends for any reason. */
     public ProxyExchange(ChannelHandlerContext ctx, FullHttpRequest request, String requestId, long startNanos,
                          boolean keepAlive, String endpoint, ProxyTarget target, UpstreamClient client,
                          GatewayMetrics metrics, Runnable onDone) {
+        this(ctx, request, requestId, startNanos, keepAlive, endpoint, target, client, metrics, onDone,
+                GatewayHeaders.BYPASS, ResponseTap.NONE);
+    }
+
+    /**
+     * As above, with the {@code X-Cache} value to send and a tap that observes the answer (the cache
+     * stores or shares it).
+     */
+    public ProxyExchange(ChannelHandlerContext ctx, FullHttpRequest request, String requestId, long startNanos,
+                         boolean keepAlive, String endpoint, ProxyTarget target, UpstreamClient client,
+                         GatewayMetrics metrics, Runnable onDone, CharSequence xCache, ResponseTap tap) {
         this.ctx = ctx;
         this.request = request;
         this.requestId = requestId;
@@ -70,6 +84,8 @@ public final class ProxyExchange implements UpstreamListener {
         this.client = client;
         this.metrics = metrics;
         this.onDone = onDone;
+        this.xCache = xCache;
+        this.tap = tap;
     }
 
     public void start() {
@@ -77,14 +93,23 @@ public final class ProxyExchange implements UpstreamListener {
         attempt(target.pool().pick());
     }
 
-    /** The client went away: stop the upstream call so the backend stops generating. */
+    /**
+     * The client went away: stop the upstream call so the backend stops generating, unless the tap
+     * still needs the answer (coalesced requests are waiting on it), in which case it is read to
+     * its end for them without being written anywhere.
+     */
     public void cancel() {
-        if (done) {
+        if (done || clientGone) {
+            return;
+        }
+        if (responseStarted && tap.needsRest()) {
+            clientGone = true;
             return;
         }
         if (call != null) {
             call.cancel();
         }
+        tap.onAbort();
         end(responseStarted ? status : 499);
     }
 
@@ -132,13 +157,14 @@ public final class ProxyExchange implements UpstreamListener {
         GatewayHeaders.appendTiming(timing, "upstream", now - upstream.sentAtNanos());
         GatewayHeaders.appendTiming(timing, "total", now - startNanos);
         headers.set(GatewayHeaders.X_REQUEST_ID, requestId)
-                .set(GatewayHeaders.X_CACHE, GatewayHeaders.BYPASS)
+                .set(GatewayHeaders.X_CACHE, xCache)
                 .set(GatewayHeaders.SERVER_TIMING, timing);
         if (!keepAlive) {
             headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
         responseStarted = true;
         status = code;
+        tap.onHead(response);
         lastWrite = ctx.write(response);
         return true;
     }
@@ -149,13 +175,21 @@ public final class ProxyExchange implements UpstreamListener {
             content.release();
             return;
         }
+        tap.onContent(content.content());
         if (content instanceof LastHttpContent) {
-            ctx.writeAndFlush(content).addListener((ChannelFutureListener) f -> {
-                if (!f.isSuccess() || !keepAlive) {
-                    f.channel().close();
-                }
-            });
+            tap.onComplete(); // the backend's answer is complete, whatever becomes of this client's copy
+            if (clientGone) {
+                content.release();
+            } else {
+                ctx.writeAndFlush(content).addListener((ChannelFutureListener) f -> {
+                    if (!f.isSuccess() || !keepAlive) {
+                        f.channel().close();
+                    }
+                });
+            }
             end(status);
+        } else if (clientGone) {
+            content.release();
         } else {
             lastWrite = ctx.write(content);
         }
@@ -164,6 +198,10 @@ public final class ProxyExchange implements UpstreamListener {
     @Override
     public void onReadComplete(UpstreamCall upstream) {
         if (done) {
+            return;
+        }
+        if (clientGone) {
+            upstream.requestMore();
             return;
         }
         ctx.flush();
@@ -198,10 +236,13 @@ public final class ProxyExchange implements UpstreamListener {
                 return;
             }
         }
+        tap.onAbort();
         if (responseStarted) {
             // Too late for an error status: cut the connection so the client sees a truncated answer, not a complete one.
             log.debug("request {}: upstream failed mid-answer ({})", requestId, failure);
-            ctx.close();
+            if (!clientGone) {
+                ctx.close();
+            }
             end(status);
             return;
         }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cachegate.gateway.api.ErrorKind;
+import io.cachegate.gateway.proxy.ActiveExchange;
 import io.cachegate.gateway.proxy.ClientResponses;
 import io.cachegate.gateway.proxy.ProxyServices;
 import io.cachegate.gateway.upstream.BackendProbe;
@@ -22,7 +23,7 @@ import java.util.Set;
  * {@code GET /v1/models}: asks every backend for its models and answers with their union (first
  * backend wins on a duplicate id). Backends that fail are left out; if all fail, 502.
  */
-final class ModelListExchange implements ClientExchange {
+final class ModelListExchange implements ActiveExchange {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 

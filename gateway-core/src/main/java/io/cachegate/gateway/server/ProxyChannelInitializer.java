@@ -1,6 +1,7 @@
 package io.cachegate.gateway.server;
 
 import io.cachegate.config.ServerSettings;
+import io.cachegate.gateway.cache.ExactCacheLayer;
 import io.cachegate.gateway.proxy.ProxyServices;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
@@ -15,10 +16,12 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
     private static final int MAX_CHUNK = 64 * 1024;
 
     private final ProxyServices services;
+    private final ExactCacheLayer cache;
     private final ConnectionCounter counter;
 
-    public ProxyChannelInitializer(ProxyServices services, ChannelGroup channels) {
+    public ProxyChannelInitializer(ProxyServices services, ExactCacheLayer cache, ChannelGroup channels) {
         this.services = services;
+        this.cache = cache;
         this.counter = new ConnectionCounter(services.metrics(), channels);
     }
 
@@ -30,6 +33,6 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
         p.addLast("http", new HttpServerCodec(MAX_INITIAL_LINE, server.maxHeaderBytes(), MAX_CHUNK));
         p.addLast("decode-failures", new DecodeFailureHandler());
         p.addLast("body-limit", new BodyLimitAggregator((int) Math.min(Integer.MAX_VALUE, server.maxBodyBytes())));
-        p.addLast("proxy", new ProxyRequestHandler(services));
+        p.addLast("proxy", new ProxyRequestHandler(services, cache));
     }
 }

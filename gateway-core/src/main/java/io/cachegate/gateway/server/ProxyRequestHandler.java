@@ -6,11 +6,15 @@ import io.cachegate.gateway.api.ApiException;
 import io.cachegate.gateway.api.Endpoint;
 import io.cachegate.gateway.api.ErrorKind;
 import io.cachegate.gateway.api.OpenAiRequest;
+import io.cachegate.gateway.cache.CacheRequest;
+import io.cachegate.gateway.cache.ExactCacheLayer;
+import io.cachegate.gateway.proxy.ActiveExchange;
 import io.cachegate.gateway.proxy.ClientResponses;
 import io.cachegate.gateway.proxy.GatewayHeaders;
 import io.cachegate.gateway.proxy.ProxyExchange;
 import io.cachegate.gateway.proxy.ProxyServices;
 import io.cachegate.gateway.proxy.ProxyTarget;
+import io.cachegate.gateway.proxy.ResponseTap;
 import io.cachegate.gateway.proxy.RequestIds;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
@@ -37,11 +41,13 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
     private static final String DEFAULT_TENANT = "default";
 
     private final ProxyServices services;
+    private final ExactCacheLayer cache;
     private final ArrayDeque<FullHttpRequest> pipelined = new ArrayDeque<>();
-    private ClientExchange current;
+    private ActiveExchange current;
 
-    ProxyRequestHandler(ProxyServices services) {
+    ProxyRequestHandler(ProxyServices services, ExactCacheLayer cache) {
         this.services = services;
+        this.cache = cache;
     }
 
     @Override
@@ -87,19 +93,32 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
                 models.start();
                 return;
             }
-            ResolvedRoute route;
             if (endpoint == Endpoint.PASSTHROUGH) {
-                route = resolve(path, modelIfAny(request), tenant);
-            } else {
-                requireMethod(request, HttpMethod.POST);
-                OpenAiRequest parsed = services.parser().parse(endpoint, ByteBufUtil.getBytes(request.content()));
-                route = resolve(path, parsed.model(), tenant);
+                ResolvedRoute route = resolve(path, modelIfAny(request), tenant);
+                startUpstream(ctx, request, requestId, start, keepAlive, endpoint, route, GatewayHeaders.BYPASS,
+                        ResponseTap.NONE);
+                return;
             }
-            ProxyExchange exchange = new ProxyExchange(ctx, request, requestId, start, keepAlive,
-                    endpoint.metricName(), target(route), services.upstream(), services.metrics(),
+            requireMethod(request, HttpMethod.POST);
+            OpenAiRequest parsed = services.parser().parse(endpoint, ByteBufUtil.getBytes(request.content()));
+            ResolvedRoute route = resolve(path, parsed.model(), tenant);
+            Endpoint ep = endpoint;
+            CacheRequest cacheRequest = new CacheRequest(ctx, request, parsed, route, tenant, requestId, start, keepAlive,
+                    label(route), endpoint.metricName(),
+                    (xCache, tap) -> startUpstream(ctx, request, requestId, start, keepAlive, ep, route, xCache, tap),
                     () -> exchangeDone(ctx));
-            current = exchange::cancel;
-            exchange.start();
+            // The cache may finish synchronously (and clear `current`); only a request still in progress keeps its handle.
+            ActiveExchange[] stage = new ActiveExchange[1];
+            ActiveExchange placeholder = () -> {
+                if (stage[0] != null) {
+                    stage[0].cancel();
+                }
+            };
+            current = placeholder;
+            ActiveExchange handle = cache.handle(cacheRequest);
+            if (current == placeholder) {
+                stage[0] = handle;
+            }
         } catch (ApiException e) {
             request.release();
             reject(ctx, e.kind(), e.getMessage(), e.param(), requestId, keepAlive, endpoint, start);
@@ -168,10 +187,24 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private ProxyTarget target(ResolvedRoute route) {
+    /** Starts the upstream exchange, which takes ownership of {@code request}. */
+    private ActiveExchange startUpstream(ChannelHandlerContext ctx, FullHttpRequest request, String requestId, long start,
+                                         boolean keepAlive, Endpoint endpoint, ResolvedRoute route, CharSequence xCache,
+                                         ResponseTap tap) {
         String backend = route.backend().name();
-        return new ProxyTarget(Integer.toString(route.route().index()), services.pool(backend),
-                services.settings(backend), services.policy().authRequired(), route.backend().apiKey());
+        ProxyTarget target = new ProxyTarget(label(route), services.pool(backend), services.settings(backend),
+                services.policy().authRequired(), route.backend().apiKey());
+        ProxyExchange exchange = new ProxyExchange(ctx, request, requestId, start, keepAlive, endpoint.metricName(),
+                target, services.upstream(), services.metrics(), () -> exchangeDone(ctx), xCache, tap);
+        if (current == null) {
+            current = exchange::cancel;
+        }
+        exchange.start();
+        return exchange::cancel;
+    }
+
+    private static String label(ResolvedRoute route) {
+        return Integer.toString(route.route().index());
     }
 
     private void exchangeDone(ChannelHandlerContext ctx) {

@@ -1,6 +1,7 @@
-package io.cachegate.gateway.server;
+package io.cachegate.gateway.proxy;
 
 /** A request of one client connection that is being answered; cancelled when the client leaves. */
-interface ClientExchange {
+@FunctionalInterface
+public interface ActiveExchange {
     void cancel();
 }

@@ -1,0 +1,27 @@
+package io.cachegate.cache.exact;
+
+import java.util.Locale;
+
+/**
+ * Why the cache is not read (or not written) for a request. A bounded set, used as a metric tag
+ * ({@link #tag()}); {@link #NONE} when the cache is used normally.
+ */
+public enum BypassReason {
+    /** Read and write as usual. */
+    NONE,
+    /** The route has {@code cache.exact: false}. */
+    ROUTE_DISABLED,
+    /** The client sent {@code Cache-Control: no-store}: neither read nor write. */
+    NO_STORE,
+    /** The client sent {@code Cache-Control: no-cache}: not read, the fresh answer is written. */
+    NO_CACHE,
+    /** Sampled without a seed (temperature above 0 or omitted) on a route that does not opt in. */
+    NONDETERMINISTIC,
+    /** More than one choice asked for ({@code n} other than 1) on a route that does not opt in. */
+    N_GREATER_THAN_ONE;
+
+    /** The metric tag value, e.g. {@code no_store}. */
+    public String tag() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+}

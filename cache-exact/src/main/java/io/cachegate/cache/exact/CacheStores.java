@@ -1,0 +1,47 @@
+package io.cachegate.cache.exact;
+
+import io.cachegate.config.ExactCacheSettings;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/** Builds the store the policy asks for ({@code cache.exact.store}). */
+public final class CacheStores {
+
+    private CacheStores() {
+    }
+
+    /**
+     * The configured store; a Redis-backed one starts connecting in the background and reports
+     * through {@code health} (an in-memory one leaves it untouched but marks it available).
+     */
+    public static CacheStore create(ExactCacheSettings settings, StoreHealth health) {
+        return switch (settings.store()) {
+            case MEMORY -> {
+                health.available(true);
+                yield new MemoryCacheStore(settings.maxBytes());
+            }
+            case REDIS -> redis(settings, health);
+            case TIERED -> new TieredCacheStore(new MemoryCacheStore(settings.l1MaxBytes()), settings.l1Ttl(),
+                    redis(settings, health));
+        };
+    }
+
+    static RedisCacheStore redis(ExactCacheSettings settings, StoreHealth health) {
+        return RedisCacheStore.connect(settings.redisUri(), clientResources(),
+                new EntryCodec((int) Math.min(Integer.MAX_VALUE, settings.compressAboveBytes())),
+                RedisStoreOptions.of(settings.timeout(), settings.redisQueueSize()), health);
+    }
+
+    /** Resources of one Redis store: it uses one connection, so a few threads are plenty. */
+    static ClientResources clientResources() {
+        return ClientResources.builder()
+                .ioThreadPoolSize(2)
+                .computationThreadPoolSize(2)
+                // Lettuce's default backs off to 30s between reconnects; a cache should be back
+                // within a second of Redis.
+                .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
+                .build();
+    }
+}

@@ -1,0 +1,40 @@
+package io.cachegate.cache.exact;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.Optional;
+
+/**
+ * The part of the key for what beyond the request decides the answer: the client's
+ * {@code X-Cache-Context} header and the route's {@code cache.context}. Two requests with the same
+ * text but a different context never share an entry.
+ */
+public final class ContextHash {
+
+    /** The context hash when neither the header nor the route gives a context. */
+    public static final String NONE = "none";
+
+    private ContextHash() {
+    }
+
+    /**
+     * SHA-256 (lowercase hex) over both values, each with a presence flag and a length prefix, so
+     * header "a" with route "bc" differs from "ab" with "c", and a header differs from the same route
+     * value; {@link #NONE} when both are absent.
+     */
+    public static String of(Optional<String> clientHeader, Optional<String> routeContext) {
+        if (clientHeader.isEmpty() && routeContext.isEmpty()) {
+            return NONE;
+        }
+        MessageDigest sha = Sha256.newDigest();
+        field(sha, clientHeader);
+        field(sha, routeContext);
+        return HexFormat.of().formatHex(sha.digest());
+    }
+
+    private static void field(MessageDigest sha, Optional<String> value) {
+        sha.update((byte) (value.isPresent() ? 1 : 0));
+        Sha256.field(sha, value.orElse("").getBytes(StandardCharsets.UTF_8));
+    }
+}

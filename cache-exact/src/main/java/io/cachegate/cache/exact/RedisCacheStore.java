@@ -1,0 +1,374 @@
+package io.cachegate.cache.exact;
+
+import io.lettuce.core.ExpireArgs;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.resource.ClientResources;
+import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The shared store: entries in Redis through one pipelined Lettuce connection. It fails open: while
+ * Redis is down, slow or not yet connected, every operation completes exceptionally within the
+ * command timeout (never blocks, never queues without bound), {@link StoreHealth} counts it, and the
+ * client reconnects in the background. Futures complete on Lettuce's I/O thread: callers hop back to
+ * their own event loop. Needs Redis 7.0+ ({@code PEXPIRE NX/GT}). Cluster URIs
+ * ({@code redis-cluster://h1:7000,h2:7000}) use Lettuce's cluster client; only standalone Redis is
+ * covered by the integration tests.
+ */
+public final class RedisCacheStore implements TtlAwareCacheStore {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RedisCacheStore.class);
+    private static final int SCAN_BATCH = 1000;
+    // A tag's set outlives each of its entries a little, so a purge by tag never misses a live entry.
+    private static final long TAG_SLACK_MILLIS = 1000;
+    private static final long MAX_CONNECT_BACKOFF_MILLIS = 1000;
+
+    private final RedisConnector connector;
+    private final ClientResources resources;
+    private final EntryCodec codec;
+    private final RedisStoreOptions options;
+    private final StoreHealth health;
+    private final RateLimitedLog warnings;
+    private final String target;
+    // Null until the first connect succeeds; from then on Lettuce reconnects the same connection.
+    private volatile RedisConnector.Connected connected;
+    private volatile boolean closed;
+
+    private RedisCacheStore(RedisConnector connector, ClientResources resources, EntryCodec codec,
+                            RedisStoreOptions options, StoreHealth health, String target) {
+        this.connector = connector;
+        this.resources = resources;
+        this.codec = codec;
+        this.options = options;
+        this.health = health;
+        this.warnings = new RateLimitedLog(LOG, options.warnInterval());
+        this.target = target;
+    }
+
+    /**
+     * Starts connecting to {@code uri} and returns at once; until connected, operations fail (a miss).
+     * The store takes ownership of {@code resources} and shuts them down on {@link #close()}.
+     */
+    public static RedisCacheStore connect(String uri, ClientResources resources, EntryCodec codec,
+                                          RedisStoreOptions options, StoreHealth health) {
+        RedisConnector connector = RedisConnector.create(uri, resources, options);
+        RedisCacheStore store = new RedisCacheStore(connector, resources, codec, options, health, redact(uri));
+        connector.client().addListener(store.new StateListener());
+        store.connectLoop(0);
+        return store;
+    }
+
+    public StoreHealth health() {
+        return health;
+    }
+
+    @Override
+    public CompletableFuture<Optional<CacheEntry>> get(CacheKey key) {
+        RedisClusterAsyncCommands<String, byte[]> c = commands();
+        if (c == null) {
+            return notConnected();
+        }
+        return guard(c.get(key.redisKey()), options.commandTimeout())
+                .thenApply(bytes -> bytes == null ? Optional.<CacheEntry>empty() : decode(c, key, bytes));
+    }
+
+    @Override
+    public CompletableFuture<Optional<Timed>> getWithTtl(CacheKey key) {
+        RedisClusterAsyncCommands<String, byte[]> c = commands();
+        if (c == null) {
+            return notConnected();
+        }
+        // Both go out on the one connection before either answer arrives: one round trip.
+        CompletableFuture<byte[]> value = guard(c.get(key.redisKey()), options.commandTimeout());
+        CompletableFuture<Long> pttl = guard(c.pttl(key.redisKey()), options.commandTimeout());
+        return value.thenCombine(pttl, (bytes, millis) -> {
+            if (bytes == null) {
+                return Optional.<Timed>empty();
+            }
+            // -2: expired between GET and PTTL; serve it this once but let no tier keep a copy.
+            Duration remaining = millis == null || millis < 0 ? Duration.ZERO : Duration.ofMillis(millis);
+            return decode(c, key, bytes).map(entry -> new Timed(entry, remaining));
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> put(CacheKey key, CacheEntry entry, Duration ttl) {
+        if (ttl.isZero() || ttl.isNegative()) {
+            throw new IllegalArgumentException("ttl must be positive, was " + ttl);
+        }
+        RedisClusterAsyncCommands<String, byte[]> c = commands();
+        if (c == null) {
+            return notConnected();
+        }
+        String redisKey = key.redisKey();
+        long millis = Math.max(1, ttl.toMillis());
+        List<CompletableFuture<?>> sent = new ArrayList<>(1 + 3 * entry.tags().size());
+        sent.add(c.set(redisKey, codec.encode(entry), SetArgs.Builder.px(millis)).toCompletableFuture());
+        byte[] member = redisKey.getBytes(StandardCharsets.UTF_8);
+        for (String tag : entry.tags()) {
+            String tagKey = RedisKeys.tagKey(tag);
+            sent.add(c.sadd(tagKey, member).toCompletableFuture());
+            // NX gives a new set its first expiry (GT alone treats "no expiry" as infinite and would
+            // leave it persistent); GT then only ever lengthens it to cover the longest-lived entry.
+            sent.add(c.pexpire(tagKey, millis + TAG_SLACK_MILLIS, ExpireArgs.Builder.nx()).toCompletableFuture());
+            sent.add(c.pexpire(tagKey, millis + TAG_SLACK_MILLIS, ExpireArgs.Builder.gt()).toCompletableFuture());
+        }
+        return guard(CompletableFuture.allOf(sent.toArray(CompletableFuture<?>[]::new)), options.commandTimeout());
+    }
+
+    @Override
+    public CompletableFuture<Long> purge(PurgeScope scope) {
+        RedisClusterAsyncCommands<String, byte[]> c = commands();
+        if (c == null) {
+            return notConnected();
+        }
+        Purge purge = new Purge(c, scope);
+        if (scope.all() || scope.tag().isEmpty()) {
+            purge.scan(ScanCursor.INITIAL);
+        } else {
+            purge.scanTag(ScanCursor.INITIAL);
+        }
+        return purge.result.whenComplete((n, e) -> {
+            if (e != null) {
+                fail(e);
+            }
+        });
+    }
+
+    /** True while connected (the same as {@code health().available()}). */
+    public boolean available() {
+        return health.available();
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        health.available(false);
+        RedisConnector.Connected c = connected;
+        if (c != null) {
+            c.connection().close();
+        }
+        connector.client().shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        resources.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(3000);
+    }
+
+    private RedisClusterAsyncCommands<String, byte[]> commands() {
+        RedisConnector.Connected c = connected;
+        return c == null || closed ? null : c.commands();
+    }
+
+    /** Tries the first connection until it succeeds; after that, Lettuce's auto-reconnect takes over. */
+    private void connectLoop(int attempt) {
+        if (closed) {
+            return;
+        }
+        connector.connect().whenComplete((c, error) -> {
+            if (error != null) {
+                warnings.warn("redis cache " + target + " unreachable, requests bypass it: " + rootMessage(error));
+                long delay = Math.min(MAX_CONNECT_BACKOFF_MILLIS, 25L << Math.min(attempt, 10));
+                if (!closed) {
+                    resources.eventExecutorGroup().schedule(() -> connectLoop(attempt + 1), delay, TimeUnit.MILLISECONDS);
+                }
+                return;
+            }
+            if (closed) {
+                c.connection().closeAsync();
+                return;
+            }
+            connected = c;
+            health.available(true);
+            LOG.info("redis cache {} connected", target);
+        });
+    }
+
+    private Optional<CacheEntry> decode(RedisClusterAsyncCommands<String, byte[]> c, CacheKey key, byte[] bytes) {
+        try {
+            return Optional.of(codec.decode(bytes));
+        } catch (CorruptEntryException e) {
+            // A corrupt entry is a miss, and is removed so the next answer can replace it.
+            fail(e);
+            c.unlink(key.redisKey());
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * The outcome of {@code stage}, or a {@link StoreUnavailableException} after {@code timeout}. A
+     * copy is timed out, not Lettuce's own future, which Lettuce completes when Redis answers (its
+     * own TimeoutOptions then free the command).
+     */
+    private <T> CompletableFuture<T> guard(CompletionStage<T> stage, Duration timeout) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        ScheduledFuture<?> timer = resources.eventExecutorGroup().schedule(() -> result.completeExceptionally(
+                new StoreUnavailableException("redis cache " + target + ": no answer within " + timeout.toMillis() + "ms")),
+                timeout.toNanos(), TimeUnit.NANOSECONDS);
+        stage.whenComplete((value, error) -> {
+            timer.cancel(false);
+            if (error == null) {
+                result.complete(value);
+            } else {
+                result.completeExceptionally(unavailable(error));
+            }
+        });
+        return result.whenComplete((value, error) -> {
+            if (error != null) {
+                fail(error);
+            }
+        });
+    }
+
+    private <T> CompletableFuture<T> notConnected() {
+        StoreUnavailableException e = new StoreUnavailableException("redis cache " + target + " not connected");
+        fail(e);
+        return CompletableFuture.failedFuture(e);
+    }
+
+    private void fail(Throwable error) {
+        health.recordError(unwrap(error));
+        warnings.warn("redis cache " + target + " failed, requests bypass it: " + rootMessage(error));
+    }
+
+    private StoreUnavailableException unavailable(Throwable error) {
+        Throwable cause = unwrap(error);
+        return cause instanceof StoreUnavailableException s ? s
+                : new StoreUnavailableException("redis cache " + target + ": " + rootMessage(cause), cause);
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        Throwable e = error;
+        while (e instanceof CompletionException && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
+    }
+
+    private static String rootMessage(Throwable error) {
+        Throwable e = unwrap(error);
+        return e.getClass().getSimpleName() + ": " + e.getMessage();
+    }
+
+    /** The URI without its password, for logs. */
+    static String redact(String uri) {
+        return uri.replaceAll("//[^@/]*@", "//***@");
+    }
+
+    /** One purge: a chain of SCAN (or SSCAN) pages, each unlinked before the next is read. */
+    private final class Purge {
+        final CompletableFuture<Long> result = new CompletableFuture<>();
+        private final RedisClusterAsyncCommands<String, byte[]> c;
+        private final PurgeScope scope;
+        private final ScanArgs scanArgs;
+        private long removed;
+
+        Purge(RedisClusterAsyncCommands<String, byte[]> c, PurgeScope scope) {
+            this.c = c;
+            this.scope = scope;
+            this.scanArgs = ScanArgs.Builder.matches(RedisKeys.scanPattern(scope)).limit(SCAN_BATCH);
+        }
+
+        void scan(ScanCursor cursor) {
+            c.scan(cursor, scanArgs).whenComplete((page, error) -> {
+                if (error != null) {
+                    result.completeExceptionally(unavailable(error));
+                    return;
+                }
+                List<String> entries = new ArrayList<>();
+                List<String> others = new ArrayList<>();
+                for (String key : page.getKeys()) {
+                    if (RedisKeys.inScope(scope, key)) {
+                        entries.add(key);
+                    } else if (scope.all()) {
+                        others.add(key); // tag sets and anything else of ours
+                    }
+                }
+                if (!others.isEmpty()) {
+                    c.unlink(others.toArray(String[]::new));
+                }
+                unlink(entries).whenComplete((n, e) -> next(page, n, e, () -> scan(page)));
+            });
+        }
+
+        void scanTag(ScanCursor cursor) {
+            String tagKey = RedisKeys.tagKey(scope.tag().orElseThrow());
+            boolean narrowed = scope.tenant().isPresent() || scope.modelVersion().isPresent();
+            c.sscan(tagKey, cursor, ScanArgs.Builder.limit(SCAN_BATCH)).whenComplete((page, error) -> {
+                if (error != null) {
+                    result.completeExceptionally(unavailable(error));
+                    return;
+                }
+                List<String> members = new ArrayList<>();
+                List<byte[]> raw = new ArrayList<>();
+                for (byte[] m : page.getValues()) {
+                    String key = new String(m, StandardCharsets.UTF_8);
+                    if (RedisKeys.inScope(scope, key)) {
+                        members.add(key);
+                        raw.add(m);
+                    }
+                }
+                if (narrowed && !raw.isEmpty()) {
+                    // The set lives on for the tag's other entries; only the purged ones leave it.
+                    c.srem(tagKey, raw.toArray(byte[][]::new));
+                }
+                unlink(members).whenComplete((n, e) -> next(page, n, e, () -> {
+                    if (!page.isFinished()) {
+                        scanTag(page);
+                    }
+                }));
+                if (page.isFinished() && !narrowed) {
+                    c.unlink(tagKey);
+                }
+            });
+        }
+
+        private CompletableFuture<Long> unlink(List<String> keys) {
+            return keys.isEmpty() ? CompletableFuture.completedFuture(0L)
+                    : c.unlink(keys.toArray(String[]::new)).toCompletableFuture();
+        }
+
+        private void next(ScanCursor page, Long unlinked, Throwable error, Runnable more) {
+            if (error != null) {
+                result.completeExceptionally(unavailable(error));
+                return;
+            }
+            removed += unlinked;
+            if (page.isFinished()) {
+                result.complete(removed);
+            } else {
+                more.run();
+            }
+        }
+    }
+
+    private final class StateListener implements RedisConnectionStateListener {
+        @Override
+        public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
+            if (!closed && connected != null) {
+                health.available(true);
+            }
+        }
+
+        @Override
+        public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+            health.available(false);
+            if (!closed) {
+                warnings.warn("redis cache " + target + " disconnected, requests bypass it until it reconnects");
+            }
+        }
+    }
+}

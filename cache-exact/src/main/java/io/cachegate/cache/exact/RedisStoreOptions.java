@@ -1,0 +1,37 @@
+package io.cachegate.cache.exact;
+
+import java.time.Duration;
+
+/**
+ * How the Redis store talks to Redis.
+ *
+ * @param commandTimeout a GET or SET slower than this counts as a failure (a miss for the caller)
+ * @param purgeCommandTimeout the timeout of each SCAN, SSCAN and UNLINK of a purge (larger: they walk the key space)
+ * @param requestQueueSize commands sent and not yet answered; more are rejected at once instead of queued
+ * @param warnInterval at most one warning per interval while Redis fails
+ */
+public record RedisStoreOptions(Duration commandTimeout, Duration purgeCommandTimeout, int requestQueueSize,
+                                Duration warnInterval) {
+
+    public RedisStoreOptions {
+        positive(commandTimeout, "commandTimeout");
+        positive(purgeCommandTimeout, "purgeCommandTimeout");
+        positive(warnInterval, "warnInterval");
+        if (requestQueueSize < 1) {
+            throw new IllegalArgumentException("requestQueueSize must be positive, was " + requestQueueSize);
+        }
+    }
+
+    /** With a purge command timeout of 20 command timeouts (at least 2s) and a warning at most every 10s. */
+    public static RedisStoreOptions of(Duration commandTimeout, int requestQueueSize) {
+        Duration purge = commandTimeout.multipliedBy(20);
+        return new RedisStoreOptions(commandTimeout, purge.compareTo(Duration.ofSeconds(2)) < 0 ? Duration.ofSeconds(2) : purge,
+                requestQueueSize, Duration.ofSeconds(10));
+    }
+
+    private static void positive(Duration d, String name) {
+        if (d == null || d.isZero() || d.isNegative()) {
+            throw new IllegalArgumentException(name + " must be positive, was " + d);
+        }
+    }
+}

@@ -1,0 +1,170 @@
+package io.cachegate.cache.exact;
+
+import static io.cachegate.cache.exact.MemoryCacheStoreTest.scope;
+import static io.cachegate.cache.exact.TestEntries.await;
+import static io.cachegate.cache.exact.TestEntries.entry;
+import static io.cachegate.cache.exact.TestEntries.key;
+import static io.cachegate.cache.exact.TestEntries.randomTenant;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Against the shared redis-server: every test uses its own random tenants and never flushes. */
+class RedisCacheStoreIT {
+
+    private static String uri;
+    private static RedisCacheStore store;
+    private final String tenant = randomTenant();
+
+    @BeforeAll
+    static void connect() {
+        uri = RedisTestServer.sharedUri();
+        store = RedisStores.connected(uri);
+    }
+
+    @AfterAll
+    static void close() {
+        store.close();
+    }
+
+    @Test
+    void get_afterPut_roundTrips() {
+        CacheKey key = key(tenant, "m@1");
+        CacheEntry entry = entry("{\"id\":\"x\"}", "doc:1");
+        store.put(key, entry, Duration.ofMinutes(1)).join();
+        CacheEntry found = store.get(key).join().orElseThrow();
+        assertThat(found).usingRecursiveComparison().isEqualTo(entry);
+        assertThat(store.get(key(tenant, "m@1")).join()).isEmpty();
+        assertThat(RedisTestServer.command(uri, "PTTL", key.redisKey())).startsWith(":").isNotEqualTo(":-1");
+    }
+
+    @Test
+    void get_largeBody_storedCompressed() {
+        CacheKey key = key(tenant, "m@1");
+        CacheEntry entry = entry("{\"content\":\"" + "lorem ipsum ".repeat(2000) + "\"}");
+        store.put(key, entry, Duration.ofMinutes(1)).join();
+        assertThat(store.get(key).join().orElseThrow().body()).isEqualTo(entry.body());
+        long stored = Long.parseLong(RedisTestServer.command(uri, "STRLEN", key.redisKey()).substring(1));
+        assertThat(stored).isLessThan(entry.body().length / 10);
+    }
+
+    @Test
+    void get_afterTtl_isEmpty() {
+        CacheKey key = key(tenant, "m@1");
+        store.put(key, entry("x"), Duration.ofMillis(300)).join();
+        assertThat(store.get(key).join()).isPresent();
+        await(Duration.ofSeconds(5), () -> store.get(key).join().isEmpty());
+    }
+
+    @Test
+    void getWithTtl_reportsRemaining() {
+        CacheKey key = key(tenant, "m@1");
+        store.put(key, entry("x"), Duration.ofSeconds(30)).join();
+        TtlAwareCacheStore.Timed timed = store.getWithTtl(key).join().orElseThrow();
+        assertThat(timed.remaining()).isBetween(Duration.ofSeconds(25), Duration.ofSeconds(30));
+    }
+
+    @Test
+    void get_corruptValue_isMissAndRemoved() {
+        CacheKey key = key(tenant, "m@1");
+        RedisTestServer.command(uri, "SET", key.redisKey(), "not an entry", "PX", "60000");
+        long errors = store.health().errors();
+        assertThat(store.get(key).join()).isEmpty();
+        assertThat(store.health().errors()).isGreaterThan(errors);
+        await(Duration.ofSeconds(2), () -> RedisTestServer.command(uri, "EXISTS", key.redisKey()).equals(":0"));
+    }
+
+    @Test
+    void purge_byTenant_onlyThatTenant() {
+        String other = randomTenant();
+        CacheKey[] mine = {key(tenant, "m@1"), key(tenant, "m@2"), key(tenant, "m:3")};
+        CacheKey theirs = key(other, "m@1");
+        for (CacheKey k : mine) {
+            store.put(k, entry("x"), Duration.ofMinutes(1)).join();
+        }
+        store.put(theirs, entry("y"), Duration.ofMinutes(1)).join();
+        assertThat(store.purge(scope(tenant, null, null)).join()).isEqualTo(3);
+        for (CacheKey k : mine) {
+            assertThat(store.get(k).join()).isEmpty();
+        }
+        assertThat(store.get(theirs).join()).isPresent();
+        store.purge(scope(other, null, null)).join();
+    }
+
+    @Test
+    void purge_byModelVersion_acrossTenantsOnlyThatVersion() {
+        String other = randomTenant();
+        String version = "mv-" + randomTenant();
+        CacheKey a = key(tenant, version);
+        CacheKey b = key(other, version);
+        CacheKey keep = key(tenant, version + "x");
+        store.put(a, entry("a"), Duration.ofMinutes(1)).join();
+        store.put(b, entry("b"), Duration.ofMinutes(1)).join();
+        store.put(keep, entry("k"), Duration.ofMinutes(1)).join();
+        assertThat(store.purge(scope(null, version, null)).join()).isEqualTo(2);
+        assertThat(store.get(a).join()).isEmpty();
+        assertThat(store.get(b).join()).isEmpty();
+        assertThat(store.get(keep).join()).isPresent();
+        assertThat(store.purge(scope(tenant, version + "x", null)).join()).isEqualTo(1);
+    }
+
+    @Test
+    void purge_byTag_andNarrowedByTenant() {
+        String other = randomTenant();
+        String tag = "doc:" + randomTenant() + " {*}";
+        CacheKey mine = key(tenant, "m@1");
+        CacheKey theirs = key(other, "m@1");
+        CacheKey untagged = key(tenant, "m@1");
+        store.put(mine, entry("a", tag), Duration.ofMinutes(1)).join();
+        store.put(theirs, entry("b", tag, "other"), Duration.ofMinutes(1)).join();
+        store.put(untagged, entry("c"), Duration.ofMinutes(1)).join();
+
+        assertThat(store.purge(scope(tenant, null, tag)).join()).isEqualTo(1);
+        assertThat(store.get(mine).join()).isEmpty();
+        assertThat(store.get(theirs).join()).isPresent();
+        assertThat(RedisTestServer.command(uri, "SCARD", RedisKeys.tagKey(tag))).isEqualTo(":1");
+
+        assertThat(store.purge(scope(null, null, tag)).join()).isEqualTo(1);
+        assertThat(store.get(theirs).join()).isEmpty();
+        assertThat(store.get(untagged).join()).isPresent();
+        assertThat(RedisTestServer.command(uri, "EXISTS", RedisKeys.tagKey(tag))).isEqualTo(":0");
+        store.purge(scope(tenant, null, null)).join();
+    }
+
+    @Test
+    void put_tagSet_expiresWithTheLongestEntry() {
+        String tag = "t-" + randomTenant();
+        String tagKey = RedisKeys.tagKey(tag);
+        store.put(key(tenant, "m"), entry("a", tag), Duration.ofSeconds(60)).join();
+        long first = Long.parseLong(RedisTestServer.command(uri, "PTTL", tagKey).substring(1));
+        assertThat(first).isBetween(55_000L, 61_000L);
+        store.put(key(tenant, "m"), entry("b", tag), Duration.ofMillis(200)).join();
+        long after = Long.parseLong(RedisTestServer.command(uri, "PTTL", tagKey).substring(1));
+        assertThat(after).as("a shorter entry never shortens the set").isGreaterThan(55_000L);
+
+        String shortTag = "s-" + randomTenant();
+        store.put(key(tenant, "m"), entry("c", shortTag), Duration.ofMillis(100)).join();
+        await(Duration.ofSeconds(5), () -> RedisTestServer.command(uri, "EXISTS", RedisKeys.tagKey(shortTag)).equals(":0"));
+        store.purge(scope(tenant, null, null)).join();
+    }
+
+    @Test
+    void purge_manyKeys_scansInBatches() {
+        List<CompletableFuture<Void>> pending = new ArrayList<>();
+        for (int i = 0; i < 2500; i++) {
+            pending.add(store.put(key(tenant, "m@1"), entry("x" + i), Duration.ofMinutes(1)));
+            if (pending.size() == 500) { // stay under the bounded request queue (1000)
+                pending.forEach(CompletableFuture::join);
+                pending.clear();
+            }
+        }
+        store.put(key(tenant, "m@1"), entry("last"), Duration.ofMinutes(1)).join();
+        assertThat(store.purge(scope(tenant, null, null)).join()).isEqualTo(2501);
+    }
+}

@@ -1,0 +1,123 @@
+package io.cachegate.gateway.cache;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.cachegate.cache.exact.CacheEntry;
+import io.cachegate.cache.exact.CacheKey;
+import io.cachegate.cache.exact.CacheStore;
+import io.cachegate.cache.exact.StorePolicy;
+import io.cachegate.cache.exact.StreamAssembler;
+import io.cachegate.gateway.metrics.GatewayMetrics;
+import io.cachegate.gateway.proxy.ResponseTap;
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpResponse;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Assembles the answer being relayed (a JSON body, or an SSE stream turned into the equivalent
+ * JSON document) and, if it is complete and successful, writes it to the store asynchronously.
+ * Bounded: an answer over {@code maxBytes} is not stored. A cancelled or failed answer never is.
+ */
+final class AnswerCapture implements ResponseTap {
+
+    private static final Logger log = LoggerFactory.getLogger(AnswerCapture.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** What the entry is filed under and with. */
+    record Target(CacheStore store, CacheKey key, Duration ttl, Set<String> tags, String requestId,
+                  Set<String> storeFinishReasons) {
+    }
+
+    private final Target target;
+    private final long maxBytes;
+    private final GatewayMetrics metrics;
+    private int status;
+    private StreamAssembler assembler;
+    private ByteArrayOutputStream body;
+    private boolean abandoned;
+
+    AnswerCapture(Target target, long maxBytes, GatewayMetrics metrics) {
+        this.target = target;
+        this.maxBytes = maxBytes;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public void onHead(HttpResponse head) {
+        status = head.status().code();
+        if (status != 200) {
+            abandoned = true;
+            return;
+        }
+        String type = head.headers().get(HttpHeaderNames.CONTENT_TYPE, "");
+        if (type.startsWith("text/event-stream")) {
+            assembler = new StreamAssembler((int) Math.min(Integer.MAX_VALUE, maxBytes));
+        } else {
+            body = new ByteArrayOutputStream(1024);
+        }
+    }
+
+    @Override
+    public void onContent(ByteBuf content) {
+        if (abandoned || !content.isReadable()) {
+            return;
+        }
+        byte[] bytes = new byte[content.readableBytes()];
+        content.getBytes(content.readerIndex(), bytes);
+        if (assembler != null) {
+            assembler.feed(bytes, 0, bytes.length);
+        } else if (body.size() + bytes.length > maxBytes) {
+            abandoned = true;
+            body = null;
+        } else {
+            body.write(bytes, 0, bytes.length);
+        }
+    }
+
+    @Override
+    public void onComplete() {
+        if (abandoned) {
+            return;
+        }
+        Optional<byte[]> document = assembler != null ? assembler.completeDocument() : Optional.of(body.toByteArray());
+        if (document.isEmpty()) {
+            return;
+        }
+        JsonNode parsed;
+        try {
+            parsed = JSON.readTree(document.get());
+        } catch (IOException e) {
+            return;
+        }
+        if (parsed == null || !StorePolicy.storable(status, parsed, target.storeFinishReasons())) {
+            return;
+        }
+        JsonNode usage = parsed.path("usage");
+        CacheEntry entry = new CacheEntry(document.get(), System.currentTimeMillis(), target.key().modelVersion(),
+                target.requestId(), usage.path("prompt_tokens").asInt(0), usage.path("completion_tokens").asInt(0),
+                target.tags());
+        long size = document.get().length;
+        target.store().put(target.key(), entry, target.ttl()).whenComplete((ok, error) -> {
+            if (error == null) {
+                metrics.cacheWritten(size);
+            } else {
+                metrics.cacheWriteFailed();
+                log.debug("request {}: cache write failed: {}", target.requestId(), error.toString());
+            }
+        });
+    }
+
+    @Override
+    public void onAbort() {
+        abandoned = true;
+        body = null;
+        assembler = null;
+    }
+}

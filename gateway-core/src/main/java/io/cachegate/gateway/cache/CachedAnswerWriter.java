@@ -1,0 +1,100 @@
+package io.cachegate.gateway.cache;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.cachegate.cache.exact.CacheEntry;
+import io.cachegate.cache.exact.SseReplay;
+import io.cachegate.gateway.proxy.GatewayHeaders;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.AsciiString;
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * Answers a request from a cache entry: the stored JSON as it is, or, for {@code stream: true},
+ * replayed as Server-Sent Events in the OpenAI chunk format. The {@code id} and {@code created}
+ * are those of the stored answer, so a client can tell a replay from a fresh generation.
+ */
+final class CachedAnswerWriter {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    static final AsciiString X_CACHE_ORIGIN = AsciiString.cached("x-cache-origin-request-id");
+
+    private CachedAnswerWriter() {
+    }
+
+    /** Writes the hit; false when the entry cannot be replayed as asked (the caller then treats it as a miss). */
+    static boolean write(ChannelHandlerContext ctx, CacheEntry entry, boolean stream, boolean includeUsage,
+                         String requestId, boolean keepAlive, long startNanos, long lookupNanos) {
+        StringBuilder timing = new StringBuilder(48);
+        GatewayHeaders.appendTiming(timing, "cache", lookupNanos);
+        GatewayHeaders.appendTiming(timing, "total", System.nanoTime() - startNanos);
+        if (!stream) {
+            DefaultFullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+                    Unpooled.wrappedBuffer(entry.body()));
+            headers(response.headers(), entry, requestId, keepAlive, timing)
+                    .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+                    .setInt(HttpHeaderNames.CONTENT_LENGTH, entry.body().length);
+            close(ctx.writeAndFlush(response), keepAlive);
+            return true;
+        }
+        List<byte[]> events;
+        try {
+            JsonNode document = JSON.readTree(entry.body());
+            if (!SseReplay.canReplay(document)) {
+                return false;
+            }
+            events = SseReplay.events(document, includeUsage);
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+        HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+        headers(head.headers(), entry, requestId, keepAlive, timing)
+                .set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8")
+                .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_CACHE);
+        HttpUtil.setTransferEncodingChunked(head, true);
+        ctx.write(head);
+        // The whole replay is at most one stored entry, bounded by the store's entry size.
+        for (byte[] event : events) {
+            ctx.write(new DefaultHttpContent(Unpooled.wrappedBuffer(event)));
+        }
+        close(ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT), keepAlive);
+        return true;
+    }
+
+    private static HttpHeaders headers(HttpHeaders headers, CacheEntry entry, String requestId, boolean keepAlive,
+                                       CharSequence timing) {
+        headers.set(GatewayHeaders.X_REQUEST_ID, requestId)
+                .set(GatewayHeaders.X_CACHE, GatewayHeaders.HIT)
+                .set(GatewayHeaders.X_CACHE_LAYER, "exact")
+                .set(HttpHeaderNames.AGE, Long.toString(entry.ageSeconds(System.currentTimeMillis())))
+                .set(X_CACHE_ORIGIN, entry.originRequestId())
+                .set(GatewayHeaders.SERVER_TIMING, timing);
+        if (!keepAlive) {
+            headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        }
+        return headers;
+    }
+
+    private static void close(ChannelFuture future, boolean keepAlive) {
+        future.addListener((ChannelFutureListener) f -> {
+            if (!f.isSuccess() || !keepAlive) {
+                f.channel().close();
+            }
+        });
+    }
+}

@@ -1,0 +1,105 @@
+package io.cachegate.gateway.cache;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.cachegate.config.Backend;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The model version that namespaces cache entries: a backend's {@code model_version} pin, else
+ * what its replicas report in {@code GET /v1/models} (re-read by every health probe). A discovered
+ * version is {@code <id>@<12 hex>}, a hash of the model card's id, root, parent and any revision:
+ * a redeploy with other weights or a LoRA adapter with another path is a new namespace. When the
+ * replicas of a backend disagree (a rolling deploy) or none has reported yet, there is no version
+ * and the request bypasses the cache: an answer is never filed under a model that may not have
+ * made it.
+ */
+public final class ModelVersions {
+
+    /** backend name -> replica URL -> model id -> version */
+    private final Map<String, Map<URI, Map<String, String>>> discovered = new ConcurrentHashMap<>();
+
+    /** The version to key {@code model} on when served by {@code backend}, or empty to bypass the cache. */
+    public Optional<String> versionFor(Backend backend, String model) {
+        if (backend.modelVersion().isPresent()) {
+            return backend.modelVersion();
+        }
+        Map<URI, Map<String, String>> replicas = discovered.get(backend.name());
+        if (replicas == null || replicas.isEmpty()) {
+            return Optional.empty();
+        }
+        String agreed = null;
+        for (Map<String, String> models : replicas.values()) {
+            String version = models.get(model);
+            if (version == null || (agreed != null && !agreed.equals(version))) {
+                return Optional.empty();
+            }
+            agreed = version;
+        }
+        return Optional.ofNullable(agreed);
+    }
+
+    /** Records a replica's model list ({@code GET /v1/models} body). */
+    public void update(String backend, URI url, JsonNode modelList) {
+        Map<String, String> versions = new HashMap<>();
+        for (JsonNode card : modelList.path("data")) {
+            String id = card.path("id").asText("");
+            if (!id.isEmpty()) {
+                versions.put(id, versionOf(card));
+            }
+        }
+        discovered.computeIfAbsent(backend, b -> new ConcurrentHashMap<>()).put(url, Map.copyOf(versions));
+    }
+
+    /** A replica stopped answering: its old list no longer speaks for the backend. */
+    public void forget(String backend, URI url) {
+        Map<URI, Map<String, String>> replicas = discovered.get(backend);
+        if (replicas != null) {
+            replicas.remove(url);
+        }
+    }
+
+    /** backend -> model -> version, as currently agreed (for /admin/stats). */
+    public Map<String, Map<String, String>> snapshot(Iterable<Backend> backends) {
+        Map<String, Map<String, String>> out = new LinkedHashMap<>();
+        for (Backend backend : backends) {
+            Map<String, String> models = new LinkedHashMap<>();
+            Map<URI, Map<String, String>> replicas = discovered.getOrDefault(backend.name(), Map.of());
+            replicas.values().stream().flatMap(m -> m.keySet().stream()).distinct().sorted()
+                    .forEach(model -> models.put(model, versionFor(backend, model).orElse("(replicas disagree)")));
+            backend.modelVersion().ifPresent(pin -> models.put("*", pin));
+            out.put(backend.name(), models);
+        }
+        return out;
+    }
+
+    static String versionOf(JsonNode card) {
+        String id = card.path("id").asText("");
+        StringBuilder identity = new StringBuilder();
+        for (String field : new String[] {"id", "root", "parent", "revision", "version"}) {
+            JsonNode value = card.get(field);
+            identity.append(field).append('=').append(value == null || value.isNull() ? "" : value.asText()).append('\n');
+        }
+        return id + "@" + sha256Hex(identity.toString()).substring(0, 12);
+    }
+
+    private static String sha256Hex(String text) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+            StringBuilder hex = new StringBuilder(64);
+            for (byte b : digest) {
+                hex.append(Character.forDigit((b >> 4) & 0xf, 16)).append(Character.forDigit(b & 0xf, 16));
+            }
+            return hex.toString();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every JRE", e);
+        }
+    }
+}
