@@ -26,6 +26,7 @@ public final class CachegateCli implements Runnable {
     static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new CachegateCli());
         cli.getSubcommands().get("bench").addSubcommand("overhead", new BenchOverheadCommand());
+        cli.getSubcommands().get("bench").addSubcommand("exact-cache", new BenchExactCacheCommand());
         return cli;
     }
 }

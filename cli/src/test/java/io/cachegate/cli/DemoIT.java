@@ -8,13 +8,13 @@ import org.junit.jupiter.api.Test;
 class DemoIT {
 
     @Test
-    void demo_shortWorkload_reportsIdenticalAnswersThroughTheGateway() {
-        CliTest.Run run = CliTest.run("demo", "--requests", "6", "--ttft-ms", "0", "--tpot-ms", "0");
+    void demo_repeatedPrompts_areAnsweredFromTheCache() {
+        // 12 requests over 8 prompts: the first 8 miss, the 4 repeats hit.
+        CliTest.Run run = CliTest.run("demo", "--requests", "12", "--ttft-ms", "0", "--tpot-ms", "0");
         assertThat(run.exit()).isZero();
         assertThat(run.out())
-                .contains("answers identical to the direct call: 6 of 6")
-                .contains("X-Cache: {BYPASS=6}")
-                .contains("backend calls: 12")
-                .contains("added by the gateway");
+                .contains("answers identical to the direct call: 12 of 12")
+                .contains("X-Cache: {HIT=4, MISS=8}")
+                .contains("backend calls made by the gateway: 8; calls avoided: 4");
     }
 }

@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +25,7 @@ import org.slf4j.LoggerFactory;
  * Assembles the answer being relayed (a JSON body, or an SSE stream turned into the equivalent
  * JSON document) and, if it is complete and successful, writes it to the store asynchronously.
  * Bounded: an answer over {@code maxBytes} is not stored. A cancelled or failed answer never is.
+ * {@code onSettled} runs once when the answer is known not to be stored or its write has finished.
  */
 final class AnswerCapture implements ResponseTap {
 
@@ -38,15 +40,21 @@ final class AnswerCapture implements ResponseTap {
     private final Target target;
     private final long maxBytes;
     private final GatewayMetrics metrics;
+    private final Runnable onSettled;
     private int status;
     private StreamAssembler assembler;
     private ByteArrayOutputStream body;
     private boolean abandoned;
 
     AnswerCapture(Target target, long maxBytes, GatewayMetrics metrics) {
+        this(target, maxBytes, metrics, () -> { });
+    }
+
+    AnswerCapture(Target target, long maxBytes, GatewayMetrics metrics, Runnable onSettled) {
         this.target = target;
         this.maxBytes = maxBytes;
         this.metrics = metrics;
+        this.onSettled = onSettled;
     }
 
     @Override
@@ -83,35 +91,52 @@ final class AnswerCapture implements ResponseTap {
 
     @Override
     public void onComplete() {
+        if (!store()) {
+            onSettled.run();
+        }
+    }
+
+    /** Starts the write when the answer is storable; false when it is not. */
+    private boolean store() {
         if (abandoned) {
-            return;
+            return false;
         }
         Optional<byte[]> document = assembler != null ? assembler.completeDocument() : Optional.of(body.toByteArray());
         if (document.isEmpty()) {
-            return;
+            return false;
         }
         JsonNode parsed;
         try {
             parsed = JSON.readTree(document.get());
         } catch (IOException e) {
-            return;
+            return false;
         }
         if (parsed == null || !StorePolicy.storable(status, parsed, target.storeFinishReasons())) {
-            return;
+            return false;
         }
         JsonNode usage = parsed.path("usage");
         CacheEntry entry = new CacheEntry(document.get(), System.currentTimeMillis(), target.key().modelVersion(),
                 target.requestId(), usage.path("prompt_tokens").asInt(0), usage.path("completion_tokens").asInt(0),
                 target.tags());
         long size = document.get().length;
-        target.store().put(target.key(), entry, target.ttl()).whenComplete((ok, error) -> {
+        CompletableFuture<Void> write;
+        try {
+            write = target.store().put(target.key(), entry, target.ttl());
+        } catch (RuntimeException e) {
+            metrics.cacheWriteFailed();
+            log.debug("request {}: cache write refused: {}", target.requestId(), e.toString());
+            return false;
+        }
+        write.whenComplete((ok, error) -> {
             if (error == null) {
                 metrics.cacheWritten(size);
             } else {
                 metrics.cacheWriteFailed();
                 log.debug("request {}: cache write failed: {}", target.requestId(), error.toString());
             }
+            onSettled.run();
         });
+        return true;
     }
 
     @Override
@@ -119,5 +144,6 @@ final class AnswerCapture implements ResponseTap {
         abandoned = true;
         body = null;
         assembler = null;
+        onSettled.run();
     }
 }

@@ -6,7 +6,9 @@ import java.util.concurrent.ConcurrentMap;
 
 /**
  * Makes concurrent identical misses share one upstream call: the first request for a key becomes
- * the leader and generates; those that arrive while it is in flight follow its answer.
+ * the leader and generates; those that arrive while it is in flight follow its answer. Followers
+ * receive the leader's bytes as they are, so requests share a call only when they also ask for the
+ * same form of answer (JSON, or SSE with or without the usage chunk), which the cache key ignores.
  */
 final class Coalescer {
 
@@ -14,20 +16,30 @@ final class Coalescer {
     record Role(boolean leader, SharedAnswer answer) {
     }
 
-    private final ConcurrentMap<CacheKey, SharedAnswer> inFlight = new ConcurrentHashMap<>();
+    /** The cache key and the form of the answer on the wire. */
+    private record Flight(CacheKey key, boolean stream, boolean includeUsage) {
+    }
+
+    private final ConcurrentMap<Flight, SharedAnswer> inFlight = new ConcurrentHashMap<>();
     private final long maxAnswerBytes;
 
     Coalescer(long maxAnswerBytes) {
         this.maxAnswerBytes = maxAnswerBytes;
     }
 
-    Role join(CacheKey key) {
+    Role join(CacheKey key, boolean stream, boolean includeUsage) {
+        Flight flight = new Flight(key, stream, stream && includeUsage);
         SharedAnswer[] created = new SharedAnswer[1];
-        SharedAnswer answer = inFlight.computeIfAbsent(key, k -> {
+        SharedAnswer answer = inFlight.computeIfAbsent(flight, k -> {
             created[0] = new SharedAnswer(maxAnswerBytes, () -> inFlight.remove(k, created[0]));
             return created[0];
         });
         return new Role(answer == created[0], answer);
+    }
+
+    /** The answer in flight for the same key and form, or null: a request that finds one follows it without a lookup. */
+    SharedAnswer inFlight(CacheKey key, boolean stream, boolean includeUsage) {
+        return inFlight.get(new Flight(key, stream, stream && includeUsage));
     }
 
     /** Answers being generated right now (for stats). */

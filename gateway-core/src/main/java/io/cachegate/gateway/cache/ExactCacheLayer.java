@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -115,28 +116,46 @@ public final class ExactCacheLayer implements AutoCloseable {
         }
 
         void start() {
+            // An identical answer being generated is the freshest there is: follow it without a lookup.
+            SharedAnswer flight = decision.write()
+                    ? coalescer.inFlight(key, r.parsed().stream(), r.parsed().includeUsage()) : null;
+            if (flight != null) {
+                metrics.cacheLookup("exact", "miss");
+                metrics.cacheMiss(r.routeLabel());
+                followFlight(flight);
+                return;
+            }
             if (!decision.read()) {
                 miss(true);
                 return;
             }
             long t0 = System.nanoTime();
-            store.get(key).whenComplete((entry, error) -> r.ctx().executor().execute(() -> {
-                long lookupNanos = System.nanoTime() - t0;
-                metrics.storeLookupTime(lookupNanos);
-                if (cancelled) {
-                    return;
-                }
-                if (error != null) {
-                    // Fail open: the store is down or slow. Answer from the backend, and do not try to write either.
-                    metrics.cacheLookup("exact", "error");
-                    metrics.cacheBypass("store_unavailable");
-                    start(GatewayHeaders.BYPASS, ResponseTap.NONE);
-                } else if (entry.isPresent() && control.accepts(System.currentTimeMillis() - entry.get().createdAtMillis())) {
-                    hit(entry.get(), lookupNanos);
-                } else {
-                    miss(decision.write());
-                }
-            }));
+            CompletableFuture<Optional<CacheEntry>> lookup = store.get(key);
+            if (lookup.isDone() && r.ctx().executor().inEventLoop()) {
+                // The in-process store answers at once: carry on here rather than queue a task behind other I/O.
+                lookup.whenComplete((entry, error) -> looked(entry, error, t0));
+            } else {
+                lookup.whenComplete((entry, error) -> r.ctx().executor().execute(() -> looked(entry, error, t0)));
+            }
+        }
+
+        /** Continues on the client's event loop once the store has answered. */
+        private void looked(Optional<CacheEntry> entry, Throwable error, long t0) {
+            long lookupNanos = System.nanoTime() - t0;
+            metrics.storeLookupTime(lookupNanos);
+            if (cancelled) {
+                return;
+            }
+            if (error != null) {
+                // Fail open: the store is down or slow. Answer from the backend, and do not try to write either.
+                metrics.cacheLookup("exact", "error");
+                metrics.cacheBypass("store_unavailable");
+                start(GatewayHeaders.BYPASS, ResponseTap.NONE);
+            } else if (entry.isPresent() && control.accepts(System.currentTimeMillis() - entry.get().createdAtMillis())) {
+                hit(entry.get(), lookupNanos);
+            } else {
+                miss(decision.write());
+            }
         }
 
         private void hit(CacheEntry entry, long lookupNanos) {
@@ -170,17 +189,23 @@ public final class ExactCacheLayer implements AutoCloseable {
             if (cancelled) {
                 return;
             }
-            AnswerCapture capture = new AnswerCapture(target, MAX_ENTRY_BYTES, metrics);
             if (!coalesce) {
-                start(GatewayHeaders.MISS, capture);
+                start(GatewayHeaders.MISS, new AnswerCapture(target, MAX_ENTRY_BYTES, metrics));
                 return;
             }
-            Coalescer.Role role = coalescer.join(key);
+            Coalescer.Role role = coalescer.join(key, r.parsed().stream(), r.parsed().includeUsage());
             if (role.leader()) {
-                start(GatewayHeaders.MISS, new CompositeTap(capture, role.answer()));
+                // The answer stays joinable until its write has settled: see SharedAnswer.
+                SharedAnswer shared = role.answer();
+                AnswerCapture capture = new AnswerCapture(target, MAX_ENTRY_BYTES, metrics, shared::settle);
+                start(GatewayHeaders.MISS, new CompositeTap(capture, shared));
                 return;
             }
-            FollowerExchange follower = new FollowerExchange(r.ctx(), role.answer(), r.requestId(), r.keepAlive(),
+            followFlight(role.answer());
+        }
+
+        private void followFlight(SharedAnswer answer) {
+            FollowerExchange follower = new FollowerExchange(r.ctx(), answer, r.requestId(), r.keepAlive(),
                     r.startNanos(), r.routeLabel(), r.endpoint(), metrics, this::follow, () -> {
                         releaseRequest();
                         r.onDone().run();

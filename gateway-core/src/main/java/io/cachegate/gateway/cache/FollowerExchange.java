@@ -62,7 +62,9 @@ final class FollowerExchange implements SharedAnswer.Subscriber {
     /** Attaches to the shared answer; falls back at once if it can no longer be shared. */
     void start(long maxHeadWaitNanos) {
         if (!answer.subscribe(this, ctx.executor())) {
-            fallback.run(true);
+            // Ended badly or overflowed: joining again could find the same answer (an overflowed one
+            // stays in flight) and loop, so make a call of our own.
+            fallback.run(false);
             return;
         }
         metrics.requestStarted();

@@ -17,6 +17,8 @@ import java.util.concurrent.Executor;
  * event loop, read the recorded pieces from the start at their own pace and are woken when more
  * arrive. The recording is bounded: past {@code maxBytes} the answer overflows, no follower joins
  * any more and those attached are cut off (LLM answers are far smaller than the bound).
+ * A completed answer stays joinable until {@link #settle()} (its store write has finished), so a
+ * request that missed the store just before the write still finds the answer here.
  */
 final class SharedAnswer implements ResponseTap {
 
@@ -39,6 +41,7 @@ final class SharedAnswer implements ResponseTap {
     private long bytes;
     private State state = State.WAITING;
     private boolean overflowed;
+    private boolean settled;
 
     SharedAnswer(long maxBytes, Runnable onEnd) {
         this.maxBytes = maxBytes;
@@ -123,6 +126,17 @@ final class SharedAnswer implements ResponseTap {
         return !waiters.isEmpty() && !overflowed;
     }
 
+    /** No request joins this answer any more: it failed, or its entry is in the store (or will not be). */
+    void settle() {
+        synchronized (this) {
+            if (settled) {
+                return;
+            }
+            settled = true;
+        }
+        onEnd.run();
+    }
+
     private void end(State end) {
         synchronized (this) {
             if (state == State.COMPLETE || state == State.ABORTED) {
@@ -130,7 +144,9 @@ final class SharedAnswer implements ResponseTap {
             }
             state = end;
         }
-        onEnd.run();
+        if (end == State.ABORTED) {
+            settle();
+        }
         wakeAll();
     }
 

@@ -95,14 +95,14 @@ public final class ProxyExchange implements UpstreamListener {
 
     /**
      * The client went away: stop the upstream call so the backend stops generating, unless the tap
-     * still needs the answer (coalesced requests are waiting on it), in which case it is read to
-     * its end for them without being written anywhere.
+     * still needs the answer (coalesced requests are waiting on it, before or after its head), in
+     * which case it is read to its end for them without being written anywhere.
      */
     public void cancel() {
         if (done || clientGone) {
             return;
         }
-        if (responseStarted && tap.needsRest()) {
+        if (tap.needsRest()) {
             clientGone = true;
             return;
         }
@@ -165,7 +165,9 @@ public final class ProxyExchange implements UpstreamListener {
         responseStarted = true;
         status = code;
         tap.onHead(response);
-        lastWrite = ctx.write(response);
+        if (!clientGone) {
+            lastWrite = ctx.write(response);
+        }
         return true;
     }
 
@@ -211,6 +213,9 @@ public final class ProxyExchange implements UpstreamListener {
             } else {
                 cancel(); // the client connection broke while we were writing
                 f.channel().close();
+                if (clientGone && !done) {
+                    upstream.requestMore(); // coalesced requests still need the rest: keep reading for them
+                }
             }
         });
     }
@@ -248,7 +253,9 @@ public final class ProxyExchange implements UpstreamListener {
         }
         ErrorKind kind = failure.errorKind();
         log.debug("request {}: upstream {} failed: {}", requestId, currentUrl, failure);
-        ClientResponses.error(ctx, kind, describe(failure), null, requestId, keepAlive);
+        if (!clientGone) {
+            ClientResponses.error(ctx, kind, describe(failure), null, requestId, keepAlive);
+        }
         end(kind.status());
     }
 

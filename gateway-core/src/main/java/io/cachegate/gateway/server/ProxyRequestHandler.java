@@ -115,7 +115,17 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
                 }
             };
             current = placeholder;
-            ActiveExchange handle = cache.handle(cacheRequest);
+            ActiveExchange handle;
+            try {
+                handle = cache.handle(cacheRequest);
+            } catch (RuntimeException e) {
+                // Thrown before any stage took the request (bad X-Cache-Tags, say): it is still ours to
+                // release, and the connection must not wait for an exchange that never started.
+                if (current == placeholder) {
+                    current = null;
+                }
+                throw e;
+            }
             if (current == placeholder) {
                 stage[0] = handle;
             }
