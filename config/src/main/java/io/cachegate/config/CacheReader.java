@@ -2,6 +2,8 @@ package io.cachegate.config;
 
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.time.Duration;
+import java.util.Optional;
 import java.util.Set;
 
 /** Reads the {@code cache} section: the exact store and the semantic index. */
@@ -11,7 +13,12 @@ final class CacheReader {
     private static final Set<String> EXACT_KEYS = Set.of("store", "redis_uri", "ttl", "timeout",
             "max_bytes", "l1_ttl", "l1_max_bytes", "compress_above", "redis_queue_size");
     private static final Set<String> SEMANTIC_KEYS =
-            Set.of("enabled", "store", "threshold", "ttl", "model", "path", "qdrant");
+            Set.of("enabled", "store", "threshold", "ttl", "model", "path", "qdrant", "max_entries", "sweep_interval",
+                    "embedder");
+    private static final Set<String> EMBEDDER_KEYS = Set.of("model", "tokenizer", "pooling", "normalize", "max_tokens",
+            "max_batch", "max_wait", "queue_size", "workers", "intra_op_threads", "inter_op_threads");
+    /** A batch that waits longer than this for company costs more latency than batching saves. */
+    private static final Duration MAX_WAIT_LIMIT = Duration.ofSeconds(1);
     private static final Set<String> QDRANT_KEYS = Set.of("host", "port", "collection", "api_key");
 
     private CacheReader() {
@@ -82,9 +89,78 @@ final class CacheReader {
                 semantic.choice("store", d.store()),
                 threshold,
                 semantic.duration("ttl", d.ttl()),
-                semantic.string("model", d.model()),
                 semantic.string("path", d.path()),
-                qdrant(semantic));
+                qdrant(semantic),
+                semantic.integer("max_entries", d.maxEntries(), 1, 1_000_000_000),
+                semantic.duration("sweep_interval", d.sweepInterval()),
+                embedder(semantic));
+    }
+
+    /**
+     * The {@code embedder} map. The model may also be given as {@code semantic.model}, the spelling
+     * policies used before the embedder had settings of its own; giving both is a problem.
+     */
+    private static SemanticCacheSettings.EmbedderSettings embedder(Fields semantic) {
+        SemanticCacheSettings.EmbedderSettings d = SemanticCacheSettings.EmbedderSettings.defaults();
+        Fields embedder = semantic.section("embedder", EMBEDDER_KEYS);
+        String model = semantic.string("model", d.model());
+        if (embedder == null) {
+            return d;
+        }
+        boolean fromEmbedder = embedder.has("model");
+        if (fromEmbedder) {
+            if (semantic.has("model")) {
+                semantic.problem("model", "set both here and as embedder.model; keep embedder.model");
+            }
+            model = embedder.string("model", d.model());
+        }
+        Optional<String> tokenizer = embedder.optional("tokenizer");
+        boolean bundled = SemanticCacheSettings.EmbedderSettings.BUNDLED.equals(model);
+        if (bundled && tokenizer.isPresent()) {
+            embedder.problem("tokenizer", "is only for a model file; the bundled model brings its own tokenizer");
+            tokenizer = Optional.empty();
+        } else if (!bundled && tokenizer.isEmpty()) {
+            String message = Durations.quote(model) + " is neither bundled nor a model file with"
+                    + " embedder.tokenizer (the path of its tokenizer.json)";
+            if (fromEmbedder) {
+                embedder.problem("model", message);
+            } else {
+                semantic.problem("model", message);
+            }
+            model = d.model();
+        }
+        return new SemanticCacheSettings.EmbedderSettings(
+                model,
+                tokenizer,
+                embedder.choice("pooling", d.pooling()),
+                embedder.bool("normalize", d.normalize()),
+                (int) embedder.integer("max_tokens", d.maxTokens(), 2, 32_768),
+                (int) embedder.integer("max_batch", d.maxBatch(), 1, 4096),
+                maxWait(embedder, d.maxWait()),
+                (int) embedder.integer("queue_size", d.queueSize(), 1, 1_000_000),
+                (int) embedder.integer("workers", d.workers(), 1, 64),
+                (int) embedder.integer("intra_op_threads", d.intraOpThreads(), 0, 1024),
+                (int) embedder.integer("inter_op_threads", d.interOpThreads(), 1, 1024));
+    }
+
+    /** Unlike other durations, zero is meaningful here: send each batch as soon as the worker is free. */
+    private static Duration maxWait(Fields embedder, Duration fallback) {
+        Optional<String> text = embedder.text("max_wait");
+        if (text.isEmpty()) {
+            return fallback;
+        }
+        try {
+            Duration value = Durations.parse(text.get());
+            if (value.compareTo(MAX_WAIT_LIMIT) > 0) {
+                embedder.problem("max_wait", Durations.quote(text.get())
+                        + " is longer than 1s; every lone request would wait that long (typical: 1ms to 5ms)");
+                return fallback;
+            }
+            return value;
+        } catch (IllegalArgumentException e) {
+            embedder.problem("max_wait", e.getMessage());
+            return fallback;
+        }
     }
 
     private static QdrantSettings qdrant(Fields semantic) {

@@ -2,28 +2,103 @@ package io.cachegate.config;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The semantic cache: a nearest-neighbour index of embedded prompts pointing at exact cache entries.
  *
  * @param threshold the minimum similarity for a hit, in (0, 1]
- * @param model the embedding model; {@code bundled} is the model shipped in the jar
  * @param path directory of the embedded index
+ * @param maxEntries entries kept in the index; the oldest are evicted beyond it
+ * @param sweepInterval how often expired entries are removed from the index
+ * @param embedder the model that turns prompts into vectors, and how requests are batched for it
  */
 public record SemanticCacheSettings(boolean enabled, SemanticStore store, double threshold, Duration ttl,
-                                    String model, String path, QdrantSettings qdrant) {
+                                    String path, QdrantSettings qdrant, long maxEntries, Duration sweepInterval,
+                                    EmbedderSettings embedder) {
 
     public SemanticCacheSettings {
         Objects.requireNonNull(store, "store");
         Objects.requireNonNull(ttl, "ttl");
-        Objects.requireNonNull(model, "model");
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(qdrant, "qdrant");
+        Objects.requireNonNull(sweepInterval, "sweepInterval");
+        Objects.requireNonNull(embedder, "embedder");
+        if (maxEntries < 1) {
+            throw new IllegalArgumentException("maxEntries must be at least 1, was " + maxEntries);
+        }
     }
 
-    /** Disabled, embedded under {@code ./data}, threshold 0.92, 24h, bundled model. */
+    /** Disabled, embedded under {@code ./data}, threshold 0.92, 24h, 1,000,000 entries swept every minute. */
     public static SemanticCacheSettings defaults() {
-        return new SemanticCacheSettings(false, SemanticStore.EMBEDDED, 0.92, Duration.ofHours(24), "bundled",
-                "./data", QdrantSettings.defaults());
+        return new SemanticCacheSettings(false, SemanticStore.EMBEDDED, 0.92, Duration.ofHours(24), "./data",
+                QdrantSettings.defaults(), 1_000_000, Duration.ofMinutes(1), EmbedderSettings.defaults());
+    }
+
+    /** The embedding model, {@code bundled} or a file; the policy's older spelling of {@code embedder.model}. */
+    public String model() {
+        return embedder.model();
+    }
+
+    /** How token vectors become one sentence vector; {@code cls} is what bge models are trained for. */
+    public enum Pooling { CLS, MEAN }
+
+    /**
+     * The embedding model and its runtime: an ONNX sentence-embedding model with a HuggingFace
+     * tokenizer, and the micro-batching in front of it.
+     *
+     * @param model {@code bundled} (bge-small-en-v1.5, int8, shipped in the jar) or a path to a {@code .onnx} file
+     * @param tokenizer the {@code tokenizer.json} of a model file; empty for the bundled model
+     * @param maxTokens longer inputs are truncated to this many tokens
+     * @param maxBatch texts per ONNX call at most
+     * @param maxWait how long a batch waits for more texts after its first; zero sends what is queued at once
+     * @param queueSize texts waiting for the model at most; beyond it a request is a semantic miss
+     * @param workers threads calling the model, each running one batch at a time
+     * @param intraOpThreads ONNX Runtime threads within one operator; 0 picks half the cores (at least one)
+     * @param interOpThreads ONNX Runtime threads across operators
+     */
+    public record EmbedderSettings(String model, Optional<String> tokenizer, Pooling pooling, boolean normalize,
+                                   int maxTokens, int maxBatch, Duration maxWait, int queueSize, int workers,
+                                   int intraOpThreads, int interOpThreads) {
+
+        /** The {@code model} value naming the model shipped in the jar. */
+        public static final String BUNDLED = "bundled";
+
+        public EmbedderSettings {
+            Objects.requireNonNull(model, "model");
+            Objects.requireNonNull(tokenizer, "tokenizer");
+            Objects.requireNonNull(pooling, "pooling");
+            Objects.requireNonNull(maxWait, "maxWait");
+            if (!BUNDLED.equals(model) && tokenizer.isEmpty()) {
+                throw new IllegalArgumentException("a model file (" + model + ") needs its tokenizer.json");
+            }
+            if (maxTokens < 2 || maxBatch < 1 || queueSize < 1 || workers < 1 || intraOpThreads < 0
+                    || interOpThreads < 1 || maxWait.isNegative()) {
+                throw new IllegalArgumentException("embedder settings out of range: maxTokens=" + maxTokens
+                        + ", maxBatch=" + maxBatch + ", maxWait=" + maxWait + ", queueSize=" + queueSize
+                        + ", workers=" + workers + ", intraOpThreads=" + intraOpThreads
+                        + ", interOpThreads=" + interOpThreads);
+            }
+        }
+
+        /**
+         * The bundled model, cls pooling, normalised, 512 tokens, one text per model call on two workers,
+         * 1024 queued. One text per call because the bundled int8 model quantises activations over the
+         * whole call: a text batched with others gets a slightly different vector (cosine about 0.997),
+         * and the cache's decisions must not depend on which requests happened to arrive together.
+         */
+        public static EmbedderSettings defaults() {
+            return new EmbedderSettings(BUNDLED, Optional.empty(), Pooling.CLS, true, 512, 1, Duration.ofMillis(2),
+                    1024, 2, 0, 1);
+        }
+
+        public boolean bundled() {
+            return BUNDLED.equals(model);
+        }
+
+        /** The configured intra-op thread count, or half the available cores (at least one) for 0. */
+        public int effectiveIntraOpThreads() {
+            return intraOpThreads > 0 ? intraOpThreads : Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+        }
     }
 }

@@ -88,9 +88,22 @@ class PolicyLoaderTest {
                     store: qdrant
                     threshold: 0.85
                     ttl: 1d
-                    model: minilm
                     path: /var/lib/cachegate
                     qdrant: { host: qdrant, port: 6333, collection: answers, api_key: q }
+                    max_entries: 5000
+                    sweep_interval: 30s
+                    embedder:
+                      model: /models/minilm.onnx
+                      tokenizer: /models/tokenizer.json
+                      pooling: mean
+                      normalize: false
+                      max_tokens: 256
+                      max_batch: 16
+                      max_wait: 0s
+                      queue_size: 64
+                      workers: 3
+                      intra_op_threads: 3
+                      inter_op_threads: 2
                 routes:
                   - match: { model: "llama-*", path: "/v1/chat/*" }
                     cache: { exact: false, semantic: true, ttl: 10m, context: kb-7, normalize: case, shared: true,
@@ -110,8 +123,11 @@ class PolicyLoaderTest {
         assertThat(policy.cache()).isEqualTo(new CacheSettings(
                 new ExactCacheSettings(ExactStore.TIERED, "rediss://cache:6380", Duration.ofHours(2),
                         Duration.ofMillis(20), 64L << 20, Duration.ofSeconds(2), 8L << 20, 1024, 500),
-                new SemanticCacheSettings(true, SemanticStore.QDRANT, 0.85, Duration.ofDays(1), "minilm",
-                        "/var/lib/cachegate", new QdrantSettings("qdrant", 6333, "answers", Optional.of("q")))));
+                new SemanticCacheSettings(true, SemanticStore.QDRANT, 0.85, Duration.ofDays(1), "/var/lib/cachegate",
+                        new QdrantSettings("qdrant", 6333, "answers", Optional.of("q")), 5000, Duration.ofSeconds(30),
+                        new SemanticCacheSettings.EmbedderSettings("/models/minilm.onnx",
+                                Optional.of("/models/tokenizer.json"), SemanticCacheSettings.Pooling.MEAN, false, 256,
+                                16, Duration.ZERO, 64, 3, 3, 2))));
         Route route = policy.routes().get(0);
         assertThat(route.match()).isEqualTo(new RouteMatch("llama-*", Optional.empty(), "/v1/chat/*"));
         assertThat(route.trafficClass()).as("no interactive class: the first one").isEqualTo("batch");
@@ -181,6 +197,27 @@ class PolicyLoaderTest {
         assertThat(policy.routes().get(0).cache().normalize()).isEqualTo(Normalize.WHITESPACE);
         assertThat(policy.routes().get(0).cache().storeFinishReasons()).containsExactly("stop");
         assertThat(policy.routes().get(0).cache().nondeterministic()).isFalse();
+        assertThat(policy.cache().semantic().embedder())
+                .as("the example writes out every default")
+                .isEqualTo(SemanticCacheSettings.EmbedderSettings.defaults());
+        assertThat(policy.cache().semantic().maxEntries()).isEqualTo(1_000_000);
+        assertThat(policy.cache().semantic().sweepInterval()).isEqualTo(Duration.ofMinutes(1));
+    }
+
+    @Test
+    void parse_semanticModel_isAnAliasOfEmbedderModel() throws PolicyException {
+        SemanticCacheSettings semantic = TestPolicies.parse(TestPolicies.BACKEND + """
+                cache:
+                  semantic:
+                    model: /m/model.onnx
+                    embedder: { tokenizer: /m/tokenizer.json }
+                """).cache().semantic();
+
+        assertThat(semantic.embedder().model()).isEqualTo("/m/model.onnx");
+        assertThat(semantic.model()).isEqualTo("/m/model.onnx");
+        assertThat(semantic.embedder().tokenizer()).contains("/m/tokenizer.json");
+        assertThat(TestPolicies.parse(TestPolicies.BACKEND + "cache: { semantic: { model: bundled } }\n")
+                .cache().semantic().embedder()).isEqualTo(SemanticCacheSettings.EmbedderSettings.defaults());
     }
 
     @Test

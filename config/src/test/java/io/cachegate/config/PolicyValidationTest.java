@@ -163,6 +163,42 @@ class PolicyValidationTest {
     }
 
     @Test
+    void parse_embedderModelFile_needsItsTokenizer() {
+        assertThat(problem(BACKEND + "cache:\n  semantic:\n    embedder:\n      model: /m/model.onnx\n"))
+                .isEqualTo("policy.yaml:7: cache.semantic.embedder.model: \"/m/model.onnx\" is neither bundled nor"
+                        + " a model file with embedder.tokenizer (the path of its tokenizer.json)");
+        assertThat(problem(BACKEND + "cache:\n  semantic:\n    model: minilm\n"))
+                .startsWith("policy.yaml:6: cache.semantic.model: \"minilm\" is neither bundled nor a model file");
+        assertThat(problem(BACKEND + "cache: { semantic: { embedder: { tokenizer: /t.json } } }\n"))
+                .isEqualTo("policy.yaml:4: cache.semantic.embedder.tokenizer: is only for a model file;"
+                        + " the bundled model brings its own tokenizer");
+        assertThat(problem(BACKEND + "cache:\n  semantic:\n    model: bundled\n    embedder: { model: bundled }\n"))
+                .isEqualTo("policy.yaml:6: cache.semantic.model: set both here and as embedder.model;"
+                        + " keep embedder.model");
+    }
+
+    @Test
+    void parse_embedderValuesOutOfRange() {
+        String semantic = BACKEND + "cache:\n  semantic:\n    embedder:\n";
+        assertThat(problem(semantic + "      pooling: max\n"))
+                .isEqualTo("policy.yaml:7: cache.semantic.embedder.pooling: \"max\" is not one of cls, mean");
+        assertThat(problem(semantic + "      max_batch: 0\n"))
+                .isEqualTo("policy.yaml:7: cache.semantic.embedder.max_batch: 0 is out of range 1..4096");
+        assertThat(problem(semantic + "      inter_op_threads: 0\n"))
+                .isEqualTo("policy.yaml:7: cache.semantic.embedder.inter_op_threads: 0 is out of range 1..1024");
+        assertThat(problem(semantic + "      max_wait: 2s\n")).startsWith(
+                "policy.yaml:7: cache.semantic.embedder.max_wait: \"2s\" is longer than 1s;");
+        assertThat(problem(semantic + "      max_wait: soon\n"))
+                .startsWith("policy.yaml:7: cache.semantic.embedder.max_wait: \"soon\" is not a duration");
+        assertThat(problem(semantic + "      max_batchs: 8\n"))
+                .isEqualTo("policy.yaml:7: cache.semantic.embedder.max_batchs: unknown key (did you mean max_batch?)");
+        assertThat(problem(BACKEND + "cache:\n  semantic:\n    max_entries: 0\n"))
+                .isEqualTo("policy.yaml:6: cache.semantic.max_entries: 0 is out of range 1..1000000000");
+        assertThat(problem(BACKEND + "cache:\n  semantic:\n    sweep_interval: 0s\n"))
+                .isEqualTo("policy.yaml:6: cache.semantic.sweep_interval: \"0s\" must be longer than zero");
+    }
+
+    @Test
     void parse_thresholdOutsideRange() throws PolicyException {
         assertThat(problem(BACKEND + "cache:\n  semantic:\n    threshold: 1.5\n"))
                 .isEqualTo("policy.yaml:6: cache.semantic.threshold: 1.5 is outside (0, 1]; similarity 1 means identical");

@@ -1,5 +1,6 @@
 package io.cachegate.gateway;
 
+import io.cachegate.testing.RedisTestServer;
 import static io.cachegate.gateway.CacheCalls.CHAT;
 import static io.cachegate.gateway.CacheCalls.chat;
 import static io.cachegate.gateway.CacheCalls.header;

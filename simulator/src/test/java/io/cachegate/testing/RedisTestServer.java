@@ -1,4 +1,4 @@
-package io.cachegate.cache.exact;
+package io.cachegate.testing;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -22,7 +22,7 @@ import java.util.List;
  * free port. {@link #startPrivate()} starts one that a test may stop, restart and FLUSHDB; the
  * shared one is never flushed (other things may use it): tests there use random tenants.
  */
-final class RedisTestServer implements AutoCloseable {
+public final class RedisTestServer implements AutoCloseable {
 
     private static String shared;
 
@@ -36,7 +36,7 @@ final class RedisTestServer implements AutoCloseable {
     }
 
     /** The URI of a running Redis, or the test is skipped when there is none and none can be started. */
-    static synchronized String sharedUri() {
+    public static synchronized String sharedUri() {
         if (shared == null) {
             String env = System.getenv("CACHEGATE_TEST_REDIS_URI");
             if (env != null && !env.isBlank()) {
@@ -53,7 +53,7 @@ final class RedisTestServer implements AutoCloseable {
     }
 
     /** A redis-server of this test's own on a free port (skips the test when the binary is missing). */
-    static RedisTestServer startPrivate() {
+    public static RedisTestServer startPrivate() {
         assumeTrue(binary() != null, "redis-server not installed");
         try {
             RedisTestServer server = new RedisTestServer(freePort(), Files.createTempDirectory("cachegate-redis"));
@@ -64,16 +64,16 @@ final class RedisTestServer implements AutoCloseable {
         }
     }
 
-    String uri() {
+    public String uri() {
         return "redis://127.0.0.1:" + port;
     }
 
-    int port() {
+    public int port() {
         return port;
     }
 
     /** Starts (or restarts, on the same port) the server and waits until it answers PING. */
-    void start() {
+    public void start() {
         try {
             process = new ProcessBuilder(binary(), "--bind", "127.0.0.1", "--port", Integer.toString(port),
                     "--save", "", "--appendonly", "no", "--dir", dir.toString())
@@ -93,7 +93,7 @@ final class RedisTestServer implements AutoCloseable {
     }
 
     /** Kills the server and waits until its port refuses connections. */
-    void stop() {
+    public void stop() {
         if (process != null) {
             process.destroyForcibly();
             try {
@@ -111,7 +111,7 @@ final class RedisTestServer implements AutoCloseable {
     }
 
     /** One command over a fresh socket; returns the first reply line (e.g. {@code +OK}, {@code :3}). */
-    static String command(String uri, String... args) {
+    public static String command(String uri, String... args) {
         URI u = URI.create(uri);
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(u.getHost(), u.getPort()), 1000);
@@ -139,7 +139,7 @@ final class RedisTestServer implements AutoCloseable {
         }
     }
 
-    static boolean ping(String host, int port) {
+    public static boolean ping(String host, int port) {
         try {
             return "+PONG".equals(command("redis://" + host + ":" + port, "PING"));
         } catch (IllegalStateException e) {
@@ -147,7 +147,7 @@ final class RedisTestServer implements AutoCloseable {
         }
     }
 
-    static int freePort() {
+    public static int freePort() {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
         } catch (IOException e) {
@@ -165,7 +165,7 @@ final class RedisTestServer implements AutoCloseable {
         return null;
     }
 
-    static void pause(long millis) {
+    public static void pause(long millis) {
         try {
             Thread.sleep(millis);
         } catch (InterruptedException e) {

@@ -1,5 +1,6 @@
 /**
- * Test support shared by the Netty modules through the simulator's test jar: the leak check that
- * turns a paranoid leak report into a failed test.
+ * Test support shared through the simulator's test jar (the simulator depends on nothing of ours,
+ * so every module may use it): the leak check that turns a paranoid Netty leak report into a
+ * failed test, and the Redis server the integration tests find or start.
  */
 package io.cachegate.testing;

@@ -3,6 +3,8 @@ package io.cachegate.cache.exact;
 import io.cachegate.config.ExactCacheSettings;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
+import io.netty.util.HashedWheelTimer;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
@@ -34,9 +36,17 @@ public final class CacheStores {
                 RedisStoreOptions.of(settings.timeout(), settings.redisQueueSize()), health);
     }
 
+    /**
+     * Lettuce's command timeouts fire on this timer. Its default wheel ticks every 100 ms, so a
+     * 50 ms timeout would fire after 100 to 200 ms; a 5 ms tick keeps it within 5 ms of its value.
+     */
+    static final long TIMER_TICK_MILLIS = 5;
+
     /** Resources of one Redis store: it uses one connection, so a few threads are plenty. */
     static ClientResources clientResources() {
         return ClientResources.builder()
+                .timer(new HashedWheelTimer(new DefaultThreadFactory("cachegate-redis-timer", true),
+                        TIMER_TICK_MILLIS, TimeUnit.MILLISECONDS))
                 .ioThreadPoolSize(2)
                 .computationThreadPoolSize(2)
                 // Lettuce's default backs off to 30s between reconnects; a cache should be back

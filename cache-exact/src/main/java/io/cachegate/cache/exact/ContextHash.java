@@ -27,7 +27,7 @@ public final class ContextHash {
         if (clientHeader.isEmpty() && routeContext.isEmpty()) {
             return NONE;
         }
-        MessageDigest sha = Sha256.newDigest();
+        MessageDigest sha = Sha256.threadDigest();
         field(sha, clientHeader);
         field(sha, routeContext);
         return HexFormat.of().formatHex(sha.digest());

@@ -142,6 +142,10 @@ public final class EntryCodec {
         int n = length(in, Math.min(MAX_STRING_BYTES, in.remaining()), what + " length");
         ByteBuffer slice = in.slice(in.position(), n);
         in.position(in.position() + n);
+        if (ascii(in.array(), slice.arrayOffset(), n)) {
+            // The usual case (ids, versions, tags): ASCII is valid UTF-8, no decoder needed.
+            return new String(in.array(), slice.arrayOffset(), n, StandardCharsets.US_ASCII);
+        }
         try {
             return StandardCharsets.UTF_8.newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
@@ -150,6 +154,15 @@ public final class EntryCodec {
         } catch (CharacterCodingException e) {
             throw new CorruptEntryException(what + " is not UTF-8", e);
         }
+    }
+
+    private static boolean ascii(byte[] bytes, int offset, int length) {
+        for (int i = offset; i < offset + length; i++) {
+            if (bytes[i] < 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static byte[] utf8(String s) {

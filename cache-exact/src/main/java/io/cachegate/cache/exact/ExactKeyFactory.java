@@ -24,7 +24,7 @@ public final class ExactKeyFactory {
         if (canonical == null || canonical.length == 0) {
             throw new IllegalArgumentException("canonical must not be empty");
         }
-        MessageDigest sha = Sha256.newDigest();
+        MessageDigest sha = Sha256.threadDigest();
         Sha256.field(sha, CacheKey.SCHEMA.getBytes(StandardCharsets.UTF_8));
         Sha256.field(sha, tenant.getBytes(StandardCharsets.UTF_8));
         Sha256.field(sha, modelVersion.getBytes(StandardCharsets.UTF_8));

@@ -17,7 +17,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,7 +41,6 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
     private final RedisConnector connector;
     private final ClientResources resources;
     private final EntryCodec codec;
-    private final RedisStoreOptions options;
     private final StoreHealth health;
     private final RateLimitedLog warnings;
     private final String target;
@@ -55,7 +53,6 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
         this.connector = connector;
         this.resources = resources;
         this.codec = codec;
-        this.options = options;
         this.health = health;
         this.warnings = new RateLimitedLog(LOG, options.warnInterval());
         this.target = target;
@@ -84,7 +81,7 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
         if (c == null) {
             return notConnected();
         }
-        return guard(c.get(key.redisKey()), options.commandTimeout())
+        return guard(c.get(key.redisKey()))
                 .thenApply(bytes -> bytes == null ? Optional.<CacheEntry>empty() : decode(c, key, bytes));
     }
 
@@ -95,8 +92,8 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
             return notConnected();
         }
         // Both go out on the one connection before either answer arrives: one round trip.
-        CompletableFuture<byte[]> value = guard(c.get(key.redisKey()), options.commandTimeout());
-        CompletableFuture<Long> pttl = guard(c.pttl(key.redisKey()), options.commandTimeout());
+        CompletableFuture<byte[]> value = guard(c.get(key.redisKey()));
+        CompletableFuture<Long> pttl = guard(c.pttl(key.redisKey()));
         return value.thenCombine(pttl, (bytes, millis) -> {
             if (bytes == null) {
                 return Optional.<Timed>empty();
@@ -129,7 +126,7 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
             sent.add(c.pexpire(tagKey, millis + TAG_SLACK_MILLIS, ExpireArgs.Builder.nx()).toCompletableFuture());
             sent.add(c.pexpire(tagKey, millis + TAG_SLACK_MILLIS, ExpireArgs.Builder.gt()).toCompletableFuture());
         }
-        return guard(CompletableFuture.allOf(sent.toArray(CompletableFuture<?>[]::new)), options.commandTimeout());
+        return guard(CompletableFuture.allOf(sent.toArray(CompletableFuture<?>[]::new)));
     }
 
     @Override
@@ -165,6 +162,9 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
             c.connection().close();
         }
         connector.client().shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        // A timer handed to the resources (CacheStores gives one) is not stopped by their shutdown;
+        // it also drives reconnects, so it stops first: none may start on a loop shutting down.
+        resources.timer().stop();
         resources.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(3000);
     }
 
@@ -209,28 +209,22 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
     }
 
     /**
-     * The outcome of {@code stage}, or a {@link StoreUnavailableException} after {@code timeout}. A
-     * copy is timed out, not Lettuce's own future, which Lettuce completes when Redis answers (its
-     * own TimeoutOptions then free the command).
+     * The outcome of {@code stage}, failures turned into a {@link StoreUnavailableException}. The
+     * timeout is Lettuce's own (TimeoutOptions on the fine-ticking timer of {@link CacheStores}): a
+     * timer of our own per command cost two cross-thread wake-ups of the executor on every lookup.
      */
-    private <T> CompletableFuture<T> guard(CompletionStage<T> stage, Duration timeout) {
+    private <T> CompletableFuture<T> guard(CompletionStage<T> stage) {
         CompletableFuture<T> result = new CompletableFuture<>();
-        ScheduledFuture<?> timer = resources.eventExecutorGroup().schedule(() -> result.completeExceptionally(
-                new StoreUnavailableException("redis cache " + target + ": no answer within " + timeout.toMillis() + "ms")),
-                timeout.toNanos(), TimeUnit.NANOSECONDS);
         stage.whenComplete((value, error) -> {
-            timer.cancel(false);
             if (error == null) {
                 result.complete(value);
             } else {
-                result.completeExceptionally(unavailable(error));
+                StoreUnavailableException e = unavailable(error);
+                fail(e);
+                result.completeExceptionally(e);
             }
         });
-        return result.whenComplete((value, error) -> {
-            if (error != null) {
-                fail(error);
-            }
-        });
+        return result;
     }
 
     private <T> CompletableFuture<T> notConnected() {

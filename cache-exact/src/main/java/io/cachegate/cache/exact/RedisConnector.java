@@ -88,8 +88,9 @@ final class RedisConnector {
                         .connectTimeout(Duration.ofSeconds(2))
                         .keepAlive(true)
                         .build())
-                // Lettuce's own expiry frees a command that Redis never answers, so a hung server
-                // cannot fill the request queue for good; callers also get a precise orTimeout.
+                // The one command timeout: it fails the caller (a miss) and frees a command Redis never
+                // answers, so a hung server cannot fill the request queue for good. Its precision is
+                // the tick of the resources' timer (CacheStores).
                 .timeoutOptions(TimeoutOptions.builder().timeoutSource(new CommandTimeouts(options)).build())
                 .build();
     }

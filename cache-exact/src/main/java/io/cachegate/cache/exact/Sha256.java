@@ -1,6 +1,5 @@
 package io.cachegate.cache.exact;
 
-import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
@@ -8,6 +7,16 @@ import java.security.NoSuchAlgorithmException;
 final class Sha256 {
 
     private Sha256() {
+    }
+
+    // getInstance looks the algorithm up in the providers on every call; keys are made per request.
+    private static final ThreadLocal<MessageDigest> DIGESTS = ThreadLocal.withInitial(Sha256::newDigest);
+
+    /** This thread's digest, reset; it must be finished ({@code digest()}) before the next call on the thread. */
+    static MessageDigest threadDigest() {
+        MessageDigest sha = DIGESTS.get();
+        sha.reset();
+        return sha;
     }
 
     static MessageDigest newDigest() {
@@ -20,7 +29,11 @@ final class Sha256 {
 
     /** Feeds a 4-byte big-endian length, then the bytes: no two field tuples frame to the same input. */
     static void field(MessageDigest sha, byte[] bytes) {
-        sha.update(ByteBuffer.allocate(Integer.BYTES).putInt(bytes.length).array());
+        int n = bytes.length;
+        sha.update((byte) (n >>> 24));
+        sha.update((byte) (n >>> 16));
+        sha.update((byte) (n >>> 8));
+        sha.update((byte) n);
         sha.update(bytes);
     }
 }

@@ -1,5 +1,6 @@
 package io.cachegate.cache.exact;
 
+import io.cachegate.testing.RedisTestServer;
 import static io.cachegate.cache.exact.TestEntries.await;
 import static io.cachegate.cache.exact.TestEntries.entry;
 import static io.cachegate.cache.exact.TestEntries.key;
@@ -60,6 +61,20 @@ class RedisFailOpenIT {
             System.out.printf("redis restart: store usable again after %d ms%n", elapsedMillis(restarted));
             assertThat(store.available()).isTrue();
             assertThat(store.get(key).join()).as("a fresh server without persistence lost the old entry").isEmpty();
+        }
+    }
+
+    @Test
+    void get_redisPausedWhileConnected_timesOutAsUnavailable() {
+        try (RedisTestServer server = RedisTestServer.startPrivate()) {
+            StoreHealth health = new StoreHealth();
+            try (RedisCacheStore store = RedisStores.open(server.uri(), Duration.ofMillis(50), health)) {
+                await(Duration.ofSeconds(10), store::available);
+                // The connection stays up but Redis does not answer: only the command timeout can end the GET.
+                RedisTestServer.command(server.uri(), "CLIENT", "PAUSE", "1500", "ALL");
+                assertFailsFast(store.get(key("t", "m")));
+                assertThat(health.errors()).isGreaterThanOrEqualTo(1);
+            }
         }
     }
 

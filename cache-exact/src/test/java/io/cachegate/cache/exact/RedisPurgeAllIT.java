@@ -1,5 +1,6 @@
 package io.cachegate.cache.exact;
 
+import io.cachegate.testing.RedisTestServer;
 import static io.cachegate.cache.exact.TestEntries.entry;
 import static io.cachegate.cache.exact.TestEntries.key;
 import static org.assertj.core.api.Assertions.assertThat;

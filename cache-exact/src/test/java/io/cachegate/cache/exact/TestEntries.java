@@ -1,5 +1,6 @@
 package io.cachegate.cache.exact;
 
+import io.cachegate.testing.RedisTestServer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HexFormat;

@@ -1,5 +1,6 @@
 package io.cachegate.cache.exact;
 
+import io.cachegate.testing.RedisTestServer;
 import static io.cachegate.cache.exact.MemoryCacheStoreTest.scope;
 import static io.cachegate.cache.exact.TestEntries.await;
 import static io.cachegate.cache.exact.TestEntries.entry;

@@ -11,10 +11,12 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpHeadersFactory;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
@@ -33,6 +35,10 @@ final class CachedAnswerWriter {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     static final AsciiString X_CACHE_ORIGIN = AsciiString.cached("x-cache-origin-request-id");
+    private static final AsciiString EXACT = AsciiString.cached("exact");
+    // Every header name set here is one of our constants: checking them on each hit is wasted work.
+    // Values (request ids from clients among them) are still validated.
+    private static final HttpHeadersFactory HEADERS = DefaultHttpHeadersFactory.headersFactory().withNameValidation(false);
 
     private CachedAnswerWriter() {
     }
@@ -45,7 +51,7 @@ final class CachedAnswerWriter {
         GatewayHeaders.appendTiming(timing, "total", System.nanoTime() - startNanos);
         if (!stream) {
             DefaultFullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
-                    Unpooled.wrappedBuffer(entry.body()));
+                    Unpooled.wrappedBuffer(entry.body()), HEADERS, DefaultHttpHeadersFactory.trailersFactory());
             headers(response.headers(), entry, requestId, keepAlive, timing)
                     .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
                     .setInt(HttpHeaderNames.CONTENT_LENGTH, entry.body().length);
@@ -62,7 +68,7 @@ final class CachedAnswerWriter {
         } catch (IOException | RuntimeException e) {
             return false;
         }
-        HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+        HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, HEADERS);
         headers(head.headers(), entry, requestId, keepAlive, timing)
                 .set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8")
                 .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_CACHE);
@@ -80,7 +86,7 @@ final class CachedAnswerWriter {
                                        CharSequence timing) {
         headers.set(GatewayHeaders.X_REQUEST_ID, requestId)
                 .set(GatewayHeaders.X_CACHE, GatewayHeaders.HIT)
-                .set(GatewayHeaders.X_CACHE_LAYER, "exact")
+                .set(GatewayHeaders.X_CACHE_LAYER, EXACT)
                 .set(HttpHeaderNames.AGE, Long.toString(entry.ageSeconds(System.currentTimeMillis())))
                 .set(X_CACHE_ORIGIN, entry.originRequestId())
                 .set(GatewayHeaders.SERVER_TIMING, timing);
