@@ -157,15 +157,16 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
     public void close() {
         closed = true;
         health.available(false);
+        // The timer drives Lettuce's reconnects: stop it first, so none starts on a loop shutting down.
+        resources.timer().stop();
         RedisConnector.Connected c = connected;
         if (c != null) {
             c.connection().close();
         }
-        connector.client().shutdown(Duration.ZERO, Duration.ofSeconds(2));
-        // A timer handed to the resources (CacheStores gives one) is not stopped by their shutdown;
-        // it also drives reconnects, so it stops first: none may start on a loop shutting down.
-        resources.timer().stop();
-        resources.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(3000);
+        // Quiet periods let a connection attempt already under way finish registering and be closed
+        // (its channel buffers released) before the event loops stop.
+        connector.client().shutdown(Duration.ofMillis(100), Duration.ofSeconds(2));
+        resources.shutdown(100, 2000, TimeUnit.MILLISECONDS).awaitUninterruptibly(3000);
     }
 
     private RedisClusterAsyncCommands<String, byte[]> commands() {

@@ -1,6 +1,8 @@
 /**
- * The semantic cache (to come): an {@code Embedder} running bge-small-en-v1.5 on ONNX Runtime, a
- * {@code VectorIndex} with an embedded (Lucene HNSW) and a Qdrant store, similarity thresholds and the
- * sweeper. Entries point at exact-cache keys, so a response body is stored once.
+ * The semantic cache's parts: an {@link io.cachegate.cache.semantic.Embedder} running
+ * bge-small-en-v1.5 (int8) on ONNX Runtime behind a bounded micro-batching queue, and a
+ * {@link io.cachegate.cache.semantic.VectorIndex} with an embedded (Lucene HNSW on disk) and a Qdrant
+ * store, searched within one exact scope. Index entries point at exact-cache keys, so an answer is
+ * stored once. The match decision and the gateway wiring come next (issue 4).
  */
 package io.cachegate.cache.semantic;

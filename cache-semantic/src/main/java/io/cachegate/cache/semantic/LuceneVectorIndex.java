@@ -1,0 +1,379 @@
+package io.cachegate.cache.semantic;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.KnnFloatVectorField;
+import org.apache.lucene.document.LongField;
+import org.apache.lucene.document.StoredField;
+import org.apache.lucene.document.StringField;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.SegmentInfos;
+import org.apache.lucene.index.StoredFields;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.index.VectorSimilarityFunction;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.FieldDoc;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.KnnFloatVectorQuery;
+import org.apache.lucene.search.MatchAllDocsQuery;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.SearcherManager;
+import org.apache.lucene.search.Sort;
+import org.apache.lucene.search.SortedNumericSelector;
+import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.search.TopFieldDocs;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The embedded index: Lucene HNSW on local disk, one {@link IndexWriter} and a near-real-time
+ * {@link SearcherManager}. The scope is a k-NN pre-filter, so a search only ever sees one scope; writes
+ * complete once a (coalesced) refresh makes them searchable, and are committed every commit interval and on
+ * close, so the index persists across restarts. Futures complete on the index's own threads.
+ */
+public final class LuceneVectorIndex implements VectorIndex {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LuceneVectorIndex.class);
+
+    static final String KEY = "entry_key";
+    static final String SCOPE = "scope";
+    static final String TENANT = "tenant";
+    static final String MODEL_VERSION = "model_version";
+    static final String TAG = "tag";
+    static final String VECTOR = "vector";
+    static final String TEXT = "text";
+    static final String CREATED = "created_at";
+    static final String EXPIRES = "expires_at";
+    private static final Set<String> RESULT_FIELDS = Set.of(KEY, TEXT, CREATED, EXPIRES);
+
+    // Commit user data: an index written for another model, dimension or field layout is recreated.
+    static final String META_MODEL = "cachegate.model";
+    static final String META_DIMENSION = "cachegate.dimension";
+    static final String META_SCHEMA = "cachegate.schema";
+    private static final String SCHEMA = "1";
+
+    private final LuceneIndexOptions options;
+    private final Directory directory;
+    private final IndexWriter writer;
+    private final SearcherManager searchers;
+    private final ExecutorService executor;
+    // Refreshes and commit ticks only: at most one pending refresh and one periodic task, so its queue stays small.
+    private final ScheduledExecutorService scheduler;
+    private final long refreshIntervalNanos;
+    private final long evictionSlack;
+    private final AtomicLong evictions = new AtomicLong();
+    private final Object refreshLock = new Object();
+    private CompletableFuture<Void> nextRefresh;  // guarded by refreshLock
+    private long lastRefreshNanos;                // guarded by refreshLock
+    private volatile boolean closed;
+
+    private LuceneVectorIndex(LuceneIndexOptions options, Directory directory, IndexWriter writer) throws IOException {
+        this.options = options;
+        this.directory = directory;
+        this.writer = writer;
+        this.searchers = new SearcherManager(writer, null);
+        this.executor = IndexThreads.bounded("cachegate-lucene-index", options.threads(), options.queueCapacity());
+        ScheduledThreadPoolExecutor ticks = new ScheduledThreadPoolExecutor(1, IndexThreads.daemon("cachegate-lucene-refresh"));
+        ticks.setRemoveOnCancelPolicy(true);
+        this.scheduler = ticks;
+        this.refreshIntervalNanos = options.refreshInterval().toNanos();
+        // Evict a little below the bound so the sorted scan runs once per ~1% of adds, not on every add.
+        this.evictionSlack = Math.max(1, options.maxEntries() / 100);
+        long commitMillis = options.commitInterval().toMillis();
+        scheduler.scheduleWithFixedDelay(this::commitInBackground, commitMillis, commitMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Opens (or creates) the index under {@code options.directory()}. Blocks on disk I/O: call it at start-up,
+     * not on an event loop. An index left by another model id, dimension or schema is deleted and recreated:
+     * its vectors live in another embedding space and can never match this model's queries, and a cache may
+     * always be rebuilt (the answers themselves stay in the exact cache).
+     */
+    public static LuceneVectorIndex open(LuceneIndexOptions options) throws IOException {
+        Files.createDirectories(options.directory());
+        Directory directory = FSDirectory.open(options.directory());
+        try {
+            Map<String, String> wanted = Map.of(META_MODEL, options.modelId(),
+                    META_DIMENSION, Integer.toString(options.dimension()), META_SCHEMA, SCHEMA);
+            IndexWriterConfig.OpenMode mode = IndexWriterConfig.OpenMode.CREATE_OR_APPEND;
+            if (DirectoryReader.indexExists(directory)) {
+                Map<String, String> found = SegmentInfos.readLatestCommit(directory).getUserData();
+                if (!wanted.equals(Map.of(META_MODEL, found.getOrDefault(META_MODEL, ""),
+                        META_DIMENSION, found.getOrDefault(META_DIMENSION, ""), META_SCHEMA, found.getOrDefault(META_SCHEMA, "")))) {
+                    LOG.warn("Semantic index at {} was built for model {} (dimension {}); recreating it for {} (dimension {})",
+                            options.directory(), found.get(META_MODEL), found.get(META_DIMENSION),
+                            options.modelId(), options.dimension());
+                    mode = IndexWriterConfig.OpenMode.CREATE;
+                }
+            }
+            IndexWriterConfig config = new IndexWriterConfig()
+                    .setOpenMode(mode)
+                    .setCommitOnClose(true)
+                    // Larger flushes mean fewer, larger HNSW graphs: fewer per-segment searches per query.
+                    .setRAMBufferSizeMB(64);
+            IndexWriter writer = new IndexWriter(directory, config);
+            writer.setLiveCommitData(wanted.entrySet());
+            writer.commit();
+            return new LuceneVectorIndex(options, directory, writer);
+        } catch (IOException | RuntimeException e) {
+            directory.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public String modelId() {
+        return options.modelId();
+    }
+
+    @Override
+    public int dimension() {
+        return options.dimension();
+    }
+
+    /** How many entries were evicted because the index was full, since it was opened. */
+    public long evictions() {
+        return evictions.get();
+    }
+
+    @Override
+    public CompletableFuture<Void> add(IndexEntry entry) {
+        Vectors.check(entry.vectorUnsafe(), options.dimension());
+        Document doc = toDocument(entry);
+        return IndexThreads.submit(executor, () -> writer.updateDocument(new Term(KEY, entry.entryKey()), doc))
+                .thenCompose(seq -> afterRefresh());
+    }
+
+    @Override
+    public CompletableFuture<List<Neighbour>> search(String scope, float[] vector, int k, long nowMillis) {
+        Vectors.check(vector, options.dimension());
+        if (k <= 0) {
+            throw new IllegalArgumentException("k must be positive, was " + k);
+        }
+        float[] query = vector.clone();
+        return IndexThreads.submit(executor, () -> searchNow(scope, query, k, nowMillis));
+    }
+
+    private List<Neighbour> searchNow(String scope, float[] vector, int k, long nowMillis) throws IOException {
+        Query filter = new BooleanQuery.Builder()
+                .add(new TermQuery(new Term(SCOPE, scope)), BooleanClause.Occur.FILTER)
+                .add(LongField.newRangeQuery(EXPIRES, nowMillis == Long.MAX_VALUE ? nowMillis : nowMillis + 1, Long.MAX_VALUE),
+                        BooleanClause.Occur.FILTER)
+                .build();
+        IndexSearcher searcher = searchers.acquire();
+        try {
+            TopDocs top = searcher.search(new KnnFloatVectorQuery(VECTOR, vector, k, filter), k);
+            StoredFields stored = searcher.storedFields();
+            List<Neighbour> out = new ArrayList<>(top.scoreDocs.length);
+            for (ScoreDoc hit : top.scoreDocs) {
+                Document doc = stored.document(hit.doc, RESULT_FIELDS);
+                // Lucene scores DOT_PRODUCT as (1 + dot) / 2 so scores stay positive; undo it.
+                out.add(new Neighbour(doc.get(KEY), 2 * hit.score - 1, doc.get(TEXT),
+                        doc.getField(CREATED).numericValue().longValue(), doc.getField(EXPIRES).numericValue().longValue()));
+            }
+            return out;
+        } finally {
+            searchers.release(searcher);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> delete(String entryKey) {
+        return IndexThreads.submit(executor, () -> writer.deleteDocuments(new Term(KEY, entryKey)))
+                .thenCompose(seq -> afterRefresh());
+    }
+
+    @Override
+    public CompletableFuture<Long> purge(IndexPurge purge) {
+        return deleteMatching(purgeQuery(purge));
+    }
+
+    @Override
+    public CompletableFuture<Long> sweepExpired(long nowMillis) {
+        return deleteMatching(LongField.newRangeQuery(EXPIRES, Long.MIN_VALUE, nowMillis));
+    }
+
+    @Override
+    public CompletableFuture<Long> size() {
+        return IndexThreads.submit(executor, () -> {
+            searchers.maybeRefreshBlocking();
+            IndexSearcher searcher = searchers.acquire();
+            try {
+                return (long) searcher.getIndexReader().numDocs();
+            } finally {
+                searchers.release(searcher);
+            }
+        });
+    }
+
+    // Counts on a fresh searcher, then deletes by the same query: concurrent adds may make the count approximate.
+    private CompletableFuture<Long> deleteMatching(Query query) {
+        return IndexThreads.submit(executor, () -> {
+            searchers.maybeRefreshBlocking();
+            IndexSearcher searcher = searchers.acquire();
+            long count;
+            try {
+                count = searcher.count(query);
+            } finally {
+                searchers.release(searcher);
+            }
+            if (count > 0) {
+                writer.deleteDocuments(query);
+            }
+            return count;
+        }).thenCompose(count -> count == 0 ? CompletableFuture.completedFuture(0L) : afterRefresh().thenApply(v -> count));
+    }
+
+    static Query purgeQuery(IndexPurge purge) {
+        if (purge.all()) {
+            return new MatchAllDocsQuery();
+        }
+        BooleanQuery.Builder query = new BooleanQuery.Builder();
+        purge.tenant().ifPresent(t -> query.add(new TermQuery(new Term(TENANT, t)), BooleanClause.Occur.FILTER));
+        purge.modelVersion().ifPresent(m -> query.add(new TermQuery(new Term(MODEL_VERSION, m)), BooleanClause.Occur.FILTER));
+        purge.tag().ifPresent(t -> query.add(new TermQuery(new Term(TAG, t)), BooleanClause.Occur.FILTER));
+        return query.build();
+    }
+
+    private static Document toDocument(IndexEntry entry) {
+        Document doc = new Document();
+        doc.add(new StringField(KEY, entry.entryKey(), Field.Store.YES));
+        doc.add(new StringField(SCOPE, entry.scope(), Field.Store.NO));
+        doc.add(new StringField(TENANT, entry.tenant(), Field.Store.NO));
+        doc.add(new StringField(MODEL_VERSION, entry.modelVersion(), Field.Store.NO));
+        for (String tag : entry.tags()) {
+            doc.add(new StringField(TAG, tag, Field.Store.NO));
+        }
+        doc.add(new KnnFloatVectorField(VECTOR, entry.vectorUnsafe(), VectorSimilarityFunction.DOT_PRODUCT));
+        doc.add(new StoredField(TEXT, entry.text()));
+        // Points + doc values: range queries for TTL, and the sort that finds the oldest entries to evict.
+        doc.add(new LongField(CREATED, entry.createdAtMillis(), Field.Store.YES));
+        doc.add(new LongField(EXPIRES, entry.expiresAtMillis(), Field.Store.YES));
+        return doc;
+    }
+
+    /**
+     * A future completed by the next refresh. Refreshes are coalesced: at most one is pending and they run at
+     * most once per refresh interval, so a burst of writes costs one reopen, and each write waits at most
+     * about one interval to become searchable.
+     */
+    private CompletableFuture<Void> afterRefresh() {
+        synchronized (refreshLock) {
+            if (nextRefresh == null) {
+                nextRefresh = new CompletableFuture<>();
+                long delay = Math.max(0, lastRefreshNanos + refreshIntervalNanos - System.nanoTime());
+                try {
+                    scheduler.schedule(this::refreshNow, delay, TimeUnit.NANOSECONDS);
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    CompletableFuture<Void> failed = nextRefresh;
+                    nextRefresh = null;
+                    failed.completeExceptionally(new IndexUnavailableException("index closed", e));
+                    return failed;
+                }
+            }
+            return nextRefresh;
+        }
+    }
+
+    private void refreshNow() {
+        CompletableFuture<Void> done;
+        synchronized (refreshLock) {
+            done = nextRefresh;
+            nextRefresh = null;
+            lastRefreshNanos = System.nanoTime();
+        }
+        try {
+            searchers.maybeRefreshBlocking();
+            if (evictIfFull()) {
+                searchers.maybeRefreshBlocking();
+            }
+            done.complete(null);
+        } catch (IOException | RuntimeException e) {
+            done.completeExceptionally(e);
+        }
+    }
+
+    /**
+     * When over {@code maxEntries}, deletes the oldest entries down to slightly below it. They are found with a
+     * top-n sort on {@code created_at} (doc values, with Lucene's numeric-sort skipping over the points index),
+     * so no full scan of stored fields; entries created at the cut-off instant go together.
+     */
+    private boolean evictIfFull() throws IOException {
+        IndexSearcher searcher = searchers.acquire();
+        try {
+            long live = searcher.getIndexReader().numDocs();
+            if (live <= options.maxEntries()) {
+                return false;
+            }
+            int excess = (int) Math.min(Integer.MAX_VALUE - 1, live - options.maxEntries() + evictionSlack);
+            Sort oldestFirst = new Sort(LongField.newSortField(CREATED, false, SortedNumericSelector.Type.MIN));
+            TopFieldDocs oldest = searcher.search(new MatchAllDocsQuery(), excess, oldestFirst);
+            if (oldest.scoreDocs.length == 0) {
+                return false;
+            }
+            long cutoff = (Long) ((FieldDoc) oldest.scoreDocs[oldest.scoreDocs.length - 1]).fields[0];
+            Query victims = LongField.newRangeQuery(CREATED, Long.MIN_VALUE, cutoff);
+            evictions.addAndGet(searcher.count(victims));
+            writer.deleteDocuments(victims);
+            return true;
+        } finally {
+            searchers.release(searcher);
+        }
+    }
+
+    private void commitInBackground() {
+        if (closed || !writer.hasUncommittedChanges()) {
+            return;
+        }
+        // Committing fsyncs: run it on the index threads, and skip this tick if they are saturated.
+        IndexThreads.submit(executor, writer::commit).whenComplete((seq, failure) -> {
+            if (failure != null && !(failure instanceof IndexUnavailableException)) {
+                LOG.warn("Semantic index commit failed: {}", failure.toString());
+            }
+        });
+    }
+
+    /** Waits for queued work, commits and closes the index. Blocks: call it at shutdown. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            executor.shutdown();
+            executor.awaitTermination(10, TimeUnit.SECONDS);
+            scheduler.shutdown();  // pending refreshes still run: their writes' futures complete
+            scheduler.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            searchers.close();
+            writer.close();
+            directory.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException("closing the semantic index at " + options.directory(), e);
+        }
+    }
+}

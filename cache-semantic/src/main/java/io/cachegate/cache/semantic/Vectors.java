@@ -1,0 +1,27 @@
+package io.cachegate.cache.semantic;
+
+/** Checks on vectors handed to an index: the right dimension and unit length (the indexes score by dot product). */
+final class Vectors {
+
+    // int8 ONNX models normalise in float32: allow a little drift, but not an unnormalised vector.
+    private static final double NORM_TOLERANCE = 1e-3;
+
+    private Vectors() {
+    }
+
+    static void check(float[] vector, int dimension) {
+        if (vector.length != dimension) {
+            throw new IllegalArgumentException("vector has dimension " + vector.length + ", the index expects " + dimension);
+        }
+        double sum = 0;
+        for (float v : vector) {
+            if (!Float.isFinite(v)) {
+                throw new IllegalArgumentException("vector has a non-finite component");
+            }
+            sum += (double) v * v;
+        }
+        if (Math.abs(Math.sqrt(sum) - 1) > NORM_TOLERANCE) {
+            throw new IllegalArgumentException("vector must be L2-normalised, its norm is " + Math.sqrt(sum));
+        }
+    }
+}
