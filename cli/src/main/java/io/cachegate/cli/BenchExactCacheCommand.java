@@ -208,9 +208,9 @@ final class BenchExactCacheCommand implements Callable<Integer> {
         Path dir = res.dir;
         List<byte[]> bodies = requestBodies(requests);
 
-        int simPort = freePort();
+        int simPort = LocalProcesses.freePort();
         res.add(child("sim", List.of(), "simulate-backend", "--port", Integer.toString(simPort)));
-        awaitPort(simPort);
+        LocalProcesses.awaitPort(simPort);
         URI sim = URI.create("http://127.0.0.1:" + simPort);
         info("simulator on %s", sim);
 
@@ -221,8 +221,8 @@ final class BenchExactCacheCommand implements Callable<Integer> {
 
         List<Target> targets = new ArrayList<>();
         for (String store : stores) {
-            int port = freePort();
-            int admin = freePort();
+            int port = LocalProcesses.freePort();
+            int admin = LocalProcesses.freePort();
             Path policy = dir.resolve("policy-" + store + ".yaml");
             Files.writeString(policy, policy(port, admin, simPort, store, redisUri));
             List<String> extra = gatewayJvmOpts.isBlank() ? List.of()
@@ -240,7 +240,7 @@ final class BenchExactCacheCommand implements Callable<Integer> {
             if (binary.isEmpty()) {
                 nginxNote = "skipped: nginx is not installed and apt-get could not install it (see above)";
             } else {
-                int port = freePort();
+                int port = LocalProcesses.freePort();
                 Path nginxDir = dir.resolve("nginx");
                 Files.createDirectories(nginxDir);
                 Files.setPosixFilePermissions(nginxDir, PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -262,7 +262,7 @@ final class BenchExactCacheCommand implements Callable<Integer> {
             }
         }
         for (Target t : targets) {
-            awaitPort(t.uri().getPort());
+            LocalProcesses.awaitPort(t.uri().getPort());
             info("%s on %s", t.name(), t.uri());
         }
 
@@ -457,7 +457,7 @@ final class BenchExactCacheCommand implements Callable<Integer> {
             info("Redis: 127.0.0.1:6379 answers PING, using it");
             return "redis://127.0.0.1:6379";
         }
-        int port = freePort();
+        int port = LocalProcesses.freePort();
         res.add(new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
                 "--save", "", "--appendonly", "no")
                 .redirectErrorStream(true).redirectOutput(logFile("redis")).start());
@@ -768,39 +768,11 @@ final class BenchExactCacheCommand implements Callable<Integer> {
     }
 
     private static File logFile(String name) {
-        return Path.of(System.getProperty("java.io.tmpdir"), "cachegate-bench-exact-" + name + ".log").toFile();
+        return LocalProcesses.logFile("exact-" + name);
     }
 
     /** Runs a sub-command of this same jar in its own JVM. */
     private Process child(String name, List<String> extraJvmOpts, String... args) throws IOException {
-        List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current().info().command().orElse("java"));
-        command.addAll(List.of(childJvmOpts.trim().split("\\s+")));
-        command.addAll(extraJvmOpts);
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(CachegateCli.class.getName());
-        command.addAll(List.of(args));
-        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(logFile(name)).start();
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
-    }
-
-    private static void awaitPort(int port) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (System.nanoTime() < deadline) {
-            try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress("127.0.0.1", port), 500);
-                return;
-            } catch (IOException notYet) {
-                Thread.sleep(100);
-            }
-        }
-        throw new IllegalStateException("nothing listens on port " + port + " after 30s; see the logs "
-                + logFile("*"));
+        return LocalProcesses.cachegate("exact-" + name, childJvmOpts, extraJvmOpts, args);
     }
 }

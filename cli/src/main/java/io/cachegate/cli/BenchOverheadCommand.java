@@ -68,9 +68,9 @@ final class BenchOverheadCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Duration recorded = Durations.parse(duration);
         Duration warm = Durations.parse(warmup);
-        int simPort = freePort();
-        int gatewayPort = freePort();
-        int adminPort = freePort();
+        int simPort = LocalProcesses.freePort();
+        int gatewayPort = LocalProcesses.freePort();
+        int adminPort = LocalProcesses.freePort();
         Path policy = Files.createTempFile("cachegate-bench", ".yaml");
         Files.writeString(policy, """
                 server: { host: 127.0.0.1, port: %d, admin_port: %d, io_threads: %d }
@@ -86,8 +86,8 @@ final class BenchOverheadCommand implements Callable<Integer> {
         try {
             children.add(child("sim", "simulate-backend", "--port", Integer.toString(simPort)));
             children.add(child("gateway", "serve", "--config", policy.toString()));
-            awaitPort(simPort);
-            awaitPort(gatewayPort);
+            LocalProcesses.awaitPort(simPort);
+            LocalProcesses.awaitPort(gatewayPort);
             URI direct = URI.create("http://127.0.0.1:" + simPort);
             URI gateway = URI.create("http://127.0.0.1:" + gatewayPort);
             System.err.printf("simulator pid %d on %s, gateway pid %d on %s (io_threads %d)%n",
@@ -180,38 +180,7 @@ final class BenchOverheadCommand implements Callable<Integer> {
         System.out.printf("%-19s %9.3f %9.3f %9.3f %9.3f %8d%n", label, s.p50Ms(), s.p90Ms(), s.p99Ms(), s.p999Ms(), errors);
     }
 
-    /** Runs a sub-command of this same jar in its own JVM. */
     private Process child(String name, String... args) throws IOException {
-        List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current().info().command().orElse("java"));
-        command.addAll(List.of(childJvmOpts.trim().split("\\s+")));
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(CachegateCli.class.getName());
-        command.addAll(List.of(args));
-        return new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(Path.of(System.getProperty("java.io.tmpdir"), "cachegate-bench-" + name + ".log").toFile())
-                .start();
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
-    }
-
-    private static void awaitPort(int port) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (System.nanoTime() < deadline) {
-            try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress("127.0.0.1", port), 500);
-                return;
-            } catch (IOException notYet) {
-                Thread.sleep(100);
-            }
-        }
-        throw new IllegalStateException("nothing listens on port " + port + " after 30s; see the logs in "
-                + System.getProperty("java.io.tmpdir") + "/cachegate-bench-*.log");
+        return LocalProcesses.cachegate(name, childJvmOpts, List.of(), args);
     }
 }
