@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 @Command(name = "cachegate", mixinStandardHelpOptions = true, version = "cachegate 0.1.0",
         description = "An inference caching reverse proxy for OpenAI-compatible model servers.",
         subcommands = {ServeCommand.class, DemoCommand.class, SimulateBackendCommand.class, BenchCommand.class,
-                ValidateCommand.class, CommandLine.HelpCommand.class})
+                ValidateCommand.class, EvalSemanticCommand.class, CommandLine.HelpCommand.class})
 public final class CachegateCli implements Runnable {
 
     @CommandLine.Spec

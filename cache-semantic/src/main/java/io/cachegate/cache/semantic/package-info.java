@@ -3,6 +3,8 @@
  * bge-small-en-v1.5 (int8) on ONNX Runtime behind a bounded micro-batching queue, and a
  * {@link io.cachegate.cache.semantic.VectorIndex} with an embedded (Lucene HNSW on disk) and a Qdrant
  * store, searched within one exact scope. Index entries point at exact-cache keys, so an answer is
- * stored once. The match decision and the gateway wiring come next (issue 4).
+ * stored once. A {@link io.cachegate.cache.semantic.MatchDecision} turns a query's neighbours into a hit or
+ * a miss: a bare cosine threshold, or the threshold plus {@link io.cachegate.cache.semantic.PairGuard}s over
+ * the two texts (numbers, negation, named entities). The gateway wiring comes next (issue 4).
  */
 package io.cachegate.cache.semantic;

@@ -1,0 +1,47 @@
+package io.cachegate.cache.semantic;
+
+import java.util.List;
+
+/**
+ * A cheap check over a (query, cached text) pair that vetoes a hit the embedding cannot tell apart:
+ * "refund for 2 seats" and "refund for 3 seats" are close in vector space and different questions.
+ * Guards are pure functions of the two texts.
+ */
+public interface PairGuard {
+
+    /** True when the pair must not be treated as the same request. */
+    boolean rejects(String query, String cached);
+
+    /** A short lowercase name, for reports and the policy. */
+    String name();
+
+    /** The texts mention different numbers (digits, or number words up to twenty). */
+    static PairGuard numbers() {
+        return NumberGuard.INSTANCE;
+    }
+
+    /** One text is negated (not, no, never, n't, without, …) and the other is not. */
+    static PairGuard negation() {
+        return NegationGuard.INSTANCE;
+    }
+
+    /** A capitalised word past the start of a sentence in one text does not occur in the other. */
+    static PairGuard namedEntities() {
+        return EntityGuard.INSTANCE;
+    }
+
+    /** All guards, in the order they run (cheapest first). */
+    static List<PairGuard> all() {
+        return List.of(numbers(), negation(), namedEntities());
+    }
+
+    /** The guard of that name ({@code numbers}, {@code negation}, {@code entities}). */
+    static PairGuard named(String name) {
+        for (PairGuard guard : all()) {
+            if (guard.name().equals(name)) {
+                return guard;
+            }
+        }
+        throw new IllegalArgumentException("unknown guard '" + name + "', expected one of numbers, negation, entities");
+    }
+}

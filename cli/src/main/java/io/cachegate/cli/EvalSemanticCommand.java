@@ -1,0 +1,306 @@
+package io.cachegate.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.cachegate.cache.semantic.CosineThresholdDecision;
+import io.cachegate.cache.semantic.GuardedDecision;
+import io.cachegate.cache.semantic.MatchDecision;
+import io.cachegate.cache.semantic.MicroBatchingEmbedder;
+import io.cachegate.cache.semantic.Neighbour;
+import io.cachegate.cache.semantic.PairGuard;
+import io.cachegate.config.SemanticCacheSettings;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.function.DoubleFunction;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code cachegate eval-semantic}: measures the gateway's own match decisions ({@link CosineThresholdDecision},
+ * {@link GuardedDecision}) with the bundled embedder on labelled data, at a sweep of thresholds. Pairs give
+ * precision and recall; a warm set and a query set give the cache's hit rate and its wrong hits.
+ */
+@Command(name = "eval-semantic", mixinStandardHelpOptions = true,
+        description = {
+            "Precision of the semantic cache's match decisions on labelled data, with the bundled embedder.",
+            "--pairs FILE (TSV text_a, text_b, label with a header): precision, recall and F1 of each decision "
+                    + "at each threshold. --warm FILE --queries FILE (TSV text, intent): nearest neighbour of each "
+                    + "query among the warmed texts (brute force), hit rate, wrong hits (another intent's entry) "
+                    + "and out-of-scope (oos) queries that hit. Vectors are cached on disk under --cache-dir."
+        })
+final class EvalSemanticCommand implements Callable<Integer> {
+
+    @Option(names = "--pairs", paramLabel = "FILE", description = "Labelled pairs: text_a, text_b, label (0/1).")
+    Path pairs;
+
+    @Option(names = "--offset", defaultValue = "0", description = "Pairs to skip first (default ${DEFAULT-VALUE}).")
+    int offset;
+
+    @Option(names = "--limit", defaultValue = "1500", description = "Pairs to evaluate (default ${DEFAULT-VALUE}).")
+    int limit;
+
+    @Option(names = "--warm", paramLabel = "FILE", description = "Texts that fill the cache: text, intent.")
+    Path warm;
+
+    @Option(names = "--warm-offset", defaultValue = "0", description = "Warm rows to skip (default ${DEFAULT-VALUE}).")
+    int warmOffset;
+
+    @Option(names = "--warm-limit", defaultValue = "2000", description = "Warm rows (default ${DEFAULT-VALUE}).")
+    int warmLimit;
+
+    @Option(names = "--queries", paramLabel = "FILE", description = "Queries replayed against the cache: text, intent.")
+    Path queries;
+
+    @Option(names = "--query-offset", defaultValue = "0", description = "Query rows to skip (default ${DEFAULT-VALUE}).")
+    int queryOffset;
+
+    @Option(names = "--query-limit", defaultValue = "1000", description = "Query rows (default ${DEFAULT-VALUE}).")
+    int queryLimit;
+
+    @Option(names = "--seed", defaultValue = "42",
+            description = "Shuffle of the --warm and --queries files before the offsets (they are sorted by intent); "
+                    + "0 keeps file order. The pairs are never shuffled. Default ${DEFAULT-VALUE}.")
+    long seed;
+
+    @Option(names = "--k", defaultValue = "5", description = "Nearest neighbours handed to the decision (default ${DEFAULT-VALUE}).")
+    int k;
+
+    @Option(names = "--threshold", description = "The operating point to report; default: the policy's default threshold.")
+    Double threshold;
+
+    @Option(names = "--sweep", split = ",", paramLabel = "T",
+            description = "Thresholds of the sweep (default 0.80 to 0.99 by 0.01).")
+    List<Double> sweep;
+
+    @Option(names = "--guards", split = ",", defaultValue = "numbers,negation,entities",
+            description = "Guards of the guarded decision (default ${DEFAULT-VALUE}).")
+    List<String> guards;
+
+    @Option(names = "--cache-dir", paramLabel = "DIR", description = "Vector cache (default ${java.io.tmpdir}/cachegate-eval-cache).")
+    Path cacheDir;
+
+    @Option(names = "--json", description = "Print the results as JSON.")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+        boolean pairMode = pairs != null;
+        boolean cacheMode = warm != null || queries != null;
+        if (pairMode == cacheMode || (cacheMode && (warm == null || queries == null))) {
+            System.err.println("eval-semantic: give either --pairs FILE, or --warm FILE and --queries FILE");
+            return 2;
+        }
+        double operatingPoint = threshold != null ? threshold : SemanticCacheSettings.defaults().threshold();
+        List<Double> thresholds = new ArrayList<>(sweep != null ? sweep : defaultSweep());
+        if (!thresholds.contains(operatingPoint)) {
+            thresholds.add(operatingPoint);
+        }
+        thresholds.sort(Double::compare);
+        List<PairGuard> guardList = guards.stream().map(String::trim).map(PairGuard::named).toList();
+        Map<String, DoubleFunction<MatchDecision>> decisions = new LinkedHashMap<>();
+        decisions.put("cosine", CosineThresholdDecision::new);
+        decisions.put("guarded", t -> new GuardedDecision(t, guardList));
+
+        SemanticCacheSettings.EmbedderSettings settings = SemanticCacheSettings.EmbedderSettings.defaults();
+        Path root = cacheDir != null ? cacheDir : Path.of(System.getProperty("java.io.tmpdir"), "cachegate-eval-cache");
+        Map<String, Object> report = new LinkedHashMap<>();
+        long started = System.nanoTime();
+        try (MicroBatchingEmbedder embedder = MicroBatchingEmbedder.start(settings)) {
+            embedder.warmedUp().join();
+            EmbeddingDiskCache vectors = new EmbeddingDiskCache(embedder, root);
+            report.put("model", embedder.modelId());
+            report.put("operating_threshold", operatingPoint);
+            report.put("decisions", decisions.keySet());
+            report.put("guards", guardList.stream().map(PairGuard::name).toList());
+            List<Map<String, Object>> rows = pairMode
+                    ? evalPairs(vectors, decisions, thresholds, report)
+                    : evalCache(vectors, decisions, thresholds, report);
+            report.put("rows", rows);
+            report.put("embedded_now", vectors.computed());
+        }
+        report.put("seconds", Math.round((System.nanoTime() - started) / 1e7) / 100.0);
+        if (json) {
+            System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(report));
+        } else {
+            printTable(report, pairMode, operatingPoint);
+        }
+        return 0;
+    }
+
+    private List<Map<String, Object>> evalPairs(EmbeddingDiskCache cache, Map<String, DoubleFunction<MatchDecision>> decisions,
+                                                List<Double> thresholds, Map<String, Object> report) throws Exception {
+        List<EvalTsv.Pair> rows = EvalTsv.pairs(pairs, 0, offset, limit);
+        List<String> texts = new ArrayList<>(rows.size() * 2);
+        rows.forEach(p -> {
+            texts.add(p.textA());
+            texts.add(p.textB());
+        });
+        float[][] v = cache.embed(texts);
+        long positives = rows.stream().filter(EvalTsv.Pair::same).count();
+        report.put("data", Map.of("pairs", pairs.toString(), "offset", offset, "rows", rows.size(), "positives", positives));
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (double t : thresholds) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("threshold", t);
+            for (Map.Entry<String, DoubleFunction<MatchDecision>> d : decisions.entrySet()) {
+                MatchDecision decision = d.getValue().apply(t);
+                long tp = 0;
+                long fp = 0;
+                for (int i = 0; i < rows.size(); i++) {
+                    EvalTsv.Pair p = rows.get(i);
+                    Neighbour n = new Neighbour("b", dot(v[2 * i], v[2 * i + 1]), p.textB(), 0, 0);
+                    if (decision.decide(p.textA(), v[2 * i], List.of(n)).isPresent()) {
+                        if (p.same()) {
+                            tp++;
+                        } else {
+                            fp++;
+                        }
+                    }
+                }
+                double precision = tp + fp == 0 ? 1.0 : (double) tp / (tp + fp);
+                double recall = positives == 0 ? 0.0 : (double) tp / positives;
+                double f1 = precision + recall == 0 ? 0 : 2 * precision * recall / (precision + recall);
+                row.put(d.getKey(), Map.of("precision", round(precision), "recall", round(recall), "f1", round(f1),
+                        "predicted", tp + fp));
+            }
+            out.add(row);
+        }
+        return out;
+    }
+
+    private List<Map<String, Object>> evalCache(EmbeddingDiskCache cache, Map<String, DoubleFunction<MatchDecision>> decisions,
+                                                List<Double> thresholds, Map<String, Object> report) throws Exception {
+        List<EvalTsv.Query> warmRows = EvalTsv.queries(warm, seed, warmOffset, warmLimit);
+        List<EvalTsv.Query> queryRows = EvalTsv.queries(queries, seed, queryOffset, queryLimit);
+        float[][] warmVectors = cache.embed(warmRows.stream().map(EvalTsv.Query::text).toList());
+        float[][] queryVectors = cache.embed(queryRows.stream().map(EvalTsv.Query::text).toList());
+        long outOfScope = queryRows.stream().filter(EvalTsv.Query::outOfScope).count();
+        long inScope = queryRows.size() - outOfScope;
+        report.put("data", Map.of("warm", warm.toString(), "warm_rows", warmRows.size(), "queries", queries.toString(),
+                "query_rows", queryRows.size(), "oos_queries", outOfScope, "seed", seed));
+        // Nearest neighbours once per query; the decisions only differ in what they do with them.
+        List<List<Neighbour>> neighbours = new ArrayList<>(queryRows.size());
+        for (float[] q : queryVectors) {
+            neighbours.add(nearest(q, warmVectors, warmRows));
+        }
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (double t : thresholds) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("threshold", t);
+            for (Map.Entry<String, DoubleFunction<MatchDecision>> d : decisions.entrySet()) {
+                MatchDecision decision = d.getValue().apply(t);
+                long hits = 0;
+                long wrong = 0;
+                long oosHits = 0;
+                for (int i = 0; i < queryRows.size(); i++) {
+                    EvalTsv.Query query = queryRows.get(i);
+                    Optional<MatchDecision.Match> match = decision.decide(query.text(), queryVectors[i], neighbours.get(i));
+                    if (match.isEmpty()) {
+                        continue;
+                    }
+                    if (query.outOfScope()) {
+                        oosHits++;
+                        wrong++;
+                    } else {
+                        hits++;
+                        String cachedIntent = warmRows.get(Integer.parseInt(match.get().neighbour().entryKey())).intent();
+                        if (!cachedIntent.equals(query.intent())) {
+                            wrong++;
+                        }
+                    }
+                }
+                long allHits = hits + oosHits;
+                row.put(d.getKey(), Map.of(
+                        "hit_rate", round(inScope == 0 ? 0 : (double) hits / inScope),
+                        "false_hit_rate", round(allHits == 0 ? 0 : (double) wrong / allHits),
+                        "oos_hit_rate", round(outOfScope == 0 ? 0 : (double) oosHits / outOfScope),
+                        "hits", allHits, "wrong_hits", wrong));
+            }
+            out.add(row);
+        }
+        return out;
+    }
+
+    /** The k warmed texts most similar to the query, by brute force over unit vectors. */
+    private List<Neighbour> nearest(float[] query, float[][] warmVectors, List<EvalTsv.Query> warmRows) {
+        int size = Math.min(k, warmVectors.length);
+        int[] best = new int[size];
+        float[] scores = new float[size];
+        Arrays.fill(scores, Float.NEGATIVE_INFINITY);
+        for (int j = 0; j < warmVectors.length; j++) {
+            float s = dot(query, warmVectors[j]);
+            if (size > 0 && s > scores[size - 1]) {
+                int at = size - 1;
+                while (at > 0 && s > scores[at - 1]) {
+                    scores[at] = scores[at - 1];
+                    best[at] = best[at - 1];
+                    at--;
+                }
+                scores[at] = s;
+                best[at] = j;
+            }
+        }
+        List<Neighbour> result = new ArrayList<>(size);
+        for (int i = 0; i < size; i++) {
+            result.add(new Neighbour(Integer.toString(best[i]), scores[i], warmRows.get(best[i]).text(), 0, 0));
+        }
+        return result;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void printTable(Map<String, Object> report, boolean pairMode, double operatingPoint) {
+        System.out.println("model " + report.get("model") + "; data " + report.get("data") + "; guards " + report.get("guards"));
+        List<Map<String, Object>> rows = (List<Map<String, Object>>) report.get("rows");
+        String[] keys = pairMode ? new String[] {"precision", "recall", "f1"}
+                : new String[] {"hit_rate", "false_hit_rate", "oos_hit_rate"};
+        String[] labels = pairMode ? new String[] {"P", "R", "F1"} : new String[] {"hit", "false", "oos-hit"};
+        StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%-10s", "threshold"));
+        for (String decision : List.of("cosine", "guarded")) {
+            for (String label : labels) {
+                header.append(String.format(Locale.ROOT, " %9s", decision.charAt(0) + ":" + label));
+            }
+        }
+        System.out.println(header);
+        for (Map<String, Object> row : rows) {
+            double t = (Double) row.get("threshold");
+            StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-10s",
+                    String.format(Locale.ROOT, "%.3f%s", t, t == operatingPoint ? " *" : "")));
+            for (String decision : List.of("cosine", "guarded")) {
+                Map<String, Object> m = (Map<String, Object>) row.get(decision);
+                for (String key : keys) {
+                    line.append(String.format(Locale.ROOT, " %9.4f", ((Number) m.get(key)).doubleValue()));
+                }
+            }
+            System.out.println(line);
+        }
+        System.out.println("* operating point; " + report.get("embedded_now") + " texts embedded now, "
+                + report.get("seconds") + " s");
+    }
+
+    private static List<Double> defaultSweep() {
+        List<Double> sweep = new ArrayList<>();
+        for (int i = 80; i <= 99; i++) {
+            sweep.add(i / 100.0);
+        }
+        return sweep;
+    }
+
+    static float dot(float[] a, float[] b) {
+        float sum = 0;
+        for (int i = 0; i < a.length; i++) {
+            sum += a[i] * b[i];
+        }
+        return sum;
+    }
+
+    private static double round(double value) {
+        return Math.round(value * 10_000) / 10_000.0;
+    }
+}
