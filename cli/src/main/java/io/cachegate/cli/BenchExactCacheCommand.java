@@ -9,10 +9,8 @@ import io.cachegate.bench.RequestSource;
 import io.cachegate.config.Durations;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -65,7 +63,6 @@ final class BenchExactCacheCommand implements Callable<Integer> {
     private static final Pattern SIM_REQUESTS = Pattern.compile("\"requests\"\\s*:\\s*(\\d+)");
     private static final Pattern LOOKUPS = Pattern.compile(
             "(?m)^cachegate_cache_lookups_total\\{[^}]*outcome=\"([a-z_]+)\"[^}]*}\\s+(\\S+)$");
-    private static final Pattern NGINX_VERSION = Pattern.compile("nginx/(\\S+)");
 
     @Option(names = "--stores", split = ",", defaultValue = "memory,redis",
             description = "Gateway stores to measure, any of memory, redis, tiered (default ${DEFAULT-VALUE}).")
@@ -233,9 +230,9 @@ final class BenchExactCacheCommand implements Callable<Integer> {
         }
         String nginxNote = null;
         if (!noNginx) {
-            Optional<String> binary = findNginx();
+            Optional<String> binary = NginxReference.find(nginxBinary);
             if (binary.isEmpty()) {
-                binary = installNginx();
+                binary = NginxReference.install(nginxBinary);
             }
             if (binary.isEmpty()) {
                 nginxNote = "skipped: nginx is not installed and apt-get could not install it (see above)";
@@ -245,8 +242,8 @@ final class BenchExactCacheCommand implements Callable<Integer> {
                 Files.createDirectories(nginxDir);
                 Files.setPosixFilePermissions(nginxDir, PosixFilePermissions.fromString("rwxr-xr-x"));
                 Path conf = nginxDir.resolve("nginx.conf");
-                Files.writeString(conf, nginxConfig(nginxDir, port, simPort));
-                String version = nginxVersion(binary.get());
+                Files.writeString(conf, NginxReference.config(nginxDir, port, simPort));
+                String version = NginxReference.version(binary.get());
                 Process check = new ProcessBuilder(binary.get(), "-t", "-q", "-p", nginxDir.toString(),
                         "-e", nginxDir.resolve("error.log").toString(), "-c", conf.toString())
                         .redirectErrorStream(true).start();
@@ -395,56 +392,6 @@ final class BenchExactCacheCommand implements Callable<Integer> {
      * when the whole body sits in one memory buffer, hence the large {@code client_body_buffer_size}.
      * Entries live 1h (like the gateway's default TTL), so a long run does not expire them mid-measurement.
      */
-    static String nginxConfig(Path dir, int port, int simPort) {
-        String d = dir.toAbsolutePath().toString();
-        return """
-                daemon off;
-                master_process on;
-                worker_processes auto;
-                error_log %1$s/error.log warn;
-                pid %1$s/nginx.pid;
-
-                events {
-                    worker_connections 4096;
-                }
-
-                http {
-                    access_log off;
-                    client_body_temp_path %1$s/client_body_temp;
-                    proxy_temp_path %1$s/proxy_temp;
-                    fastcgi_temp_path %1$s/fastcgi_temp;
-                    uwsgi_temp_path %1$s/uwsgi_temp;
-                    scgi_temp_path %1$s/scgi_temp;
-                    proxy_cache_path %1$s/cache levels=1:2 keys_zone=bench:16m max_size=256m inactive=1h use_temp_path=off;
-                    keepalive_timeout 75s;
-                    keepalive_requests 1000000;
-
-                    upstream sim {
-                        server 127.0.0.1:%3$d;
-                        keepalive 64;
-                        keepalive_requests 1000000;
-                    }
-
-                    server {
-                        listen 127.0.0.1:%2$d;
-                        location / {
-                            client_max_body_size 4m;
-                            client_body_buffer_size 4m;
-                            proxy_pass http://sim;
-                            proxy_http_version 1.1;
-                            proxy_set_header Connection "";
-                            proxy_buffering on;
-                            proxy_cache bench;
-                            proxy_cache_methods POST;
-                            proxy_cache_key "$request_uri|$request_body";
-                            proxy_cache_valid 200 1h;
-                            add_header X-Cache-Status $upstream_cache_status always;
-                        }
-                    }
-                }
-                """.formatted(d, port, simPort);
-    }
-
     // ---------------------------------------------------------------------------------------------
     // Redis and nginx
 
@@ -484,53 +431,6 @@ final class BenchExactCacheCommand implements Callable<Integer> {
         } catch (IOException e) {
             return false;
         }
-    }
-
-    private Optional<String> findNginx() {
-        if (nginxBinary.contains("/")) {
-            return Files.isExecutable(Path.of(nginxBinary)) ? Optional.of(nginxBinary) : Optional.empty();
-        }
-        List<String> dirs = new ArrayList<>(List.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)));
-        dirs.addAll(List.of("/usr/sbin", "/usr/local/sbin", "/sbin"));
-        return dirs.stream().filter(d -> !d.isEmpty()).map(d -> Path.of(d, nginxBinary)).filter(Files::isExecutable)
-                .map(Path::toString).findFirst();
-    }
-
-    /** Installs Debian's nginx with apt-get, echoing what it does on stderr. */
-    private Optional<String> installNginx() throws InterruptedException {
-        info("nginx is not installed: running apt-get update && apt-get install -y nginx");
-        try {
-            for (List<String> command : List.of(List.of("apt-get", "update"), List.of("apt-get", "install", "-y", "nginx"))) {
-                System.err.println("$ " + String.join(" ", command));
-                ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-                pb.environment().put("DEBIAN_FRONTEND", "noninteractive");
-                Process p = pb.start();
-                try (InputStream in = p.getInputStream()) {
-                    in.transferTo(System.err);
-                }
-                int exit = p.waitFor();
-                if (exit != 0) {
-                    info("%s failed (exit %d): the nginx column is left out", String.join(" ", command), exit);
-                    return Optional.empty();
-                }
-            }
-        } catch (IOException e) {
-            info("could not run apt-get (%s): the nginx column is left out", e.getMessage());
-            return Optional.empty();
-        }
-        Optional<String> found = findNginx();
-        if (found.isEmpty()) {
-            info("apt-get install finished but no nginx executable was found: the nginx column is left out");
-        }
-        return found;
-    }
-
-    private static String nginxVersion(String binary) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(binary, "-v").redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        p.waitFor();
-        Matcher m = NGINX_VERSION.matcher(out);
-        return m.find() ? m.group(1) : out.strip();
     }
 
     // ---------------------------------------------------------------------------------------------

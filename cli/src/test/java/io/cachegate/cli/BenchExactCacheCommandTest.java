@@ -28,7 +28,7 @@ class BenchExactCacheCommandTest {
 
     @Test
     void nginxConfig_cachesPostsKeyedOnTheBodyInMemory() {
-        String conf = BenchExactCacheCommand.nginxConfig(Path.of("/tmp/x"), 18080, 18000);
+        String conf = NginxReference.config(Path.of("/tmp/x"), 18080, 18000);
         assertThat(conf)
                 .contains("daemon off;", "master_process on;", "worker_processes auto;")
                 .contains("proxy_cache_key \"$request_uri|$request_body\";")
