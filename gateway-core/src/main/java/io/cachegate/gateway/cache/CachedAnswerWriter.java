@@ -25,6 +25,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
 import java.io.IOException;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Answers a request from a cache entry: the stored JSON as it is, or, for {@code stream: true},
@@ -43,31 +44,32 @@ final class CachedAnswerWriter {
     private CachedAnswerWriter() {
     }
 
-    /** Writes the hit; false when the entry cannot be replayed as asked (the caller then treats it as a miss). */
-    static boolean write(ChannelHandlerContext ctx, CacheEntry entry, boolean stream, boolean includeUsage,
-                         String requestId, boolean keepAlive, long startNanos, long lookupNanos) {
+    /** The SSE events that replay {@code entry}, or empty when it cannot be replayed (the caller treats that as a miss). */
+    static Optional<List<byte[]>> replay(CacheEntry entry, boolean includeUsage) {
+        try {
+            JsonNode document = JSON.readTree(entry.body());
+            return SseReplay.canReplay(document) ? Optional.of(SseReplay.events(document, includeUsage)) : Optional.empty();
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** Writes the hit: the stored JSON, or the given replay events as an SSE stream. */
+    static void write(ChannelHandlerContext ctx, CacheEntry entry, Optional<List<byte[]>> sseEvents,
+                      String requestId, boolean keepAlive, long startNanos, long lookupNanos) {
         StringBuilder timing = new StringBuilder(48);
         GatewayHeaders.appendTiming(timing, "cache", lookupNanos);
         GatewayHeaders.appendTiming(timing, "total", System.nanoTime() - startNanos);
-        if (!stream) {
+        if (sseEvents.isEmpty()) {
             DefaultFullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
                     Unpooled.wrappedBuffer(entry.body()), HEADERS, DefaultHttpHeadersFactory.trailersFactory());
             headers(response.headers(), entry, requestId, keepAlive, timing)
                     .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
                     .setInt(HttpHeaderNames.CONTENT_LENGTH, entry.body().length);
             close(ctx.writeAndFlush(response), keepAlive);
-            return true;
+            return;
         }
-        List<byte[]> events;
-        try {
-            JsonNode document = JSON.readTree(entry.body());
-            if (!SseReplay.canReplay(document)) {
-                return false;
-            }
-            events = SseReplay.events(document, includeUsage);
-        } catch (IOException | RuntimeException e) {
-            return false;
-        }
+        List<byte[]> events = sseEvents.get();
         HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, HEADERS);
         headers(head.headers(), entry, requestId, keepAlive, timing)
                 .set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8")
@@ -79,7 +81,6 @@ final class CachedAnswerWriter {
             ctx.write(new DefaultHttpContent(Unpooled.wrappedBuffer(event)));
         }
         close(ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT), keepAlive);
-        return true;
     }
 
     private static HttpHeaders headers(HttpHeaders headers, CacheEntry entry, String requestId, boolean keepAlive,

@@ -21,6 +21,7 @@ import io.cachegate.gateway.proxy.GatewayHeaders;
 import io.cachegate.gateway.proxy.ResponseTap;
 import java.time.Duration;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -159,17 +160,20 @@ public final class ExactCacheLayer implements AutoCloseable {
         }
 
         private void hit(CacheEntry entry, long lookupNanos) {
-            metrics.requestStarted();
-            boolean written = CachedAnswerWriter.write(r.ctx(), entry, r.parsed().stream(), r.parsed().includeUsage(),
-                    r.requestId(), r.keepAlive(), r.startNanos(), lookupNanos);
-            if (!written) {
-                metrics.requestAbandoned();
-                miss(decision.write());
-                return;
+            Optional<List<byte[]>> events = Optional.empty();
+            if (r.parsed().stream()) {
+                events = CachedAnswerWriter.replay(entry, r.parsed().includeUsage());
+                if (events.isEmpty()) {
+                    miss(decision.write());
+                    return;
+                }
             }
+            // Counted before the answer leaves: whoever has the answer also sees it in the metrics.
+            metrics.requestStarted();
             metrics.cacheLookup("exact", "hit");
             metrics.cacheHit(r.routeLabel(), entry.promptTokens(), entry.completionTokens());
             metrics.requestFinished(r.routeLabel(), r.endpoint(), 200, System.nanoTime() - r.startNanos());
+            CachedAnswerWriter.write(r.ctx(), entry, events, r.requestId(), r.keepAlive(), r.startNanos(), lookupNanos);
             releaseRequest();
             r.onDone().run();
         }

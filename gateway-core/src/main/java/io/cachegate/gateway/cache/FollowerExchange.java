@@ -136,12 +136,12 @@ final class FollowerExchange implements SharedAnswer.Subscriber {
         }
         SharedAnswer.State state = answer.state();
         if (state == SharedAnswer.State.COMPLETE) {
+            finish(status); // counted before the last bytes leave, as ProxyExchange does
             ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT).addListener((ChannelFutureListener) f -> {
                 if (!f.isSuccess() || !keepAlive) {
                     f.channel().close();
                 }
             });
-            finish(status);
         } else if (state == SharedAnswer.State.ABORTED) {
             ctx.close(); // mid-answer: a truncated answer must not look complete
             finish(status);

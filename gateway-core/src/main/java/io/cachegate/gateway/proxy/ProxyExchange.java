@@ -180,6 +180,8 @@ public final class ProxyExchange implements UpstreamListener {
         tap.onContent(content.content());
         if (content instanceof LastHttpContent) {
             tap.onComplete(); // the backend's answer is complete, whatever becomes of this client's copy
+            // Counted before the last bytes leave: whoever has the whole answer also sees it in the metrics.
+            end(status);
             if (clientGone) {
                 content.release();
             } else {
@@ -189,7 +191,6 @@ public final class ProxyExchange implements UpstreamListener {
                     }
                 });
             }
-            end(status);
         } else if (clientGone) {
             content.release();
         } else {

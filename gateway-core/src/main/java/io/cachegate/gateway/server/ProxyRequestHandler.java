@@ -151,9 +151,9 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
     private void reject(ChannelHandlerContext ctx, ErrorKind kind, String message, String param, String requestId,
                         boolean keepAlive, Endpoint endpoint, long start) {
         services.metrics().requestStarted();
-        ClientResponses.error(ctx, kind, message, param, requestId, keepAlive);
         services.metrics().requestFinished("none", endpoint == null ? "unknown" : endpoint.metricName(),
                 kind.status(), System.nanoTime() - start);
+        ClientResponses.error(ctx, kind, message, param, requestId, keepAlive);
     }
 
     private String authenticate(FullHttpRequest request) {
