@@ -655,9 +655,7 @@ final class BenchExactCacheCommand implements Callable<Integer> {
     }
 
     private static double median(List<BenchReport> reports, java.util.function.ToDoubleFunction<BenchReport> f) {
-        double[] v = reports.stream().mapToDouble(f).sorted().toArray();
-        int n = v.length;
-        return n == 0 ? Double.NaN : n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+        return Medians.of(reports.stream().mapToDouble(f));
     }
 
     // ---------------------------------------------------------------------------------------------

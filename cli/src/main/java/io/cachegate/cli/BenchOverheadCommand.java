@@ -167,10 +167,7 @@ final class BenchOverheadCommand implements Callable<Integer> {
     }
 
     private static double median(List<Double> values) {
-        List<Double> sorted = new ArrayList<>(values);
-        sorted.sort(Double::compare);
-        int n = sorted.size();
-        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+        return Medians.of(values.stream().mapToDouble(Double::doubleValue));
     }
 
     private static void row(String label, LatencySummary s, long errors) {

@@ -27,13 +27,8 @@ class AdminIT {
     }
 
     @AfterAll
-    static void stop() {
-        if (gateway != null) {
-            gateway.close();
-        }
-        if (sim != null) {
-            sim.close();
-        }
+    static void stop() throws Exception {
+        Closing.all(gateway, sim);
     }
 
     @Test

@@ -51,13 +51,8 @@ class CoalescingIT {
     }
 
     @AfterAll
-    static void stop() {
-        if (gateway != null) {
-            gateway.close();
-        }
-        if (sim != null) {
-            sim.close();
-        }
+    static void stop() throws Exception {
+        Closing.all(gateway, sim);
         if (executor != null) {
             executor.shutdownNow();
         }

@@ -30,13 +30,8 @@ class ConnectionHandlingIT {
     }
 
     @AfterAll
-    static void stop() {
-        if (gateway != null) {
-            gateway.close();
-        }
-        if (sim != null) {
-            sim.close();
-        }
+    static void stop() throws Exception {
+        Closing.all(gateway, sim);
     }
 
     @Test

@@ -46,13 +46,8 @@ class ErrorHandlingIT {
     }
 
     @AfterAll
-    static void stop() {
-        if (gateway != null) {
-            gateway.close();
-        }
-        if (sim != null) {
-            sim.close();
-        }
+    static void stop() throws Exception {
+        Closing.all(gateway, sim);
     }
 
     @AfterEach

@@ -53,13 +53,8 @@ class ExactCacheIT {
     }
 
     @AfterAll
-    static void stop() {
-        if (gateway != null) {
-            gateway.close();
-        }
-        if (sim != null) {
-            sim.close();
-        }
+    static void stop() throws Exception {
+        Closing.all(gateway, sim);
     }
 
     /**
