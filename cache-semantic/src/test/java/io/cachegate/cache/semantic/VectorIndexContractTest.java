@@ -260,8 +260,11 @@ abstract class VectorIndexContractTest {
 
         assertThat(failures).isEmpty();
         assertThat(await(index.size())).isEqualTo(writers * perWriter);
+        // HNSW is approximate (k = 1 may return a neighbour instead of the vector itself), so ask for a
+        // whole scope's worth: "found" is what this test is about, not the recall of the graph.
+        int perScope = writers * perWriter / 5;
         for (IndexEntry e : added) {
-            assertThat(keys(await(index.search(e.scope(), e.vector(), 1, NOW)))).as(e.entryKey()).containsExactly(e.entryKey());
+            assertThat(keys(await(index.search(e.scope(), e.vector(), perScope, NOW)))).as(e.entryKey()).contains(e.entryKey());
         }
     }
 
