@@ -3,6 +3,7 @@ package io.cachegate.config;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -13,12 +14,14 @@ final class CacheReader {
     private static final Set<String> EXACT_KEYS = Set.of("store", "redis_uri", "ttl", "timeout",
             "max_bytes", "l1_ttl", "l1_max_bytes", "compress_above", "redis_queue_size");
     private static final Set<String> SEMANTIC_KEYS =
-            Set.of("enabled", "store", "threshold", "ttl", "model", "path", "qdrant", "max_entries", "sweep_interval",
+            Set.of("enabled", "store", "threshold", "decision", "neighbours", "ttl", "model", "path", "qdrant", "max_entries", "sweep_interval",
                     "embedder");
     private static final Set<String> EMBEDDER_KEYS = Set.of("model", "tokenizer", "pooling", "normalize", "max_tokens",
             "max_batch", "max_wait", "queue_size", "workers", "intra_op_threads", "inter_op_threads");
     /** A batch that waits longer than this for company costs more latency than batching saves. */
     private static final Duration MAX_WAIT_LIMIT = Duration.ofSeconds(1);
+    /** The match decisions of the semantic cache, in the order messages list them. */
+    private static final List<String> DECISIONS = List.of("learned", "guarded", "cosine");
     private static final Set<String> QDRANT_KEYS = Set.of("host", "port", "collection", "api_key");
 
     private CacheReader() {
@@ -79,21 +82,28 @@ final class CacheReader {
         if (semantic == null) {
             return d;
         }
-        double threshold = semantic.decimal("threshold", d.threshold());
-        if (!(threshold > 0 && threshold <= 1)) {
-            semantic.problem("threshold", threshold + " is outside (0, 1]; similarity 1 means identical");
-            threshold = d.threshold();
-        }
         return new SemanticCacheSettings(
                 semantic.bool("enabled", d.enabled()),
                 semantic.choice("store", d.store()),
-                threshold,
+                semantic.similarity("threshold").orElse(d.threshold()),
+                decision(semantic, d.decision()),
+                (int) semantic.integer("neighbours", d.neighbours(), 1, 100),
                 semantic.duration("ttl", d.ttl()),
                 semantic.string("path", d.path()),
                 qdrant(semantic),
                 semantic.integer("max_entries", d.maxEntries(), 1, 1_000_000_000),
                 semantic.duration("sweep_interval", d.sweepInterval()),
                 embedder(semantic));
+    }
+
+    private static String decision(Fields semantic, String fallback) {
+        String name = semantic.string("decision", fallback).strip();
+        if (!DECISIONS.contains(name)) {
+            semantic.problem("decision", Durations.quote(name) + " is not one of " + String.join(", ", DECISIONS)
+                    + Suggestions.didYouMean(name, DECISIONS));
+            return fallback;
+        }
+        return name;
     }
 
     /**

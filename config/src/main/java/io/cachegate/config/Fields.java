@@ -181,6 +181,22 @@ final class Fields {
         };
     }
 
+    /** A cosine similarity threshold in (0, 1]; empty when absent or invalid (reported). */
+    Optional<Double> similarity(String key) {
+        if (!has(key)) {
+            return Optional.empty();
+        }
+        double value = decimal(key, Double.NaN);
+        if (Double.isNaN(value)) {
+            return Optional.empty();
+        }
+        if (!(value > 0 && value <= 1)) {
+            problem(key, value + " is outside (0, 1]; similarity 1 means identical");
+            return Optional.empty();
+        }
+        return Optional.of(value);
+    }
+
     double decimal(String key, double fallback) {
         Optional<String> text = text(key);
         if (text.isEmpty()) {

@@ -19,7 +19,7 @@ final class RoutesReader {
     private static final Set<String> KEYS = Set.of("match", "backend", "fallback", "class", "cache");
     private static final Set<String> MATCH_KEYS = Set.of("model", "tenant", "path");
     private static final Set<String> CACHE_KEYS = Set.of("exact", "semantic", "ttl", "context", "normalize", "shared",
-            "nondeterministic", "key_on_user", "store_finish_reasons");
+            "nondeterministic", "key_on_user", "store_finish_reasons", "embed", "semantic_max_turns", "threshold");
     /** In the order the error message lists them. */
     private static final List<String> FINISH_REASONS = List.of("stop", "length", "tool_calls", "content_filter");
 
@@ -96,7 +96,10 @@ final class RoutesReader {
                 cache.bool("shared", d.shared()),
                 cache.bool("nondeterministic", d.nondeterministic()),
                 cache.bool("key_on_user", d.keyOnUser()),
-                finishReasons(cache, d.storeFinishReasons()));
+                finishReasons(cache, d.storeFinishReasons()),
+                cache.choice("embed", d.embed()),
+                (int) cache.integer("semantic_max_turns", d.semanticMaxTurns(), 1, 10_000),
+                cache.similarity("threshold"));
     }
 
     /** {@code store_finish_reasons}: a non-empty list of OpenAI finish reasons, each checked with its line. */

@@ -8,17 +8,25 @@ import java.util.Optional;
  * The semantic cache: a nearest-neighbour index of embedded prompts pointing at exact cache entries.
  *
  * @param threshold the minimum similarity for a hit, in (0, 1]
+ * @param decision how the nearest neighbours become a hit or a miss: {@code learned}, {@code guarded} or
+ *                 {@code cosine} (see the README's semantic cache section for how each measured)
+ * @param neighbours how many nearest entries of the scope the decision sees
  * @param path directory of the embedded index
  * @param maxEntries entries kept in the index; the oldest are evicted beyond it
  * @param sweepInterval how often expired entries are removed from the index
  * @param embedder the model that turns prompts into vectors, and how requests are batched for it
  */
-public record SemanticCacheSettings(boolean enabled, SemanticStore store, double threshold, Duration ttl,
+public record SemanticCacheSettings(boolean enabled, SemanticStore store, double threshold, String decision,
+                                    int neighbours, Duration ttl,
                                     String path, QdrantSettings qdrant, long maxEntries, Duration sweepInterval,
                                     EmbedderSettings embedder) {
 
     public SemanticCacheSettings {
         Objects.requireNonNull(store, "store");
+        Objects.requireNonNull(decision, "decision");
+        if (neighbours < 1) {
+            throw new IllegalArgumentException("neighbours must be at least 1, was " + neighbours);
+        }
         Objects.requireNonNull(ttl, "ttl");
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(qdrant, "qdrant");
@@ -29,9 +37,12 @@ public record SemanticCacheSettings(boolean enabled, SemanticStore store, double
         }
     }
 
-    /** Disabled, embedded under {@code ./data}, threshold 0.92, 24h, 1,000,000 entries swept every minute. */
+    /**
+     * Disabled, embedded under {@code ./data}, the guarded decision at 0.92 over 5 neighbours, 24h, 1,000,000
+     * entries swept every minute.
+     */
     public static SemanticCacheSettings defaults() {
-        return new SemanticCacheSettings(false, SemanticStore.EMBEDDED, 0.92, Duration.ofHours(24), "./data",
+        return new SemanticCacheSettings(false, SemanticStore.EMBEDDED, 0.92, "guarded", 5, Duration.ofHours(24), "./data",
                 QdrantSettings.defaults(), 1_000_000, Duration.ofMinutes(1), EmbedderSettings.defaults());
     }
 

@@ -43,8 +43,7 @@ class PolicyLoaderTest {
         assertThat(policy.cache()).isEqualTo(CacheSettings.defaults());
         assertThat(policy.routes()).containsExactly(new Route(0, new RouteMatch("*", Optional.empty(), "*"),
                 Optional.empty(), Optional.empty(), "interactive",
-                new RouteCache(true, false, Optional.empty(), Optional.empty(), Normalize.NONE, false, false, false,
-                        Set.of("stop"))));
+                RouteCache.defaults()));
     }
 
     @Test
@@ -87,6 +86,8 @@ class PolicyLoaderTest {
                     enabled: true
                     store: qdrant
                     threshold: 0.85
+                    decision: cosine
+                    neighbours: 8
                     ttl: 1d
                     path: /var/lib/cachegate
                     qdrant: { host: qdrant, port: 6333, collection: answers, api_key: q }
@@ -107,7 +108,8 @@ class PolicyLoaderTest {
                 routes:
                   - match: { model: "llama-*", path: "/v1/chat/*" }
                     cache: { exact: false, semantic: true, ttl: 10m, context: kb-7, normalize: case, shared: true,
-                             nondeterministic: true, key_on_user: true, store_finish_reasons: [stop, length, tool_calls] }
+                             nondeterministic: true, key_on_user: true, store_finish_reasons: [stop, length, tool_calls],
+                             embed: all_user, semantic_max_turns: 3, threshold: 0.97 }
                 """);
 
         assertThat(policy.server()).isEqualTo(new ServerSettings("127.0.0.1", 0, "127.0.0.1", 0, 1 << 20, 8192,
@@ -123,7 +125,7 @@ class PolicyLoaderTest {
         assertThat(policy.cache()).isEqualTo(new CacheSettings(
                 new ExactCacheSettings(ExactStore.TIERED, "rediss://cache:6380", Duration.ofHours(2),
                         Duration.ofMillis(20), 64L << 20, Duration.ofSeconds(2), 8L << 20, 1024, 500),
-                new SemanticCacheSettings(true, SemanticStore.QDRANT, 0.85, Duration.ofDays(1), "/var/lib/cachegate",
+                new SemanticCacheSettings(true, SemanticStore.QDRANT, 0.85, "cosine", 8, Duration.ofDays(1), "/var/lib/cachegate",
                         new QdrantSettings("qdrant", 6333, "answers", Optional.of("q")), 5000, Duration.ofSeconds(30),
                         new SemanticCacheSettings.EmbedderSettings("/models/minilm.onnx",
                                 Optional.of("/models/tokenizer.json"), SemanticCacheSettings.Pooling.MEAN, false, 256,
@@ -132,7 +134,8 @@ class PolicyLoaderTest {
         assertThat(route.match()).isEqualTo(new RouteMatch("llama-*", Optional.empty(), "/v1/chat/*"));
         assertThat(route.trafficClass()).as("no interactive class: the first one").isEqualTo("batch");
         assertThat(route.cache()).isEqualTo(new RouteCache(false, true, Optional.of(Duration.ofMinutes(10)),
-                Optional.of("kb-7"), Normalize.CASE, true, true, true, Set.of("stop", "length", "tool_calls")));
+                Optional.of("kb-7"), Normalize.CASE, true, true, true, Set.of("stop", "length", "tool_calls"),
+                Embed.ALL_USER, 3, Optional.of(0.97)));
     }
 
     @Test

@@ -199,6 +199,15 @@ class PolicyValidationTest {
     }
 
     @Test
+    void parse_unknownDecisionOrRouteThreshold() {
+        assertThat(problem(BACKEND + "cache:\n  semantic:\n    decision: cosin\n"))
+                .isEqualTo("policy.yaml:6: cache.semantic.decision: \"cosin\" is not one of learned, guarded, cosine"
+                        + " (did you mean cosine?)");
+        assertThat(problem(BACKEND + "routes:\n  - cache: { semantic: true, threshold: 2 }\n"))
+                .contains("routes[0].cache.threshold: 2.0 is outside (0, 1]");
+    }
+
+    @Test
     void parse_thresholdOutsideRange() throws PolicyException {
         assertThat(problem(BACKEND + "cache:\n  semantic:\n    threshold: 1.5\n"))
                 .isEqualTo("policy.yaml:6: cache.semantic.threshold: 1.5 is outside (0, 1]; similarity 1 means identical");

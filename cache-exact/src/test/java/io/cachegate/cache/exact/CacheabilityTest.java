@@ -80,7 +80,8 @@ class CacheabilityTest {
     @Test
     void routeCachePolicy_fromTheRoute() {
         RouteCache cache = new RouteCache(true, false, java.util.Optional.empty(), java.util.Optional.empty(),
-                Normalize.CASE, true, true, true, Set.of("stop", "length"));
+                Normalize.CASE, true, true, true, Set.of("stop", "length"), io.cachegate.config.Embed.LAST_USER, 1,
+                java.util.Optional.empty());
         RouteCachePolicy policy = RouteCachePolicy.of(cache);
 
         assertThat(policy).isEqualTo(new RouteCachePolicy(true, true, true, Normalize.CASE, Set.of("length", "stop"), true));
