@@ -22,7 +22,7 @@ final class CacheReader {
     private static final Duration MAX_WAIT_LIMIT = Duration.ofSeconds(1);
     /** The match decisions of the semantic cache, in the order messages list them. */
     private static final List<String> DECISIONS = List.of("learned", "guarded", "cosine");
-    private static final Set<String> QDRANT_KEYS = Set.of("host", "port", "collection", "api_key");
+    private static final Set<String> QDRANT_KEYS = Set.of("host", "port", "collection", "api_key", "tls", "timeout");
 
     private CacheReader() {
     }
@@ -183,6 +183,8 @@ final class CacheReader {
                 qdrant.string("host", d.host()),
                 (int) qdrant.integer("port", d.port(), 1, 65_535),
                 qdrant.string("collection", d.collection()),
-                qdrant.optional("api_key"));
+                qdrant.optional("api_key"),
+                qdrant.bool("tls", d.tls()),
+                qdrant.duration("timeout", d.timeout()));
     }
 }

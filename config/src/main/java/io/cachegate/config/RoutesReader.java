@@ -87,9 +87,15 @@ final class RoutesReader {
         if (cache == null) {
             return d;
         }
+        boolean exact = cache.bool("exact", d.exact());
+        boolean semantic = cache.bool("semantic", d.semantic());
+        if (semantic && !exact) {
+            cache.problem("semantic", "needs exact: true (a semantic entry points at the exact cache's entry)");
+            semantic = false;
+        }
         return new RouteCache(
-                cache.bool("exact", d.exact()),
-                cache.bool("semantic", d.semantic()),
+                exact,
+                semantic,
                 cache.optionalDuration("ttl"),
                 cache.optional("context"),
                 cache.choice("normalize", d.normalize()),

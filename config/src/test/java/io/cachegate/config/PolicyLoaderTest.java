@@ -90,7 +90,7 @@ class PolicyLoaderTest {
                     neighbours: 8
                     ttl: 1d
                     path: /var/lib/cachegate
-                    qdrant: { host: qdrant, port: 6333, collection: answers, api_key: q }
+                    qdrant: { host: qdrant, port: 6333, collection: answers, api_key: q, tls: true, timeout: 1s }
                     max_entries: 5000
                     sweep_interval: 30s
                     embedder:
@@ -107,7 +107,7 @@ class PolicyLoaderTest {
                       inter_op_threads: 2
                 routes:
                   - match: { model: "llama-*", path: "/v1/chat/*" }
-                    cache: { exact: false, semantic: true, ttl: 10m, context: kb-7, normalize: case, shared: true,
+                    cache: { exact: true, semantic: true, ttl: 10m, context: kb-7, normalize: case, shared: true,
                              nondeterministic: true, key_on_user: true, store_finish_reasons: [stop, length, tool_calls],
                              embed: all_user, semantic_max_turns: 3, threshold: 0.97 }
                 """);
@@ -126,14 +126,14 @@ class PolicyLoaderTest {
                 new ExactCacheSettings(ExactStore.TIERED, "rediss://cache:6380", Duration.ofHours(2),
                         Duration.ofMillis(20), 64L << 20, Duration.ofSeconds(2), 8L << 20, 1024, 500),
                 new SemanticCacheSettings(true, SemanticStore.QDRANT, 0.85, "cosine", 8, Duration.ofDays(1), "/var/lib/cachegate",
-                        new QdrantSettings("qdrant", 6333, "answers", Optional.of("q")), 5000, Duration.ofSeconds(30),
+                        new QdrantSettings("qdrant", 6333, "answers", Optional.of("q"), true, Duration.ofSeconds(1)), 5000, Duration.ofSeconds(30),
                         new SemanticCacheSettings.EmbedderSettings("/models/minilm.onnx",
                                 Optional.of("/models/tokenizer.json"), SemanticCacheSettings.Pooling.MEAN, false, 256,
                                 16, Duration.ZERO, 64, 3, 3, 2))));
         Route route = policy.routes().get(0);
         assertThat(route.match()).isEqualTo(new RouteMatch("llama-*", Optional.empty(), "/v1/chat/*"));
         assertThat(route.trafficClass()).as("no interactive class: the first one").isEqualTo("batch");
-        assertThat(route.cache()).isEqualTo(new RouteCache(false, true, Optional.of(Duration.ofMinutes(10)),
+        assertThat(route.cache()).isEqualTo(new RouteCache(true, true, Optional.of(Duration.ofMinutes(10)),
                 Optional.of("kb-7"), Normalize.CASE, true, true, true, Set.of("stop", "length", "tool_calls"),
                 Embed.ALL_USER, 3, Optional.of(0.97)));
     }

@@ -205,6 +205,8 @@ class PolicyValidationTest {
                         + " (did you mean cosine?)");
         assertThat(problem(BACKEND + "routes:\n  - cache: { semantic: true, threshold: 2 }\n"))
                 .contains("routes[0].cache.threshold: 2.0 is outside (0, 1]");
+        assertThat(problem(BACKEND + "routes:\n  - cache: { exact: false, semantic: true }\n"))
+                .contains("routes[0].cache.semantic: needs exact: true");
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.cachegate.cache.exact;
 
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The address of one cached answer. The digest is SHA-256 over the key schema version, tenant,
@@ -35,6 +36,54 @@ public record CacheKey(String tenant, String modelVersion, String digest) {
      */
     public String redisKey() {
         return "cg:" + SCHEMA + ":{" + redisSafe(tenant) + "}:" + redisSafe(modelVersion) + ":" + digest;
+    }
+
+    /**
+     * The key whose {@link #redisKey()} is {@code text}, or empty when {@code text} is not one (another schema,
+     * a malformed escape). The semantic index stores entry keys in this form and reads them back with this.
+     */
+    public static Optional<CacheKey> fromRedisKey(String text) {
+        String prefix = "cg:" + SCHEMA + ":{";
+        if (text == null || !text.startsWith(prefix)) {
+            return Optional.empty();
+        }
+        // Escaping removed every '}' and ':' from tenant and model version, so the separators are unambiguous.
+        int tenantEnd = text.indexOf("}:", prefix.length());
+        int versionEnd = tenantEnd < 0 ? -1 : text.indexOf(':', tenantEnd + 2);
+        if (versionEnd < 0 || text.length() - versionEnd - 1 != 64) {
+            return Optional.empty();
+        }
+        Optional<String> tenant = unescape(text.substring(prefix.length(), tenantEnd));
+        Optional<String> version = unescape(text.substring(tenantEnd + 2, versionEnd));
+        String digest = text.substring(versionEnd + 1);
+        if (tenant.isEmpty() || version.isEmpty() || !digest.chars().allMatch(c -> c >= '0' && c <= '9' || c >= 'a' && c <= 'f')) {
+            return Optional.empty();
+        }
+        CacheKey key = new CacheKey(tenant.get(), version.get(), digest);
+        // Only the one spelling redisKey() produces: no second text may name the same entry.
+        return key.redisKey().equals(text) ? Optional.of(key) : Optional.empty();
+    }
+
+    private static Optional<String> unescape(String escaped) {
+        StringBuilder out = new StringBuilder(escaped.length());
+        for (int i = 0; i < escaped.length(); i++) {
+            char c = escaped.charAt(i);
+            if (c != '%') {
+                out.append(c);
+                continue;
+            }
+            if (i + 2 >= escaped.length()) {
+                return Optional.empty();
+            }
+            int hi = Character.digit(escaped.charAt(i + 1), 16);
+            int lo = Character.digit(escaped.charAt(i + 2), 16);
+            if (hi < 0 || lo < 0) {
+                return Optional.empty();
+            }
+            out.append((char) (hi << 4 | lo));
+            i += 2;
+        }
+        return Optional.of(out.toString());
     }
 
     /**
