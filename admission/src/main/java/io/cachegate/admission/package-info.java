@@ -1,5 +1,12 @@
 /**
- * Admission control (to come): traffic classes, bounded priority queues with token-weighted cost,
- * overload detection with hysteresis and Retry-After estimates. Plain Java with an injectable clock.
+ * Admission control for one backend pool: traffic classes with bounded per-class queues (in requests
+ * and tokens), dispatch in priority order with a credit share so batch is delayed but not starved,
+ * early rejection from a measured drain rate with Retry-After, queue-time expiry, and an overload mode
+ * with hysteresis that pauses batch-like classes and degrades others.
+ *
+ * <p>{@link io.cachegate.admission.AdmissionController} is the entry point; capacity comes from a
+ * {@link io.cachegate.admission.CapacityGate} the gateway adapts from {@code routing}. Plain Java with
+ * an injectable {@link io.cachegate.admission.Ticker}: no Netty, no threads, no configuration records,
+ * so it is tested with a fake clock and wired by {@code gateway-core}.
  */
 package io.cachegate.admission;

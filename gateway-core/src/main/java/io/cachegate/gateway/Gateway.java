@@ -7,6 +7,8 @@ import io.cachegate.cache.exact.CacheStores;
 import io.cachegate.cache.exact.StoreHealth;
 import io.cachegate.gateway.admin.BackendHealth;
 import io.cachegate.gateway.cache.ExactCacheLayer;
+import io.cachegate.gateway.cache.SemanticCacheLayer;
+import io.cachegate.gateway.cache.SemanticCaches;
 import io.cachegate.gateway.cache.ModelVersions;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.gateway.proxy.ProxyServices;
@@ -61,7 +63,10 @@ public final class Gateway implements AutoCloseable {
         StoreHealth storeHealth = new StoreHealth();
         metrics.watchStore(storeHealth::available, storeHealth::errors);
         this.health = new BackendHealth(services, versions, group, HEALTH_INTERVAL_MILLIS);
-        this.cache = new ExactCacheLayer(policy, CacheStores.create(policy.cache().exact(), storeHealth), versions, metrics);
+        SemanticCacheLayer semantic = policy.cache().semantic().enabled()
+                ? SemanticCaches.open(policy.cache().semantic(), metrics.semantic()) : null;
+        this.cache = new ExactCacheLayer(policy, CacheStores.create(policy.cache().exact(), storeHealth), versions,
+                metrics, semantic);
         try {
             this.proxyChannel = new ServerBootstrap()
                     .group(group)
@@ -104,6 +109,11 @@ public final class Gateway implements AutoCloseable {
 
     public GatewayMetrics metrics() {
         return metrics;
+    }
+
+    /** The cache layers, for tests that need to reach behind the HTTP interface. */
+    ExactCacheLayer cacheLayer() {
+        return cache;
     }
 
     /**

@@ -110,14 +110,17 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             ClientResponses.error(ctx, ErrorKind.INVALID_REQUEST, "Purge: " + message, null, null, keepAlive);
             return;
         }
-        cache.store().purge(scope).whenComplete((count, error) -> ctx.executor().execute(() -> {
+        cache.purge(scope).whenComplete((purged, error) -> ctx.executor().execute(() -> {
             if (error != null) {
                 ClientResponses.error(ctx, ErrorKind.OVERLOADED, "The cache store could not purge: " + error.getMessage(),
                         null, null, keepAlive);
                 return;
             }
-            services.metrics().cachePurged(count);
-            text(ctx, HttpResponseStatus.OK, "application/json", "{\"purged\":" + count + "}", keepAlive);
+            services.metrics().cachePurged(purged.exact());
+            // semantic_purged is -1 when the index failed; its leftovers point at purged entries and never hit.
+            String body = "{\"purged\":" + purged.exact()
+                    + (cache.semantic().isPresent() ? ",\"semantic_purged\":" + purged.semantic() : "") + "}";
+            text(ctx, HttpResponseStatus.OK, "application/json", body, keepAlive);
         }));
     }
 

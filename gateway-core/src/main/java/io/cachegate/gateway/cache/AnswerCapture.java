@@ -32,9 +32,22 @@ final class AnswerCapture implements ResponseTap {
     private static final Logger log = LoggerFactory.getLogger(AnswerCapture.class);
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** What the entry is filed under and with. */
+    /**
+     * What the entry is filed under and with.
+     *
+     * @param afterStore runs once the entry was written (on the store's thread): the semantic write-back
+     */
     record Target(CacheStore store, CacheKey key, Duration ttl, Set<String> tags, String requestId,
-                  Set<String> storeFinishReasons) {
+                  Set<String> storeFinishReasons, Runnable afterStore) {
+
+        Target(CacheStore store, CacheKey key, Duration ttl, Set<String> tags, String requestId,
+               Set<String> storeFinishReasons) {
+            this(store, key, ttl, tags, requestId, storeFinishReasons, () -> { });
+        }
+
+        Target afterStore(Runnable action) {
+            return new Target(store, key, ttl, tags, requestId, storeFinishReasons, action);
+        }
     }
 
     private final Target target;
@@ -130,6 +143,7 @@ final class AnswerCapture implements ResponseTap {
         write.whenComplete((ok, error) -> {
             if (error == null) {
                 metrics.cacheWritten(size);
+                target.afterStore().run();
             } else {
                 metrics.cacheWriteFailed();
                 log.debug("request {}: cache write failed: {}", target.requestId(), error.toString());

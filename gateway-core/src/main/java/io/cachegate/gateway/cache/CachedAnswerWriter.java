@@ -25,6 +25,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
 import java.io.IOException;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -37,6 +38,7 @@ final class CachedAnswerWriter {
     private static final ObjectMapper JSON = new ObjectMapper();
     static final AsciiString X_CACHE_ORIGIN = AsciiString.cached("x-cache-origin-request-id");
     private static final AsciiString EXACT = AsciiString.cached("exact");
+    private static final AsciiString SEMANTIC = AsciiString.cached("semantic");
     // Every header name set here is one of our constants: checking them on each hit is wasted work.
     // Values (request ids from clients among them) are still validated.
     private static final HttpHeadersFactory HEADERS = DefaultHttpHeadersFactory.headersFactory().withNameValidation(false);
@@ -56,14 +58,18 @@ final class CachedAnswerWriter {
 
     /** Writes the hit: the stored JSON, or the given replay events as an SSE stream. */
     static void write(ChannelHandlerContext ctx, CacheEntry entry, Optional<List<byte[]>> sseEvents,
-                      String requestId, boolean keepAlive, long startNanos, long lookupNanos) {
-        StringBuilder timing = new StringBuilder(48);
+                      String requestId, boolean keepAlive, long startNanos, long lookupNanos, SemanticHit semantic) {
+        StringBuilder timing = new StringBuilder(64);
+        if (semantic != null) {
+            GatewayHeaders.appendTiming(timing, "embed", semantic.embedNanos());
+            GatewayHeaders.appendTiming(timing, "search", semantic.searchNanos());
+        }
         GatewayHeaders.appendTiming(timing, "cache", lookupNanos);
         GatewayHeaders.appendTiming(timing, "total", System.nanoTime() - startNanos);
         if (sseEvents.isEmpty()) {
             DefaultFullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
                     Unpooled.wrappedBuffer(entry.body()), HEADERS, DefaultHttpHeadersFactory.trailersFactory());
-            headers(response.headers(), entry, requestId, keepAlive, timing)
+            headers(response.headers(), entry, semantic, requestId, keepAlive, timing)
                     .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
                     .setInt(HttpHeaderNames.CONTENT_LENGTH, entry.body().length);
             close(ctx.writeAndFlush(response), keepAlive);
@@ -71,7 +77,7 @@ final class CachedAnswerWriter {
         }
         List<byte[]> events = sseEvents.get();
         HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, HEADERS);
-        headers(head.headers(), entry, requestId, keepAlive, timing)
+        headers(head.headers(), entry, semantic, requestId, keepAlive, timing)
                 .set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8")
                 .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_CACHE);
         HttpUtil.setTransferEncodingChunked(head, true);
@@ -83,14 +89,17 @@ final class CachedAnswerWriter {
         close(ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT), keepAlive);
     }
 
-    private static HttpHeaders headers(HttpHeaders headers, CacheEntry entry, String requestId, boolean keepAlive,
-                                       CharSequence timing) {
+    private static HttpHeaders headers(HttpHeaders headers, CacheEntry entry, SemanticHit semantic, String requestId,
+                                       boolean keepAlive, CharSequence timing) {
         headers.set(GatewayHeaders.X_REQUEST_ID, requestId)
                 .set(GatewayHeaders.X_CACHE, GatewayHeaders.HIT)
-                .set(GatewayHeaders.X_CACHE_LAYER, EXACT)
+                .set(GatewayHeaders.X_CACHE_LAYER, semantic == null ? EXACT : SEMANTIC)
                 .set(HttpHeaderNames.AGE, Long.toString(entry.ageSeconds(System.currentTimeMillis())))
                 .set(X_CACHE_ORIGIN, entry.originRequestId())
                 .set(GatewayHeaders.SERVER_TIMING, timing);
+        if (semantic != null) {
+            headers.set(GatewayHeaders.X_CACHE_SIMILARITY, String.format(Locale.ROOT, "%.4f", semantic.similarity()));
+        }
         if (!keepAlive) {
             headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }

@@ -9,8 +9,10 @@ import io.cachegate.cache.exact.Cacheability;
 import io.cachegate.cache.exact.CanonicalRequest;
 import io.cachegate.cache.exact.ContextHash;
 import io.cachegate.cache.exact.ExactKeyFactory;
+import io.cachegate.cache.exact.PurgeScope;
 import io.cachegate.cache.exact.RequestKind;
 import io.cachegate.cache.exact.RouteCachePolicy;
+import io.cachegate.cache.semantic.MatchDecision;
 import io.cachegate.config.Policy;
 import io.cachegate.config.RouteCache;
 import io.cachegate.gateway.api.ApiException;
@@ -48,16 +50,44 @@ public final class ExactCacheLayer implements AutoCloseable {
     private final GatewayMetrics metrics;
     private final ExactKeyFactory keys = new ExactKeyFactory();
     private final Coalescer coalescer = new Coalescer(MAX_SHARED_BYTES);
+    /** Null when the policy has no semantic cache. */
+    private final SemanticCacheLayer semantic;
 
     public ExactCacheLayer(Policy policy, CacheStore store, ModelVersions versions, GatewayMetrics metrics) {
+        this(policy, store, versions, metrics, null);
+    }
+
+    /** @param semantic the semantic layer consulted after an exact miss, or null; closed with this layer */
+    public ExactCacheLayer(Policy policy, CacheStore store, ModelVersions versions, GatewayMetrics metrics,
+                           SemanticCacheLayer semantic) {
         this.policy = policy;
         this.store = store;
         this.versions = versions;
         this.metrics = metrics;
+        this.semantic = semantic;
     }
 
     public CacheStore store() {
         return store;
+    }
+
+    public Optional<SemanticCacheLayer> semantic() {
+        return Optional.ofNullable(semantic);
+    }
+
+    /**
+     * Removes the entries in {@code scope} from the store and their index entries from the semantic cache. The
+     * store's purge decides the outcome: an index entry that survives a failed index purge points at nothing and
+     * is a miss when found.
+     */
+    public CompletableFuture<Purged> purge(PurgeScope scope) {
+        CompletableFuture<Long> indexPurge = semantic == null ? CompletableFuture.completedFuture(0L)
+                : semantic.purge(scope).handle((count, error) -> error == null ? count : -1L);
+        return store.purge(scope).thenCombine(indexPurge, Purged::new);
+    }
+
+    /** What a purge removed; {@code semantic} is -1 when the index could not be purged. */
+    public record Purged(long exact, long semantic) {
     }
 
     /** Answers {@code r}; the returned exchange cancels whatever stage the request is in. */
@@ -86,9 +116,34 @@ public final class ExactCacheLayer implements AutoCloseable {
         Duration ttl = routeCache.ttl().orElse(policy.cache().exact().ttl());
         AnswerCapture.Target target = new AnswerCapture.Target(store, key, ttl, tags, r.requestId(),
                 routePolicy.storeFinishReasons());
-        Lookup lookup = new Lookup(r, key, decision, control, target);
+        SemanticQuery query = null;
+        if (semantic != null && routeCache.semantic()) {
+            SemanticQuery.Prepared prepared = semantic.prepare(kind, r.parsed().body(), routeCache,
+                    routePolicy.canonicalOptions(), routePolicy.namespace(r.tenant()), version.get(), context);
+            query = prepared.query().orElse(null);
+            prepared.reason().ifPresent(reason -> metrics.cacheLookup("semantic", "ineligible"));
+        }
+        double requestThreshold = query == null ? 0 : threshold(r.request().headers().get(GatewayHeaders.X_CACHE_THRESHOLD));
+        Lookup lookup = new Lookup(r, key, decision, control, target, query, requestThreshold);
         lookup.start();
         return lookup::cancel;
+    }
+
+    /** {@code X-Cache-Threshold}: a similarity in (0, 1]; it can only make the semantic decision stricter. */
+    static double threshold(String header) {
+        if (header == null) {
+            return 0;
+        }
+        try {
+            double value = Double.parseDouble(header.strip());
+            if (value > 0 && value <= 1) {
+                return value;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new ApiException(ErrorKind.INVALID_REQUEST,
+                "X-Cache-Threshold must be a similarity in (0, 1], e.g. 0.97; it can only make the semantic cache stricter");
     }
 
     private ActiveExchange bypass(CacheRequest r, String reason) {
@@ -104,16 +159,24 @@ public final class ExactCacheLayer implements AutoCloseable {
         private final CacheDecision decision;
         private final CacheControl control;
         private final AnswerCapture.Target target;
+        /** Null when the request is not looked up semantically. */
+        private final SemanticQuery query;
+        private final double requestThreshold;
+        /** The query's vector once embedded, reused by the write-back. */
+        private float[] vector;
         private ActiveExchange current;
         private boolean cancelled;
         private boolean requestOwned = true;
 
-        Lookup(CacheRequest r, CacheKey key, CacheDecision decision, CacheControl control, AnswerCapture.Target target) {
+        Lookup(CacheRequest r, CacheKey key, CacheDecision decision, CacheControl control, AnswerCapture.Target target,
+               SemanticQuery query, double requestThreshold) {
             this.r = r;
             this.key = key;
             this.decision = decision;
             this.control = control;
-            this.target = target;
+            this.target = query == null ? target : target.afterStore(this::writeBack);
+            this.query = query;
+            this.requestThreshold = requestThreshold;
         }
 
         void start() {
@@ -127,6 +190,7 @@ public final class ExactCacheLayer implements AutoCloseable {
                 return;
             }
             if (!decision.read()) {
+                metrics.cacheLookup("exact", "miss");
                 miss(true);
                 return;
             }
@@ -153,33 +217,107 @@ public final class ExactCacheLayer implements AutoCloseable {
                 metrics.cacheBypass("store_unavailable");
                 start(GatewayHeaders.BYPASS, ResponseTap.NONE);
             } else if (entry.isPresent() && control.accepts(System.currentTimeMillis() - entry.get().createdAtMillis())) {
-                hit(entry.get(), lookupNanos);
+                hit(entry.get(), lookupNanos, null);
+            } else if (query != null) {
+                metrics.cacheLookup("exact", "miss");
+                semantic.lookup(query, r.route().route().cache(), requestThreshold).whenComplete((result, lookupError) ->
+                        r.ctx().executor().execute(() -> semanticLooked(
+                                lookupError == null ? result : SemanticCacheLayer.Result.FAILED, lookupNanos)));
             } else {
+                metrics.cacheLookup("exact", "miss");
                 miss(decision.write());
             }
         }
 
-        private void hit(CacheEntry entry, long lookupNanos) {
+        /** Continues on the client's event loop once the semantic lookup has answered (it never fails). */
+        private void semanticLooked(SemanticCacheLayer.Result result, long lookupNanos) {
+            if (cancelled) {
+                return;
+            }
+            vector = result.vector();
+            if (result.match().isEmpty()) {
+                metrics.cacheLookup("semantic", result.failed() ? "error" : "miss");
+                miss(decision.write());
+                return;
+            }
+            MatchDecision.Match match = result.match().get();
+            Optional<CacheKey> entryKey = CacheKey.fromRedisKey(match.neighbour().entryKey())
+                    // The scope holds tenant and model version already; checked again because a mix-up here leaks.
+                    .filter(k -> k.tenant().equals(key.tenant()) && k.modelVersion().equals(key.modelVersion()));
+            if (entryKey.isEmpty()) {
+                semantic.forget(match.neighbour().entryKey());
+                metrics.cacheLookup("semantic", "miss");
+                miss(decision.write());
+                return;
+            }
+            long t0 = System.nanoTime();
+            store.get(entryKey.get()).whenComplete((entry, error) -> r.ctx().executor().execute(() -> {
+                long fetchNanos = System.nanoTime() - t0;
+                if (cancelled) {
+                    return;
+                }
+                if (error != null) {
+                    semantic.metrics().failOpen("fetch");
+                    metrics.cacheLookup("semantic", "error");
+                    miss(decision.write());
+                } else if (entry.isEmpty()) {
+                    semantic.forget(match.neighbour().entryKey());
+                    metrics.cacheLookup("semantic", "miss");
+                    miss(decision.write());
+                } else if (!control.accepts(System.currentTimeMillis() - entry.get().createdAtMillis())) {
+                    metrics.cacheLookup("semantic", "miss");
+                    miss(decision.write());
+                } else {
+                    SemanticHit semanticHit = new SemanticHit(match.similarity(), result.embedNanos(),
+                            result.searchNanos());
+                    if (hit(entry.get(), lookupNanos + fetchNanos, semanticHit)) {
+                        warmExact(entry.get(), match.neighbour().expiresAtMillis());
+                    }
+                }
+            }));
+        }
+
+        /** A semantic hit also files the answer under this request's own key, so its repeats are exact hits. */
+        private void warmExact(CacheEntry entry, long expiresAtMillis) {
+            long remaining = expiresAtMillis - System.currentTimeMillis();
+            if (!decision.write() || remaining <= 0) {
+                return;
+            }
+            store.put(key, entry, Duration.ofMillis(remaining)).exceptionally(error -> {
+                metrics.cacheWriteFailed();
+                return null;
+            });
+        }
+
+        /** After this request's answer was stored: file its vector in the semantic index. */
+        private void writeBack() {
+            semantic.writeBack(query, vector, key, target.tags(), target.ttl());
+        }
+
+        /** Answers from {@code entry}; false (and a miss instead) when a stream cannot be replayed from it. */
+        private boolean hit(CacheEntry entry, long lookupNanos, SemanticHit semanticHit) {
             Optional<List<byte[]>> events = Optional.empty();
             if (r.parsed().stream()) {
                 events = CachedAnswerWriter.replay(entry, r.parsed().includeUsage());
                 if (events.isEmpty()) {
+                    metrics.cacheLookup(semanticHit == null ? "exact" : "semantic", "miss");
                     miss(decision.write());
-                    return;
+                    return false;
                 }
             }
             // Counted before the answer leaves: whoever has the answer also sees it in the metrics.
             metrics.requestStarted();
-            metrics.cacheLookup("exact", "hit");
+            metrics.cacheLookup(semanticHit == null ? "exact" : "semantic", "hit");
             metrics.cacheHit(r.routeLabel(), entry.promptTokens(), entry.completionTokens());
             metrics.requestFinished(r.routeLabel(), r.endpoint(), 200, System.nanoTime() - r.startNanos());
-            CachedAnswerWriter.write(r.ctx(), entry, events, r.requestId(), r.keepAlive(), r.startNanos(), lookupNanos);
+            CachedAnswerWriter.write(r.ctx(), entry, events, r.requestId(), r.keepAlive(), r.startNanos(), lookupNanos,
+                    semanticHit);
             releaseRequest();
             r.onDone().run();
+            return true;
         }
 
         private void miss(boolean write) {
-            metrics.cacheLookup("exact", "miss");
             metrics.cacheMiss(r.routeLabel());
             if (!write) {
                 start(GatewayHeaders.MISS, ResponseTap.NONE);
@@ -265,5 +403,8 @@ public final class ExactCacheLayer implements AutoCloseable {
     @Override
     public void close() {
         store.close();
+        if (semantic != null) {
+            semantic.close();
+        }
     }
 }

@@ -37,6 +37,7 @@ public final class GatewayMetrics implements AutoCloseable {
     private final ConcurrentMap<String, Counter> upstreamFailures = new ConcurrentHashMap<>();
     private final ConcurrentMap<CounterKey, Counter> counters = new ConcurrentHashMap<>();
     private final Timer storeTimer;
+    private final SemanticMetrics semantic = new SemanticMetrics(registry);
 
     public GatewayMetrics() {
         new ClassLoaderMetrics().bindTo(registry);
@@ -54,6 +55,10 @@ public final class GatewayMetrics implements AutoCloseable {
                 .publishPercentileHistogram()
                 .minimumExpectedValue(Duration.ofNanos(10_000)).maximumExpectedValue(Duration.ofSeconds(1))
                 .register(registry);
+    }
+
+    public SemanticMetrics semantic() {
+        return semantic;
     }
 
     public MeterRegistry registry() {

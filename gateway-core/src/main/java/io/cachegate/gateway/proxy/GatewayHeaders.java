@@ -12,6 +12,8 @@ public final class GatewayHeaders {
     public static final AsciiString X_CACHE_COALESCED = AsciiString.cached("x-cache-coalesced");
     public static final AsciiString X_CACHE_CONTEXT = AsciiString.cached("x-cache-context");
     public static final AsciiString X_CACHE_TAGS = AsciiString.cached("x-cache-tags");
+    public static final AsciiString X_CACHE_THRESHOLD = AsciiString.cached("x-cache-threshold");
+    public static final AsciiString X_CACHE_SIMILARITY = AsciiString.cached("x-cache-similarity");
     public static final AsciiString BYPASS = AsciiString.cached("BYPASS");
     public static final AsciiString MISS = AsciiString.cached("MISS");
     public static final AsciiString HIT = AsciiString.cached("HIT");

@@ -1,0 +1,398 @@
+package io.cachegate.admission;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Admission for one backend pool: per-class bounded queues in front of a {@link CapacityGate}.
+ * Thread-safe with one lock (simple beats clever); it never blocks beyond that lock, starts no thread
+ * and runs futures and listeners after releasing it. The gateway calls {@link #tick()} every 10-50 ms.
+ *
+ * <p><b>Dispatch.</b> Whenever capacity may be free (an offer, a release, a cancel, a tick) the
+ * controller picks a class, offers its oldest request to the gate, and repeats until the gate says no.
+ * The pick is the highest-priority class (lowest priority number) with credit of at least one whole
+ * dispatch, else simply the highest-priority class with a waiting request. After every dispatch, each
+ * class with a {@code share} that still has requests waiting gains {@code share} credit, and the
+ * class picked pays one if it had a whole credit. So a class with share {@code s} waiting behind busy
+ * higher classes gets one dispatch in every {@code 1/s} (share 0.1: the 11th, 21st, 31st...): batch is
+ * delayed, never starved. A class gains no credit while empty or paused, and loses it when it empties.
+ * Nothing overtakes a head the gate refuses, so a large request is not starved by small ones.
+ *
+ * <p><b>Early rejection.</b> On arrival a request is rejected with {@link RejectReason#QUEUE_FULL} when
+ * its class queue holds its maximum of requests or tokens, and with {@link RejectReason#WAIT_TOO_LONG}
+ * when the tokens queued in its class and higher-priority classes, divided by the drain rate, exceed
+ * its class's max queue time. A queued request older than that is rejected by {@code tick} with
+ * {@link RejectReason#QUEUE_TIMEOUT}. Retry-After is the time to drain the tokens queued ahead at
+ * the measured rate, in whole seconds between 1 and {@code maxRetryAfter}.
+ *
+ * <p><b>Overload</b> (see {@link OverloadSettings}, evaluated on each tick): pausable classes reject new
+ * requests with {@link RejectReason#OVERLOAD_PAUSED} (Retry-After at least {@code exitAfter}) and keep
+ * their queued requests without dispatching them, until overload ends or their max queue time expires
+ * them; classes that may degrade are admitted with {@code degrade=true}; {@link #skipOptionalWork()}
+ * is true.
+ */
+public final class AdmissionController {
+
+    private final AdmissionSettings settings;
+    private final CapacityGate gate;
+    private final Ticker ticker;
+    private final AdmissionListener listener;
+    private final ReentrantLock lock = new ReentrantLock();
+    /** In dispatch order: priority, then the order of the settings. */
+    private final List<ClassQueue> queues;
+    private final Map<String, ClassQueue> byName = new HashMap<>();
+    private final OverloadDetector overload;
+    private final DrainRate drain;
+    private final long exitAfterSeconds;
+    private final long maxRetryAfterSeconds;
+    private final Map<RejectReason, Long> rejections = new EnumMap<>(RejectReason.class);
+    private long dispatched;
+    private int inflightRequests;
+    private long inflightTokens;
+
+    public AdmissionController(AdmissionSettings settings, CapacityGate gate, Ticker ticker,
+                               AdmissionListener listener) {
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.gate = Objects.requireNonNull(gate, "gate");
+        this.ticker = Objects.requireNonNull(ticker, "ticker");
+        this.listener = Objects.requireNonNull(listener, "listener");
+        List<ClassSettings> ordered = new ArrayList<>(settings.classes());
+        ordered.sort(Comparator.comparingInt(ClassSettings::priority)); // stable: ties keep their order
+        List<ClassQueue> list = new ArrayList<>();
+        for (ClassSettings c : ordered) {
+            ClassQueue q = new ClassQueue(c, list.size());
+            list.add(q);
+            byName.put(c.name(), q);
+        }
+        this.queues = List.copyOf(list);
+        this.overload = new OverloadDetector(settings.overload());
+        this.drain = new DrainRate(settings.initialDrainRate(), Nanos.of(settings.drainWindow()),
+                settings.drainAlpha(), ticker.nanos());
+        this.exitAfterSeconds = ceilSeconds(Nanos.of(settings.overload().exitAfter()));
+        this.maxRetryAfterSeconds = settings.maxRetryAfter().toSeconds();
+        for (RejectReason r : RejectReason.values()) {
+            rejections.put(r, 0L);
+        }
+    }
+
+    public AdmissionSettings settings() {
+        return settings;
+    }
+
+    /**
+     * Admits the request now, queues it, or rejects it. A cache hit must not be offered.
+     *
+     * @throws IllegalArgumentException for a class the settings do not declare (a wiring bug)
+     */
+    public Admission offer(AdmissionRequest request) {
+        ClassQueue q = byName.get(request.trafficClass());
+        if (q == null) {
+            throw new IllegalArgumentException("unknown traffic class " + request.trafficClass());
+        }
+        Effects fx = new Effects();
+        Admission result;
+        lock.lock();
+        try {
+            long now = ticker.nanos();
+            result = admit(q, request, now, fx);
+            drain.busy(now, dispatchableWaiting());
+        } finally {
+            lock.unlock();
+        }
+        fx.run();
+        return result;
+    }
+
+    /** Expires queued requests past their max queue time, evaluates overload and dispatches. */
+    public void tick() {
+        Effects fx = new Effects();
+        lock.lock();
+        try {
+            long now = ticker.nanos();
+            expire(now, fx);
+            evaluateOverload(now, fx);
+            dispatch(now, fx);
+            drain.busy(now, dispatchableWaiting());
+        } finally {
+            lock.unlock();
+        }
+        fx.run();
+    }
+
+    /** True while overloaded. */
+    public boolean overloaded() {
+        lock.lock();
+        try {
+            return overload.overloaded();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** True while overloaded: skip optional work such as semantic-cache write-back. */
+    public boolean skipOptionalWork() {
+        return overloaded();
+    }
+
+    /** Whether a request of this class would now be degraded; lets the gateway pick the fallback's pool up front. */
+    public boolean shouldDegrade(String trafficClass) {
+        ClassQueue q = byName.get(trafficClass);
+        return q != null && q.settings.mayDegrade() && overloaded();
+    }
+
+    /** The estimated drain rate in tokens per second. */
+    public double drainRate() {
+        lock.lock();
+        try {
+            return drain.rate();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public AdmissionSnapshot snapshot() {
+        lock.lock();
+        try {
+            long now = ticker.nanos();
+            boolean over = overload.overloaded();
+            List<AdmissionSnapshot.ClassStats> stats = new ArrayList<>(queues.size());
+            for (ClassQueue q : queues) {
+                Ticket head = q.head();
+                Duration oldest = head == null ? Duration.ZERO : Duration.ofNanos(now - head.enqueuedNanos);
+                stats.add(new AdmissionSnapshot.ClassStats(q.name(), q.size(), q.tokens(), oldest, q.paused(over)));
+            }
+            return new AdmissionSnapshot(over, drain.rate(), drain.measured(), dispatched, inflightRequests,
+                    inflightTokens, rejections, stats);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    boolean cancel(Ticket ticket) {
+        Effects fx = new Effects();
+        lock.lock();
+        try {
+            if (!ticket.waiting) {
+                return false;
+            }
+            long now = ticker.nanos();
+            ticket.waiting = false;
+            ticket.queue.remove(ticket);
+            fx.complete(ticket.future, reject(ticket.queue, RejectReason.CANCELLED, Duration.ZERO,
+                    "client went away while queued", fx));
+            // The cancelled request may have been a head the gate refused.
+            dispatch(now, fx);
+            drain.busy(now, dispatchableWaiting());
+        } finally {
+            lock.unlock();
+        }
+        fx.run();
+        return true;
+    }
+
+    void released(AdmissionLease lease) {
+        Effects fx = new Effects();
+        lock.lock();
+        try {
+            long now = ticker.nanos();
+            drain.released(now, lease.tokens());
+            inflightRequests--;
+            inflightTokens -= lease.tokens();
+            lease.granted().release();
+            dispatch(now, fx);
+            drain.busy(now, dispatchableWaiting());
+        } finally {
+            lock.unlock();
+        }
+        fx.run();
+    }
+
+    private Admission admit(ClassQueue q, AdmissionRequest request, long now, Effects fx) {
+        if (q.paused(overload.overloaded())) {
+            long seconds = Math.max(exitAfterSeconds, drainSeconds(pendingTokens()));
+            return reject(q, RejectReason.OVERLOAD_PAUSED, retryAfter(seconds),
+                    "class " + q.name() + " is paused while the backend is overloaded", fx);
+        }
+        long ahead = tokensAhead(q);
+        if (q.fullFor(request.tokens())) {
+            return reject(q, RejectReason.QUEUE_FULL, retryAfter(drainSeconds(ahead)),
+                    "queue of class " + q.name() + " is full (" + q.size() + " requests, " + q.tokens()
+                            + " tokens)", fx);
+        }
+        double waitNanos = ahead * 1e9 / drain.rate();
+        if (waitNanos > q.maxQueueNanos) {
+            return reject(q, RejectReason.WAIT_TOO_LONG, retryAfter(drainSeconds(ahead)),
+                    "estimated wait " + Math.round(waitNanos / 1e6) + " ms exceeds the " + q.settings.maxQueueTime()
+                            .toMillis() + " ms limit of class " + q.name(), fx);
+        }
+        Ticket ticket = new Ticket(this, q, request, now);
+        q.add(ticket);
+        dispatch(now, fx);
+        if (!ticket.waiting) {
+            // Dispatched at once; its future completes too, but nobody holds it.
+            return ticket.decision;
+        }
+        return new Admission.Queued(ticket);
+    }
+
+    /** See the class javadoc for the rule. */
+    private void dispatch(long now, Effects fx) {
+        boolean over = overload.overloaded();
+        while (true) {
+            ClassQueue q = pick(over);
+            if (q == null) {
+                return;
+            }
+            Ticket ticket = q.head();
+            Optional<Lease> granted = gate.tryAcquire(ticket.request());
+            if (granted.isEmpty()) {
+                return;
+            }
+            if (q.credit >= ClassQueue.UNIT) {
+                q.credit -= ClassQueue.UNIT;
+            }
+            q.remove(ticket); // resets the credit if the queue empties
+            ticket.waiting = false;
+            for (ClassQueue other : queues) {
+                if (other.shareUnits > 0 && !other.isEmpty() && !other.paused(over)) {
+                    other.credit += other.shareUnits;
+                }
+            }
+            dispatched++;
+            inflightRequests++;
+            inflightTokens += ticket.request().tokens();
+            boolean degrade = over && q.settings.mayDegrade();
+            Duration waited = Duration.ofNanos(Math.max(0, now - ticket.enqueuedNanos));
+            AdmissionLease lease = new AdmissionLease(this, granted.get(), ticket.request());
+            Admission.Admitted admitted = new Admission.Admitted(lease, degrade, waited);
+            ticket.decision = admitted;
+            fx.complete(ticket.future, admitted);
+            String name = q.name();
+            fx.notify(() -> listener.onDispatched(name, waited, degrade));
+        }
+    }
+
+    private ClassQueue pick(boolean over) {
+        ClassQueue first = null;
+        for (ClassQueue q : queues) {
+            if (q.isEmpty() || q.paused(over)) {
+                continue;
+            }
+            if (q.credit >= ClassQueue.UNIT) {
+                return q;
+            }
+            if (first == null) {
+                first = q;
+            }
+        }
+        return first;
+    }
+
+    private void expire(long now, Effects fx) {
+        for (ClassQueue q : queues) {
+            List<Ticket> expired = null;
+            for (Iterator<Ticket> it = q.iterator(); it.hasNext(); ) {
+                Ticket ticket = it.next();
+                if (now - ticket.enqueuedNanos <= q.maxQueueNanos) {
+                    break; // oldest first: the rest are younger
+                }
+                if (expired == null) {
+                    expired = new ArrayList<>();
+                }
+                expired.add(ticket);
+            }
+            if (expired == null) {
+                continue;
+            }
+            for (Ticket ticket : expired) {
+                q.remove(ticket);
+                ticket.waiting = false;
+            }
+            Duration retryAfter = retryAfter(drainSeconds(tokensAhead(q)));
+            for (Ticket ticket : expired) {
+                fx.complete(ticket.future, reject(q, RejectReason.QUEUE_TIMEOUT, retryAfter,
+                        "waited longer than the " + q.settings.maxQueueTime().toMillis() + " ms limit of class "
+                                + q.name(), fx));
+            }
+        }
+    }
+
+    private void evaluateOverload(long now, Effects fx) {
+        long age = 0;
+        long pending = 0;
+        for (ClassQueue q : queues) {
+            if (q.settings.pausable() || q.isEmpty()) {
+                continue;
+            }
+            age = Math.max(age, now - q.head().enqueuedNanos);
+            pending += q.tokens();
+        }
+        if (overload.evaluate(now, age, pending)) {
+            boolean state = overload.overloaded();
+            Duration queueAge = Duration.ofNanos(age);
+            long tokens = pending;
+            fx.notify(() -> listener.onOverloadChanged(state, queueAge, tokens));
+        }
+    }
+
+    private Admission.Rejected reject(ClassQueue q, RejectReason reason, Duration retryAfter, String message,
+                                      Effects fx) {
+        rejections.merge(reason, 1L, Long::sum);
+        String name = q.name();
+        fx.notify(() -> listener.onRejected(name, reason));
+        return Admission.rejected(reason, retryAfter, message);
+    }
+
+    /** Tokens queued in this class and every class dispatched before it. */
+    private long tokensAhead(ClassQueue q) {
+        long sum = 0;
+        for (ClassQueue other : queues) {
+            if (other.rank > q.rank) {
+                break;
+            }
+            sum += other.tokens();
+        }
+        return sum;
+    }
+
+    private long pendingTokens() {
+        long sum = 0;
+        for (ClassQueue q : queues) {
+            if (!q.settings.pausable()) {
+                sum += q.tokens();
+            }
+        }
+        return sum;
+    }
+
+    private boolean dispatchableWaiting() {
+        boolean over = overload.overloaded();
+        for (ClassQueue q : queues) {
+            if (!q.isEmpty() && !q.paused(over)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private long drainSeconds(long tokens) {
+        return (long) Math.ceil(tokens / drain.rate());
+    }
+
+    private Duration retryAfter(long seconds) {
+        return Duration.ofSeconds(Math.min(maxRetryAfterSeconds, Math.max(1, seconds)));
+    }
+
+    private static long ceilSeconds(long nanos) {
+        return nanos / 1_000_000_000L + (nanos % 1_000_000_000L == 0 ? 0 : 1);
+    }
+}

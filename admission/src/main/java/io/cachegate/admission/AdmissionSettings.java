@@ -1,0 +1,115 @@
+package io.cachegate.admission;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Everything one {@link AdmissionController} needs; immutable, so a policy reload builds a new
+ * controller instead of mutating a live one.
+ *
+ * @param classes the traffic classes; equal priorities are ordered as listed
+ * @param initialDrainRate the prior drain rate in tokens per second, used until a first measurement
+ * @param drainWindow busy time a drain-rate sample covers at least
+ * @param drainAlpha weight of a new sample in the drain-rate EWMA, in (0, 1]
+ * @param maxRetryAfter ceiling for every Retry-After, at least 1 s
+ */
+public record AdmissionSettings(List<ClassSettings> classes, OverloadSettings overload, double initialDrainRate,
+                                Duration drainWindow, double drainAlpha, Duration maxRetryAfter) {
+
+    public static final double DEFAULT_INITIAL_DRAIN_RATE = 1000;
+    public static final Duration DEFAULT_DRAIN_WINDOW = Duration.ofSeconds(1);
+    public static final double DEFAULT_DRAIN_ALPHA = 0.3;
+    public static final Duration DEFAULT_MAX_RETRY_AFTER = Duration.ofSeconds(60);
+
+    public AdmissionSettings {
+        classes = List.copyOf(classes);
+        Objects.requireNonNull(overload, "overload");
+        Objects.requireNonNull(drainWindow, "drainWindow");
+        Objects.requireNonNull(maxRetryAfter, "maxRetryAfter");
+        List<String> problems = new ArrayList<>();
+        if (classes.isEmpty()) {
+            problems.add("classes must not be empty");
+        }
+        Set<String> names = new HashSet<>();
+        double shares = 0;
+        for (ClassSettings c : classes) {
+            if (!names.add(c.name())) {
+                problems.add("classes: duplicate name " + c.name());
+            }
+            shares += c.share();
+        }
+        if (shares >= 1) {
+            problems.add("classes: the shares must add up to less than 1, were " + shares);
+        }
+        if (!(initialDrainRate > 0) || Double.isInfinite(initialDrainRate)) {
+            problems.add("initialDrainRate must be a positive number, was " + initialDrainRate);
+        }
+        if (drainWindow.isNegative() || drainWindow.isZero()) {
+            problems.add("drainWindow must be positive, was " + drainWindow);
+        }
+        if (!(drainAlpha > 0 && drainAlpha <= 1)) {
+            problems.add("drainAlpha must be in (0, 1], was " + drainAlpha);
+        }
+        if (maxRetryAfter.compareTo(Duration.ofSeconds(1)) < 0) {
+            problems.add("maxRetryAfter must be at least 1s, was " + maxRetryAfter);
+        }
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException("admission: " + String.join("; ", problems));
+        }
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Defaults: {@link OverloadSettings#defaults()}, 1000 tokens/s prior, 1 s window, alpha 0.3, Retry-After at most 60 s. */
+    public static final class Builder {
+        private final List<ClassSettings> classes = new ArrayList<>();
+        private OverloadSettings overload = OverloadSettings.defaults();
+        private double initialDrainRate = DEFAULT_INITIAL_DRAIN_RATE;
+        private Duration drainWindow = DEFAULT_DRAIN_WINDOW;
+        private double drainAlpha = DEFAULT_DRAIN_ALPHA;
+        private Duration maxRetryAfter = DEFAULT_MAX_RETRY_AFTER;
+
+        private Builder() {
+        }
+
+        public Builder addClass(ClassSettings settings) {
+            classes.add(Objects.requireNonNull(settings, "settings"));
+            return this;
+        }
+
+        public Builder overload(OverloadSettings overload) {
+            this.overload = overload;
+            return this;
+        }
+
+        public Builder initialDrainRate(double tokensPerSecond) {
+            this.initialDrainRate = tokensPerSecond;
+            return this;
+        }
+
+        public Builder drainWindow(Duration drainWindow) {
+            this.drainWindow = drainWindow;
+            return this;
+        }
+
+        public Builder drainAlpha(double drainAlpha) {
+            this.drainAlpha = drainAlpha;
+            return this;
+        }
+
+        public Builder maxRetryAfter(Duration maxRetryAfter) {
+            this.maxRetryAfter = maxRetryAfter;
+            return this;
+        }
+
+        public AdmissionSettings build() {
+            return new AdmissionSettings(classes, overload, initialDrainRate, drainWindow, drainAlpha, maxRetryAfter);
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package io.cachegate.admission;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One traffic class as admission sees it. A lower {@code priority} number is served first.
+ *
+ * @param maxQueueTime longest a request may wait; also the limit for the estimated wait on arrival
+ * @param share fraction of dispatches guaranteed while it waits behind higher classes, in [0, 1);
+ *              0 means strict priority (see {@link AdmissionController} for the rule)
+ * @param mayDegrade under overload, its requests are admitted with {@code degrade=true} (fallback model)
+ * @param maxQueueRequests queue bound in requests, at least 1
+ * @param maxQueueTokens queue bound in tokens; a request alone in the queue may exceed it
+ * @param pausable batch-like: new requests are rejected and queued ones held while overloaded
+ */
+public record ClassSettings(String name, int priority, Duration maxQueueTime, double share, boolean mayDegrade,
+                            int maxQueueRequests, long maxQueueTokens, boolean pausable) {
+
+    public static final Duration DEFAULT_MAX_QUEUE_TIME = Duration.ofSeconds(2);
+    public static final int DEFAULT_MAX_QUEUE_REQUESTS = 1000;
+    public static final long DEFAULT_MAX_QUEUE_TOKENS = 1_000_000;
+
+    public ClassSettings {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(maxQueueTime, "maxQueueTime");
+        List<String> problems = new ArrayList<>();
+        if (name.isBlank()) {
+            problems.add("name must not be blank");
+        }
+        if (priority < 0) {
+            problems.add("priority must not be negative, was " + priority);
+        }
+        if (maxQueueTime.isNegative()) {
+            problems.add("maxQueueTime must not be negative, was " + maxQueueTime);
+        }
+        if (!(share >= 0 && share < 1)) {
+            problems.add("share must be in [0, 1), was " + share);
+        }
+        if (maxQueueRequests < 1) {
+            problems.add("maxQueueRequests must be at least 1, was " + maxQueueRequests);
+        }
+        if (maxQueueTokens < 1) {
+            problems.add("maxQueueTokens must be at least 1, was " + maxQueueTokens);
+        }
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException("class " + name + ": " + String.join("; ", problems));
+        }
+    }
+
+    public static Builder builder(String name) {
+        return new Builder(name);
+    }
+
+    /** Defaults: priority 0, 2 s queue time, no share, no degrade, 1000 requests, 1,000,000 tokens, not pausable. */
+    public static final class Builder {
+        private final String name;
+        private int priority;
+        private Duration maxQueueTime = DEFAULT_MAX_QUEUE_TIME;
+        private double share;
+        private boolean mayDegrade;
+        private int maxQueueRequests = DEFAULT_MAX_QUEUE_REQUESTS;
+        private long maxQueueTokens = DEFAULT_MAX_QUEUE_TOKENS;
+        private boolean pausable;
+
+        private Builder(String name) {
+            this.name = Objects.requireNonNull(name, "name");
+        }
+
+        public Builder priority(int priority) {
+            this.priority = priority;
+            return this;
+        }
+
+        public Builder maxQueueTime(Duration maxQueueTime) {
+            this.maxQueueTime = maxQueueTime;
+            return this;
+        }
+
+        public Builder share(double share) {
+            this.share = share;
+            return this;
+        }
+
+        public Builder mayDegrade(boolean mayDegrade) {
+            this.mayDegrade = mayDegrade;
+            return this;
+        }
+
+        public Builder maxQueueRequests(int maxQueueRequests) {
+            this.maxQueueRequests = maxQueueRequests;
+            return this;
+        }
+
+        public Builder maxQueueTokens(long maxQueueTokens) {
+            this.maxQueueTokens = maxQueueTokens;
+            return this;
+        }
+
+        public Builder pausable(boolean pausable) {
+            this.pausable = pausable;
+            return this;
+        }
+
+        public ClassSettings build() {
+            return new ClassSettings(name, priority, maxQueueTime, share, mayDegrade, maxQueueRequests,
+                    maxQueueTokens, pausable);
+        }
+    }
+}

@@ -1,0 +1,59 @@
+package io.cachegate.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class SettingsTest {
+
+    @Test
+    void classBuilder_defaults() {
+        ClassSettings c = ClassSettings.builder("interactive").build();
+        assertThat(c.priority()).isZero();
+        assertThat(c.maxQueueTime()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(c.share()).isZero();
+        assertThat(c.maxQueueRequests()).isEqualTo(1000);
+        assertThat(c.maxQueueTokens()).isEqualTo(1_000_000);
+        assertThat(c.mayDegrade()).isFalse();
+        assertThat(c.pausable()).isFalse();
+    }
+
+    @Test
+    void classSettings_invalid_listsEveryProblem() {
+        assertThatThrownBy(() -> ClassSettings.builder("x").priority(-1).share(1).maxQueueRequests(0).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("priority").hasMessageContaining("share").hasMessageContaining("maxQueueRequests");
+    }
+
+    @Test
+    void admissionSettings_duplicateNamesAndShares_rejected() {
+        ClassSettings a = ClassSettings.builder("a").share(0.6).build();
+        ClassSettings b = ClassSettings.builder("a").share(0.5).build();
+        assertThatThrownBy(() -> AdmissionSettings.builder().addClass(a).addClass(b).build())
+                .hasMessageContaining("duplicate name a").hasMessageContaining("shares");
+    }
+
+    @Test
+    void admissionSettings_noClasses_rejected() {
+        assertThatThrownBy(() -> AdmissionSettings.builder().build()).hasMessageContaining("classes");
+    }
+
+    @Test
+    void overloadSettings_exitNotBelowEnter_rejected() {
+        assertThatThrownBy(() -> new OverloadSettings(Duration.ofSeconds(1), Duration.ofSeconds(1), 100, 10,
+                Duration.ZERO, Duration.ZERO)).hasMessageContaining("exitQueueAge");
+        assertThatThrownBy(() -> new OverloadSettings(Duration.ofSeconds(1), Duration.ZERO, 100, 100,
+                Duration.ZERO, Duration.ZERO)).hasMessageContaining("exitPendingTokens");
+    }
+
+    @Test
+    void overloadSettings_defaults() {
+        OverloadSettings o = OverloadSettings.defaults();
+        assertThat(o.enterQueueAge()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(o.exitQueueAge()).isEqualTo(Duration.ofMillis(250));
+        assertThat(o.enterAfter()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(o.exitAfter()).isEqualTo(Duration.ofSeconds(10));
+    }
+}

@@ -1,0 +1,220 @@
+package io.cachegate.gateway;
+
+import static io.cachegate.gateway.CacheCalls.CHAT;
+import static io.cachegate.gateway.CacheCalls.content;
+import static io.cachegate.gateway.CacheCalls.header;
+import static io.cachegate.gateway.CacheCalls.json;
+import static io.cachegate.gateway.CacheCalls.metric;
+import static io.cachegate.gateway.CacheCalls.nonce;
+import static io.cachegate.gateway.CacheCalls.quote;
+import static io.cachegate.gateway.CacheCalls.streamedContent;
+import static io.cachegate.gateway.CacheCalls.xCache;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cachegate.cache.exact.PurgeScope;
+import io.cachegate.simulator.BackendSimulator;
+import io.cachegate.simulator.SimulatorOptions;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The semantic cache through the gateway, with the bundled ONNX model and the embedded Lucene index: paraphrases
+ * hit inside one scope and never across scopes, hits warm the exact cache, purges reach the index, and requests
+ * a paraphrase must not answer miss. Each test has a system prompt of its own, so tests never share a scope.
+ */
+class SemanticCacheIT {
+
+    private static final String PASSWORD = "How do I reset my password?";
+    private static final String PASSWORD_PARAPHRASE = "How can I reset my password?";
+    private static BackendSimulator sim;
+    private static Gateway gateway;
+    private static Path indexDir;
+
+    @BeforeAll
+    static void start() throws Exception {
+        sim = BackendSimulator.start(SimulatorOptions.defaults());
+        indexDir = Files.createTempDirectory("cachegate-semantic-it");
+        gateway = Gateway.start(TestPolicies.parse("""
+                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 2s}
+                backends:
+                  - {name: main, urls: ["%s"], model_version: "llama@v1"}
+                tenants:
+                  - {id: acme, api_keys: [acme-key]}
+                  - {id: globex, api_keys: [globex-key]}
+                cache:
+                  exact: {store: memory, ttl: 1h}
+                  semantic: {enabled: true, path: "%s", ttl: 1h}
+                routes:
+                  - match: {path: /v1/completions}
+                    cache: {semantic: false}
+                  - match: {model: "*"}
+                    cache: {semantic: true, semantic_max_turns: 1}
+                """.formatted(sim.baseUrl(), indexDir.toString().replace('\\', '/'))));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        Closing.all(gateway, sim);
+    }
+
+    @Test
+    void paraphrase_inSameScope_isSemanticHitAndWarmsExactCache() throws Exception {
+        String system = "support bot " + nonce();
+        long before = sim.stats().requests();
+        HttpResponse<String> first = askAndIndex(system, PASSWORD);
+
+        HttpResponse<String> paraphrase = ask(system, PASSWORD_PARAPHRASE);
+
+        assertThat(xCache(first)).isEqualTo("MISS");
+        assertThat(xCache(paraphrase)).isEqualTo("HIT");
+        assertThat(header(paraphrase, "X-Cache-Layer")).isEqualTo("semantic");
+        assertThat(Double.parseDouble(header(paraphrase, "X-Cache-Similarity"))).isBetween(0.9, 1.0);
+        assertThat(header(paraphrase, "X-Cache-Similarity")).matches("0\\.\\d{4}|1\\.0000");
+        assertThat(header(paraphrase, "Age")).matches("\\d+");
+        assertThat(header(paraphrase, "X-Cache-Origin-Request-Id")).isEqualTo(header(first, "X-Request-Id"));
+        assertThat(header(paraphrase, "Server-Timing")).contains("embed;dur=").contains("search;dur=");
+        assertThat(content(paraphrase.body())).isEqualTo(content(first.body()));
+        assertThat(sim.stats().requests() - before).isEqualTo(1);
+
+        HttpResponse<String> repeat = ask(system, PASSWORD_PARAPHRASE);
+        assertThat(xCache(repeat)).isEqualTo("HIT");
+        assertThat(header(repeat, "X-Cache-Layer")).as("the semantic hit filed the answer under its own key")
+                .isEqualTo("exact");
+        assertThat(metric(gateway, "cachegate_cache_lookups_total", "layer=\"semantic\"", "outcome=\"hit\"")).isPositive();
+        assertThat(metric(gateway, "cachegate_semantic_similarity_count", "result=\"hit\"")).isPositive();
+        assertThat(metric(gateway, "cachegate_semantic_embed_latency_seconds_count")).isPositive();
+        assertThat(metric(gateway, "cachegate_semantic_search_latency_seconds_count")).isPositive();
+    }
+
+    @Test
+    void paraphrase_streamed_isReplayedFromTheSemanticHit() throws Exception {
+        String system = "streaming bot " + nonce();
+        HttpResponse<String> first = askAndIndex(system, PASSWORD);
+
+        HttpResponse<String> streamed = RawHttp.post(gateway.port(), CHAT, body(system, PASSWORD_PARAPHRASE,
+                ",\"stream\":true"), "Authorization", "Bearer acme-key");
+
+        assertThat(xCache(streamed)).isEqualTo("HIT");
+        assertThat(header(streamed, "X-Cache-Layer")).isEqualTo("semantic");
+        assertThat(streamedContent(streamed.body())).isEqualTo(content(first.body()));
+    }
+
+    @Test
+    void paraphrase_inAnotherScope_isMiss() throws Exception {
+        String system = "scoped bot " + nonce();
+        askAndIndex(system, PASSWORD);
+
+        assertThat(xCache(ask("another " + system, PASSWORD_PARAPHRASE))).as("another system prompt").isEqualTo("MISS");
+        assertThat(xCache(ask(system, PASSWORD_PARAPHRASE, "globex-key", ""))).as("another tenant").isEqualTo("MISS");
+        assertThat(xCache(ask(system, PASSWORD_PARAPHRASE, "acme-key", ",\"max_tokens\":64")))
+                .as("other sampling parameters").isEqualTo("MISS");
+        assertThat(xCache(ask(system, PASSWORD_PARAPHRASE, "acme-key", ",\"response_format\":{\"type\":\"json_object\"}")))
+                .as("another response format").isEqualTo("MISS");
+    }
+
+    @Test
+    void differentNumbersOrPlans_areMisses() throws Exception {
+        String system = "billing bot " + nonce();
+        askAndIndex(system, "How do I get a refund for the annual plan?");
+
+        assertThat(xCache(ask(system, "How do I get a refund for the monthly plan?"))).isEqualTo("MISS");
+    }
+
+    @Test
+    void secondUserTurn_isNotMatchedSemantically() throws Exception {
+        String system = "chat bot " + nonce();
+        String first = "{\"model\":\"llama-3.1-8b\",\"temperature\":0,\"messages\":[{\"role\":\"system\",\"content\":"
+                + quote(system) + "},{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"assistant\",\"content\":\"hello\"},"
+                + "{\"role\":\"user\",\"content\":" + quote(PASSWORD) + "}]}";
+        double ineligible = metric(gateway, "cachegate_cache_lookups_total", "layer=\"semantic\"", "outcome=\"ineligible\"");
+
+        assertThat(xCache(RawHttp.post(gateway.port(), CHAT, first, "Authorization", "Bearer acme-key"))).isEqualTo("MISS");
+        assertThat(metric(gateway, "cachegate_cache_lookups_total", "layer=\"semantic\"", "outcome=\"ineligible\""))
+                .isEqualTo(ineligible + 1);
+    }
+
+    @Test
+    void requestThreshold_onlyTightens_andInvalidIs400() throws Exception {
+        String system = "strict bot " + nonce();
+        askAndIndex(system, PASSWORD);
+
+        HttpResponse<String> strict = RawHttp.post(gateway.port(), CHAT, body(system, PASSWORD_PARAPHRASE, ""),
+                "Authorization", "Bearer acme-key", "X-Cache-Threshold", "0.9999");
+        assertThat(xCache(strict)).isEqualTo("MISS");
+
+        HttpResponse<String> loose = RawHttp.post(gateway.port(), CHAT, body(system, "What is the capital of France?", ""),
+                "Authorization", "Bearer acme-key", "X-Cache-Threshold", "0.1");
+        assertThat(xCache(loose)).as("a looser threshold is ignored").isEqualTo("MISS");
+
+        HttpResponse<String> invalid = RawHttp.post(gateway.port(), CHAT, body(system, PASSWORD_PARAPHRASE, ""),
+                "Authorization", "Bearer acme-key", "X-Cache-Threshold", "high");
+        assertThat(invalid.statusCode()).isEqualTo(400);
+        assertThat(json(invalid.body()).path("error").path("message").asText()).contains("X-Cache-Threshold");
+    }
+
+    @Test
+    void purgeByTenant_removesIndexEntries() throws Exception {
+        String system = "purged bot " + nonce();
+        askAndIndex(system, PASSWORD, "globex-key");
+
+        HttpResponse<String> purge = RawHttp.post(gateway.adminPort(), "/admin/purge", "{\"tenant\":\"globex\"}");
+        assertThat(purge.statusCode()).isEqualTo(200);
+        assertThat(json(purge.body()).path("semantic_purged").asLong()).isPositive();
+
+        assertThat(xCache(ask(system, PASSWORD_PARAPHRASE, "globex-key", ""))).isEqualTo("MISS");
+    }
+
+    @Test
+    void indexEntryOfAPurgedExactEntry_isMissAndRemoved() throws Exception {
+        String system = "dangling bot " + nonce();
+        askAndIndex(system, PASSWORD);
+        // Only the exact store: the index entry now points at nothing.
+        gateway.cacheLayer().store().purge(new PurgeScope(false, Optional.of("acme"), Optional.empty(), Optional.empty()))
+                .get(10, TimeUnit.SECONDS);
+        double dangling = metric(gateway, "cachegate_semantic_dangling_total");
+
+        assertThat(xCache(ask(system, PASSWORD_PARAPHRASE))).isEqualTo("MISS");
+        assertThat(metric(gateway, "cachegate_semantic_dangling_total")).isEqualTo(dangling + 1);
+    }
+
+    private static HttpResponse<String> ask(String system, String question) throws Exception {
+        return ask(system, question, "acme-key", "");
+    }
+
+    private static HttpResponse<String> ask(String system, String question, String key, String extra) throws Exception {
+        HttpResponse<String> response = RawHttp.post(gateway.port(), CHAT, body(system, question, extra),
+                "Authorization", "Bearer " + key);
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return response;
+    }
+
+    private static HttpResponse<String> askAndIndex(String system, String question) throws Exception {
+        return askAndIndex(system, question, "acme-key");
+    }
+
+    /** Asks, then waits until the answer's index entry is written (the write-back is asynchronous). */
+    private static HttpResponse<String> askAndIndex(String system, String question, String key) throws Exception {
+        double written = metric(gateway, "cachegate_semantic_writes_total", "outcome=\"written\"");
+        HttpResponse<String> response = ask(system, question, key, "");
+        assertThat(Poll.until(Duration.ofSeconds(20), () -> {
+            try {
+                return metric(gateway, "cachegate_semantic_writes_total", "outcome=\"written\"") > written;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        })).as("index entry written").isTrue();
+        return response;
+    }
+
+    private static String body(String system, String question, String extra) {
+        return "{\"model\":\"llama-3.1-8b\",\"temperature\":0,\"messages\":[{\"role\":\"system\",\"content\":"
+                + quote(system) + "},{\"role\":\"user\",\"content\":" + quote(question) + "}]" + extra + "}";
+    }
+}
