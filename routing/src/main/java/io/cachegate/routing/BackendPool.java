@@ -10,7 +10,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The URLs (replicas) of one backend and the choice among them: round robin over the URLs last
- * seen healthy (over all of them when none is), and another URL for a retry. Thread-safe.
+ * seen healthy (over all of them when none is), and another URL for a retry. Thread-safe. For
+ * load-aware choice with capacity leases and circuit breaking, see {@link ReplicaSet}.
  */
 public final class BackendPool {
 

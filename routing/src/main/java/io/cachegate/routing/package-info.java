@@ -1,6 +1,10 @@
 /**
- * Backend pools and replica choice: which URL of a backend serves the next call, which one a
- * failed call is retried on, and which URLs health checks have found down. Later: circuit
- * breaking, least-loaded and prefix-affinity selection, fallback chains. Plain Java, no network types.
+ * Backend pools and replica choice, with no network types and no threads of their own.
+ * {@link io.cachegate.routing.ReplicaSet} picks a replica per request (least loaded, prefix
+ * affinity or round robin), enforces per-replica capacity through leases and ejects failing
+ * replicas with a circuit breaker; {@link io.cachegate.routing.RetryPolicy} and
+ * {@link io.cachegate.routing.FallbackResolver} are pure decisions the gateway applies.
+ * {@link io.cachegate.routing.BackendPool} is the older round-robin pool still used for probes
+ * and model listing.
  */
 package io.cachegate.routing;

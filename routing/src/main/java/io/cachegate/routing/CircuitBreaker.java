@@ -1,0 +1,107 @@
+package io.cachegate.routing;
+
+/**
+ * One replica's breaker: CLOSED → OPEN after {@code threshold} consecutive failures; OPEN for the
+ * cool-down, then HALF_OPEN (noticed lazily, when next looked at); HALF_OPEN lets exactly one trial
+ * request through, and its outcome (or a probe's) closes or reopens. Not thread-safe: the owning
+ * {@link ReplicaSet} guards it with its lock. Times are {@code System.nanoTime}-style ticks.
+ */
+final class CircuitBreaker {
+
+    private final int threshold;
+    private final long coolDownNanos;
+    private CircuitState state = CircuitState.CLOSED;
+    private int consecutiveFailures;
+    private long openedAt;
+    /** The lease id of the trial in flight while HALF_OPEN; 0 when none. */
+    private long trial;
+
+    CircuitBreaker(BreakerSettings settings) {
+        this.threshold = settings.failureThreshold();
+        this.coolDownNanos = settings.coolDown().toNanos();
+    }
+
+    /** The state as last noticed, without looking at the clock. */
+    CircuitState current() {
+        return state;
+    }
+
+    /** The state at {@code now}, moving OPEN to HALF_OPEN once the cool-down has passed. */
+    CircuitState state(long now) {
+        if (state == CircuitState.OPEN && now - openedAt >= coolDownNanos) {
+            state = CircuitState.HALF_OPEN;
+            trial = 0;
+        }
+        return state;
+    }
+
+    /** Whether a new request may go to this replica now (as the trial when HALF_OPEN). */
+    boolean admits(long now) {
+        CircuitState s = state(now);
+        return s == CircuitState.CLOSED || (s == CircuitState.HALF_OPEN && trial == 0);
+    }
+
+    /** Call after {@link #admits}: makes lease {@code id} the trial when HALF_OPEN; returns whether it is. */
+    boolean startTrial(long id) {
+        if (state == CircuitState.HALF_OPEN && trial == 0) {
+            trial = id;
+            return true;
+        }
+        return false;
+    }
+
+    /** A trial lease released without a recorded outcome frees the slot for another trial. */
+    void abandonTrial(long id) {
+        if (state == CircuitState.HALF_OPEN && trial == id) {
+            trial = 0;
+        }
+    }
+
+    void success(long now) {
+        CircuitState s = state(now);
+        if (s == CircuitState.OPEN) {
+            return; // a late answer from before the ejection proves nothing about now
+        }
+        close();
+    }
+
+    void failure(long now) {
+        switch (state(now)) {
+            case CLOSED -> {
+                if (++consecutiveFailures >= threshold) {
+                    open(now);
+                }
+            }
+            case HALF_OPEN -> open(now);
+            case OPEN -> { } // already ejected: a late failure does not extend the cool-down
+        }
+    }
+
+    /** A passing probe closes only a HALF_OPEN circuit; a failing one opens (or re-arms) it at once. */
+    void probe(boolean ok, long now) {
+        CircuitState s = state(now);
+        if (ok) {
+            if (s == CircuitState.HALF_OPEN) {
+                close();
+            }
+        } else {
+            open(now);
+        }
+    }
+
+    int consecutiveFailures() {
+        return consecutiveFailures;
+    }
+
+    private void open(long now) {
+        state = CircuitState.OPEN;
+        openedAt = now;
+        trial = 0;
+    }
+
+    private void close() {
+        state = CircuitState.CLOSED;
+        consecutiveFailures = 0;
+        trial = 0;
+    }
+}

@@ -1,0 +1,50 @@
+package io.cachegate.routing;
+
+import java.net.URI;
+
+/**
+ * One replica's mutable routing state. Counters and breaker are guarded by the owning
+ * {@link ReplicaSet}'s lock; the prefix index has its own.
+ */
+final class Replica {
+
+    final URI uri;
+    final int position;
+    final CircuitBreaker breaker;
+    final PrefixIndex index;
+    int inflightRequests;
+    long inflightTokens;
+    long externalTokens;
+    long externalAt;
+    boolean externalKnown;
+
+    Replica(URI uri, int position, BreakerSettings breaker, int indexEntries) {
+        this.uri = uri;
+        this.position = position;
+        this.breaker = new CircuitBreaker(breaker);
+        this.index = new PrefixIndex(indexEntries);
+    }
+
+    /** In-flight tokens plus the replica's own fresh load report, the quantity balancing compares. */
+    long load(long now, long staleNanos) {
+        return externalKnown && now - externalAt <= staleNanos ? saturatedAdd(inflightTokens, externalTokens)
+                : inflightTokens;
+    }
+
+    /**
+     * Room for {@code cost} more tokens and one more request. An idle replica takes any single request,
+     * however large, so a request costlier than the token limit is slow rather than never served.
+     */
+    boolean hasRoom(long cost, int maxConcurrency, long maxInflightTokens) {
+        if (inflightRequests >= maxConcurrency) {
+            return false;
+        }
+        long after = saturatedAdd(inflightTokens, cost);
+        return inflightRequests == 0 || after <= maxInflightTokens;
+    }
+
+    static long saturatedAdd(long a, long b) {
+        long r = a + b;
+        return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
+    }
+}

@@ -1,0 +1,58 @@
+package io.cachegate.routing;
+
+import java.util.Objects;
+
+/**
+ * Everything a {@link ReplicaSet} is configured with, kept apart from the YAML model so routing does
+ * not follow every change of {@code config}. Built once; a reload builds a new set.
+ *
+ * @param maxConcurrency in-flight requests allowed per replica
+ * @param maxInflightTokens in-flight tokens (the requests' costs) allowed per replica;
+ *     {@link #UNLIMITED_TOKENS} for no limit
+ */
+public record ReplicaSetSettings(Balance balance, int maxConcurrency, long maxInflightTokens,
+                                 BreakerSettings breaker, PrefixAffinitySettings affinity,
+                                 ExternalLoadSettings externalLoad) {
+
+    public static final long UNLIMITED_TOKENS = Long.MAX_VALUE;
+    public static final int DEFAULT_MAX_CONCURRENCY = 64;
+
+    public ReplicaSetSettings {
+        Objects.requireNonNull(balance, "balance");
+        if (maxConcurrency < 1) {
+            throw new IllegalArgumentException("maxConcurrency must be at least 1, was " + maxConcurrency);
+        }
+        if (maxInflightTokens < 1) {
+            throw new IllegalArgumentException("maxInflightTokens must be at least 1, was " + maxInflightTokens);
+        }
+        Objects.requireNonNull(breaker, "breaker");
+        Objects.requireNonNull(affinity, "affinity");
+        Objects.requireNonNull(externalLoad, "externalLoad");
+    }
+
+    /** Least loaded, 64 requests and unlimited tokens per replica, default breaker, affinity and external load. */
+    public static ReplicaSetSettings defaults() {
+        return new ReplicaSetSettings(Balance.LEAST_LOADED, DEFAULT_MAX_CONCURRENCY, UNLIMITED_TOKENS,
+                BreakerSettings.defaults(), PrefixAffinitySettings.defaults(), ExternalLoadSettings.defaults());
+    }
+
+    public ReplicaSetSettings withBalance(Balance b) {
+        return new ReplicaSetSettings(b, maxConcurrency, maxInflightTokens, breaker, affinity, externalLoad);
+    }
+
+    public ReplicaSetSettings withCapacity(int requests, long tokens) {
+        return new ReplicaSetSettings(balance, requests, tokens, breaker, affinity, externalLoad);
+    }
+
+    public ReplicaSetSettings withBreaker(BreakerSettings b) {
+        return new ReplicaSetSettings(balance, maxConcurrency, maxInflightTokens, b, affinity, externalLoad);
+    }
+
+    public ReplicaSetSettings withAffinity(PrefixAffinitySettings a) {
+        return new ReplicaSetSettings(balance, maxConcurrency, maxInflightTokens, breaker, a, externalLoad);
+    }
+
+    public ReplicaSetSettings withExternalLoad(ExternalLoadSettings e) {
+        return new ReplicaSetSettings(balance, maxConcurrency, maxInflightTokens, breaker, affinity, e);
+    }
+}
