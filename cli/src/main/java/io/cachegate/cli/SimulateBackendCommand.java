@@ -2,6 +2,9 @@ package io.cachegate.cli;
 
 import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.SimulatorOptions;
+import io.cachegate.simulator.SimulatorReplicas;
+import java.io.PrintWriter;
+import java.net.URI;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -11,10 +14,15 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code cachegate simulate-backend}: runs the OpenAI-compatible backend simulator until the JVM is stopped. */
+/**
+ * {@code cachegate simulate-backend}: runs one or more OpenAI-compatible backend simulator replicas
+ * until the JVM is stopped. A shutdown hook closes every replica at once, with a bounded wait, so
+ * SIGTERM ends the process promptly.
+ */
 @Command(name = "simulate-backend", mixinStandardHelpOptions = true,
-        description = "Runs an OpenAI-compatible backend simulator (vLLM wire format) with deterministic answers, "
-                + "a latency model, a concurrency limit and fault injection.")
+        description = "Runs OpenAI-compatible backend simulator replicas (vLLM wire format) with deterministic answers, "
+                + "a latency model, a concurrency and throughput limit, a prefix cache, vLLM's /metrics "
+                + "and fault injection.")
 public final class SimulateBackendCommand implements Callable<Integer> {
 
     @Spec
@@ -23,18 +31,39 @@ public final class SimulateBackendCommand implements Callable<Integer> {
     @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to bind (default: ${DEFAULT-VALUE}).")
     private String host;
 
-    @Option(names = "--port", defaultValue = "8000", description = "Port to bind, 0 for any (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--port", defaultValue = "8000",
+            description = "Port to bind, 0 for any; replica i binds port + i (default: ${DEFAULT-VALUE}).")
     private int port;
+
+    @Option(names = "--replicas", defaultValue = "1",
+            description = "Independent replicas, each with its own queue, prefix cache and stats "
+                    + "(default: ${DEFAULT-VALUE}).")
+    private int replicas;
 
     @Option(names = "--ttft-ms", defaultValue = "0", description = "Fixed time to first token in ms (default: ${DEFAULT-VALUE}).")
     private long ttftMs;
 
     @Option(names = "--prefill-ms-per-token", defaultValue = "0",
-            description = "Added to the time to first token per prompt token, in ms (default: ${DEFAULT-VALUE}).")
+            description = "Added to the time to first token per prompt token not covered by a prefix-cache hit, in ms "
+                    + "(default: ${DEFAULT-VALUE}).")
     private double prefillMsPerToken;
 
     @Option(names = "--tpot-ms", defaultValue = "0", description = "Time per output token in ms (default: ${DEFAULT-VALUE}).")
     private double tpotMs;
+
+    @Option(names = "--tokens-per-second", defaultValue = "0",
+            description = "Decode throughput of a replica shared by its running requests: time per output token = "
+                    + "max(tpot, running / tokens-per-second); 0 = unlimited (default: ${DEFAULT-VALUE}).")
+    private double tokensPerSecond;
+
+    @Option(names = "--prefix-cache-blocks", defaultValue = "0",
+            description = "Prefix-cache capacity of a replica in blocks (LRU); cached blocks skip their prefill; "
+                    + "0 = off (default: ${DEFAULT-VALUE}).")
+    private int prefixCacheBlocks;
+
+    @Option(names = "--prefix-block-chars", defaultValue = "" + SimulatorOptions.DEFAULT_PREFIX_BLOCK_CHARS,
+            description = "Prompt characters per prefix-cache block (default: ${DEFAULT-VALUE}).")
+    private int prefixBlockChars;
 
     @Option(names = "--max-concurrency", defaultValue = "256",
             description = "Requests generating at once; the rest queue (default: ${DEFAULT-VALUE}).")
@@ -60,7 +89,8 @@ public final class SimulateBackendCommand implements Callable<Integer> {
             description = "Served model ids, comma-separated (default: ${DEFAULT-VALUE}).")
     private List<String> models;
 
-    @Option(names = "--seed", defaultValue = "42", description = "Seed of the fault injection (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--seed", defaultValue = "42",
+            description = "Seed of the fault injection; replica i uses seed + i (default: ${DEFAULT-VALUE}).")
     private long seed;
 
     @Override
@@ -68,18 +98,36 @@ public final class SimulateBackendCommand implements Callable<Integer> {
         SimulatorOptions options;
         try {
             options = new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
-                    errorRate, hangRate, defaultMaxTokens, models, seed);
+                    errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
+                    prefixBlockChars);
+            if (replicas < 1) {
+                throw new IllegalArgumentException("--replicas must be >= 1, was " + replicas);
+            }
+            if (port != 0 && port + replicas - 1 > 65535) {
+                throw new IllegalArgumentException("--port + --replicas - 1 must be <= 65535");
+            }
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
-        BackendSimulator simulator = BackendSimulator.start(options);
+        SimulatorReplicas fleet = BackendSimulator.startReplicas(replicas, options);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            simulator.close();
-            stopped.countDown();
+            try {
+                fleet.close(); // every replica at once; each wait is bounded
+            } finally {
+                stopped.countDown();
+            }
         }, "simulator-shutdown"));
-        spec.commandLine().getOut().println("simulator listening on " + simulator.baseUrl());
-        spec.commandLine().getOut().flush();
+        PrintWriter out = spec.commandLine().getOut();
+        List<URI> urls = fleet.baseUrls();
+        if (urls.size() == 1) {
+            out.println("simulator listening on " + urls.get(0));
+        } else {
+            for (int i = 0; i < urls.size(); i++) {
+                out.println("simulator replica " + i + " listening on " + urls.get(i));
+            }
+        }
+        out.flush();
         stopped.await();
         return 0;
     }

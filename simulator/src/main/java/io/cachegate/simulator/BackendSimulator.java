@@ -1,11 +1,13 @@
 package io.cachegate.simulator;
 
+import io.netty.util.concurrent.Future;
 import java.net.URI;
 import java.util.Objects;
 
 /**
- * A running OpenAI-compatible backend simulator (vLLM's wire format). Start it with
- * {@link #start(SimulatorOptions)}, point a client at {@link #baseUrl()}, close it when done.
+ * A running OpenAI-compatible backend simulator (vLLM's wire format): one model-server replica.
+ * Start it with {@link #start(SimulatorOptions)}, or several independent ones with
+ * {@link #startReplicas(int, SimulatorOptions)}; point a client at {@link #baseUrl()}, close it when done.
  */
 public final class BackendSimulator implements AutoCloseable {
 
@@ -31,6 +33,15 @@ public final class BackendSimulator implements AutoCloseable {
         return new BackendSimulator(sim, SimulatorServer.bind(sim));
     }
 
+    /**
+     * Starts {@code count} independent replicas (each its own queue, prefix cache, counters and
+     * event loops) on ports {@code port … port + count − 1}, or on ephemeral ports when the port is 0.
+     * Replica {@code i} seeds its faults with {@code seed + i}, so replicas do not fail in lockstep.
+     */
+    public static SimulatorReplicas startReplicas(int count, SimulatorOptions options) {
+        return SimulatorReplicas.start(count, options);
+    }
+
     public int port() {
         return server.port();
     }
@@ -48,9 +59,17 @@ public final class BackendSimulator implements AutoCloseable {
         return sim.stats();
     }
 
-    /** Stops listening, closes every connection and waits for the event loops to terminate. */
+    /**
+     * Stops listening, closes every connection and waits for the event loops to terminate (at most
+     * a few seconds). Closing again does nothing.
+     */
     @Override
     public void close() {
         server.close();
+    }
+
+    /** Starts {@link #close()} without waiting; the future completes when the event loops are gone. */
+    Future<?> closeAsync() {
+        return server.closeAsync();
     }
 }

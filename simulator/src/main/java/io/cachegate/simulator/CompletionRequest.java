@@ -9,7 +9,7 @@ import java.util.List;
  * the prompt), or the length of a token-id prompt; the simulator has no tokenizer.
  */
 record CompletionRequest(Kind kind, String model, boolean stream, boolean includeUsage, int maxTokens,
-                         boolean maxTokensGiven, int n, int promptTokens, RequestHash hash) {
+                         boolean maxTokensGiven, int n, int promptTokens, RequestHash hash, PromptBlocks prefix) {
 
     private static final int MAX_N = 128;
     private static final int MAX_TOKENS_LIMIT = 1 << 20;
@@ -17,6 +17,12 @@ record CompletionRequest(Kind kind, String model, boolean stream, boolean includ
     enum Kind { CHAT, TEXT }
 
     static CompletionRequest parse(Kind kind, JsonNode body, List<String> models, int defaultMaxTokens) {
+        return parse(kind, body, models, defaultMaxTokens, 0);
+    }
+
+    /** As above, with the prompt cut into prefix-cache blocks of {@code prefixBlockChars}; 0 skips that. */
+    static CompletionRequest parse(Kind kind, JsonNode body, List<String> models, int defaultMaxTokens,
+                                   int prefixBlockChars) {
         if (!body.isObject()) {
             throw InvalidRequestException.badRequest("The request body must be a JSON object.", null);
         }
@@ -46,8 +52,13 @@ record CompletionRequest(Kind kind, String model, boolean stream, boolean includ
         }
 
         int promptTokens = kind == Kind.CHAT ? chatPromptTokens(body) : textPromptTokens(body);
+        PromptBlocks prefix = PromptBlocks.NONE;
+        if (prefixBlockChars > 0) { // validated above: messages or prompt is present
+            prefix = kind == Kind.CHAT ? PromptBlocks.ofChat(model, body.get("messages"), prefixBlockChars)
+                    : PromptBlocks.ofPrompt(model, body.get("prompt"), prefixBlockChars);
+        }
         return new CompletionRequest(kind, model, stream, includeUsage, maxTokens, maxGiven, n, promptTokens,
-                RequestHash.ofRequest(body));
+                RequestHash.ofRequest(body), prefix);
     }
 
     private static int chatPromptTokens(JsonNode body) {

@@ -18,10 +18,12 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One chat or text completion from admission to its last byte: waits for a slot of the
- * {@link ConcurrencyGate}, then emits tokens on the schedule of the {@link LatencyModel}, streamed
- * as SSE or answered whole when the last token is due. Confined to the channel's event loop, except
- * {@link #granted()}, which hops onto it. Every token that is already due is written in one buffer,
- * so at zero latency a whole answer is one write: the benchmark's fast path.
+ * {@link ConcurrencyGate}, looks its prompt up in the {@link PrefixCache}, then emits tokens on the
+ * schedule of the {@link LatencyModel}, streamed as SSE or answered whole when the last token is
+ * due. Its prompt's blocks enter the prefix cache when it ends after its prefill. Confined to the
+ * channel's event loop, except {@link #granted()}, which hops onto it. Every token that is already
+ * due is written in one buffer, so at zero latency a whole answer is one write: the benchmark's
+ * fast path.
  */
 final class Generation implements ConcurrencyGate.Waiter {
 
@@ -39,6 +41,8 @@ final class Generation implements ConcurrencyGate.Waiter {
     private String[][] tokens;
     private int emitted;
     private long firstTokenAt;
+    /** When token {@code emitted} is due, in nanoseconds after {@link #firstTokenAt}. */
+    private double nextOffsetNanos;
     private ScheduledFuture<?> timer;
 
     Generation(ChannelHandlerContext ctx, Simulation sim, CompletionRequest request, boolean keepAlive,
@@ -92,6 +96,9 @@ final class Generation implements ConcurrencyGate.Waiter {
                 if (timer != null) {
                     timer.cancel(false);
                 }
+                if (System.nanoTime() - firstTokenAt >= 0) {
+                    sim.prefilled(request); // the prefill was done: its blocks are computed
+                }
                 sim.gate.release();
             }
             default -> {
@@ -108,11 +115,43 @@ final class Generation implements ConcurrencyGate.Waiter {
         for (int i = 0; i < tokens.length; i++) {
             tokens[i] = CompletionGenerator.tokens(request.hash().seed(), i, request.maxTokens());
         }
-        firstTokenAt = System.nanoTime() + sim.latency.firstTokenDelayNanos(request.promptTokens());
+        firstTokenAt = System.nanoTime() + sim.firstTokenDelayNanos(request);
         if (request.stream()) {
             streamStep();
+        } else if (sim.latency.sharesThroughput()) {
+            runAt(firstTokenAt, this::decodeStep); // the pace depends on the load: follow it token by token
         } else {
             runAt(firstTokenAt + sim.latency.tokenOffsetNanos(request.maxTokens() - 1), this::answerWhole);
+        }
+    }
+
+    /** Token {@code emitted} is out: count it and work out when the next one is due. */
+    private void advance() {
+        emitted++;
+        if (sim.latency.sharesThroughput()) {
+            nextOffsetNanos += sim.latency.tokenIntervalNanos(sim.gate.active());
+        } else {
+            nextOffsetNanos = sim.latency.tokenOffsetNanos(emitted); // absolute: no accumulated rounding
+        }
+    }
+
+    private long nextDue() {
+        return firstTokenAt + (long) nextOffsetNanos;
+    }
+
+    /** A non-streamed answer under a throughput limit: advances through the due tokens, answers after the last. */
+    private void decodeStep() {
+        if (state != State.RUNNING) {
+            return;
+        }
+        long now = System.nanoTime();
+        while (emitted < request.maxTokens() && nextDue() - now <= 0) {
+            advance();
+        }
+        if (emitted < request.maxTokens()) {
+            runAt(nextDue(), this::decodeStep);
+        } else {
+            answerWhole();
         }
     }
 
@@ -159,12 +198,12 @@ final class Generation implements ConcurrencyGate.Waiter {
             for (int c = 0; c < tokens.length; c++) {
                 json.tokenChunk(out, c, tokens[c][emitted], reason);
             }
-            emitted++;
-        } while (emitted < total && firstTokenAt + sim.latency.tokenOffsetNanos(emitted) - now <= 0);
+            advance();
+        } while (emitted < total && nextDue() - now <= 0);
 
         if (emitted < total) {
             ctx.writeAndFlush(new DefaultHttpContent(ByteBufUtil.writeUtf8(ctx.alloc(), out)));
-            runAt(firstTokenAt + sim.latency.tokenOffsetNanos(emitted), this::streamStep);
+            runAt(nextDue(), this::streamStep);
             return;
         }
         if (request.includeUsage()) {
@@ -192,6 +231,7 @@ final class Generation implements ConcurrencyGate.Waiter {
 
     private void finish() {
         state = State.FINISHED;
+        sim.prefilled(request);
         sim.gate.release();
         sim.completed.increment();
         onDone.run();

@@ -28,6 +28,14 @@ final class HttpResponses {
         return send(ctx, json(ctx, status, json), keepAlive);
     }
 
+    static ChannelFuture sendText(ChannelHandlerContext ctx, HttpResponseStatus status, CharSequence contentType,
+                                  CharSequence text, boolean keepAlive) {
+        ByteBuf content = ByteBufUtil.writeUtf8(ctx.alloc(), text);
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, content);
+        response.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
+        return send(ctx, response, keepAlive);
+    }
+
     static ChannelFuture sendEmpty(ChannelHandlerContext ctx, HttpResponseStatus status, boolean keepAlive) {
         return send(ctx, new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status), keepAlive);
     }

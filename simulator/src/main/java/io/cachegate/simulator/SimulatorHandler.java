@@ -135,6 +135,13 @@ final class SimulatorHandler extends SimpleChannelInboundHandler<FullHttpRequest
                         HttpResponses.sendJson(ctx, HttpResponseStatus.OK, sim.stats().toJson(), keepAlive);
                     }
                 }
+                case "/metrics" -> {
+                    if (allowed(ctx, method, HttpMethod.GET, keepAlive)) {
+                        HttpResponses.sendText(ctx, HttpResponseStatus.OK, VllmMetrics.PROMETHEUS_TEXT,
+                                VllmMetrics.render(sim.options.models().get(0), sim.stats(),
+                                        sim.options.maxConcurrency()), keepAlive);
+                    }
+                }
                 default -> HttpResponses.sendError(ctx, ApiError.NOT_FOUND, "Not Found: " + path, null, keepAlive);
             }
         } catch (InvalidRequestException e) {
@@ -158,7 +165,7 @@ final class SimulatorHandler extends SimpleChannelInboundHandler<FullHttpRequest
                             boolean keepAlive) {
         sim.requests.increment();
         CompletionRequest request = CompletionRequest.parse(kind, readJson(http), sim.options.models(),
-                sim.options.defaultMaxTokens());
+                sim.options.defaultMaxTokens(), sim.prefixBlockChars());
         if (injectFault(ctx, keepAlive)) {
             return;
         }

@@ -5,7 +5,8 @@ import java.util.Objects;
 
 /**
  * Settings of a {@link BackendSimulator}: where it listens, its latency model, its concurrency
- * limits, the faults it injects and the models it serves. Immutable; validated on construction.
+ * limits and decode throughput, its prefix cache, the faults it injects and the models it serves.
+ * Immutable; validated on construction.
  *
  * @param host              address to bind
  * @param port              port to bind, 0 for an ephemeral port
@@ -19,10 +20,19 @@ import java.util.Objects;
  * @param defaultMaxTokens  output length when the request gives no {@code max_tokens}
  * @param models            served model ids; the first is the default when a request names none
  * @param seed              seed of the fault injection, so runs repeat
+ * @param tokensPerSecond   decode throughput of the replica shared by its running sequences: each
+ *                          sequence's time per output token is {@code max(tpot, running / tokensPerSecond)};
+ *                          0 means unlimited, so every sequence decodes at {@code tpot}
+ * @param prefixCacheBlocks capacity of the prefix cache in blocks (LRU); 0 turns it off
+ * @param prefixBlockChars  prompt characters per prefix-cache block (about 4 characters a token)
  */
 public record SimulatorOptions(String host, int port, long ttftMs, double prefillMsPerToken, double tpotMs,
                                int maxConcurrency, int maxQueue, double errorRate, double hangRate,
-                               int defaultMaxTokens, List<String> models, long seed) {
+                               int defaultMaxTokens, List<String> models, long seed, double tokensPerSecond,
+                               int prefixCacheBlocks, int prefixBlockChars) {
+
+    /** Block size when none is given: 256 characters, about 64 tokens. */
+    public static final int DEFAULT_PREFIX_BLOCK_CHARS = 256;
 
     public SimulatorOptions {
         Objects.requireNonNull(host, "host");
@@ -38,72 +48,114 @@ public record SimulatorOptions(String host, int port, long ttftMs, double prefil
         requireThat(errorRate + hangRate <= 1, "errorRate + hangRate must be <= 1, was " + (errorRate + hangRate));
         requireThat(defaultMaxTokens >= 1, "defaultMaxTokens must be >= 1, was " + defaultMaxTokens);
         requireThat(!models.isEmpty(), "models must not be empty");
+        requireThat(tokensPerSecond >= 0 && Double.isFinite(tokensPerSecond),
+                "tokensPerSecond must be >= 0 and finite (0 = unlimited), was " + tokensPerSecond);
+        requireThat(prefixCacheBlocks >= 0, "prefixCacheBlocks must be >= 0 (0 = off), was " + prefixCacheBlocks);
+        requireThat(prefixBlockChars >= 1, "prefixBlockChars must be >= 1, was " + prefixBlockChars);
     }
 
-    /** 127.0.0.1 on an ephemeral port, no latency, no faults, two models: the benchmark's fast path. */
+    /** The settings before throughput sharing and the prefix cache existed: both off. */
+    public SimulatorOptions(String host, int port, long ttftMs, double prefillMsPerToken, double tpotMs,
+                            int maxConcurrency, int maxQueue, double errorRate, double hangRate,
+                            int defaultMaxTokens, List<String> models, long seed) {
+        this(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue, errorRate, hangRate,
+                defaultMaxTokens, models, seed, 0, 0, DEFAULT_PREFIX_BLOCK_CHARS);
+    }
+
+    /**
+     * 127.0.0.1 on an ephemeral port, no latency, no faults, unlimited throughput, no prefix cache,
+     * two models: the benchmark's fast path.
+     */
     public static SimulatorOptions defaults() {
         return new SimulatorOptions("127.0.0.1", 0, 0, 0, 0, 256, 10_000, 0, 0, 64,
-                List.of("llama-3.1-8b", "qwen2.5-0.5b"), 42);
+                List.of("llama-3.1-8b", "qwen2.5-0.5b"), 42, 0, 0, DEFAULT_PREFIX_BLOCK_CHARS);
     }
 
     public SimulatorOptions withHost(String value) {
         return new SimulatorOptions(value, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
-                errorRate, hangRate, defaultMaxTokens, models, seed);
+                errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
+                prefixBlockChars);
     }
 
     public SimulatorOptions withPort(int value) {
         return new SimulatorOptions(host, value, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
-                errorRate, hangRate, defaultMaxTokens, models, seed);
+                errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
+                prefixBlockChars);
     }
 
     public SimulatorOptions withTtftMs(long value) {
         return new SimulatorOptions(host, port, value, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
-                errorRate, hangRate, defaultMaxTokens, models, seed);
+                errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
+                prefixBlockChars);
     }
 
     public SimulatorOptions withPrefillMsPerToken(double value) {
-        return new SimulatorOptions(host, port, ttftMs, value, tpotMs, maxConcurrency, maxQueue,
-                errorRate, hangRate, defaultMaxTokens, models, seed);
+        return new SimulatorOptions(host, port, ttftMs, value, tpotMs, maxConcurrency, maxQueue, errorRate,
+                hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars);
     }
 
     public SimulatorOptions withTpotMs(double value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, value, maxConcurrency, maxQueue,
-                errorRate, hangRate, defaultMaxTokens, models, seed);
+                errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
+                prefixBlockChars);
     }
 
     public SimulatorOptions withMaxConcurrency(int value) {
-        return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, value, maxQueue,
-                errorRate, hangRate, defaultMaxTokens, models, seed);
+        return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, value, maxQueue, errorRate,
+                hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars);
     }
 
     public SimulatorOptions withMaxQueue(int value) {
-        return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, value,
-                errorRate, hangRate, defaultMaxTokens, models, seed);
+        return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, value, errorRate,
+                hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars);
     }
 
     public SimulatorOptions withErrorRate(double value) {
-        return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
-                value, hangRate, defaultMaxTokens, models, seed);
+        return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue, value,
+                hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars);
     }
 
     public SimulatorOptions withHangRate(double value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
-                errorRate, value, defaultMaxTokens, models, seed);
+                errorRate, value, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
+                prefixBlockChars);
     }
 
     public SimulatorOptions withDefaultMaxTokens(int value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
-                errorRate, hangRate, value, models, seed);
+                errorRate, hangRate, value, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars);
     }
 
     public SimulatorOptions withModels(List<String> value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
-                errorRate, hangRate, defaultMaxTokens, value, seed);
+                errorRate, hangRate, defaultMaxTokens, value, seed, tokensPerSecond, prefixCacheBlocks,
+                prefixBlockChars);
     }
 
     public SimulatorOptions withSeed(long value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
-                errorRate, hangRate, defaultMaxTokens, models, value);
+                errorRate, hangRate, defaultMaxTokens, models, value, tokensPerSecond, prefixCacheBlocks,
+                prefixBlockChars);
+    }
+
+    public SimulatorOptions withTokensPerSecond(double value) {
+        return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
+                errorRate, hangRate, defaultMaxTokens, models, seed, value, prefixCacheBlocks, prefixBlockChars);
+    }
+
+    public SimulatorOptions withPrefixCacheBlocks(int value) {
+        return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
+                errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, value, prefixBlockChars);
+    }
+
+    public SimulatorOptions withPrefixBlockChars(int value) {
+        return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
+                errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, value);
+    }
+
+    /** The prefix cache is on. */
+    public boolean prefixCacheEnabled() {
+        return prefixCacheBlocks > 0;
     }
 
     private static void requireThat(boolean condition, String message) {

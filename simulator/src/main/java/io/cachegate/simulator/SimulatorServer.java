@@ -16,8 +16,10 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.util.concurrent.Future;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /** The Netty side: transport choice (epoll on Linux, NIO elsewhere), the pipeline in named stages, binding. */
 final class SimulatorServer {
@@ -25,12 +27,19 @@ final class SimulatorServer {
     /** Bound on a request body; generous for long prompts, finite so a client cannot exhaust memory. */
     static final int MAX_BODY_BYTES = 8 * 1024 * 1024;
 
+    /** Bound on waiting for the event loops at close: a stuck loop must not stop a JVM from exiting. */
+    private static final long CLOSE_WAIT_SECONDS = 5;
+
     private final EventLoopGroup group;
     private final Channel serverChannel;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    /** Read at bind: a closed channel no longer knows its address, and a restart rebinds this port. */
+    private final int port;
 
     private SimulatorServer(EventLoopGroup group, Channel serverChannel) {
         this.group = group;
         this.serverChannel = serverChannel;
+        this.port = ((InetSocketAddress) serverChannel.localAddress()).getPort();
     }
 
     static SimulatorServer bind(Simulation sim) {
@@ -43,6 +52,7 @@ final class SimulatorServer {
                     .group(group)
                     .channel(channelType)
                     .option(ChannelOption.SO_BACKLOG, 1024)
+                    .option(ChannelOption.SO_REUSEADDR, true) // a restarted replica rebinds its port at once
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
@@ -64,12 +74,27 @@ final class SimulatorServer {
     }
 
     int port() {
-        return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+        return port;
     }
 
-    /** Closes the listener and every connection, and waits for the event loops to end. */
+    /** Closes the listener and every connection, and waits (bounded) for the event loops to end. Idempotent. */
     void close() {
-        serverChannel.close().syncUninterruptibly();
-        group.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
+        awaitClosed(closeAsync());
+    }
+
+    /**
+     * Starts closing without waiting: the listener and then the event loops, which close every
+     * connection. Idempotent; returns the loops' termination, so many servers can close at once.
+     */
+    Future<?> closeAsync() {
+        if (closed.compareAndSet(false, true)) {
+            serverChannel.close();
+            group.shutdownGracefully(0, CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
+        }
+        return group.terminationFuture();
+    }
+
+    static void awaitClosed(Future<?> termination) {
+        termination.awaitUninterruptibly(CLOSE_WAIT_SECONDS + 1, TimeUnit.SECONDS);
     }
 }

@@ -5,19 +5,47 @@ package io.cachegate.simulator;
  * completions, embeddings), not health, models or stats; {@code errors} counts the 5xx answers
  * (injected 500s and queue-overflow 503s); {@code cancelled} counts requests whose client went
  * away before the answer was complete; {@code active} and {@code queued} are gauges.
+ *
+ * <p>The prefix-cache fields count blocks: {@code prefixBlocksQueried} looked up,
+ * {@code prefixBlocksHit} found, {@code prefixHitRequests} lookups with at least one block found;
+ * {@code prefixBlocksCached} of {@code prefixCacheBlocks} (the capacity, 0 when the cache is off)
+ * are in use.
  */
 public record SimulatorStats(long requests, long completed, long cancelled, long errors, long hung,
-                             int active, int queued) {
+                             int active, int queued, long prefixBlocksQueried, long prefixBlocksHit,
+                             long prefixHitRequests, int prefixBlocksCached, int prefixCacheBlocks) {
 
-    /** The JSON served at {@code GET /sim/stats}. */
+    /** The counters of a simulator without a prefix cache. */
+    public SimulatorStats(long requests, long completed, long cancelled, long errors, long hung,
+                          int active, int queued) {
+        this(requests, completed, cancelled, errors, hung, active, queued, 0, 0, 0, 0, 0);
+    }
+
+    /** Blocks found over blocks looked up, 0 before any lookup. */
+    public double prefixHitRate() {
+        return prefixBlocksQueried == 0 ? 0 : (double) prefixBlocksHit / prefixBlocksQueried;
+    }
+
+    /**
+     * The JSON served at {@code GET /sim/stats}. The prefix-cache counters are present only when
+     * the cache is on, so the answer of a simulator without one keeps its original shape.
+     */
     public String toJson() {
-        return "{\"requests\":" + requests
-                + ",\"completed\":" + completed
-                + ",\"cancelled\":" + cancelled
-                + ",\"errors\":" + errors
-                + ",\"hung\":" + hung
-                + ",\"active\":" + active
-                + ",\"queued\":" + queued
-                + '}';
+        StringBuilder json = new StringBuilder(192)
+                .append("{\"requests\":").append(requests)
+                .append(",\"completed\":").append(completed)
+                .append(",\"cancelled\":").append(cancelled)
+                .append(",\"errors\":").append(errors)
+                .append(",\"hung\":").append(hung)
+                .append(",\"active\":").append(active)
+                .append(",\"queued\":").append(queued);
+        if (prefixCacheBlocks > 0) {
+            json.append(",\"prefix_blocks_queried\":").append(prefixBlocksQueried)
+                    .append(",\"prefix_blocks_hit\":").append(prefixBlocksHit)
+                    .append(",\"prefix_hit_requests\":").append(prefixHitRequests)
+                    .append(",\"prefix_blocks_cached\":").append(prefixBlocksCached)
+                    .append(",\"prefix_cache_blocks\":").append(prefixCacheBlocks);
+        }
+        return json.append('}').toString();
     }
 }

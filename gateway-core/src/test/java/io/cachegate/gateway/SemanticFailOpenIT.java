@@ -1,0 +1,98 @@
+package io.cachegate.gateway;
+
+import static io.cachegate.gateway.CacheCalls.CHAT;
+import static io.cachegate.gateway.CacheCalls.chat;
+import static io.cachegate.gateway.CacheCalls.json;
+import static io.cachegate.gateway.CacheCalls.metric;
+import static io.cachegate.gateway.CacheCalls.nonce;
+import static io.cachegate.gateway.CacheCalls.xCache;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cachegate.simulator.BackendSimulator;
+import io.cachegate.simulator.SimulatorOptions;
+import java.net.ServerSocket;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A semantic index that does not answer (Qdrant configured on a port where nothing listens) costs the semantic
+ * layer, never a request: lookups and write-backs fail open and are counted, the exact cache keeps working, and
+ * purges still purge the exact store.
+ */
+class SemanticFailOpenIT {
+
+    private static BackendSimulator sim;
+    private static Gateway gateway;
+
+    @BeforeAll
+    static void start() throws Exception {
+        int deadPort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            deadPort = socket.getLocalPort();
+        }
+        sim = BackendSimulator.start(SimulatorOptions.defaults());
+        gateway = Gateway.start(TestPolicies.parse("""
+                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 2s}
+                backends:
+                  - {name: main, urls: ["%s"], model_version: "llama@v1"}
+                cache:
+                  exact: {store: memory, ttl: 1h}
+                  semantic:
+                    enabled: true
+                    store: qdrant
+                    qdrant: {host: 127.0.0.1, port: %d, timeout: 200ms}
+                routes:
+                  - cache: {semantic: true}
+                """.formatted(sim.baseUrl(), deadPort)));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        Closing.all(gateway, sim);
+    }
+
+    @Test
+    void indexDown_requestsAreServed_exactCacheStillHits_andFailuresAreCounted() throws Exception {
+        String body = chat("What are your opening hours? " + nonce());
+
+        HttpResponse<String> first = RawHttp.post(gateway.port(), CHAT, body);
+        HttpResponse<String> second = RawHttp.post(gateway.port(), CHAT, body);
+
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(xCache(first)).isEqualTo("MISS");
+        assertThat(second.statusCode()).isEqualTo(200);
+        assertThat(xCache(second)).isEqualTo("HIT");
+        assertThat(metric(gateway, "cachegate_semantic_fail_open_total", "stage=\"search\"")).isPositive();
+        assertThat(metric(gateway, "cachegate_cache_lookups_total", "layer=\"semantic\"", "outcome=\"error\"")).isPositive();
+        assertThat(Poll.until(Duration.ofSeconds(10), () -> {
+            try {
+                return metric(gateway, "cachegate_semantic_writes_total", "outcome=\"failed\"") > 0;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        })).as("the write-back failed and was counted").isTrue();
+    }
+
+    @Test
+    void indexDown_purgeStillPurgesTheExactStore() throws Exception {
+        String body = chat("purge me " + nonce());
+        RawHttp.post(gateway.port(), CHAT, body);
+        assertThat(Poll.until(Duration.ofSeconds(10), () -> {
+            try {
+                return xCache(RawHttp.post(gateway.port(), CHAT, body)).equals("HIT");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        })).isTrue();
+
+        HttpResponse<String> purge = RawHttp.post(gateway.adminPort(), "/admin/purge", "{\"all\":true}");
+
+        assertThat(purge.statusCode()).isEqualTo(200);
+        assertThat(json(purge.body()).path("purged").asLong()).isPositive();
+        assertThat(json(purge.body()).path("semantic_purged").asLong()).as("the index could not purge").isEqualTo(-1);
+        assertThat(xCache(RawHttp.post(gateway.port(), CHAT, body))).isEqualTo("MISS");
+    }
+}

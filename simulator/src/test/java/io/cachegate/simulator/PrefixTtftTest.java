@@ -1,0 +1,68 @@
+package io.cachegate.simulator;
+
+import static io.cachegate.simulator.TestHttp.json;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** The modelled time to first token with a prefix cache, read from the model rather than a clock. */
+class PrefixTtftTest {
+
+    private static final String SYSTEM = "You are a careful assistant. ".repeat(40); // 1160 characters
+
+    private static CompletionRequest chat(Simulation sim, String question) {
+        String body = "{\"messages\":[{\"role\":\"system\",\"content\":\"" + SYSTEM + "\"},"
+                + "{\"role\":\"user\",\"content\":\"" + question + "\"}]}";
+        return CompletionRequest.parse(CompletionRequest.Kind.CHAT, json(body), sim.options.models(),
+                sim.options.defaultMaxTokens(), sim.prefixBlockChars());
+    }
+
+    private static Simulation simulation(int prefixCacheBlocks) {
+        return new Simulation(SimulatorOptions.defaults().withTtftMs(50).withPrefillMsPerToken(1)
+                .withPrefixCacheBlocks(prefixCacheBlocks).withPrefixBlockChars(256));
+    }
+
+    @Test
+    void firstTokenDelay_samePrefixAgain_isShorterAndCountsHits() {
+        Simulation sim = simulation(100);
+        CompletionRequest first = chat(sim, "What is a cache?");
+
+        long cold = sim.firstTokenDelayNanos(first);
+        sim.prefilled(first);
+        long warm = sim.firstTokenDelayNanos(chat(sim, "What is a prefix?"));
+
+        assertThat(cold).isEqualTo(50_000_000L + first.promptTokens() * 1_000_000L);
+        assertThat(warm).isLessThan(cold / 2); // four of the five blocks were cached
+        assertThat(warm).isGreaterThanOrEqualTo(50_000_000L);
+        SimulatorStats stats = sim.stats();
+        assertThat(stats.prefixBlocksQueried()).isEqualTo(2L * first.prefix().chain().length);
+        assertThat(stats.prefixBlocksHit()).isEqualTo(4);
+        assertThat(stats.prefixHitRequests()).isEqualTo(1);
+        assertThat(stats.prefixBlocksCached()).isEqualTo(first.prefix().chain().length);
+    }
+
+    @Test
+    void firstTokenDelay_cacheOff_isTheOldModel() {
+        Simulation sim = simulation(0);
+        CompletionRequest request = chat(sim, "What is a cache?");
+        sim.prefilled(request);
+
+        assertThat(request.prefix().chain()).isEmpty(); // prompts are not even cut
+        assertThat(sim.firstTokenDelayNanos(request)).isEqualTo(sim.latency.firstTokenDelayNanos(request.promptTokens()));
+        assertThat(sim.stats().prefixBlocksQueried()).isZero();
+    }
+
+    @Test
+    void firstTokenDelay_otherModel_missesTheCache() {
+        Simulation sim = simulation(100);
+        CompletionRequest llama = chat(sim, "q");
+        sim.prefilled(llama);
+
+        String body = "{\"model\":\"qwen2.5-0.5b\",\"messages\":[{\"role\":\"system\",\"content\":\"" + SYSTEM + "\"},"
+                + "{\"role\":\"user\",\"content\":\"q\"}]}";
+        CompletionRequest qwen = CompletionRequest.parse(CompletionRequest.Kind.CHAT, json(body),
+                sim.options.models(), 64, sim.prefixBlockChars());
+
+        assertThat(sim.firstTokenDelayNanos(qwen)).isEqualTo(sim.latency.firstTokenDelayNanos(qwen.promptTokens()));
+    }
+}
