@@ -6,14 +6,23 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A pool of OpenAI-compatible model servers serving the same models.
+ * A pool of OpenAI-compatible model servers (replicas) serving the same models.
  *
  * @param urls base URLs with no path and no trailing slash, e.g. {@code http://10.0.0.5:8000}
  * @param models globs of the model names this pool serves ({@code *} and {@code ?})
  * @param modelVersion a pinned model version for cache keys; empty means read it from {@code /v1/models}
+ * @param maxConcurrency requests in flight per replica
+ * @param maxInflightTokens tokens (the requests' estimated costs) in flight per replica
+ * @param metrics when true, each replica's vLLM {@code /metrics} is read as an extra load signal
+ * @param prefixAffinity used when {@code balance} is {@link Balance#PREFIX_AFFINITY}
  */
 public record Backend(String name, List<URI> urls, List<String> models, Optional<String> modelVersion,
-                      int maxConcurrency, int maxConnectionsPerUrl, Timeouts timeouts, Optional<String> apiKey) {
+                      int maxConcurrency, int maxConnectionsPerUrl, Timeouts timeouts, Optional<String> apiKey,
+                      Balance balance, long maxInflightTokens, HealthSettings health, boolean metrics,
+                      PrefixAffinitySettings prefixAffinity, RetrySettings retries) {
+
+    public static final int DEFAULT_MAX_CONCURRENCY = 64;
+    public static final long DEFAULT_MAX_INFLIGHT_TOKENS = 1_000_000;
 
     public Backend {
         Objects.requireNonNull(name, "name");
@@ -22,6 +31,18 @@ public record Backend(String name, List<URI> urls, List<String> models, Optional
         Objects.requireNonNull(modelVersion, "modelVersion");
         Objects.requireNonNull(timeouts, "timeouts");
         Objects.requireNonNull(apiKey, "apiKey");
+        Objects.requireNonNull(balance, "balance");
+        Objects.requireNonNull(health, "health");
+        Objects.requireNonNull(prefixAffinity, "prefixAffinity");
+        Objects.requireNonNull(retries, "retries");
+    }
+
+    /** A least-loaded backend with the default token bound, health checks, affinity and retries. */
+    public Backend(String name, List<URI> urls, List<String> models, Optional<String> modelVersion,
+                   int maxConcurrency, int maxConnectionsPerUrl, Timeouts timeouts, Optional<String> apiKey) {
+        this(name, urls, models, modelVersion, maxConcurrency, maxConnectionsPerUrl, timeouts, apiKey,
+                Balance.LEAST_LOADED, DEFAULT_MAX_INFLIGHT_TOKENS, HealthSettings.defaults(), false,
+                PrefixAffinitySettings.defaults(), RetrySettings.defaults());
     }
 
     /** True when one of the model globs matches this model name. */
@@ -39,6 +60,8 @@ public record Backend(String name, List<URI> urls, List<String> models, Optional
         // The upstream API key must not end up in logs.
         return "Backend[name=" + name + ", urls=" + urls + ", models=" + models + ", modelVersion=" + modelVersion
                 + ", maxConcurrency=" + maxConcurrency + ", maxConnectionsPerUrl=" + maxConnectionsPerUrl
-                + ", timeouts=" + timeouts + ", apiKey=" + (apiKey.isPresent() ? "<redacted>" : "none") + "]";
+                + ", timeouts=" + timeouts + ", apiKey=" + (apiKey.isPresent() ? "<redacted>" : "none")
+                + ", balance=" + balance + ", maxInflightTokens=" + maxInflightTokens + ", health=" + health
+                + ", metrics=" + metrics + ", prefixAffinity=" + prefixAffinity + ", retries=" + retries + "]";
     }
 }

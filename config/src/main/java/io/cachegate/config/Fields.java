@@ -2,6 +2,7 @@ package io.cachegate.config;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -166,6 +167,34 @@ final class Fields {
         }
     }
 
+    /**
+     * A duration within {@code [min, max]}; zero is allowed when {@code min} is zero (a backoff or a
+     * hold time of zero is meaningful, a timeout of zero is not).
+     */
+    Duration duration(String key, Duration fallback, Duration min, Duration max) {
+        Optional<String> text = text(key);
+        if (text.isEmpty()) {
+            return fallback;
+        }
+        Duration value;
+        try {
+            value = Durations.parse(text.get());
+        } catch (IllegalArgumentException e) {
+            problem(key, e.getMessage());
+            return fallback;
+        }
+        if (value.isZero() && !min.isZero()) {
+            problem(key, Durations.quote(text.get()) + " must be longer than zero");
+            return fallback;
+        }
+        if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
+            problem(key, Durations.quote(text.get()) + " is out of range " + Durations.format(min) + ".."
+                    + Durations.format(max));
+            return fallback;
+        }
+        return value;
+    }
+
     boolean bool(String key, boolean fallback) {
         Optional<String> text = text(key);
         if (text.isEmpty()) {
@@ -216,6 +245,11 @@ final class Fields {
 
     /** An enum constant written in lower case in YAML, e.g. {@code memory} for {@code MEMORY}. */
     <E extends Enum<E>> E choice(String key, E fallback) {
+        return choice(key, fallback, false);
+    }
+
+    /** As {@link #choice(String, Enum)}; with {@code suggest}, a near miss gets a "did you mean". */
+    <E extends Enum<E>> E choice(String key, E fallback, boolean suggest) {
         Optional<String> text = text(key);
         if (text.isEmpty()) {
             return fallback;
@@ -228,8 +262,20 @@ final class Fields {
             }
             names.add(name);
         }
-        problem(key, Durations.quote(text.get()) + " is not one of " + String.join(", ", names));
+        String hint = suggest ? Suggestions.didYouMean(text.get().strip().toLowerCase(Locale.ROOT), names) : "";
+        problem(key, Durations.quote(text.get()) + " is not one of " + String.join(", ", names) + hint);
         return fallback;
+    }
+
+    /** A name that must be one of {@code known}; reported with the closest candidate when it is not. */
+    Optional<String> reference(String key, Collection<String> known, String kind) {
+        Optional<String> name = optional(key);
+        if (name.isPresent() && !known.contains(name.get())) {
+            problem(key, "no " + kind + " named " + Durations.quote(name.get())
+                    + Suggestions.didYouMean(name.get(), known));
+            return Optional.empty();
+        }
+        return name;
     }
 
     /** A list of non-empty strings; the fallback when absent or wrong, a problem when empty. */

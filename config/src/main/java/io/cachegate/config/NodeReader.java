@@ -37,6 +37,11 @@ final class NodeReader {
         problems.add(new PolicyProblem(file, line, path, message));
     }
 
+    /** How many problems were found so far, to tell whether one read added any. */
+    int problemCount() {
+        return problems.size();
+    }
+
     /** Problems in file order; a stable sort keeps several problems on one line in reading order. */
     List<PolicyProblem> problems() {
         List<PolicyProblem> sorted = new ArrayList<>(problems);

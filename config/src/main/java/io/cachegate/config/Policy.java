@@ -12,9 +12,11 @@ import java.util.Optional;
  * reload. Obtain one from {@link PolicyLoader}; construct directly only in tests.
  *
  * @param classes traffic classes in file order (the order decides the default class)
+ * @param admission class queues and overload handling; disabled by default
  */
 public record Policy(String source, ServerSettings server, List<Backend> backends, List<Tenant> tenants,
-                     Map<String, TrafficClass> classes, CacheSettings cache, List<Route> routes) {
+                     Map<String, TrafficClass> classes, CacheSettings cache, List<Route> routes,
+                     AdmissionPolicy admission) {
 
     public Policy {
         Objects.requireNonNull(source, "source");
@@ -26,6 +28,13 @@ public record Policy(String source, ServerSettings server, List<Backend> backend
         // Map.copyOf would lose the file order, which decides the default class.
         classes = Collections.unmodifiableMap(new LinkedHashMap<>(classes));
         routes = List.copyOf(routes);
+        Objects.requireNonNull(admission, "admission");
+    }
+
+    /** A policy with admission control off. */
+    public Policy(String source, ServerSettings server, List<Backend> backends, List<Tenant> tenants,
+                  Map<String, TrafficClass> classes, CacheSettings cache, List<Route> routes) {
+        this(source, server, backends, tenants, classes, cache, routes, AdmissionPolicy.defaults());
     }
 
     /** The backend with this name, if any. */

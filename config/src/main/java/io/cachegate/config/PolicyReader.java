@@ -20,7 +20,8 @@ import org.yaml.snakeyaml.resolver.Resolver;
  */
 final class PolicyReader {
 
-    private static final Set<String> KEYS = Set.of("server", "backends", "tenants", "classes", "cache", "routes");
+    private static final Set<String> KEYS = Set.of("server", "backends", "tenants", "classes", "cache", "routes",
+            "admission");
 
     private PolicyReader() {
     }
@@ -34,15 +35,18 @@ final class PolicyReader {
         }
         ServerSettings server = ServerReader.read(fields);
         List<Backend> backends = BackendsReader.read(fields);
-        List<Tenant> tenants = TenantsReader.read(fields);
+        // Classes before tenants, which name them. Problems are sorted by line, so the order of reading
+        // shows only among problems on one line.
         Map<String, TrafficClass> classes = ClassesReader.read(fields);
+        List<Tenant> tenants = TenantsReader.read(fields, classes);
         CacheSettings cache = CacheReader.read(fields);
         List<Route> routes = new RoutesReader(fields, backends, tenants, classes).read();
+        AdmissionPolicy admission = AdmissionReader.read(fields);
         List<PolicyProblem> problems = reader.problems();
         if (!problems.isEmpty()) {
             throw new PolicyException(problems);
         }
-        return new Policy(source, server, backends, tenants, classes, cache, routes);
+        return new Policy(source, server, backends, tenants, classes, cache, routes, admission);
     }
 
     /** The document's root node, or null for an empty document. */

@@ -8,9 +8,14 @@ import java.util.Optional;
  *
  * @param index position in the policy's {@code routes} list (0-based), for metrics and messages
  * @param backend the backend to use; empty means the first backend whose models match
+ * @param fallback the backend tried when the backend is down, or for a class that may degrade under overload
+ * @param fallbackModel the model to ask the fallback for; empty means the request's own model
+ * @param defaultMaxTokens output tokens assumed for a request's cost when it gives no {@code max_tokens}
  */
 public record Route(int index, RouteMatch match, Optional<String> backend, Optional<String> fallback,
-                    String trafficClass, RouteCache cache) {
+                    String trafficClass, RouteCache cache, Optional<String> fallbackModel, int defaultMaxTokens) {
+
+    public static final int DEFAULT_MAX_TOKENS = 1024;
 
     public Route {
         Objects.requireNonNull(match, "match");
@@ -18,5 +23,15 @@ public record Route(int index, RouteMatch match, Optional<String> backend, Optio
         Objects.requireNonNull(fallback, "fallback");
         Objects.requireNonNull(trafficClass, "trafficClass");
         Objects.requireNonNull(cache, "cache");
+        Objects.requireNonNull(fallbackModel, "fallbackModel");
+        if (defaultMaxTokens < 1) {
+            throw new IllegalArgumentException("defaultMaxTokens must be at least 1, was " + defaultMaxTokens);
+        }
+    }
+
+    /** A route whose fallback keeps the request's model, costing 1024 output tokens when none are given. */
+    public Route(int index, RouteMatch match, Optional<String> backend, Optional<String> fallback,
+                 String trafficClass, RouteCache cache) {
+        this(index, match, backend, fallback, trafficClass, cache, Optional.empty(), DEFAULT_MAX_TOKENS);
     }
 }

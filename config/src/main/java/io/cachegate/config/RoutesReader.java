@@ -16,7 +16,8 @@ import org.yaml.snakeyaml.nodes.Node;
  */
 final class RoutesReader {
 
-    private static final Set<String> KEYS = Set.of("match", "backend", "fallback", "class", "cache");
+    private static final Set<String> KEYS = Set.of("match", "backend", "fallback", "fallback_model", "class", "cache",
+            "default_max_tokens");
     private static final Set<String> MATCH_KEYS = Set.of("model", "tenant", "path");
     private static final Set<String> CACHE_KEYS = Set.of("exact", "semantic", "ttl", "context", "normalize", "shared",
             "nondeterministic", "key_on_user", "store_finish_reasons", "embed", "semantic_max_turns", "threshold");
@@ -25,6 +26,7 @@ final class RoutesReader {
 
     private final Fields root;
     private final Set<String> backends;
+    private final List<Backend> backendList;
     private final Set<String> tenants;
     private final Map<String, TrafficClass> classes;
     private final String defaultClass;
@@ -32,6 +34,7 @@ final class RoutesReader {
     RoutesReader(Fields root, List<Backend> backends, List<Tenant> tenants, Map<String, TrafficClass> classes) {
         this.root = root;
         this.backends = backends.stream().map(Backend::name).collect(Collectors.toSet());
+        this.backendList = backends;
         this.tenants = tenants.stream().map(Tenant::id).collect(Collectors.toSet());
         this.classes = classes;
         this.defaultClass = classes.containsKey("interactive") || classes.isEmpty()
@@ -63,11 +66,37 @@ final class RoutesReader {
     private Route route(int index, Fields fields) {
         Optional<String> backend = reference(fields, "backend", backends, "backend");
         Optional<String> fallback = reference(fields, "fallback", backends, "backend");
-        if (backend.isPresent() && backend.equals(fallback)) {
+        Optional<String> fallbackModel = fallbackModel(fields, fallback);
+        // The own backend is a fallback only when asked for another model (e.g. a smaller one it also serves).
+        if (backend.isPresent() && backend.equals(fallback) && fallbackModel.isEmpty()) {
             fields.problem("fallback", Durations.quote(fallback.get()) + " is the route's own backend");
         }
         String trafficClass = reference(fields, "class", classes.keySet(), "class").orElse(defaultClass);
-        return new Route(index, match(fields), backend, fallback, trafficClass, cache(fields));
+        RouteMatch match = match(fields);
+        RouteCache cache = cache(fields);
+        int defaultMaxTokens = (int) fields.integer("default_max_tokens", Route.DEFAULT_MAX_TOKENS, 1, 10_000_000);
+        return new Route(index, match, backend, fallback, trafficClass, cache, fallbackModel, defaultMaxTokens);
+    }
+
+    /** {@code fallback_model}: needs a fallback backend, which must serve that model. */
+    private Optional<String> fallbackModel(Fields route, Optional<String> fallback) {
+        Optional<String> model = route.optional("fallback_model");
+        if (model.isEmpty()) {
+            return model;
+        }
+        if (!route.has("fallback")) {
+            route.problem("fallback_model", "needs fallback (the backend to send " + Durations.quote(model.get())
+                    + " to)");
+            return Optional.empty();
+        }
+        for (Backend b : backendList) {
+            if (fallback.isPresent() && b.name().equals(fallback.get()) && !b.serves(model.get())) {
+                route.problem("fallback_model", "backend " + Durations.quote(b.name()) + " does not serve "
+                        + Durations.quote(model.get()) + " (its models: " + String.join(", ", b.models()) + ")");
+                return Optional.empty();
+            }
+        }
+        return model;
     }
 
     private RouteMatch match(Fields route) {
@@ -137,14 +166,7 @@ final class RoutesReader {
         return reasons.isEmpty() ? fallback : reasons;
     }
 
-    /** A name that must be one of {@code known}; reported with the closest candidate when it is not. */
     private static Optional<String> reference(Fields fields, String key, Collection<String> known, String kind) {
-        Optional<String> name = fields.optional(key);
-        if (name.isPresent() && !known.contains(name.get())) {
-            fields.problem(key, "no " + kind + " named " + Durations.quote(name.get())
-                    + Suggestions.didYouMean(name.get(), known));
-            return Optional.empty();
-        }
-        return name;
+        return fields.reference(key, known, kind);
     }
 }

@@ -2,18 +2,40 @@ package io.cachegate.config;
 
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
-/** A client of the gateway, identified by any of its API keys; its id scopes cache entries. */
-public record Tenant(String id, List<String> apiKeys) {
+/**
+ * A client of the gateway, identified by any of its API keys; its id scopes cache entries.
+ *
+ * @param classes the traffic classes it may ask for with {@code X-Priority}; {@code ["*"]} allows all
+ * @param defaultClass its class when the request names none; empty means the route's class
+ */
+public record Tenant(String id, List<String> apiKeys, List<String> classes, Optional<String> defaultClass) {
+
+    /** In {@link #classes()}: every class. */
+    public static final String ANY_CLASS = "*";
 
     public Tenant {
         Objects.requireNonNull(id, "id");
         apiKeys = List.copyOf(apiKeys);
+        classes = List.copyOf(classes);
+        Objects.requireNonNull(defaultClass, "defaultClass");
+    }
+
+    /** A tenant that may use every class and has no default class of its own. */
+    public Tenant(String id, List<String> apiKeys) {
+        this(id, apiKeys, List.of(ANY_CLASS), Optional.empty());
+    }
+
+    /** True when this tenant may ask for {@code trafficClass} with {@code X-Priority}. */
+    public boolean mayUse(String trafficClass) {
+        return classes.contains(ANY_CLASS) || classes.contains(trafficClass);
     }
 
     @Override
     public String toString() {
         // Keys are secrets: say how many, never which.
-        return "Tenant[id=" + id + ", apiKeys=" + apiKeys.size() + " key(s)]";
+        return "Tenant[id=" + id + ", apiKeys=" + apiKeys.size() + " key(s), classes=" + classes + ", defaultClass="
+                + defaultClass + "]";
     }
 }

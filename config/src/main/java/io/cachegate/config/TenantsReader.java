@@ -10,16 +10,17 @@ import org.yaml.snakeyaml.nodes.Node;
 
 /**
  * Reads the {@code tenants} list. Ids and API keys must be unique: a key shared by two tenants would
- * let one read the other's cached answers. Messages never quote a key, only where it is used.
+ * let one read the other's cached answers. Messages never quote a key, only where it is used. The
+ * classes a tenant may use are checked against the classes already read.
  */
 final class TenantsReader {
 
-    private static final Set<String> KEYS = Set.of("id", "api_keys");
+    private static final Set<String> KEYS = Set.of("id", "api_keys", "classes", "default_class");
 
     private TenantsReader() {
     }
 
-    static List<Tenant> read(Fields root) {
+    static List<Tenant> read(Fields root, Map<String, TrafficClass> classes) {
         List<Node> items = root.items("tenants");
         if (items == null) {
             return List.of();
@@ -45,7 +46,9 @@ final class TenantsReader {
                 }
             }
             List<String> keys = apiKeys(fields, id.orElse("?"), keyOwners);
-            id.ifPresent(value -> tenants.add(new Tenant(value, keys)));
+            List<String> allowed = classes(fields, classes.keySet());
+            Optional<String> defaultClass = defaultClass(fields, classes.keySet(), allowed);
+            id.ifPresent(value -> tenants.add(new Tenant(value, keys, allowed, defaultClass)));
         }
         return tenants;
     }
@@ -77,5 +80,52 @@ final class TenantsReader {
             }
         }
         return keys;
+    }
+
+    /** {@code classes}: declared class names, or {@code "*"} for all (the default); each item with its line. */
+    private static List<String> classes(Fields tenant, Set<String> known) {
+        List<String> all = List.of(Tenant.ANY_CLASS);
+        List<Node> items = tenant.items("classes");
+        if (items == null || !tenant.has("classes")) {
+            return all;
+        }
+        if (items.isEmpty()) {
+            tenant.problem("classes", "must list at least one class (or leave it out: every class)");
+            return all;
+        }
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < items.size(); i++) {
+            String path = tenant.path("classes") + "[" + i + "]";
+            Node item = items.get(i);
+            String name = tenant.reader().text(item, path);
+            if (NodeReader.isNull(item) || name != null && name.isBlank()) {
+                tenant.reader().problem(item, path, "must not be empty");
+            } else if (name == null) {
+                continue; // a wrong type, already reported
+            } else if (out.contains(name)) {
+                tenant.reader().problem(item, path, Durations.quote(name) + " is listed twice");
+            } else if (name.equals(Tenant.ANY_CLASS) || known.contains(name)) {
+                out.add(name);
+            } else {
+                tenant.reader().problem(item, path, "no class named " + Durations.quote(name)
+                        + Suggestions.didYouMean(name, known));
+            }
+        }
+        if (out.contains(Tenant.ANY_CLASS) && out.size() > 1) {
+            tenant.problem("classes", "\"*\" already allows every class; list names or \"*\" alone");
+            return all;
+        }
+        return out.isEmpty() ? all : out;
+    }
+
+    /** {@code default_class}: a declared class this tenant may use. */
+    private static Optional<String> defaultClass(Fields tenant, Set<String> known, List<String> allowed) {
+        Optional<String> name = tenant.reference("default_class", known, "class");
+        if (name.isPresent() && !allowed.contains(Tenant.ANY_CLASS) && !allowed.contains(name.get())) {
+            tenant.problem("default_class", Durations.quote(name.get()) + " is not among this tenant's classes "
+                    + allowed);
+            return Optional.empty();
+        }
+        return name;
     }
 }

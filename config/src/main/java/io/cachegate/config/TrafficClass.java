@@ -5,17 +5,37 @@ import java.util.Objects;
 
 /**
  * An admission queue: requests of a lower {@code priority} number go first; a request waiting longer
- * than {@code maxQueueTime}, or arriving at a queue {@code maxQueueDepth} deep, is rejected with 429.
+ * than {@code maxQueueTime}, or arriving at a queue {@code maxQueueDepth} requests or
+ * {@code maxQueueTokens} tokens deep, is rejected with 429.
+ *
+ * @param maxQueueTokens queue bound in tokens (the requests' estimated costs)
+ * @param share fraction of dispatches this class is guaranteed while it waits behind higher classes, in
+ *     [0, 1); 0 means strict priority. The shares of all classes add up to less than 1
+ * @param mayDegrade under overload, its requests may go to the route's fallback (model) instead of waiting
+ * @param pausable batch-like: while overloaded, new requests are rejected and queued ones held
  */
-public record TrafficClass(String name, int priority, Duration maxQueueTime, int maxQueueDepth) {
+public record TrafficClass(String name, int priority, Duration maxQueueTime, int maxQueueDepth,
+                           long maxQueueTokens, double share, boolean mayDegrade, boolean pausable) {
+
+    public static final Duration DEFAULT_MAX_QUEUE_TIME = Duration.ofSeconds(2);
+    public static final int DEFAULT_MAX_QUEUE_DEPTH = 1000;
+    public static final long DEFAULT_MAX_QUEUE_TOKENS = 1_000_000;
 
     public TrafficClass {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(maxQueueTime, "maxQueueTime");
+        if (!(share >= 0 && share < 1)) {
+            throw new IllegalArgumentException("share must be in [0, 1), was " + share);
+        }
+    }
+
+    /** A class with the request bound only: 1,000,000 queued tokens, no share, no degrade, not pausable. */
+    public TrafficClass(String name, int priority, Duration maxQueueTime, int maxQueueDepth) {
+        this(name, priority, maxQueueTime, maxQueueDepth, DEFAULT_MAX_QUEUE_TOKENS, 0, false, false);
     }
 
     /** The single class used when the policy declares none. */
     public static TrafficClass interactive() {
-        return new TrafficClass("interactive", 0, Duration.ofSeconds(2), 1000);
+        return new TrafficClass("interactive", 0, DEFAULT_MAX_QUEUE_TIME, DEFAULT_MAX_QUEUE_DEPTH);
     }
 }

@@ -1,0 +1,30 @@
+package io.cachegate.config;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Active health checks of a backend's replicas: a GET of {@code path} every {@code interval}; after
+ * {@code failuresToEject} failures in a row a replica gets no requests for {@code ejectFor}.
+ *
+ * @param path an absolute path on each replica, e.g. {@code /v1/models} (any OpenAI server) or
+ *     {@code /health} (vLLM, TGI, llama.cpp)
+ */
+public record HealthSettings(String path, Duration interval, int failuresToEject, Duration ejectFor) {
+
+    public static final String DEFAULT_PATH = "/v1/models";
+
+    public HealthSettings {
+        Objects.requireNonNull(path, "path");
+        Objects.requireNonNull(interval, "interval");
+        Objects.requireNonNull(ejectFor, "ejectFor");
+        if (failuresToEject < 1) {
+            throw new IllegalArgumentException("failuresToEject must be at least 1, was " + failuresToEject);
+        }
+    }
+
+    /** {@code /v1/models} every 5s; 3 failures eject a replica for 10s. */
+    public static HealthSettings defaults() {
+        return new HealthSettings(DEFAULT_PATH, Duration.ofSeconds(5), 3, Duration.ofSeconds(10));
+    }
+}
