@@ -1,15 +1,17 @@
 package io.cachegate.gateway;
 
+import io.cachegate.cache.exact.CacheStores;
+import io.cachegate.cache.exact.StoreHealth;
 import io.cachegate.config.Policy;
 import io.cachegate.config.ServerSettings;
 import io.cachegate.gateway.admin.AdminChannelInitializer;
-import io.cachegate.cache.exact.CacheStores;
-import io.cachegate.cache.exact.StoreHealth;
 import io.cachegate.gateway.admin.BackendHealth;
 import io.cachegate.gateway.cache.ExactCacheLayer;
+import io.cachegate.gateway.cache.ModelVersions;
 import io.cachegate.gateway.cache.SemanticCacheLayer;
 import io.cachegate.gateway.cache.SemanticCaches;
-import io.cachegate.gateway.cache.ModelVersions;
+import io.cachegate.gateway.dispatch.Backends;
+import io.cachegate.gateway.dispatch.Dispatcher;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.gateway.proxy.ProxyServices;
 import io.cachegate.gateway.server.ProxyChannelInitializer;
@@ -22,6 +24,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -36,7 +39,6 @@ import org.slf4j.LoggerFactory;
 public final class Gateway implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(Gateway.class);
-    private static final long HEALTH_INTERVAL_MILLIS = 5_000;
 
     private final Policy policy;
     private final EventLoopGroup group;
@@ -44,6 +46,8 @@ public final class Gateway implements AutoCloseable {
     private final UpstreamClient upstream;
     private final ProxyServices services;
     private final BackendHealth health;
+    private final Backends backends;
+    private ScheduledFuture<?> admissionTick;
     private final ExactCacheLayer cache;
     private final ChannelGroup clientChannels = new DefaultChannelGroup("clients", GlobalEventExecutor.INSTANCE);
     private final Channel proxyChannel;
@@ -62,18 +66,20 @@ public final class Gateway implements AutoCloseable {
         ModelVersions versions = new ModelVersions();
         StoreHealth storeHealth = new StoreHealth();
         metrics.watchStore(storeHealth::available, storeHealth::errors);
-        this.health = new BackendHealth(services, versions, group, HEALTH_INTERVAL_MILLIS);
+        this.backends = new Backends(policy, metrics);
+        this.health = new BackendHealth(services, backends, versions, group, healthInterval(policy));
         SemanticCacheLayer semantic = policy.cache().semantic().enabled()
                 ? SemanticCaches.open(policy.cache().semantic(), metrics.semantic()) : null;
         this.cache = new ExactCacheLayer(policy, CacheStores.create(policy.cache().exact(), storeHealth), versions,
-                metrics, semantic);
+                metrics, semantic, backends::skipOptionalWork);
         try {
             this.proxyChannel = new ServerBootstrap()
                     .group(group)
                     .channel(transport.serverChannel())
                     .option(ChannelOption.SO_BACKLOG, 1024)
                     .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childHandler(new ProxyChannelInitializer(services, cache, clientChannels))
+                    .childHandler(new ProxyChannelInitializer(services, cache, new Dispatcher(services, backends),
+                            clientChannels))
                     .bind(server.host(), server.port()).sync().channel();
             this.adminChannel = new ServerBootstrap()
                     .group(group)
@@ -86,8 +92,17 @@ public final class Gateway implements AutoCloseable {
             throw e;
         }
         health.start();
+        if (policy.admission().enabled()) {
+            long tick = policy.admission().tick().toNanos();
+            admissionTick = group.next().scheduleAtFixedRate(backends::tick, tick, tick, TimeUnit.NANOSECONDS);
+        }
         log.info("cachegate listening on {} (admin {}), transport {}, policy {}", proxyChannel.localAddress(),
                 adminChannel.localAddress(), transport, policy.source());
+    }
+
+    /** One probe round serves every backend: at the shortest interval any of them asks for. */
+    private static long healthInterval(Policy policy) {
+        return policy.backends().stream().mapToLong(b -> b.health().interval().toMillis()).min().orElse(5_000);
     }
 
     /** Binds both listeners; ports 0 pick free ones (see {@link #port()}). */
@@ -140,6 +155,9 @@ public final class Gateway implements AutoCloseable {
             log.warn("shutdown: {} requests still in flight after {}; closing them", metrics.inFlight(), grace);
         }
         health.close();
+        if (admissionTick != null) {
+            admissionTick.cancel(false);
+        }
         adminChannel.close().syncUninterruptibly();
         clientChannels.close().awaitUninterruptibly();
         upstream.close();

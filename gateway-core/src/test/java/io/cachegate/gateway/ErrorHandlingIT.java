@@ -13,6 +13,7 @@ import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -220,10 +221,26 @@ class ErrorHandlingIT {
     }
 
     @Test
-    void onlyDeadUrls_is502() throws Exception {
+    void onlyDeadUrls_is502_then503WithoutTryingOnceEjected() throws Exception {
         try (Gateway gw = Gateway.start(TestPolicies.forBackend(List.of(deadUrl(), deadUrl())))) {
-            assertError(RawHttp.post(gw.port(), "/v1/chat/completions", GOOD_CHAT), 502, "upstream_unreachable");
-            assertError(RawHttp.post(gw.port(), "/v1/chat/completions", GOOD_CHAT), 502, "upstream_unreachable");
+            HttpResponse<String> first = RawHttp.post(gw.port(), "/v1/chat/completions", GOOD_CHAT);
+            // 502 when the request tried both replicas; 503 when the start-up probes had ejected them already.
+            if (first.statusCode() == 502) {
+                assertError(first, 502, "upstream_unreachable");
+            } else {
+                assertError(first, 503, "overloaded");
+            }
+            assertThat(Poll.until(Duration.ofSeconds(10), () -> {
+                try {
+                    return RawHttp.post(gw.port(), "/v1/chat/completions", GOOD_CHAT).statusCode() == 503;
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            })).as("both replicas ejected").isTrue();
+            HttpResponse<String> ejected = RawHttp.post(gw.port(), "/v1/chat/completions", GOOD_CHAT);
+            assertError(ejected, 503, "overloaded");
+            assertThat(ejected.body()).contains("down");
+            assertThat(ejected.headers().firstValue("Retry-After")).isPresent();
         }
     }
 

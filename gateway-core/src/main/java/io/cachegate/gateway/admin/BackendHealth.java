@@ -3,6 +3,13 @@ package io.cachegate.gateway.admin;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cachegate.gateway.cache.ModelVersions;
+import io.cachegate.config.Backend;
+import io.cachegate.config.HealthSettings;
+import io.cachegate.gateway.dispatch.Backends;
+import io.cachegate.gateway.upstream.UpstreamSettings;
+import io.cachegate.routing.ReplicaSet;
+import io.cachegate.routing.VllmMetrics;
+import java.nio.charset.StandardCharsets;
 import io.cachegate.gateway.proxy.ProxyServices;
 import io.cachegate.gateway.upstream.BackendProbe;
 import io.cachegate.routing.BackendPool;
@@ -17,9 +24,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Probes every backend URL with {@code GET /v1/models} at a fixed interval, marks URLs healthy or
- * not in their pools (so new calls avoid dead replicas), records the model versions the replicas
- * report, and answers readiness.
+ * Probes every backend URL at a fixed interval: {@code GET /v1/models} for the model versions the replicas
+ * report (and, by default, their health), the backend's own health path when it names one, and vLLM's
+ * {@code /metrics} when asked. Results feed the replicas' circuit breakers (a failed probe ejects a replica,
+ * a passing one closes a half-open breaker) and readiness.
  */
 public final class BackendHealth implements AutoCloseable {
 
@@ -30,14 +38,17 @@ public final class BackendHealth implements AutoCloseable {
     }
 
     private final ProxyServices services;
+    private final Backends backends;
     private final ModelVersions modelVersions;
     private final EventLoopGroup group;
     private final long intervalMillis;
     private final Map<URI, UrlState> states = new ConcurrentHashMap<>();
     private ScheduledFuture<?> task;
 
-    public BackendHealth(ProxyServices services, ModelVersions modelVersions, EventLoopGroup group, long intervalMillis) {
+    public BackendHealth(ProxyServices services, Backends backends, ModelVersions modelVersions, EventLoopGroup group,
+                         long intervalMillis) {
         this.services = services;
+        this.backends = backends;
         this.modelVersions = modelVersions;
         this.group = group;
         this.intervalMillis = intervalMillis;
@@ -49,18 +60,48 @@ public final class BackendHealth implements AutoCloseable {
 
     private void probeAll() {
         for (BackendPool pool : services.pools()) {
+            Backend backend = pool.backend();
             for (URI url : pool.urls()) {
                 // An upstream call must start on the event loop it runs on (it is confined to it).
                 EventLoop loop = group.next();
-                loop.execute(() -> BackendProbe.fetchModels(services.upstream(), loop, url,
-                        services.settings(pool.backend().name()), pool.backend().apiKey(), result -> {
-                            boolean ok = result.ok();
-                            pool.markHealthy(url, ok);
-                            states.put(url, new UrlState(ok, System.currentTimeMillis()));
-                            recordModels(pool.backend().name(), url, ok ? result.body() : null);
-                        }));
+                loop.execute(() -> probe(loop, backend, pool, url));
             }
         }
+    }
+
+    /**
+     * The model list gives the model versions and, by default, the health; a backend may name another health
+     * path, and may have its vLLM {@code /metrics} read as a load signal.
+     */
+    private void probe(EventLoop loop, Backend backend, BackendPool pool, URI url) {
+        ReplicaSet replicas = backends.get(backend.name()).replicas();
+        UpstreamSettings settings = services.settings(backend.name());
+        boolean modelsAreHealth = backend.health().path().equals(HealthSettings.DEFAULT_PATH);
+        BackendProbe.fetchModels(services.upstream(), loop, url, settings, backend.apiKey(), result -> {
+            boolean ok = result.ok();
+            if (modelsAreHealth) {
+                health(pool, replicas, url, ok);
+            }
+            recordModels(backend.name(), url, ok ? result.body() : null);
+        });
+        if (!modelsAreHealth) {
+            BackendProbe.get(services.upstream(), loop, url, backend.health().path(), settings, backend.apiKey(),
+                    result -> health(pool, replicas, url, result.ok()));
+        }
+        if (backend.metrics()) {
+            BackendProbe.get(services.upstream(), loop, url, "/metrics", settings, backend.apiKey(), result -> {
+                if (result.ok()) {
+                    VllmMetrics.parse(new String(result.body(), StandardCharsets.UTF_8)).ifPresent(load ->
+                            replicas.recordExternalLoad(url, load.waiting(), load.kvCacheUsage()));
+                }
+            });
+        }
+    }
+
+    private void health(BackendPool pool, ReplicaSet replicas, URI url, boolean ok) {
+        pool.markHealthy(url, ok);
+        replicas.recordProbe(url, ok);
+        states.put(url, new UrlState(ok, System.currentTimeMillis()));
     }
 
     /** The model list is where model versions are discovered; an unreadable one counts as none. */

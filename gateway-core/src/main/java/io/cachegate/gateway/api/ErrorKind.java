@@ -15,6 +15,12 @@ public enum ErrorKind {
     BODY_TOO_LARGE(413, "invalid_request_error", "request_too_large"),
     URI_TOO_LONG(414, "invalid_request_error", "uri_too_long"),
     HEADERS_TOO_LARGE(431, "invalid_request_error", "headers_too_large"),
+    /** Admission control turned the request away (queue full, wait too long, class paused in overload). */
+    QUEUE_FULL(429, "rate_limit_error", "queue_full"),
+    QUEUE_WAIT_TOO_LONG(429, "rate_limit_error", "queue_wait_too_long"),
+    CLASS_PAUSED(429, "rate_limit_error", "class_paused_in_overload"),
+    /** A queued request outlived its class's max_queue_time. */
+    QUEUE_TIMEOUT(503, "server_error", "queue_timeout"),
     UPSTREAM_UNREACHABLE(502, "upstream_error", "upstream_unreachable"),
     UPSTREAM_BAD_RESPONSE(502, "upstream_error", "upstream_bad_response"),
     OVERLOADED(503, "server_error", "overloaded"),

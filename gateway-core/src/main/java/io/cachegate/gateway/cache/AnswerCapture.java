@@ -154,6 +154,11 @@ final class AnswerCapture implements ResponseTap {
     }
 
     @Override
+    public void onFallback() {
+        abandoned = true;
+    }
+
+    @Override
     public void onAbort() {
         abandoned = true;
         body = null;

@@ -40,6 +40,12 @@ final class CompositeTap implements ResponseTap {
     }
 
     @Override
+    public void onFallback() {
+        first.onFallback();
+        second.onFallback();
+    }
+
+    @Override
     public boolean needsRest() {
         return first.needsRest() || second.needsRest();
     }

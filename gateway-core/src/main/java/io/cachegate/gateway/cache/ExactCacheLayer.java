@@ -28,6 +28,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * The exact cache on the request path: decides whether a request may use the cache, builds its
@@ -52,19 +53,24 @@ public final class ExactCacheLayer implements AutoCloseable {
     private final Coalescer coalescer = new Coalescer(MAX_SHARED_BYTES);
     /** Null when the policy has no semantic cache. */
     private final SemanticCacheLayer semantic;
+    private final BooleanSupplier skipOptionalWork;
 
     public ExactCacheLayer(Policy policy, CacheStore store, ModelVersions versions, GatewayMetrics metrics) {
-        this(policy, store, versions, metrics, null);
+        this(policy, store, versions, metrics, null, () -> false);
     }
 
-    /** @param semantic the semantic layer consulted after an exact miss, or null; closed with this layer */
+    /**
+     * @param semantic the semantic layer consulted after an exact miss, or null; closed with this layer
+     * @param skipOptionalWork true while admission control is in overload mode: the semantic write-back waits
+     */
     public ExactCacheLayer(Policy policy, CacheStore store, ModelVersions versions, GatewayMetrics metrics,
-                           SemanticCacheLayer semantic) {
+                           SemanticCacheLayer semantic, BooleanSupplier skipOptionalWork) {
         this.policy = policy;
         this.store = store;
         this.versions = versions;
         this.metrics = metrics;
         this.semantic = semantic;
+        this.skipOptionalWork = skipOptionalWork;
     }
 
     public CacheStore store() {
@@ -291,6 +297,10 @@ public final class ExactCacheLayer implements AutoCloseable {
 
         /** After this request's answer was stored: file its vector in the semantic index. */
         private void writeBack() {
+            if (skipOptionalWork.getAsBoolean()) {
+                semantic.metrics().writeBack("skipped"); // overload: the embedder's CPU is better spent elsewhere
+                return;
+            }
             semantic.writeBack(query, vector, key, target.tags(), target.ttl());
         }
 

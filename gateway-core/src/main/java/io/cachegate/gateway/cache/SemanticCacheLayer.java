@@ -10,6 +10,7 @@ import io.cachegate.cache.semantic.Embedder;
 import io.cachegate.cache.semantic.IndexEntry;
 import io.cachegate.cache.semantic.IndexPurge;
 import io.cachegate.cache.semantic.MatchDecision;
+import io.cachegate.cache.semantic.MatchDecisions;
 import io.cachegate.cache.semantic.Neighbour;
 import io.cachegate.cache.semantic.Sweeper;
 import io.cachegate.cache.semantic.VectorIndex;
@@ -24,6 +25,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,6 +48,7 @@ public final class SemanticCacheLayer implements AutoCloseable {
     private final ConcurrentMap<Double, MatchDecision> decisions = new ConcurrentHashMap<>();
     private final Sweeper sweeper;
     private final AtomicLong indexSize = new AtomicLong();
+    private final AtomicInteger pendingWrites = new AtomicInteger();
     /** Longer texts are not matched: the embedder would cut them at max_tokens (each token is a character or more). */
     private final int maxChars;
 
@@ -122,6 +125,7 @@ public final class SemanticCacheLayer implements AutoCloseable {
      * lookup did not ({@code vector} null). Asynchronous; failures are counted and logged, never thrown.
      */
     void writeBack(SemanticQuery query, float[] vector, CacheKey key, Set<String> tags, Duration exactTtl) {
+        pendingWrites.incrementAndGet();
         CompletableFuture<float[]> embedded = vector != null ? CompletableFuture.completedFuture(vector) : embed(query.text());
         embedded.thenCompose(v -> {
             long now = System.currentTimeMillis();
@@ -130,6 +134,7 @@ public final class SemanticCacheLayer implements AutoCloseable {
             return index.add(new IndexEntry(key.redisKey(), query.scope(), key.tenant(), key.modelVersion(), tags, v,
                     query.text(), now, now + ttl));
         }).whenComplete((ok, error) -> {
+            pendingWrites.decrementAndGet();
             if (error == null) {
                 metrics.writeBack("written");
             } else {
@@ -138,6 +143,11 @@ public final class SemanticCacheLayer implements AutoCloseable {
                 log.debug("semantic write-back failed: {}", error.toString());
             }
         });
+    }
+
+    /** Write-backs started and not yet finished (each is bounded by the embedder's and the index's queues). */
+    int pendingWrites() {
+        return pendingWrites.get();
     }
 
     /** Removes the index entry of an exact entry found missing. */
@@ -173,7 +183,7 @@ public final class SemanticCacheLayer implements AutoCloseable {
 
     private MatchDecision decision(RouteCache route) {
         double threshold = route.threshold().orElse(settings.threshold());
-        return decisions.computeIfAbsent(threshold, t -> TemporaryDecisions.create(settings.decision(), t));
+        return decisions.computeIfAbsent(threshold, t -> MatchDecisions.create(settings.decision(), t));
     }
 
     private void recordSimilarity(Optional<MatchDecision.Match> match, List<Neighbour> neighbours) {

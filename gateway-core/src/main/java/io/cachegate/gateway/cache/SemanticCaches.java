@@ -34,7 +34,7 @@ public final class SemanticCaches {
             };
             SemanticCacheLayer layer = new SemanticCacheLayer(settings, embedder, index, metrics);
             LuceneVectorIndex lucene = index instanceof LuceneVectorIndex l ? l : null;
-            metrics.watch(layer::indexSizeLastKnown, () -> lucene == null ? 0 : lucene.evictions(),
+            metrics.watch(layer::indexSizeLastKnown, layer::pendingWrites, () -> lucene == null ? 0 : lucene.evictions(),
                     () -> embedder.stats().batches(), () -> embedder.stats().texts(),
                     () -> embedder.stats().queued(), () -> embedder.stats().rejections());
             return layer;

@@ -14,8 +14,10 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
@@ -38,6 +40,7 @@ public final class GatewayMetrics implements AutoCloseable {
     private final ConcurrentMap<CounterKey, Counter> counters = new ConcurrentHashMap<>();
     private final Timer storeTimer;
     private final SemanticMetrics semantic = new SemanticMetrics(registry);
+    private final List<Object> watched = new CopyOnWriteArrayList<>();
 
     public GatewayMetrics() {
         new ClassLoaderMetrics().bindTo(registry);
@@ -128,6 +131,18 @@ public final class GatewayMetrics implements AutoCloseable {
                 .register(registry)).increment();
     }
 
+    /** A request sent to its route's fallback; {@code reason} is primary_down or degraded. */
+    public void fallback(String reason) {
+        counter("cachegate.fallbacks", "Requests served by the route's fallback backend or model, by reason",
+                "reason", reason, null, null).increment();
+    }
+
+    /** An upstream attempt repeated on another replica. */
+    public void upstreamRetried(String backend) {
+        counter("cachegate.upstream.retries", "Upstream attempts retried on another replica, by backend",
+                "backend", backend, null, null).increment();
+    }
+
     /** One cache lookup; {@code outcome} is hit, miss, bypass or error. */
     public void cacheLookup(String layer, String outcome) {
         counter("cachegate.cache.lookups", "Cache lookups by layer and outcome", "layer", layer, "outcome", outcome).increment();
@@ -172,6 +187,7 @@ public final class GatewayMetrics implements AutoCloseable {
 
     /** Exposes the cache store's state: 1 while it answers, and its error count. */
     public void watchStore(BooleanSupplier available, LongSupplier errors) {
+        watched.add(errors); // Micrometer holds a function counter's object weakly; this lambda exists nowhere else
         Gauge.builder("cachegate.cache.store.available", () -> available.getAsBoolean() ? 1 : 0)
                 .description("1 while the exact-cache store answers; 0 while the gateway bypasses it").register(registry);
         FunctionCounter.builder("cachegate.cache.store.errors", errors, LongSupplier::getAsLong)

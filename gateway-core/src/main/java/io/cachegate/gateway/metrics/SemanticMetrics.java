@@ -7,9 +7,12 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -29,6 +32,8 @@ public final class SemanticMetrics {
     private final Timer embedTimer;
     private final Timer searchTimer;
     private final ConcurrentMap<String, Counter> counters = new ConcurrentHashMap<>();
+    /** Micrometer holds function meters' objects weakly; these suppliers exist nowhere else. */
+    private final List<Object> watched = new CopyOnWriteArrayList<>();
 
     SemanticMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -70,13 +75,16 @@ public final class SemanticMetrics {
     }
 
     /**
-     * Exposes the index and the embedder: entries (refreshed in the background), evictions, and the embedder's
+     * Exposes the index and the embedder: entries (refreshed in the background), write-backs in progress, evictions, and the embedder's
      * batches and texts (their ratio is the mean batch size), queue and rejections.
      */
-    public void watch(LongSupplier indexEntries, LongSupplier evictions, LongSupplier batches, LongSupplier texts,
+    public void watch(LongSupplier indexEntries, IntSupplier pendingWrites, LongSupplier evictions, LongSupplier batches, LongSupplier texts,
                       LongSupplier queued, LongSupplier rejected) {
+        watched.addAll(List.of(indexEntries, pendingWrites, evictions, batches, texts, queued, rejected));
         Gauge.builder("cachegate.semantic.index.entries", indexEntries, LongSupplier::getAsLong)
                 .description("Entries in the semantic index (expired ones until swept)").register(registry);
+        Gauge.builder("cachegate.semantic.writes.pending", pendingWrites, IntSupplier::getAsInt)
+                .description("Index write-backs started and not yet finished").register(registry);
         FunctionCounter.builder("cachegate.semantic.index.evictions", evictions, LongSupplier::getAsLong)
                 .description("Index entries evicted because the index was full").register(registry);
         FunctionCounter.builder("cachegate.semantic.embed.batches", batches, LongSupplier::getAsLong)

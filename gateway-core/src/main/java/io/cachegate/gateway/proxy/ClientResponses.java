@@ -34,6 +34,15 @@ public final class ClientResponses {
         return send(ctx, response, keepAlive);
     }
 
+    /** Writes an OpenAI error answer telling the client when to come back ({@code Retry-After}, whole seconds). */
+    public static ChannelFuture retryLater(ChannelHandlerContext ctx, ErrorKind kind, String message,
+                                           CharSequence requestId, boolean keepAlive, long retryAfterSeconds) {
+        FullHttpResponse response = json(HttpResponseStatus.valueOf(kind.status()),
+                ErrorBodies.render(kind, message, null), requestId, keepAlive);
+        response.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(Math.max(1, retryAfterSeconds)));
+        return send(ctx, response, keepAlive);
+    }
+
     /**
      * Writes an error, then closes our side and the connection a moment later. Closing at once
      * while the client is still sending would make the kernel reset the connection, and the

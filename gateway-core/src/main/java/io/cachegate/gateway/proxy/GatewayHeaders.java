@@ -13,6 +13,8 @@ public final class GatewayHeaders {
     public static final AsciiString X_CACHE_CONTEXT = AsciiString.cached("x-cache-context");
     public static final AsciiString X_CACHE_TAGS = AsciiString.cached("x-cache-tags");
     public static final AsciiString X_CACHE_THRESHOLD = AsciiString.cached("x-cache-threshold");
+    /** The model that answered: the request's own, or the route's fallback when it was moved there. */
+    public static final AsciiString X_CACHEGATE_MODEL = AsciiString.cached("x-cachegate-model");
     public static final AsciiString X_CACHE_SIMILARITY = AsciiString.cached("x-cache-similarity");
     public static final AsciiString BYPASS = AsciiString.cached("BYPASS");
     public static final AsciiString MISS = AsciiString.cached("MISS");

@@ -6,6 +6,12 @@ import io.cachegate.gateway.upstream.UpstreamCall;
 import io.cachegate.gateway.upstream.UpstreamClient;
 import io.cachegate.gateway.upstream.UpstreamFailure;
 import io.cachegate.gateway.upstream.UpstreamListener;
+import io.cachegate.routing.FailureKind;
+import io.cachegate.routing.ReplicaLease;
+import io.cachegate.routing.ReplicaSet;
+import io.cachegate.routing.RetryDecision;
+import io.cachegate.routing.RetryPolicy;
+import io.cachegate.routing.RoutingRequest;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -22,6 +28,8 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.net.URI;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,12 +38,14 @@ import org.slf4j.LoggerFactory;
  * is the streaming hot path, so it is one class on purpose: the upstream connection is read only
  * when the previous write to the client has completed (Netty's proxy pattern), a slow client
  * therefore holds at most one batch in memory, and a client that leaves cancels the upstream call.
- * A failed connect, a stale pooled connection or a 5xx head is retried once on another URL.
+ * The replica is reserved from the backend's {@link ReplicaSet} (or handed over by admission control) and
+ * released when the exchange ends; a failed connect, a first-byte timeout or a 5xx/429 head is retried on
+ * another replica as the backend's {@link RetryPolicy} allows (with jittered backoff), never after the first
+ * byte reached the client; a stale pooled connection is retried on the same replica.
  */
 public final class ProxyExchange implements UpstreamListener {
 
     private static final Logger log = LoggerFactory.getLogger(ProxyExchange.class);
-    private static final int MAX_ATTEMPTS = 2;
 
     private final ChannelHandlerContext ctx;
     private final FullHttpRequest request;
@@ -51,6 +61,8 @@ public final class ProxyExchange implements UpstreamListener {
     private final ResponseTap tap;
 
     private int attempts;
+    private RoutingRequest routing;
+    private ReplicaLease lease;
     private URI currentUrl;
     private UpstreamCall call;
     private boolean responseStarted;
@@ -90,7 +102,18 @@ public final class ProxyExchange implements UpstreamListener {
 
     public void start() {
         metrics.requestStarted();
-        attempt(target.pool().pick());
+        routing = target.routing();
+        Optional<ReplicaLease> first = target.lease().or(() -> target.replicas().tryAcquire(routing));
+        if (first.isEmpty()) {
+            // Down, not full: without admission control replicas have no request bound, and with it the lease
+            // comes reserved. Answered at once, no connect timeout spent on a replica known to be down.
+            tap.onAbort();
+            String message = "Every replica of backend '" + target.settings().backend() + "' is down; try again later";
+            ClientResponses.error(ctx, ErrorKind.OVERLOADED, message, null, requestId, keepAlive);
+            end(ErrorKind.OVERLOADED.status());
+            return;
+        }
+        attempt(first.get());
     }
 
     /**
@@ -113,10 +136,49 @@ public final class ProxyExchange implements UpstreamListener {
         end(responseStarted ? status : 499);
     }
 
-    private void attempt(URI url) {
+    private void attempt(ReplicaLease reserved) {
+        lease = reserved;
         attempts++;
-        currentUrl = url;
-        call = client.call(ctx.channel().eventLoop(), url, target.settings(), upstreamRequest(url), this);
+        currentUrl = reserved.replica();
+        call = client.call(ctx.channel().eventLoop(), currentUrl, target.settings(), upstreamRequest(currentUrl), this);
+    }
+
+    /** The same replica again on a fresh connection (the pooled one had been closed by the backend). */
+    private void reconnect() {
+        attempts++;
+        call = client.call(ctx.channel().eventLoop(), currentUrl, target.settings(), upstreamRequest(currentUrl), this);
+    }
+
+    /**
+     * Retries on another replica when the policy allows it and one has room; false to give up. The new replica
+     * is reserved before the failed one is released, so a retry never finds its own freed slot.
+     */
+    private boolean retryElsewhere(FailureKind kind) {
+        if (responseStarted) {
+            return false;
+        }
+        RetryDecision decision = target.retry().decide(attempts, kind, ThreadLocalRandom.current());
+        if (!decision.retry()) {
+            return false;
+        }
+        RoutingRequest next = routing.excluding(currentUrl);
+        Optional<ReplicaLease> other = target.replicas().tryAcquire(next);
+        if (other.isEmpty()) {
+            return false;
+        }
+        routing = next;
+        lease.release();
+        lease = null;
+        call = null;
+        metrics.upstreamRetried(target.settings().backend());
+        ctx.executor().schedule(() -> {
+            if (done) {
+                other.get().release();
+            } else {
+                attempt(other.get());
+            }
+        }, decision.backoff().toNanos(), TimeUnit.NANOSECONDS);
+        return true;
     }
 
     private FullHttpRequest upstreamRequest(URI url) {
@@ -138,13 +200,17 @@ public final class ProxyExchange implements UpstreamListener {
         }
         long now = System.nanoTime();
         int code = head.status().code();
-        if (code >= 500) {
-            metrics.upstreamFailed(target.settings().backend(), "status_5xx");
-            Optional<URI> other = attempts < MAX_ATTEMPTS ? target.pool().alternativeTo(currentUrl) : Optional.empty();
-            if (other.isPresent()) {
-                attempt(other.get());
+        Optional<FailureKind> failed = FailureKind.ofStatus(code);
+        if (failed.isPresent()) {
+            metrics.upstreamFailed(target.settings().backend(), code == 429 ? "status_429" : "status_5xx");
+            if (failed.get().countsAgainstReplica()) {
+                target.replicas().recordFailure(currentUrl);
+            }
+            if (retryElsewhere(failed.get())) {
                 return false;
             }
+        } else {
+            target.replicas().recordSuccess(currentUrl);
         }
         metrics.upstreamResponded(target.settings().backend(), now - upstream.sentAtNanos());
         HttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, head.status());
@@ -158,6 +224,7 @@ public final class ProxyExchange implements UpstreamListener {
         GatewayHeaders.appendTiming(timing, "total", now - startNanos);
         headers.set(GatewayHeaders.X_REQUEST_ID, requestId)
                 .set(GatewayHeaders.X_CACHE, xCache)
+                .set(GatewayHeaders.X_CACHEGATE_MODEL, target.servedModel())
                 .set(GatewayHeaders.SERVER_TIMING, timing);
         if (!keepAlive) {
             headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
@@ -227,20 +294,21 @@ public final class ProxyExchange implements UpstreamListener {
             return;
         }
         metrics.upstreamFailed(target.settings().backend(), failure.metricName());
-        if (failure == UpstreamFailure.CONNECT_FAILED) {
-            target.pool().markHealthy(currentUrl, false);
-        }
-        if (!responseStarted && attempts < MAX_ATTEMPTS) {
-            Optional<URI> retryOn = Optional.empty();
-            if (failure.retryable()) {
-                retryOn = target.pool().alternativeTo(currentUrl);
-            } else if (failure == UpstreamFailure.CLOSED_BEFORE_RESPONSE && upstream.reusedConnection()) {
-                retryOn = Optional.of(currentUrl); // a pooled connection the backend had closed; a fresh one will do
-            }
-            if (retryOn.isPresent()) {
-                attempt(retryOn.get());
+        if (!responseStarted) {
+            if (failure == UpstreamFailure.CLOSED_BEFORE_RESPONSE && upstream.reusedConnection()
+                    && attempts < target.retry().maxAttempts()) {
+                reconnect(); // a pooled connection the backend had closed; a fresh one will do
                 return;
             }
+            if (failure != UpstreamFailure.POOL_EXHAUSTED) {
+                target.replicas().recordFailure(currentUrl);
+            }
+            // Only a failed connect is retried: after a timeout the model may be generating already.
+            if (failure == UpstreamFailure.CONNECT_FAILED && retryElsewhere(FailureKind.CONNECT_FAILED)) {
+                return;
+            }
+        } else {
+            target.replicas().recordFailure(currentUrl);
         }
         tap.onAbort();
         if (responseStarted) {
@@ -275,6 +343,10 @@ public final class ProxyExchange implements UpstreamListener {
             return;
         }
         done = true;
+        if (lease != null) {
+            lease.release();
+            lease = null;
+        }
         request.release();
         metrics.requestFinished(target.routeLabel(), endpoint, finalStatus, System.nanoTime() - startNanos);
         onDone.run();

@@ -1,17 +1,33 @@
 package io.cachegate.gateway.proxy;
 
 import io.cachegate.gateway.upstream.UpstreamSettings;
-import io.cachegate.routing.BackendPool;
+import io.cachegate.routing.ReplicaLease;
+import io.cachegate.routing.ReplicaSet;
+import io.cachegate.routing.RetryPolicy;
+import io.cachegate.routing.RoutingRequest;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Where one request goes and how: the backend pool, its timeouts, and what to do with the
- * client's Authorization header.
+ * Where one request goes and how: the backend's replicas and how to choose among them, its timeouts and retry
+ * policy, and what to do with the client's Authorization header.
  *
  * @param routeLabel the route index for metrics, or "none"
+ * @param routing what the replica choice weighs: the request's token cost, its prompt for prefix affinity
+ * @param lease a replica already reserved for the request (by admission control); empty to choose at start
  * @param replaceAuthorization when the client's key authenticated it to the gateway, it is not sent upstream
  * @param backendApiKey the backend's own key, sent as a bearer token when present
+ * @param servedModel the model that answers (a fallback's, when the request was moved), sent as X-Cachegate-Model
  */
-public record ProxyTarget(String routeLabel, BackendPool pool, UpstreamSettings settings,
-                          boolean replaceAuthorization, Optional<String> backendApiKey) {
+public record ProxyTarget(String routeLabel, ReplicaSet replicas, RoutingRequest routing, Optional<ReplicaLease> lease,
+                          UpstreamSettings settings, RetryPolicy retry, boolean replaceAuthorization,
+                          Optional<String> backendApiKey, String servedModel) {
+
+    public ProxyTarget {
+        Objects.requireNonNull(replicas, "replicas");
+        Objects.requireNonNull(routing, "routing");
+        Objects.requireNonNull(lease, "lease");
+        Objects.requireNonNull(retry, "retry");
+        Objects.requireNonNull(servedModel, "servedModel");
+    }
 }

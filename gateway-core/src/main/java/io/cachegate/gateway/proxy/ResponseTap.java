@@ -23,6 +23,13 @@ public interface ResponseTap {
     void onAbort();
 
     /**
+     * The answer will come from the route's fallback model, not the one the request names: a cache must not
+     * file it under the request's key. Called before the exchange starts.
+     */
+    default void onFallback() {
+    }
+
+    /**
      * True when someone besides the client needs the rest of the answer (requests coalesced onto
      * it): a client that leaves then does not cancel the upstream call.
      */

@@ -2,6 +2,7 @@ package io.cachegate.gateway.server;
 
 import io.cachegate.config.ServerSettings;
 import io.cachegate.gateway.cache.ExactCacheLayer;
+import io.cachegate.gateway.dispatch.Dispatcher;
 import io.cachegate.gateway.proxy.ProxyServices;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
@@ -17,11 +18,14 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
 
     private final ProxyServices services;
     private final ExactCacheLayer cache;
+    private final Dispatcher dispatcher;
     private final ConnectionCounter counter;
 
-    public ProxyChannelInitializer(ProxyServices services, ExactCacheLayer cache, ChannelGroup channels) {
+    public ProxyChannelInitializer(ProxyServices services, ExactCacheLayer cache, Dispatcher dispatcher,
+                                   ChannelGroup channels) {
         this.services = services;
         this.cache = cache;
+        this.dispatcher = dispatcher;
         this.counter = new ConnectionCounter(services.metrics(), channels);
     }
 
@@ -33,6 +37,6 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
         p.addLast("http", new HttpServerCodec(MAX_INITIAL_LINE, server.maxHeaderBytes(), MAX_CHUNK));
         p.addLast("decode-failures", new DecodeFailureHandler());
         p.addLast("body-limit", new BodyLimitAggregator((int) Math.min(Integer.MAX_VALUE, server.maxBodyBytes())));
-        p.addLast("proxy", new ProxyRequestHandler(services, cache));
+        p.addLast("proxy", new ProxyRequestHandler(services, cache, dispatcher));
     }
 }

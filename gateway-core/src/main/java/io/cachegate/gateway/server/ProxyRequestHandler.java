@@ -8,12 +8,12 @@ import io.cachegate.gateway.api.ErrorKind;
 import io.cachegate.gateway.api.OpenAiRequest;
 import io.cachegate.gateway.cache.CacheRequest;
 import io.cachegate.gateway.cache.ExactCacheLayer;
+import io.cachegate.gateway.dispatch.DispatchRequest;
+import io.cachegate.gateway.dispatch.Dispatcher;
 import io.cachegate.gateway.proxy.ActiveExchange;
 import io.cachegate.gateway.proxy.ClientResponses;
 import io.cachegate.gateway.proxy.GatewayHeaders;
-import io.cachegate.gateway.proxy.ProxyExchange;
 import io.cachegate.gateway.proxy.ProxyServices;
-import io.cachegate.gateway.proxy.ProxyTarget;
 import io.cachegate.gateway.proxy.ResponseTap;
 import io.cachegate.gateway.proxy.RequestIds;
 import io.netty.buffer.ByteBufUtil;
@@ -42,12 +42,14 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
 
     private final ProxyServices services;
     private final ExactCacheLayer cache;
+    private final Dispatcher dispatcher;
     private final ArrayDeque<FullHttpRequest> pipelined = new ArrayDeque<>();
     private ActiveExchange current;
 
-    ProxyRequestHandler(ProxyServices services, ExactCacheLayer cache) {
+    ProxyRequestHandler(ProxyServices services, ExactCacheLayer cache, Dispatcher dispatcher) {
         this.services = services;
         this.cache = cache;
+        this.dispatcher = dispatcher;
     }
 
     @Override
@@ -95,8 +97,8 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
             }
             if (endpoint == Endpoint.PASSTHROUGH) {
                 ResolvedRoute route = resolve(path, modelIfAny(request), tenant);
-                startUpstream(ctx, request, requestId, start, keepAlive, endpoint, route, GatewayHeaders.BYPASS,
-                        ResponseTap.NONE);
+                startUpstream(ctx, request, null, tenant, requestId, start, keepAlive, endpoint, route,
+                        GatewayHeaders.BYPASS, ResponseTap.NONE);
                 return;
             }
             requireMethod(request, HttpMethod.POST);
@@ -105,7 +107,8 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
             Endpoint ep = endpoint;
             CacheRequest cacheRequest = new CacheRequest(ctx, request, parsed, route, tenant, requestId, start, keepAlive,
                     label(route), endpoint.metricName(),
-                    (xCache, tap) -> startUpstream(ctx, request, requestId, start, keepAlive, ep, route, xCache, tap),
+                    (xCache, tap) -> startUpstream(ctx, request, parsed, tenant, requestId, start, keepAlive, ep, route,
+                            xCache, tap),
                     () -> exchangeDone(ctx));
             // The cache may finish synchronously (and clear `current`); only a request still in progress keeps its handle.
             ActiveExchange[] stage = new ActiveExchange[1];
@@ -197,20 +200,16 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** Starts the upstream exchange, which takes ownership of {@code request}. */
-    private ActiveExchange startUpstream(ChannelHandlerContext ctx, FullHttpRequest request, String requestId, long start,
-                                         boolean keepAlive, Endpoint endpoint, ResolvedRoute route, CharSequence xCache,
-                                         ResponseTap tap) {
-        String backend = route.backend().name();
-        ProxyTarget target = new ProxyTarget(label(route), services.pool(backend), services.settings(backend),
-                services.policy().authRequired(), route.backend().apiKey());
-        ProxyExchange exchange = new ProxyExchange(ctx, request, requestId, start, keepAlive, endpoint.metricName(),
-                target, services.upstream(), services.metrics(), () -> exchangeDone(ctx), xCache, tap);
-        if (current == null) {
-            current = exchange::cancel;
-        }
-        exchange.start();
-        return exchange::cancel;
+    /** Dispatches the request to a backend (admission, fallback, replica choice), which takes ownership of it. */
+    private ActiveExchange startUpstream(ChannelHandlerContext ctx, FullHttpRequest request, OpenAiRequest parsed,
+                                         String tenant, String requestId, long start, boolean keepAlive,
+                                         Endpoint endpoint, ResolvedRoute route, CharSequence xCache, ResponseTap tap) {
+        return dispatcher.dispatch(new DispatchRequest(ctx, request, parsed, route, tenant, requestId, start, keepAlive,
+                endpoint.metricName(), label(route), xCache, tap, () -> exchangeDone(ctx), handle -> {
+                    if (current == null) {
+                        current = handle;
+                    }
+                }));
     }
 
     private static String label(ResolvedRoute route) {

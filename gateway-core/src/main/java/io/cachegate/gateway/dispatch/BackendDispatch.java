@@ -1,0 +1,24 @@
+package io.cachegate.gateway.dispatch;
+
+import io.cachegate.admission.AdmissionController;
+import io.cachegate.config.Backend;
+import io.cachegate.gateway.upstream.UpstreamSettings;
+import io.cachegate.routing.ReplicaSet;
+import io.cachegate.routing.RetryPolicy;
+import java.util.Optional;
+
+/**
+ * One backend as dispatch sees it: its replicas and their state, its retry policy and timeouts, and its
+ * admission controller when the policy turns admission control on.
+ */
+public record BackendDispatch(Backend backend, ReplicaSet replicas, RetryPolicy retry, UpstreamSettings settings,
+                              Optional<AdmissionController> admission) {
+
+    public String name() {
+        return backend.name();
+    }
+
+    public boolean prefixAffinity() {
+        return backend.balance() == io.cachegate.config.Balance.PREFIX_AFFINITY;
+    }
+}

@@ -1,0 +1,97 @@
+package io.cachegate.gateway.dispatch;
+
+import io.cachegate.admission.AdmissionController;
+import io.cachegate.admission.AdmissionSettings;
+import io.cachegate.admission.Lease;
+import io.cachegate.admission.Ticker;
+import io.cachegate.config.Backend;
+import io.cachegate.config.Policy;
+import io.cachegate.gateway.metrics.AdmissionMetrics;
+import io.cachegate.gateway.metrics.GatewayMetrics;
+import io.cachegate.gateway.upstream.UpstreamSettings;
+import io.cachegate.routing.ReplicaLease;
+import io.cachegate.routing.ReplicaSet;
+import io.cachegate.routing.RoutingRequest;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Every backend's {@link BackendDispatch}, built once from a policy. */
+public final class Backends {
+
+    private static final Logger log = LoggerFactory.getLogger(Backends.class);
+
+    private final Map<String, BackendDispatch> byName;
+
+    public Backends(Policy policy, GatewayMetrics metrics) {
+        boolean admission = policy.admission().enabled();
+        AdmissionSettings admissionSettings = admission
+                ? PolicyMappings.admission(policy.admission(), policy.classes().values()) : null;
+        Map<String, BackendDispatch> map = new LinkedHashMap<>();
+        for (Backend backend : policy.backends()) {
+            ReplicaSet replicas = ReplicaSet.builder(backend.name(), backend.urls())
+                    .settings(PolicyMappings.replicaSet(backend, admission))
+                    .listener((name, replica, from, to) -> log.info("backend {}: replica {} {} -> {}", name, replica,
+                            from, to))
+                    .build();
+            Optional<AdmissionController> controller = Optional.empty();
+            if (admission) {
+                AdmissionMetrics listener = new AdmissionMetrics(metrics.registry(), backend.name());
+                AdmissionController c = new AdmissionController(admissionSettings, request -> replicas
+                        .tryAcquire((RoutingRequest) request.attachment()).map(ReplicaGateLease::new),
+                        Ticker.system(), listener);
+                listener.watch(c, policy.classes().keySet());
+                controller = Optional.of(c);
+            }
+            map.put(backend.name(), new BackendDispatch(backend, replicas, PolicyMappings.retry(backend),
+                    UpstreamSettings.of(backend), controller));
+        }
+        this.byName = Map.copyOf(map);
+    }
+
+    public BackendDispatch get(String name) {
+        BackendDispatch d = byName.get(name);
+        if (d == null) {
+            throw new IllegalArgumentException("no backend named " + name);
+        }
+        return d;
+    }
+
+    public Collection<BackendDispatch> all() {
+        return byName.values();
+    }
+
+    /** Expires queued requests, evaluates overload and dispatches what freed capacity allows; run every tick. */
+    public void tick() {
+        for (BackendDispatch d : byName.values()) {
+            d.admission().ifPresent(AdmissionController::tick);
+        }
+    }
+
+    /** True while any backend is in overload mode: optional work (the semantic write-back) is skipped then. */
+    public boolean skipOptionalWork() {
+        for (BackendDispatch d : byName.values()) {
+            if (d.admission().isPresent() && d.admission().get().skipOptionalWork()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Admission's view of a reserved replica: releasing the admission lease releases the replica. */
+    record ReplicaGateLease(ReplicaLease replica) implements Lease {
+
+        @Override
+        public long tokens() {
+            return replica.tokens();
+        }
+
+        @Override
+        public void release() {
+            replica.release();
+        }
+    }
+}

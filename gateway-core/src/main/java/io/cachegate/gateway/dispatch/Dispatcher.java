@@ -1,0 +1,221 @@
+package io.cachegate.gateway.dispatch;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cachegate.admission.Admission;
+import io.cachegate.admission.AdmissionController;
+import io.cachegate.admission.AdmissionRequest;
+import io.cachegate.admission.ClassResolver;
+import io.cachegate.admission.TenantClasses;
+import io.cachegate.admission.TokenEstimator;
+import io.cachegate.config.Policy;
+import io.cachegate.config.Route;
+import io.cachegate.config.Tenant;
+import io.cachegate.config.TrafficClass;
+import io.cachegate.gateway.api.ErrorKind;
+import io.cachegate.gateway.metrics.GatewayMetrics;
+import io.cachegate.gateway.proxy.ActiveExchange;
+import io.cachegate.gateway.proxy.ClientResponses;
+import io.cachegate.gateway.proxy.ProxyExchange;
+import io.cachegate.gateway.proxy.ProxyServices;
+import io.cachegate.gateway.proxy.ProxyTarget;
+import io.cachegate.routing.FallbackResolver;
+import io.cachegate.routing.ModelTarget;
+import io.cachegate.routing.ReplicaLease;
+import io.cachegate.routing.RoutingRequest;
+import io.cachegate.routing.ServeReason;
+import io.cachegate.routing.ServeTarget;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.FullHttpRequest;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * Sends a request that no cache answered: resolves its traffic class and token cost, picks the route's backend
+ * or its fallback (primary down, or the class degrades in overload), passes admission control when it is on
+ * (admitted, queued, or turned away with {@code Retry-After}), and starts the upstream exchange on the
+ * reserved replica. Runs on the client's event loop and never waits there: a queued request resumes when
+ * admission completes its ticket.
+ */
+public final class Dispatcher {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final ProxyServices services;
+    private final Backends backends;
+    private final ClassResolver classes;
+    private final Map<String, TrafficClass> classSettings;
+    private final Map<String, TenantClasses> tenantClasses;
+    private final Map<Integer, FallbackResolver> fallbacks;
+    private final TokenEstimator tokens = TokenEstimator.heuristic();
+
+    public Dispatcher(ProxyServices services, Backends backends) {
+        this.services = services;
+        this.backends = backends;
+        Policy policy = services.policy();
+        List<String> names = List.copyOf(policy.classes().keySet());
+        String defaultClass = names.contains("interactive") || names.isEmpty() ? "interactive" : names.get(0);
+        this.classes = new ClassResolver(names.isEmpty() ? List.of("interactive") : names, defaultClass);
+        this.classSettings = policy.classes();
+        Map<String, TenantClasses> tenants = new HashMap<>();
+        for (Tenant t : policy.tenants()) {
+            tenants.put(t.id(), new TenantClasses(Set.copyOf(t.classes()), t.defaultClass()));
+        }
+        this.tenantClasses = Map.copyOf(tenants);
+        Map<Integer, FallbackResolver> resolvers = new HashMap<>();
+        for (Route route : policy.routes()) {
+            Optional<ModelTarget> fallback = route.fallback().map(b -> route.fallbackModel().isPresent()
+                    ? ModelTarget.of(b, route.fallbackModel().get()) : ModelTarget.of(b));
+            resolvers.put(route.index(), new FallbackResolver(route.backend().map(ModelTarget::of)
+                    .orElse(ModelTarget.of("")), fallback));
+        }
+        this.fallbacks = Map.copyOf(resolvers);
+    }
+
+    public Backends backends() {
+        return backends;
+    }
+
+    /** Dispatches {@code d}, which hands its request over; the returned handle cancels whatever stage it is in. */
+    public ActiveExchange dispatch(DispatchRequest d) {
+        GatewayMetrics metrics = services.metrics();
+        String trafficClass = classes.resolve(Optional.ofNullable(d.request().headers().get(ClassResolver.HEADER)),
+                Optional.ofNullable(tenantClasses.get(d.tenant())), Optional.of(d.route().route().trafficClass()));
+        String model = d.parsed() != null ? d.parsed().model() : "";
+        BackendDispatch primary = backends.get(d.route().backend().name());
+        ServeTarget target = serveTarget(d, primary, trafficClass, model);
+        if (target.reason() == ServeReason.UNAVAILABLE) {
+            return refuse(d, ErrorKind.OVERLOADED, "Every replica of backend '" + primary.name()
+                    + "' is down and the route has no fallback that is up; try again later", 5);
+        }
+        BackendDispatch serving = backends.get(target.backend());
+        FullHttpRequest request = d.request();
+        if (target.fallback()) {
+            metrics.fallback(target.reason().name().toLowerCase(Locale.ROOT));
+            d.tap().onFallback(); // its answer is not the requested model's: never stored under its key
+            if (d.parsed() != null && !target.model().equals(model)) {
+                request = withModel(request, d.parsed().body(), target.model());
+            }
+        }
+        long cost = cost(d);
+        RoutingRequest routing = serving.prefixAffinity()
+                ? RoutingRequest.withPrompt(cost, target.model() + "\n" + prompt(d)) : RoutingRequest.of(cost);
+        String servedModel = target.model().isEmpty() ? model : target.model();
+        DispatchRequest sent = d.withRequest(request);
+        if (serving.admission().isEmpty()) {
+            return start(sent, serving, routing, Optional.empty(), servedModel, sent.onDone());
+        }
+        AdmissionController admission = serving.admission().get();
+        Admission outcome = admission.offer(new AdmissionRequest(trafficClass, cost, d.tenant(), routing));
+        if (outcome instanceof Admission.Admitted admitted) {
+            return startAdmitted(sent, serving, routing, servedModel, admitted);
+        }
+        if (outcome instanceof Admission.Rejected rejected) {
+            return reject(sent, rejected);
+        }
+        return new QueuedDispatch(sent, ((Admission.Queued) outcome).ticket(),
+                a -> startAdmitted(sent, serving, routing, servedModel, a), r -> reject(sent, r)).await();
+    }
+
+    private ServeTarget serveTarget(DispatchRequest d, BackendDispatch primary, String trafficClass, String model) {
+        FallbackResolver resolver = fallbacks.get(d.route().route().index());
+        TrafficClass cls = classSettings.get(trafficClass);
+        boolean mayDegrade = cls != null && cls.mayDegrade();
+        boolean degradeNow = primary.admission().isPresent() && primary.admission().get().shouldDegrade(trafficClass);
+        if (resolver == null || resolver.fallback().isEmpty()) {
+            return new ServeTarget(primary.name(), model, primary.replicas().allDown()
+                    ? ServeReason.UNAVAILABLE : ServeReason.PRIMARY);
+        }
+        // The route may name no backend (the first serving the model): the resolver then judges the resolved one.
+        FallbackResolver judged = resolver.primary().backend().isEmpty()
+                ? new FallbackResolver(ModelTarget.of(primary.name()), resolver.fallback()) : resolver;
+        return judged.choose(model, name -> backends.get(name).replicas().allDown(), mayDegrade, degradeNow);
+    }
+
+    private ActiveExchange startAdmitted(DispatchRequest d, BackendDispatch serving, RoutingRequest routing,
+                                         String servedModel, Admission.Admitted admitted) {
+        ReplicaLease replica = ((Backends.ReplicaGateLease) admitted.lease().granted()).replica();
+        Runnable onDone = () -> {
+            admitted.lease().release();
+            d.onDone().run();
+        };
+        return start(d, serving, routing, Optional.of(replica), servedModel, onDone);
+    }
+
+    private ActiveExchange start(DispatchRequest d, BackendDispatch serving, RoutingRequest routing,
+                                 Optional<ReplicaLease> lease, String servedModel, Runnable onDone) {
+        ProxyTarget target = new ProxyTarget(d.routeLabel(), serving.replicas(), routing, lease, serving.settings(),
+                serving.retry(), services.policy().authRequired(), serving.backend().apiKey(), servedModel);
+        ProxyExchange exchange = new ProxyExchange(d.ctx(), d.request(), d.requestId(), d.startNanos(), d.keepAlive(),
+                d.endpoint(), target, services.upstream(), services.metrics(), onDone, d.xCache(), d.tap());
+        d.onStarted().accept(exchange::cancel);
+        exchange.start();
+        return exchange::cancel;
+    }
+
+    private ActiveExchange reject(DispatchRequest d, Admission.Rejected rejected) {
+        ErrorKind kind = switch (rejected.reason()) {
+            case QUEUE_FULL -> ErrorKind.QUEUE_FULL;
+            case WAIT_TOO_LONG -> ErrorKind.QUEUE_WAIT_TOO_LONG;
+            case OVERLOAD_PAUSED -> ErrorKind.CLASS_PAUSED;
+            case QUEUE_TIMEOUT -> ErrorKind.QUEUE_TIMEOUT;
+            case CANCELLED -> null;
+        };
+        if (kind == null) {
+            return () -> { };
+        }
+        return refuse(d, kind, rejected.message(), rejected.retryAfterSeconds());
+    }
+
+    /** Answers at once with an error and {@code Retry-After}; the request never reaches a backend. */
+    private ActiveExchange refuse(DispatchRequest d, ErrorKind kind, String message, long retryAfterSeconds) {
+        GatewayMetrics metrics = services.metrics();
+        d.tap().onAbort();
+        d.request().release();
+        metrics.requestStarted();
+        metrics.requestFinished(d.routeLabel(), d.endpoint(), kind.status(), System.nanoTime() - d.startNanos());
+        ClientResponses.retryLater(d.ctx(), kind, message, d.requestId(), d.keepAlive(), retryAfterSeconds);
+        d.onDone().run();
+        return () -> { };
+    }
+
+    /** Prompt estimate plus max_tokens (or the route's default): what the request may cost the backend. */
+    private long cost(DispatchRequest d) {
+        long defaultMax = d.route().route().defaultMaxTokens();
+        if (d.parsed() == null) {
+            return defaultMax;
+        }
+        ObjectNode body = d.parsed().body();
+        JsonNode max = body.has("max_completion_tokens") ? body.get("max_completion_tokens") : body.get("max_tokens");
+        OptionalLong maxTokens = max != null && max.canConvertToLong() ? OptionalLong.of(max.asLong()) : OptionalLong.empty();
+        return tokens.cost(prompt(d), maxTokens, defaultMax);
+    }
+
+    /**
+     * The prompt as the backend sees it, in a stable rendering: the messages (or prompt, or input) as JSON, in
+     * order, so a growing conversation keeps its earlier turns as a common prefix for prefix affinity.
+     */
+    private static String prompt(DispatchRequest d) {
+        return d.parsed() == null || d.parsed().input() == null ? "" : d.parsed().input().toString();
+    }
+
+    /** The request with another {@code model}: the fallback's. The original request is released. */
+    private static FullHttpRequest withModel(FullHttpRequest request, ObjectNode body, String model) {
+        try {
+            byte[] bytes = JSON.writeValueAsBytes(body.deepCopy().put("model", model));
+            FullHttpRequest moved = request.replace(Unpooled.wrappedBuffer(bytes));
+            request.release();
+            return moved;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,70 @@
+package io.cachegate.gateway.dispatch;
+
+import io.cachegate.admission.AdmissionSettings;
+import io.cachegate.admission.ClassSettings;
+import io.cachegate.admission.OverloadSettings;
+import io.cachegate.config.AdmissionPolicy;
+import io.cachegate.config.Backend;
+import io.cachegate.config.OverloadPolicy;
+import io.cachegate.config.TrafficClass;
+import io.cachegate.routing.Balance;
+import io.cachegate.routing.BreakerSettings;
+import io.cachegate.routing.PrefixAffinitySettings;
+import io.cachegate.routing.ReplicaSetSettings;
+import io.cachegate.routing.RetryPolicy;
+import java.time.Duration;
+import java.util.Collection;
+
+/** Turns the policy's records into the settings of the admission and routing modules, which do not read config. */
+final class PolicyMappings {
+
+    private PolicyMappings() {
+    }
+
+    /**
+     * The backend's replica settings. Without admission control a replica has no request or token bound here
+     * (the connection pool bounds it, as before); with it, {@code max_concurrency} and {@code max_inflight_tokens}.
+     */
+    static ReplicaSetSettings replicaSet(Backend backend, boolean admission) {
+        io.cachegate.config.PrefixAffinitySettings a = backend.prefixAffinity();
+        PrefixAffinitySettings d = PrefixAffinitySettings.defaults();
+        ReplicaSetSettings settings = ReplicaSetSettings.defaults()
+                .withBalance(Balance.fromName(backend.balance().name()))
+                .withBreaker(new BreakerSettings(backend.health().failuresToEject(), backend.health().ejectFor()))
+                .withAffinity(new PrefixAffinitySettings(a.blockChars(), d.maxBlocks(), a.maxBlocksPerReplica(),
+                        a.loadFactor(), d.loadSlackTokens()));
+        return admission
+                ? settings.withCapacity(backend.maxConcurrency(), backend.maxInflightTokens())
+                : settings.withCapacity(Integer.MAX_VALUE, ReplicaSetSettings.UNLIMITED_TOKENS);
+    }
+
+    static RetryPolicy retry(Backend backend) {
+        Duration base = backend.retries().backoff();
+        return new RetryPolicy(backend.retries().maxAttempts(), base, RetryPolicy.DEFAULT_MAX_BACKOFF.compareTo(base) < 0
+                ? base : RetryPolicy.DEFAULT_MAX_BACKOFF);
+    }
+
+    static AdmissionSettings admission(AdmissionPolicy policy, Collection<TrafficClass> classes) {
+        AdmissionSettings.Builder builder = AdmissionSettings.builder()
+                .overload(overload(policy.overload()))
+                .initialDrainRate(policy.initialDrainRate())
+                .maxRetryAfter(policy.maxRetryAfter());
+        for (TrafficClass c : classes) {
+            builder.addClass(ClassSettings.builder(c.name())
+                    .priority(c.priority())
+                    .maxQueueTime(c.maxQueueTime())
+                    .share(c.share())
+                    .mayDegrade(c.mayDegrade())
+                    .maxQueueRequests(c.maxQueueDepth())
+                    .maxQueueTokens(c.maxQueueTokens())
+                    .pausable(c.pausable())
+                    .build());
+        }
+        return builder.build();
+    }
+
+    private static OverloadSettings overload(OverloadPolicy o) {
+        return new OverloadSettings(o.enterQueueAge(), o.exitQueueAge(), o.enterPendingTokens(), o.exitPendingTokens(),
+                o.enterAfter(), o.exitAfter());
+    }
+}
