@@ -38,11 +38,11 @@ public record SemanticCacheSettings(boolean enabled, SemanticStore store, double
     }
 
     /**
-     * Disabled, embedded under {@code ./data}, the guarded decision at 0.92 over 5 neighbours, 24h, 1,000,000
+     * Disabled, embedded under {@code ./data}, the learned decision (cosine floor 0.92) over 5 neighbours, 24h, 1,000,000
      * entries swept every minute.
      */
     public static SemanticCacheSettings defaults() {
-        return new SemanticCacheSettings(false, SemanticStore.EMBEDDED, 0.92, "guarded", 5, Duration.ofHours(24), "./data",
+        return new SemanticCacheSettings(false, SemanticStore.EMBEDDED, 0.92, "learned", 5, Duration.ofHours(24), "./data",
                 QdrantSettings.defaults(), 1_000_000, Duration.ofMinutes(1), EmbedderSettings.defaults());
     }
 

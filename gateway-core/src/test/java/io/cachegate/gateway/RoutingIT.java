@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.SimulatorOptions;
 import io.cachegate.simulator.SimulatorReplicas;
+import com.sun.net.httpserver.HttpServer;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -116,6 +119,49 @@ class RoutingIT {
             assertThat(again.headers().firstValue("X-Cache")).as("a fallback answer is not stored as llama's")
                     .contains("MISS");
             assertThat(json(again.body()).path("model").asText()).isEqualTo("qwen2.5-0.5b");
+        }
+    }
+
+    @Test
+    void contextLengthError_isRetriedOnTheFallbackModel_otherErrorsAreRelayed() throws Exception {
+        HttpServer tooSmall = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        tooSmall.createContext("/", exchange -> {
+            String request = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+            byte[] error = (request.contains("long document")
+                    ? "{\"error\":{\"message\":\"This model's maximum context length is 8192 tokens\","
+                            + "\"type\":\"invalid_request_error\",\"param\":\"messages\",\"code\":\"context_length_exceeded\"}}"
+                    : "{\"error\":{\"message\":\"temperature too high\",\"type\":\"invalid_request_error\","
+                            + "\"param\":\"temperature\",\"code\":null}}").getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("Content-Type", "application/json");
+            exchange.sendResponseHeaders(exchange.getRequestURI().getPath().equals("/v1/models") ? 200 : 400,
+                    error.length);
+            exchange.getResponseBody().write(error);
+            exchange.close();
+        });
+        tooSmall.start();
+        try (BackendSimulator large = BackendSimulator.start(SimulatorOptions.defaults());
+             Gateway gw = Gateway.start(TestPolicies.parse("""
+                     server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2}
+                     backends:
+                       - {name: main, urls: ["http://127.0.0.1:%d"], models: ["llama-3.1-8b"], model_version: "llama@1"}
+                       - {name: long, urls: ["%s"], models: ["*"], model_version: "long@1"}
+                     routes:
+                       - match: {model: "llama-3.1-8b"}
+                         backend: main
+                         fallback: long
+                         fallback_model: qwen2.5-0.5b
+                     """.formatted(tooSmall.getAddress().getPort(), large.baseUrl())))) {
+            HttpResponse<String> moved = RawHttp.post(gw.port(), CHAT, sampled("summarise this long document"));
+            HttpResponse<String> relayed = RawHttp.post(gw.port(), CHAT, sampled("a plain question"));
+
+            assertThat(moved.statusCode()).as(moved.body()).isEqualTo(200);
+            assertThat(moved.headers().firstValue("X-Cachegate-Model")).contains("qwen2.5-0.5b");
+            assertThat(json(moved.body()).path("model").asText()).isEqualTo("qwen2.5-0.5b");
+            assertThat(large.stats().requests()).isEqualTo(1);
+            assertThat(relayed.statusCode()).isEqualTo(400);
+            assertThat(json(relayed.body()).path("error").path("message").asText()).isEqualTo("temperature too high");
+        } finally {
+            tooSmall.stop(0);
         }
     }
 

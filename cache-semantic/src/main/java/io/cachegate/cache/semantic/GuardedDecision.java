@@ -5,7 +5,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The default decision: a cosine threshold, then guards over the (query, cached text) pair. Neighbours at or
+ * A cosine threshold, then guards over the (query, cached text) pair. Neighbours at or
  * above the threshold are tried best first, and the first one no guard rejects is the hit; so when the
  * nearest entry asks about "2 seats" and the next about "3 seats", a query about 3 seats gets the second.
  * Deterministic: ties in similarity are broken by entry key.

@@ -4,7 +4,10 @@
  * {@link io.cachegate.cache.semantic.VectorIndex} with an embedded (Lucene HNSW on disk) and a Qdrant
  * store, searched within one exact scope. Index entries point at exact-cache keys, so an answer is
  * stored once. A {@link io.cachegate.cache.semantic.MatchDecision} turns a query's neighbours into a hit or
- * a miss: a bare cosine threshold, or the threshold plus {@link io.cachegate.cache.semantic.PairGuard}s over
- * the two texts (numbers, negation, named entities). The gateway wiring comes next (issue 4).
+ * a miss: a bare cosine threshold, the threshold plus {@link io.cachegate.cache.semantic.PairGuard}s over the
+ * two texts (numbers, negation, named entities), or a cosine floor plus a logistic regression over
+ * {@link io.cachegate.cache.semantic.PairFeatures} whose parameters ship as a resource
+ * ({@link io.cachegate.cache.semantic.LearnedDecision}); {@link io.cachegate.cache.semantic.MatchDecisions}
+ * builds one by its policy name. The gateway wiring comes next (issue 4).
  */
 package io.cachegate.cache.semantic;

@@ -108,21 +108,21 @@ public final class Dispatcher {
         long cost = cost(d);
         RoutingRequest routing = serving.prefixAffinity()
                 ? RoutingRequest.withPrompt(cost, target.model() + "\n" + prompt(d)) : RoutingRequest.of(cost);
-        String servedModel = target.model().isEmpty() ? model : target.model();
+        Served served = new Served(target, model);
         DispatchRequest sent = d.withRequest(request);
         if (serving.admission().isEmpty()) {
-            return start(sent, serving, routing, Optional.empty(), servedModel, sent.onDone());
+            return start(sent, served, routing, Optional.empty(), sent.onDone());
         }
         AdmissionController admission = serving.admission().get();
         Admission outcome = admission.offer(new AdmissionRequest(trafficClass, cost, d.tenant(), routing));
         if (outcome instanceof Admission.Admitted admitted) {
-            return startAdmitted(sent, serving, routing, servedModel, admitted);
+            return startAdmitted(sent, served, routing, admitted);
         }
         if (outcome instanceof Admission.Rejected rejected) {
             return reject(sent, rejected);
         }
         return new QueuedDispatch(sent, ((Admission.Queued) outcome).ticket(),
-                a -> startAdmitted(sent, serving, routing, servedModel, a), r -> reject(sent, r)).await();
+                a -> startAdmitted(sent, served, routing, a), r -> reject(sent, r)).await();
     }
 
     private ServeTarget serveTarget(DispatchRequest d, BackendDispatch primary, String trafficClass, String model) {
@@ -140,25 +140,54 @@ public final class Dispatcher {
         return judged.choose(model, name -> backends.get(name).replicas().allDown(), mayDegrade, degradeNow);
     }
 
-    private ActiveExchange startAdmitted(DispatchRequest d, BackendDispatch serving, RoutingRequest routing,
-                                         String servedModel, Admission.Admitted admitted) {
+    private ActiveExchange startAdmitted(DispatchRequest d, Served served, RoutingRequest routing,
+                                         Admission.Admitted admitted) {
         ReplicaLease replica = ((Backends.ReplicaGateLease) admitted.lease().granted()).replica();
         Runnable onDone = () -> {
             admitted.lease().release();
             d.onDone().run();
         };
-        return start(d, serving, routing, Optional.of(replica), servedModel, onDone);
+        return start(d, served, routing, Optional.of(replica), onDone);
     }
 
-    private ActiveExchange start(DispatchRequest d, BackendDispatch serving, RoutingRequest routing,
-                                 Optional<ReplicaLease> lease, String servedModel, Runnable onDone) {
+    private ActiveExchange start(DispatchRequest d, Served served, RoutingRequest routing,
+                                 Optional<ReplicaLease> lease, Runnable onDone) {
+        BackendDispatch serving = backends.get(served.target().backend());
         ProxyTarget target = new ProxyTarget(d.routeLabel(), serving.replicas(), routing, lease, serving.settings(),
-                serving.retry(), services.policy().authRequired(), serving.backend().apiKey(), servedModel);
+                serving.retry(), services.policy().authRequired(), serving.backend().apiKey(), served.model(),
+                request -> tooLong(d.withRequest(request), served, routing, onDone));
         ProxyExchange exchange = new ProxyExchange(d.ctx(), d.request(), d.requestId(), d.startNanos(), d.keepAlive(),
                 d.endpoint(), target, services.upstream(), services.metrics(), onDone, d.xCache(), d.tap());
         d.onStarted().accept(exchange::cancel);
         exchange.start();
         return exchange::cancel;
+    }
+
+    /**
+     * The backend rejected the prompt as longer than its model's context: the route's fallback, once, when it is a
+     * different model that is up. Sent without queueing: the request already waited its turn once.
+     */
+    private Optional<ActiveExchange> tooLong(DispatchRequest d, Served served, RoutingRequest routing,
+                                             Runnable onDone) {
+        Optional<ServeTarget> next = fallbacks.get(d.route().route().index()).afterError(served.target(),
+                served.requested(), 400, "context_length_exceeded", name -> backends.get(name).replicas().allDown());
+        if (next.isEmpty()) {
+            return Optional.empty();
+        }
+        services.metrics().fallback("context_length");
+        d.tap().onFallback();
+        FullHttpRequest request = d.parsed() != null && !next.get().model().equals(served.requested())
+                ? withModel(d.request(), d.parsed().body(), next.get().model()) : d.request();
+        Served moved = new Served(next.get(), served.requested());
+        return Optional.of(start(d.withRequest(request), moved, RoutingRequest.of(routing.tokenCost()), Optional.empty(),
+                onDone));
+    }
+
+    /** Where a request goes and the model it named; {@link #model()} is what answers. */
+    private record Served(ServeTarget target, String requested) {
+        String model() {
+            return target.model().isEmpty() ? requested : target.model();
+        }
     }
 
     private ActiveExchange reject(DispatchRequest d, Admission.Rejected rejected) {

@@ -7,16 +7,22 @@ import io.cachegate.gateway.upstream.UpstreamClient;
 import io.cachegate.gateway.upstream.UpstreamFailure;
 import io.cachegate.gateway.upstream.UpstreamListener;
 import io.cachegate.routing.FailureKind;
+import io.cachegate.routing.FallbackResolver;
 import io.cachegate.routing.ReplicaLease;
 import io.cachegate.routing.ReplicaSet;
 import io.cachegate.routing.RetryDecision;
 import io.cachegate.routing.RetryPolicy;
 import io.cachegate.routing.RoutingRequest;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -26,7 +32,9 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import java.io.ByteArrayOutputStream;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -46,6 +54,7 @@ import org.slf4j.LoggerFactory;
 public final class ProxyExchange implements UpstreamListener {
 
     private static final Logger log = LoggerFactory.getLogger(ProxyExchange.class);
+    private static final int MAX_HELD_ERROR_BYTES = 64 * 1024;
 
     private final ChannelHandlerContext ctx;
     private final FullHttpRequest request;
@@ -70,6 +79,11 @@ public final class ProxyExchange implements UpstreamListener {
     private ChannelFuture lastWrite;
     private boolean done;
     private boolean clientGone;
+    /** A 400 held back until its body shows whether it is a context-length error the fallback may fix. */
+    private HttpResponse heldErrorHead;
+    private ByteArrayOutputStream heldErrorBody;
+    /** The fallback's exchange once this one handed the request over; cancels go there. */
+    private ActiveExchange successor;
 
     /** Takes ownership of {@code request}; {@code onDone} runs once when the exchange ends for any reason. */
     public ProxyExchange(ChannelHandlerContext ctx, FullHttpRequest request, String requestId, long startNanos,
@@ -122,6 +136,10 @@ public final class ProxyExchange implements UpstreamListener {
      * which case it is read to its end for them without being written anywhere.
      */
     public void cancel() {
+        if (successor != null) {
+            successor.cancel();
+            return;
+        }
         if (done || clientGone) {
             return;
         }
@@ -229,12 +247,94 @@ public final class ProxyExchange implements UpstreamListener {
         if (!keepAlive) {
             headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
+        if (code == 400) {
+            heldErrorHead = response; // an error answer is small: read it whole before deciding what the client sees
+            heldErrorBody = new ByteArrayOutputStream(512);
+            status = code;
+            return true;
+        }
+        relayHead(response, code);
+        return true;
+    }
+
+    private void relayHead(HttpResponse response, int code) {
         responseStarted = true;
         status = code;
         tap.onHead(response);
         if (!clientGone) {
             lastWrite = ctx.write(response);
         }
+    }
+
+    /**
+     * Collects the held 400's body; at its end either hands the request to the fallback (a context-length
+     * error) or relays the error as it came. True when the content was consumed here.
+     */
+    private boolean holdError(HttpContent content) {
+        if (heldErrorHead == null) {
+            return false;
+        }
+        ByteBuf bytes = content.content();
+        if (heldErrorBody.size() + bytes.readableBytes() > MAX_HELD_ERROR_BYTES) {
+            // Too long for an error we could act on: relay what was held, and the rest as it comes.
+            byte[] held = heldErrorBody.toByteArray();
+            HttpResponse head = heldErrorHead;
+            heldErrorHead = null;
+            heldErrorBody = null;
+            relayHead(head, 400);
+            tap.onContent(Unpooled.wrappedBuffer(held));
+            if (!clientGone) {
+                lastWrite = ctx.write(new DefaultHttpContent(Unpooled.wrappedBuffer(held)));
+            }
+            return false;
+        }
+        byte[] chunk = ByteBufUtil.getBytes(bytes);
+        heldErrorBody.write(chunk, 0, chunk.length);
+        content.release();
+        if (!(content instanceof LastHttpContent)) {
+            return true;
+        }
+        byte[] body = heldErrorBody.toByteArray();
+        HttpResponse head = heldErrorHead;
+        heldErrorHead = null;
+        heldErrorBody = null;
+        if (FallbackResolver.isContextLengthError(400, new String(body, StandardCharsets.UTF_8)) && !clientGone
+                && handOverToFallback()) {
+            return true;
+        }
+        relayHead(head, 400);
+        tap.onContent(Unpooled.wrappedBuffer(body));
+        tap.onComplete();
+        end(status);
+        if (!clientGone) {
+            ctx.writeAndFlush(new DefaultLastHttpContent(Unpooled.wrappedBuffer(body)))
+                    .addListener((ChannelFutureListener) f -> {
+                        if (!f.isSuccess() || !keepAlive) {
+                            f.channel().close();
+                        }
+                    });
+        }
+        return true;
+    }
+
+    /**
+     * The replica was fine, the prompt too long for its model: the fallback's exchange takes the request over.
+     * False when there is no fallback to try; this exchange then relays the error.
+     */
+    private boolean handOverToFallback() {
+        metrics.requestAbandoned(); // the fallback's exchange counts the request from here
+        if (lease != null) {
+            lease.release();
+            lease = null;
+        }
+        done = true;
+        Optional<ActiveExchange> next = target.onContextLengthError().apply(request);
+        if (next.isEmpty()) {
+            done = false;
+            metrics.requestStarted();
+            return false;
+        }
+        successor = next.get();
         return true;
     }
 
@@ -242,6 +342,9 @@ public final class ProxyExchange implements UpstreamListener {
     public void onContent(UpstreamCall upstream, HttpContent content) {
         if (done) {
             content.release();
+            return;
+        }
+        if (holdError(content)) {
             return;
         }
         tap.onContent(content.content());
@@ -268,6 +371,10 @@ public final class ProxyExchange implements UpstreamListener {
     @Override
     public void onReadComplete(UpstreamCall upstream) {
         if (done) {
+            return;
+        }
+        if (heldErrorHead != null) {
+            upstream.requestMore(); // nothing of a held error went to the client yet: no write to wait for
             return;
         }
         if (clientGone) {

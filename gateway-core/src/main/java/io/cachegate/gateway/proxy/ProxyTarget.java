@@ -1,12 +1,14 @@
 package io.cachegate.gateway.proxy;
 
 import io.cachegate.gateway.upstream.UpstreamSettings;
+import io.netty.handler.codec.http.FullHttpRequest;
 import io.cachegate.routing.ReplicaLease;
 import io.cachegate.routing.ReplicaSet;
 import io.cachegate.routing.RetryPolicy;
 import io.cachegate.routing.RoutingRequest;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * Where one request goes and how: the backend's replicas and how to choose among them, its timeouts and retry
@@ -18,10 +20,14 @@ import java.util.Optional;
  * @param replaceAuthorization when the client's key authenticated it to the gateway, it is not sent upstream
  * @param backendApiKey the backend's own key, sent as a bearer token when present
  * @param servedModel the model that answers (a fallback's, when the request was moved), sent as X-Cachegate-Model
+ * @param onContextLengthError when the backend rejects the prompt as too long (a 400 before anything reached the
+ *                             client): sends the request to the route's fallback and returns that exchange, or
+ *                             returns empty (the fallback is down) without touching the request
  */
 public record ProxyTarget(String routeLabel, ReplicaSet replicas, RoutingRequest routing, Optional<ReplicaLease> lease,
                           UpstreamSettings settings, RetryPolicy retry, boolean replaceAuthorization,
-                          Optional<String> backendApiKey, String servedModel) {
+                          Optional<String> backendApiKey, String servedModel,
+                          Function<FullHttpRequest, Optional<ActiveExchange>> onContextLengthError) {
 
     public ProxyTarget {
         Objects.requireNonNull(replicas, "replicas");
@@ -29,5 +35,6 @@ public record ProxyTarget(String routeLabel, ReplicaSet replicas, RoutingRequest
         Objects.requireNonNull(lease, "lease");
         Objects.requireNonNull(retry, "retry");
         Objects.requireNonNull(servedModel, "servedModel");
+        Objects.requireNonNull(onContextLengthError, "onContextLengthError");
     }
 }

@@ -1,0 +1,104 @@
+package io.cachegate.cache.semantic;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A cosine floor, then a logistic regression over {@link PairFeatures}: every neighbour at or above the floor
+ * is scored and the most probable one is the hit when its probability reaches the parameters' minimum. So a
+ * slightly less similar entry that words the question the same way beats a closer one that differs in a
+ * number or a key word. The floor is the configured threshold; a per-request threshold only raises it.
+ * Deterministic (candidates are visited best cosine first, ties by entry key, and only a strictly higher
+ * probability displaces one) and thread-safe (immutable; features are computed into a local array).
+ */
+public final class LearnedDecision implements MatchDecision {
+
+    private final double threshold;
+    private final LearnedParameters parameters;
+    private final List<PairGuard> vetoes;
+
+    /**
+     * @param threshold the cosine floor for a hit, in (0, 1]
+     * @param parameters the fitted classifier and its minimum probability
+     */
+    public LearnedDecision(double threshold, LearnedParameters parameters) {
+        this(threshold, parameters, List.of());
+    }
+
+    /**
+     * @param vetoes guards that reject a candidate whatever its probability: hard rules the training data cannot
+     *               teach (its intent labels ignore numbers, so the fitted weight of "numbers differ" is positive)
+     */
+    public LearnedDecision(double threshold, LearnedParameters parameters, List<PairGuard> vetoes) {
+        this.threshold = Thresholds.validate(threshold);
+        this.parameters = Objects.requireNonNull(parameters, "parameters");
+        this.vetoes = List.copyOf(vetoes);
+    }
+
+    /**
+     * The floor with the parameters shipped in this module, and the number and negation guards as vetoes: "2
+     * seats" never answers "3 seats", nor "can I" "can't I".
+     */
+    public static LearnedDecision bundled(double threshold) {
+        return new LearnedDecision(threshold, BundledParameters.INSTANCE, List.of(PairGuard.numbers(),
+                PairGuard.negation()));
+    }
+
+    @Override
+    public Optional<Match> decide(String queryText, float[] queryVector, List<Neighbour> neighbours,
+                                  double requestThreshold) {
+        Objects.requireNonNull(queryText, "queryText");
+        double[] features = new double[PairFeatures.COUNT];
+        Neighbour best = null;
+        double bestProbability = -1;
+        for (Neighbour candidate : Thresholds.candidates(neighbours, Thresholds.effective(threshold, requestThreshold))) {
+            if (vetoed(queryText, candidate.text())) {
+                continue;
+            }
+            PairFeatures.compute(queryText, candidate.text(), candidate.similarity(), features);
+            double p = parameters.probability(features);
+            if (p > bestProbability) {
+                best = candidate;
+                bestProbability = p;
+            }
+        }
+        return best != null && bestProbability >= parameters.minProbability()
+                ? Optional.of(new Match(best, best.similarity()))
+                : Optional.empty();
+    }
+
+    private boolean vetoed(String queryText, String cachedText) {
+        for (PairGuard veto : vetoes) {
+            if (veto.rejects(queryText, cachedText)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The classifier's probability that the two texts ask the same thing: for reports and explaining a miss. */
+    public double probability(String queryText, String cachedText, float cosine) {
+        return parameters.probability(PairFeatures.of(queryText, cachedText, cosine));
+    }
+
+    @Override
+    public double threshold() {
+        return threshold;
+    }
+
+    public LearnedParameters parameters() {
+        return parameters;
+    }
+
+    @Override
+    public String toString() {
+        return "learned(" + threshold + ", min_probability " + parameters.minProbability() + ", "
+                + parameters.modelId() + ", vetoes " + vetoes + ")";
+    }
+
+    /** Loaded once, on first use. */
+    private static final class BundledParameters {
+        static final LearnedParameters INSTANCE = LearnedParameters.bundled();
+    }
+}
