@@ -7,7 +7,8 @@ import picocli.CommandLine.Command;
 @Command(name = "cachegate", mixinStandardHelpOptions = true, version = "cachegate 0.1.0",
         description = "An inference caching reverse proxy for OpenAI-compatible model servers.",
         subcommands = {ServeCommand.class, DemoCommand.class, SimulateBackendCommand.class, BenchCommand.class,
-                ValidateCommand.class, EvalSemanticCommand.class, CommandLine.HelpCommand.class})
+                ValidateCommand.class, EvalSemanticCommand.class, FitDecisionCommand.class,
+                CommandLine.HelpCommand.class})
 public final class CachegateCli implements Runnable {
 
     @CommandLine.Spec
@@ -27,6 +28,7 @@ public final class CachegateCli implements Runnable {
         CommandLine cli = new CommandLine(new CachegateCli());
         cli.getSubcommands().get("bench").addSubcommand("overhead", new BenchOverheadCommand());
         cli.getSubcommands().get("bench").addSubcommand("exact-cache", new BenchExactCacheCommand());
+        cli.getSubcommands().get("bench").addSubcommand("semantic", new BenchSemanticCommand());
         return cli;
     }
 }

@@ -16,9 +16,16 @@ import java.util.Objects;
  * @param queueCapacity calls waiting for a thread; beyond it calls fail at once (a semantic miss)
  * @param refreshInterval the longest a write waits to become searchable; refreshes are coalesced within it
  * @param commitInterval how often changes are made durable (a crash loses at most this much)
+ * @param exactSearchLimit a segment where the scope filter leaves at most this many entries is searched exactly
+ *     (every vector compared) instead of through its HNSW graph: a graph search for one small scope among many
+ *     visits more nodes than the scope holds and then falls back to the exact search anyway
  */
 public record LuceneIndexOptions(Path directory, String modelId, int dimension, long maxEntries, int threads,
-                                 int queueCapacity, Duration refreshInterval, Duration commitInterval) {
+                                 int queueCapacity, Duration refreshInterval, Duration commitInterval,
+                                 int exactSearchLimit) {
+
+    /** Exact search over this many 384-dimension vectors takes about as long as a graph search that succeeds. */
+    static final int DEFAULT_EXACT_SEARCH_LIMIT = 4096;
 
     public LuceneIndexOptions {
         Objects.requireNonNull(directory, "directory");
@@ -39,32 +46,40 @@ public record LuceneIndexOptions(Path directory, String modelId, int dimension, 
         }
         requirePositive(refreshInterval, "refreshInterval");
         requirePositive(commitInterval, "commitInterval");
+        if (exactSearchLimit < 0) {
+            throw new IllegalArgumentException("exactSearchLimit must not be negative, was " + exactSearchLimit);
+        }
     }
 
     public static LuceneIndexOptions of(Path directory, String modelId, int dimension) {
         return new LuceneIndexOptions(directory, modelId, dimension, 1_000_000,
                 Math.max(2, Runtime.getRuntime().availableProcessors() / 2), 1024,
-                Duration.ofMillis(10), Duration.ofSeconds(5));
+                Duration.ofMillis(10), Duration.ofSeconds(5), DEFAULT_EXACT_SEARCH_LIMIT);
     }
 
     public LuceneIndexOptions withMaxEntries(long value) {
-        return new LuceneIndexOptions(directory, modelId, dimension, value, threads, queueCapacity, refreshInterval, commitInterval);
+        return new LuceneIndexOptions(directory, modelId, dimension, value, threads, queueCapacity, refreshInterval, commitInterval, exactSearchLimit);
     }
 
     public LuceneIndexOptions withThreads(int value) {
-        return new LuceneIndexOptions(directory, modelId, dimension, maxEntries, value, queueCapacity, refreshInterval, commitInterval);
+        return new LuceneIndexOptions(directory, modelId, dimension, maxEntries, value, queueCapacity, refreshInterval, commitInterval, exactSearchLimit);
     }
 
     public LuceneIndexOptions withQueueCapacity(int value) {
-        return new LuceneIndexOptions(directory, modelId, dimension, maxEntries, threads, value, refreshInterval, commitInterval);
+        return new LuceneIndexOptions(directory, modelId, dimension, maxEntries, threads, value, refreshInterval, commitInterval, exactSearchLimit);
     }
 
     public LuceneIndexOptions withRefreshInterval(Duration value) {
-        return new LuceneIndexOptions(directory, modelId, dimension, maxEntries, threads, queueCapacity, value, commitInterval);
+        return new LuceneIndexOptions(directory, modelId, dimension, maxEntries, threads, queueCapacity, value, commitInterval, exactSearchLimit);
     }
 
     public LuceneIndexOptions withCommitInterval(Duration value) {
-        return new LuceneIndexOptions(directory, modelId, dimension, maxEntries, threads, queueCapacity, refreshInterval, value);
+        return new LuceneIndexOptions(directory, modelId, dimension, maxEntries, threads, queueCapacity, refreshInterval, value, exactSearchLimit);
+    }
+
+    public LuceneIndexOptions withExactSearchLimit(int value) {
+        return new LuceneIndexOptions(directory, modelId, dimension, maxEntries, threads, queueCapacity, refreshInterval,
+                commitInterval, value);
     }
 
     private static void requirePositive(Duration value, String name) {

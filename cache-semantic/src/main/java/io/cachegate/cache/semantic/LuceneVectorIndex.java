@@ -22,6 +22,7 @@ import org.apache.lucene.document.StringField;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.SegmentInfos;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
@@ -40,8 +41,11 @@ import org.apache.lucene.search.SortedNumericSelector;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.search.TopFieldDocs;
+import org.apache.lucene.search.TotalHits;
+import org.apache.lucene.search.knn.KnnCollectorManager;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.util.Bits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -182,7 +186,7 @@ public final class LuceneVectorIndex implements VectorIndex {
                 .build();
         IndexSearcher searcher = searchers.acquire();
         try {
-            TopDocs top = searcher.search(new KnnFloatVectorQuery(VECTOR, vector, k, filter), k);
+            TopDocs top = searcher.search(new ScopedKnnQuery(vector, k, filter, options.exactSearchLimit()), k);
             StoredFields stored = searcher.storedFields();
             List<Neighbour> out = new ArrayList<>(top.scoreDocs.length);
             for (ScoreDoc hit : top.scoreDocs) {
@@ -194,6 +198,33 @@ public final class LuceneVectorIndex implements VectorIndex {
             return out;
         } finally {
             searchers.release(searcher);
+        }
+    }
+
+    /**
+     * The k-NN query of a search: exact in a segment where the filter leaves at most {@code exactLimit} entries.
+     * Lucene searches a segment exactly after a filtered graph search visits more nodes than the filter matches,
+     * which a search in one small scope among many always does, so skipping the graph search there halves the
+     * work. Lucene calls {@link #approximateSearch} with the filter's count + 1 as the visit limit and searches
+     * exactly when the result it gets back is incomplete.
+     */
+    private static final class ScopedKnnQuery extends KnnFloatVectorQuery {
+
+        private static final ScoreDoc[] NONE = new ScoreDoc[0];
+        private final int exactLimit;
+
+        ScopedKnnQuery(float[] vector, int k, Query filter, int exactLimit) {
+            super(VECTOR, vector, k, filter);
+            this.exactLimit = exactLimit;
+        }
+
+        @Override
+        protected TopDocs approximateSearch(LeafReaderContext context, Bits acceptDocs, int visitedLimit,
+                                            KnnCollectorManager collectors) throws IOException {
+            if (acceptDocs != null && visitedLimit - 1 <= exactLimit) {
+                return new TopDocs(new TotalHits(visitedLimit, TotalHits.Relation.GREATER_THAN_OR_EQUAL_TO), NONE);
+            }
+            return super.approximateSearch(context, acceptDocs, visitedLimit, collectors);
         }
     }
 
