@@ -101,6 +101,10 @@ class AdmissionIT {
             }
             assertThat(metric(gw, "cachegate_admission_dispatched_total") - dispatched).as("only the misses")
                     .isEqualTo(4);
+            var stats = json(RawHttp.get(gw.adminPort(), "/admin/stats").body());
+            assertThat(stats.path("admission").path("main").path("dispatched").asLong()).isEqualTo(5);
+            assertThat(stats.path("admission").path("main").path("classes").path("batch").path("queued").asInt()).isZero();
+            assertThat(stats.path("replicas").path("main").path(0).path("state").asText()).isEqualTo("CLOSED");
         }
     }
 

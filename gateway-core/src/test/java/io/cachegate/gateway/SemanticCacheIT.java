@@ -91,6 +91,9 @@ class SemanticCacheIT {
         assertThat(metric(gateway, "cachegate_semantic_similarity_count", "result=\"hit\"")).isPositive();
         assertThat(metric(gateway, "cachegate_semantic_embed_latency_seconds_count")).isPositive();
         assertThat(metric(gateway, "cachegate_semantic_search_latency_seconds_count")).isPositive();
+        var stats = json(RawHttp.get(gateway.adminPort(), "/admin/stats").body());
+        assertThat(stats.path("semantic").path("warm").asBoolean()).isTrue();
+        assertThat(json(RawHttp.get(gateway.adminPort(), "/ready").body()).path("semanticWarm").asBoolean()).isTrue();
     }
 
     @Test

@@ -5,7 +5,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cachegate.cache.exact.PurgeScope;
 import io.cachegate.gateway.api.ErrorKind;
+import io.cachegate.admission.AdmissionSnapshot;
 import io.cachegate.gateway.cache.ExactCacheLayer;
+import io.cachegate.gateway.cache.SemanticCacheLayer;
+import io.cachegate.gateway.dispatch.BackendDispatch;
 import io.cachegate.gateway.cache.ModelVersions;
 import io.cachegate.gateway.proxy.ClientResponses;
 import io.cachegate.gateway.proxy.ProxyServices;
@@ -136,9 +139,12 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     }
 
     private void ready(ChannelHandlerContext ctx, boolean keepAlive) throws Exception {
-        boolean ready = health.ready() && !services.draining();
+        // The semantic cache's model must be warm too: a cold one would queue the first requests behind warm-up.
+        boolean semanticReady = cache.semantic().map(SemanticCacheLayer::warm).orElse(true);
+        boolean ready = health.ready() && semanticReady && !services.draining();
         ObjectNode body = JSON.createObjectNode().put("ready", ready).put("policy", services.policy().source());
         body.set("backends", JSON.valueToTree(health.snapshot()));
+        cache.semantic().ifPresent(semantic -> body.put("semanticWarm", semanticReady));
         text(ctx, ready ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE, "application/json",
                 JSON.writeValueAsString(body), keepAlive);
     }
@@ -151,7 +157,35 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                 .put("draining", services.draining());
         stats.set("backends", JSON.valueToTree(health.snapshot()));
         stats.set("modelVersions", JSON.valueToTree(versions.snapshot(services.policy().backends())));
+        ObjectNode replicas = stats.putObject("replicas");
+        ObjectNode admission = stats.putObject("admission");
+        for (BackendDispatch backend : health.backends().all()) {
+            replicas.set(backend.name(), JSON.valueToTree(backend.replicas().status()));
+            backend.admission().ifPresent(a -> admission.set(backend.name(), admission(a.snapshot())));
+        }
+        cache.semantic().ifPresent(semantic -> stats.putObject("semantic")
+                .put("warm", semantic.warm())
+                .put("pendingWrites", semantic.pendingWrites())
+                .put("indexEntries", semantic.indexSizeLastKnown()));
         return stats;
+    }
+
+    /** By hand: the snapshot holds durations, which Jackson does not write without a module. */
+    private static ObjectNode admission(AdmissionSnapshot snapshot) {
+        ObjectNode node = JSON.createObjectNode()
+                .put("overloaded", snapshot.overloaded())
+                .put("drainRateTokensPerSecond", Math.round(snapshot.drainRate()))
+                .put("dispatched", snapshot.dispatched())
+                .put("inflightRequests", snapshot.inflightRequests())
+                .put("inflightTokens", snapshot.inflightTokens());
+        ObjectNode rejections = node.putObject("rejections");
+        snapshot.rejections().forEach((reason, count) -> rejections.put(reason.tag(), count));
+        ObjectNode classes = node.putObject("classes");
+        for (AdmissionSnapshot.ClassStats c : snapshot.classes()) {
+            classes.putObject(c.name()).put("queued", c.queued()).put("queuedTokens", c.queuedTokens())
+                    .put("oldestWaitMillis", c.oldestWait().toMillis()).put("paused", c.paused());
+        }
+        return node;
     }
 
     private boolean authorised(FullHttpRequest request) {

@@ -121,6 +121,10 @@ public final class BackendHealth implements AutoCloseable {
         }
     }
 
+    public Backends backends() {
+        return backends;
+    }
+
     /** Ready when every backend has at least one URL whose last probe succeeded. */
     public boolean ready() {
         for (BackendPool pool : services.pools()) {

@@ -11,6 +11,7 @@ import io.cachegate.cache.semantic.IndexEntry;
 import io.cachegate.cache.semantic.IndexPurge;
 import io.cachegate.cache.semantic.MatchDecision;
 import io.cachegate.cache.semantic.MatchDecisions;
+import io.cachegate.cache.semantic.MicroBatchingEmbedder;
 import io.cachegate.cache.semantic.Neighbour;
 import io.cachegate.cache.semantic.Sweeper;
 import io.cachegate.cache.semantic.VectorIndex;
@@ -71,7 +72,7 @@ public final class SemanticCacheLayer implements AutoCloseable {
      * The index size as last counted; each call starts a new count in the background, so a metrics scrape
      * sees the size as of its previous scrape, never waits, and never blocks a thread.
      */
-    long indexSizeLastKnown() {
+    public long indexSizeLastKnown() {
         index.size().thenAccept(indexSize::set);
         return indexSize.get();
     }
@@ -145,8 +146,13 @@ public final class SemanticCacheLayer implements AutoCloseable {
         });
     }
 
+    /** True once the embedder has run its warm-up (an embedder without one is always warm). */
+    public boolean warm() {
+        return !(embedder instanceof MicroBatchingEmbedder m) || m.warmedUp().isDone();
+    }
+
     /** Write-backs started and not yet finished (each is bounded by the embedder's and the index's queues). */
-    int pendingWrites() {
+    public int pendingWrites() {
         return pendingWrites.get();
     }
 
