@@ -7,6 +7,7 @@ import com.openai.core.http.StreamResponse;
 import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import io.cachegate.config.CacheSettings;
 import io.cachegate.config.Policy;
 import io.cachegate.config.PolicyLoader;
 import io.cachegate.config.ServerSettings;
@@ -18,12 +19,16 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -44,6 +49,11 @@ final class DemoCommand implements Callable<Integer> {
         "Translate 'good morning' into Spanish.", "Explain TCP slow start briefly.",
         "Give me a haiku about autumn.", "What does HTTP status 429 mean?",
     };
+    /** Rephrasings of some prompts, sent after them: answered by the semantic cache. */
+    private static final String[] PARAPHRASES = {
+        "What's the capital of France?", "How can I reverse a list in Python?",
+        "What does the HTTP status code 429 mean?", "Summarize the plot of Hamlet in one sentence.",
+    };
 
     @Option(names = "--requests", defaultValue = "40", description = "Requests to send (default ${DEFAULT-VALUE}).")
     int requests;
@@ -57,7 +67,8 @@ final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         try (BackendSimulator sim = BackendSimulator.start(SimulatorOptions.defaults().withTtftMs(ttftMs).withTpotMs(tpotMs))) {
-            Policy policy = demoPolicy(sim.baseUrl().toString());
+            Path index = Files.createTempDirectory("cachegate-demo-index");
+            Policy policy = demoPolicy(sim.baseUrl().toString(), index);
             Gateway gateway = Gateway.start(policy);
             try {
                 System.out.printf("Cachegate demo%n  simulator  %s (time to first token %d ms, %.1f ms per token)%n",
@@ -68,20 +79,26 @@ final class DemoCommand implements Callable<Integer> {
                 run(client("http://127.0.0.1:" + gateway.port() + "/v1"), client(sim.baseUrl() + "/v1"), sim);
             } finally {
                 gateway.shutdown(Duration.ofSeconds(5));
+                deleteTree(index);
             }
         }
         return 0;
     }
 
-    private void run(OpenAIClient viaGateway, OpenAIClient direct, BackendSimulator sim) {
+    private void run(OpenAIClient viaGateway, OpenAIClient direct, BackendSimulator sim) throws InterruptedException {
+        List<String> semanticNotes = new ArrayList<>();
         List<Double> directMs = new ArrayList<>();
         List<Double> hitMs = new ArrayList<>();
         List<Double> missMs = new ArrayList<>();
         Map<String, Integer> xCache = new TreeMap<>();
         int identical = 0;
+        int paraphrases = 0;
         for (int i = 0; i < requests; i++) {
+            // After one round of the prompts, every fifth request is a rephrasing of an earlier prompt.
+            boolean rephrased = i >= PROMPTS.length && i % 5 == 4;
+            String prompt = rephrased ? PARAPHRASES[paraphrases++ % PARAPHRASES.length] : PROMPTS[i % PROMPTS.length];
             ChatCompletionCreateParams params = ChatCompletionCreateParams.builder()
-                    .model(MODEL).addUserMessage(PROMPTS[i % PROMPTS.length])
+                    .model(MODEL).addUserMessage(prompt)
                     .temperature(0.0).build();
             boolean stream = i % 3 == 2;
             long t0 = System.nanoTime();
@@ -90,18 +107,27 @@ final class DemoCommand implements Callable<Integer> {
             Answer proxied = send(viaGateway, params, stream);
             long t2 = System.nanoTime();
             directMs.add((t1 - t0) / 1e6);
-            (proxied.xCache().equals("HIT") ? hitMs : missMs).add((t2 - t1) / 1e6);
+            (proxied.xCache().startsWith("HIT") ? hitMs : missMs).add((t2 - t1) / 1e6);
             xCache.merge(proxied.xCache(), 1, Integer::sum);
             if (proxied.text().equals(direct1.text())) {
                 identical++;
+            } else if (proxied.xCache().equals("HIT (semantic)")) {
+                semanticNotes.add(String.format("  \"%s\" answered with the cached answer of a paraphrase (similarity %s)",
+                        prompt, proxied.similarity()));
+            }
+            // Semantic entries are written after the answer, in the background: give them a moment to land.
+            if (proxied.xCache().equals("MISS")) {
+                Thread.sleep(50);
             }
         }
         long gatewayCalls = sim.stats().requests() - requests;
-        int hits = xCache.getOrDefault("HIT", 0);
+        int hits = xCache.getOrDefault("HIT (exact)", 0) + xCache.getOrDefault("HIT (semantic)", 0);
         System.out.printf("Sent %d chat requests over %d distinct prompts (temperature 0, every third streamed) through the"
                 + " OpenAI Java SDK, each also straight to the simulator.%n", requests, Math.min(requests, PROMPTS.length));
-        System.out.printf("  answers identical to the direct call: %d of %d%n", identical, requests);
+        System.out.printf("  answers identical to the direct call: %d of %d; the %d rephrased questions got the answer of their"
+                + " first phrasing (the simulator words each phrasing differently)%n", identical, requests, paraphrases);
         System.out.printf("  X-Cache: %s   hit rate %.0f%%%n", xCache, 100.0 * hits / requests);
+        semanticNotes.forEach(System.out::println);
         System.out.printf("  backend calls made by the gateway: %d; calls avoided: %d%n", gatewayCalls, requests - gatewayCalls);
         System.out.printf("  latency direct to the simulator  p50 %7.2f ms   p90 %7.2f ms%n", pct(directMs, 50), pct(directMs, 90));
         if (!missMs.isEmpty()) {
@@ -113,24 +139,29 @@ final class DemoCommand implements Callable<Integer> {
         System.out.println("  (client-side times of the SDK; `./cachegate bench overhead` measures the gateway itself)");
     }
 
-    private record Answer(String text, String xCache) {
+    /** @param xCache X-Cache, with the layer of a hit: "HIT (exact)", "HIT (semantic)" */
+    private record Answer(String text, String xCache, String similarity) {
+    }
+
+    private static Answer answer(String text, com.openai.core.http.Headers headers) {
+        String xCache = headers.values("x-cache").stream().findFirst().orElse("none");
+        String layer = headers.values("x-cache-layer").stream().findFirst().orElse("");
+        String similarity = headers.values("x-cache-similarity").stream().findFirst().orElse("");
+        return new Answer(text, layer.isEmpty() ? xCache : xCache + " (" + layer + ")", similarity);
     }
 
     private static Answer send(OpenAIClient client, ChatCompletionCreateParams params, boolean stream) {
         if (!stream) {
             HttpResponseFor<ChatCompletion> response = client.chat().completions().withRawResponse().create(params);
-            String xCache = response.headers().values("x-cache").stream().findFirst().orElse("none");
-            String text = response.parse().choices().get(0).message().content().orElse("");
-            return new Answer(text, xCache);
+            return answer(response.parse().choices().get(0).message().content().orElse(""), response.headers());
         }
         StringBuilder text = new StringBuilder();
         HttpResponseFor<StreamResponse<ChatCompletionChunk>> response =
                 client.chat().completions().withRawResponse().createStreaming(params);
-        String xCache = response.headers().values("x-cache").stream().findFirst().orElse("none");
         try (StreamResponse<ChatCompletionChunk> chunks = response.parse()) {
             chunks.stream().forEach(chunk -> chunk.choices().forEach(c -> c.delta().content().ifPresent(text::append)));
         }
-        return new Answer(text.toString(), xCache);
+        return answer(text.toString(), response.headers());
     }
 
     /** Caching starts once the gateway has read the backend's model versions, which /ready reports. */
@@ -156,14 +187,24 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     /** The embedded default, pointed at the demo's simulator, on free ports so the demo never collides with a running gateway. */
-    private static Policy demoPolicy(String backendUrl) throws Exception {
+    private static Policy demoPolicy(String backendUrl, Path index) throws Exception {
         Policy base = PolicyLoader.withEnvironment(name ->
                 name.equals("CACHEGATE_BACKEND_URL") ? backendUrl : System.getenv(name)).embeddedDefault();
         ServerSettings s = base.server();
         ServerSettings server = new ServerSettings("127.0.0.1", 0, "127.0.0.1", 0, s.maxBodyBytes(), s.maxHeaderBytes(),
                 s.adminToken(), s.shutdownGrace(), s.ioThreads(), s.json());
+        // The semantic index goes to a fresh temporary directory: the demo leaves nothing in the working directory.
+        CacheSettings cache = new CacheSettings(base.cache().exact(), base.cache().semantic().withPath(index.toString()));
         return new Policy("embedded default (demo)", server, base.backends(), base.tenants(), base.classes(),
-                base.cache(), base.routes());
+                cache, base.routes(), base.admission());
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
     }
 
     private static double pct(List<Double> values, int percentile) {

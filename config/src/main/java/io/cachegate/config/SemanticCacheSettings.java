@@ -46,6 +46,12 @@ public record SemanticCacheSettings(boolean enabled, SemanticStore store, double
                 QdrantSettings.defaults(), 1_000_000, Duration.ofMinutes(1), EmbedderSettings.defaults());
     }
 
+    /** These settings with the index under {@code directory} instead. */
+    public SemanticCacheSettings withPath(String directory) {
+        return new SemanticCacheSettings(enabled, store, threshold, decision, neighbours, ttl, directory, qdrant,
+                maxEntries, sweepInterval, embedder);
+    }
+
     /** The embedding model, {@code bundled} or a file; the policy's older spelling of {@code embedder.model}. */
     public String model() {
         return embedder.model();
