@@ -64,7 +64,7 @@ class MicroBatchingEmbedderTest {
 
     @Test
     void embed_eightConcurrentCallers_sameVectorsAsSequential() throws Exception {
-        List<String> texts = EmbedderThroughputProbe.texts(64);
+        List<String> texts = distinctQuestions(64);
         List<float[]> sequential = new ArrayList<>();
         for (String text : texts) {
             sequential.add(real.embed(List.of(text)).join()[0]);
@@ -248,5 +248,18 @@ class MicroBatchingEmbedderTest {
         public void close() {
             closed = true;
         }
+    }
+
+    /** Distinct questions of varied length, so the tokenizer and the padding see realistic variety. */
+    private static List<String> distinctQuestions(int count) {
+        List<String> texts = new ArrayList<>(count);
+        String[] asks = {"How do I change", "Where can I find", "Why was I charged for", "Can you explain"};
+        String[] subjects = {"my delivery address", "the invoice for my order", "the premium plan", "my password"};
+        for (int i = 0; i < count; i++) {
+            String tail = i % 3 == 0 ? " after I moved to another country last month" : i % 3 == 1 ? " today" : "";
+            texts.add(asks[i % asks.length] + " " + subjects[(i / asks.length) % subjects.length] + tail
+                    + " (case " + i + ")?");
+        }
+        return texts;
     }
 }
