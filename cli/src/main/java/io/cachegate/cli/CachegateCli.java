@@ -29,6 +29,8 @@ public final class CachegateCli implements Runnable {
         cli.getSubcommands().get("bench").addSubcommand("overhead", new BenchOverheadCommand());
         cli.getSubcommands().get("bench").addSubcommand("exact-cache", new BenchExactCacheCommand());
         cli.getSubcommands().get("bench").addSubcommand("semantic", new BenchSemanticCommand());
+        cli.getSubcommands().get("bench").addSubcommand("overload", new BenchOverloadCommand());
+        cli.getSubcommands().get("bench").addSubcommand("prefix-affinity", new BenchPrefixAffinityCommand());
         return cli;
     }
 }

@@ -76,7 +76,8 @@ final class DemoCommand implements Callable<Integer> {
                 System.out.printf("  gateway    http://127.0.0.1:%d/v1  (admin http://127.0.0.1:%d/metrics)%n%n",
                         gateway.port(), gateway.adminPort());
                 awaitReady(gateway.adminPort());
-                run(client("http://127.0.0.1:" + gateway.port() + "/v1"), client(sim.baseUrl() + "/v1"), sim);
+                run(client("http://127.0.0.1:" + gateway.port() + "/v1"), client(sim.baseUrl() + "/v1"), sim,
+                        gateway.adminPort());
             } finally {
                 gateway.shutdown(Duration.ofSeconds(5));
                 deleteTree(index);
@@ -85,7 +86,8 @@ final class DemoCommand implements Callable<Integer> {
         return 0;
     }
 
-    private void run(OpenAIClient viaGateway, OpenAIClient direct, BackendSimulator sim) throws InterruptedException {
+    private void run(OpenAIClient viaGateway, OpenAIClient direct, BackendSimulator sim, int adminPort)
+            throws InterruptedException {
         List<String> semanticNotes = new ArrayList<>();
         List<Double> directMs = new ArrayList<>();
         List<Double> hitMs = new ArrayList<>();
@@ -115,9 +117,9 @@ final class DemoCommand implements Callable<Integer> {
                 semanticNotes.add(String.format("  \"%s\" answered with the cached answer of a paraphrase (similarity %s)",
                         prompt, proxied.similarity()));
             }
-            // Semantic entries are written after the answer, in the background: give them a moment to land.
+            // Semantic entries are written after the answer, in the background: let them land before the next question.
             if (proxied.xCache().equals("MISS")) {
-                Thread.sleep(50);
+                awaitSemanticWrites(adminPort);
             }
         }
         long gatewayCalls = sim.stats().requests() - requests;
@@ -162,6 +164,24 @@ final class DemoCommand implements Callable<Integer> {
             chunks.stream().forEach(chunk -> chunk.choices().forEach(c -> c.delta().content().ifPresent(text::append)));
         }
         return answer(text.toString(), response.headers());
+    }
+
+    /** Waits (at most 5 s) until the gateway reports no semantic index write in progress. */
+    private static void awaitSemanticWrites(int adminPort) throws InterruptedException {
+        HttpClient http = HttpClient.newHttpClient();
+        HttpRequest metrics = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/metrics")).build();
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                String body = http.send(metrics, HttpResponse.BodyHandlers.ofString()).body();
+                if (body.lines().noneMatch(l -> l.startsWith("cachegate_semantic_writes_pending") && !l.endsWith(" 0.0"))) {
+                    return;
+                }
+            } catch (IOException e) {
+                return; // the demo goes on; a later paraphrase may then miss
+            }
+            Thread.sleep(10);
+        }
     }
 
     /** Caching starts once the gateway has read the backend's model versions, which /ready reports. */
