@@ -136,6 +136,52 @@ class AdmissionIT {
         }
     }
 
+    @Test
+    void overload_degradableClassGoesToTheFallbackModel() throws Exception {
+        try (BackendSimulator slow = BackendSimulator.start(SimulatorOptions.defaults().withTtftMs(400).withTpotMs(1));
+             BackendSimulator small = BackendSimulator.start(SimulatorOptions.defaults());
+             Gateway gw = Gateway.start(TestPolicies.parse("""
+                     server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2}
+                     backends:
+                       - {name: main, urls: ["%s"], models: ["llama-3.1-8b"], model_version: "llama@1", max_concurrency: 1}
+                       - {name: small, urls: ["%s"], models: ["*"], model_version: "small@1"}
+                     classes:
+                       interactive: {priority: 0, max_queue_time: 30s, may_degrade: true}
+                     admission:
+                       enabled: true
+                       overload: {enter_queue_age: 100ms, exit_queue_age: 10ms, enter_after: 0s, exit_after: 30s}
+                     routes:
+                       - match: {model: "llama-3.1-8b"}
+                         backend: main
+                         fallback: small
+                         fallback_model: qwen2.5-0.5b
+                     """.formatted(slow.baseUrl(), small.baseUrl())));
+             Clients clients = new Clients(Executors.newFixedThreadPool(8))) {
+            List<Future<HttpResponse<String>>> flood = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                int n = i;
+                flood.add(clients.pool().submit(() -> RawHttp.post(gw.port(), CHAT, sampled("flood " + n))));
+            }
+            assertThat(Poll.until(Duration.ofSeconds(10), () -> {
+                try {
+                    return metric(gw, "cachegate_admission_overloaded") == 1;
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            })).as("overload mode entered").isTrue();
+
+            HttpResponse<String> degraded = RawHttp.post(gw.port(), CHAT, sampled("while overloaded"));
+
+            assertThat(degraded.statusCode()).isEqualTo(200);
+            assertThat(degraded.headers().firstValue("X-Cachegate-Model")).contains("qwen2.5-0.5b");
+            assertThat(metric(gw, "cachegate_fallbacks_total", "reason=\"degraded\"")).isEqualTo(1);
+            for (Future<HttpResponse<String>> f : flood) {
+                HttpResponse<String> r = f.get(60, TimeUnit.SECONDS);
+                assertThat(r.statusCode()).isEqualTo(200);
+            }
+        }
+    }
+
     /** The client threads of a test; Java 17's executors are not AutoCloseable. */
     private record Clients(ExecutorService pool) implements AutoCloseable {
         @Override
