@@ -11,9 +11,12 @@ import java.util.Optional;
  * @param fallback the backend tried when the backend is down, or for a class that may degrade under overload
  * @param fallbackModel the model to ask the fallback for; empty means the request's own model
  * @param defaultMaxTokens output tokens assumed for a request's cost when it gives no {@code max_tokens}
+ * @param tokenizer a HuggingFace {@code tokenizer.json} that counts the prompt tokens of a request's cost;
+ *                  empty to estimate them from the text
  */
 public record Route(int index, RouteMatch match, Optional<String> backend, Optional<String> fallback,
-                    String trafficClass, RouteCache cache, Optional<String> fallbackModel, int defaultMaxTokens) {
+                    String trafficClass, RouteCache cache, Optional<String> fallbackModel, int defaultMaxTokens,
+                    Optional<String> tokenizer) {
 
     public static final int DEFAULT_MAX_TOKENS = 1024;
 
@@ -24,6 +27,7 @@ public record Route(int index, RouteMatch match, Optional<String> backend, Optio
         Objects.requireNonNull(trafficClass, "trafficClass");
         Objects.requireNonNull(cache, "cache");
         Objects.requireNonNull(fallbackModel, "fallbackModel");
+        Objects.requireNonNull(tokenizer, "tokenizer");
         if (defaultMaxTokens < 1) {
             throw new IllegalArgumentException("defaultMaxTokens must be at least 1, was " + defaultMaxTokens);
         }
@@ -33,5 +37,11 @@ public record Route(int index, RouteMatch match, Optional<String> backend, Optio
     public Route(int index, RouteMatch match, Optional<String> backend, Optional<String> fallback,
                  String trafficClass, RouteCache cache) {
         this(index, match, backend, fallback, trafficClass, cache, Optional.empty(), DEFAULT_MAX_TOKENS);
+    }
+
+    /** A route that estimates prompt tokens from the text. */
+    public Route(int index, RouteMatch match, Optional<String> backend, Optional<String> fallback,
+                 String trafficClass, RouteCache cache, Optional<String> fallbackModel, int defaultMaxTokens) {
+        this(index, match, backend, fallback, trafficClass, cache, fallbackModel, defaultMaxTokens, Optional.empty());
     }
 }

@@ -1,5 +1,7 @@
 package io.cachegate.config;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashSet;
@@ -17,7 +19,7 @@ import org.yaml.snakeyaml.nodes.Node;
 final class RoutesReader {
 
     private static final Set<String> KEYS = Set.of("match", "backend", "fallback", "fallback_model", "class", "cache",
-            "default_max_tokens");
+            "default_max_tokens", "tokenizer");
     private static final Set<String> MATCH_KEYS = Set.of("model", "tenant", "path");
     private static final Set<String> CACHE_KEYS = Set.of("exact", "semantic", "ttl", "context", "normalize", "shared",
             "nondeterministic", "key_on_user", "store_finish_reasons", "embed", "semantic_max_turns", "threshold");
@@ -75,7 +77,18 @@ final class RoutesReader {
         RouteMatch match = match(fields);
         RouteCache cache = cache(fields);
         int defaultMaxTokens = (int) fields.integer("default_max_tokens", Route.DEFAULT_MAX_TOKENS, 1, 10_000_000);
-        return new Route(index, match, backend, fallback, trafficClass, cache, fallbackModel, defaultMaxTokens);
+        return new Route(index, match, backend, fallback, trafficClass, cache, fallbackModel, defaultMaxTokens,
+                tokenizer(fields));
+    }
+
+    /** {@code tokenizer}: the path of a readable HuggingFace {@code tokenizer.json}. */
+    private static Optional<String> tokenizer(Fields route) {
+        Optional<String> path = route.optional("tokenizer");
+        if (path.isPresent() && !Files.isReadable(Path.of(path.get()))) {
+            route.problem("tokenizer", Durations.quote(path.get()) + " is not a readable file (a HuggingFace tokenizer.json)");
+            return Optional.empty();
+        }
+        return path;
     }
 
     /** {@code fallback_model}: needs a fallback backend, which must serve that model. */

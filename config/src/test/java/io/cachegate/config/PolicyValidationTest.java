@@ -199,6 +199,19 @@ class PolicyValidationTest {
     }
 
     @Test
+    void parse_routeTokenizerMustBeAReadableFile() throws Exception {
+        assertThat(problem(BACKEND + "routes:\n  - tokenizer: /no/such/tokenizer.json\n"))
+                .contains("routes[0].tokenizer: \"/no/such/tokenizer.json\" is not a readable file");
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("tokenizer", ".json");
+        try {
+            assertThat(TestPolicies.parse(BACKEND + "routes:\n  - tokenizer: " + file + "\n").routes().get(0).tokenizer())
+                    .contains(file.toString());
+        } finally {
+            java.nio.file.Files.delete(file);
+        }
+    }
+
+    @Test
     void parse_unknownDecisionOrRouteThreshold() {
         assertThat(problem(BACKEND + "cache:\n  semantic:\n    decision: cosin\n"))
                 .isEqualTo("policy.yaml:6: cache.semantic.decision: \"cosin\" is not one of learned, guarded, cosine"

@@ -30,6 +30,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.FullHttpRequest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -55,7 +56,9 @@ public final class Dispatcher {
     private final Map<String, TrafficClass> classSettings;
     private final Map<String, TenantClasses> tenantClasses;
     private final Map<Integer, FallbackResolver> fallbacks;
-    private final TokenEstimator tokens = TokenEstimator.heuristic();
+    private final TokenEstimator estimate = TokenEstimator.heuristic();
+    /** Routes that count prompt tokens with a tokenizer, by route index. */
+    private final Map<Integer, TokenEstimator> routeTokenizers;
 
     public Dispatcher(ProxyServices services, Backends backends) {
         this.services = services;
@@ -78,6 +81,13 @@ public final class Dispatcher {
                     .orElse(ModelTarget.of("")), fallback));
         }
         this.fallbacks = Map.copyOf(resolvers);
+        Map<Integer, TokenEstimator> counts = new HashMap<>();
+        Map<String, TokenEstimator> loaded = new HashMap<>(); // one tokenizer per file, shared by its routes
+        for (Route route : policy.routes()) {
+            route.tokenizer().ifPresent(path -> counts.put(route.index(),
+                    loaded.computeIfAbsent(path, p -> TokenizerCount.load(Path.of(p)))));
+        }
+        this.routeTokenizers = Map.copyOf(counts);
     }
 
     public Backends backends() {
@@ -225,7 +235,38 @@ public final class Dispatcher {
         ObjectNode body = d.parsed().body();
         JsonNode max = body.has("max_completion_tokens") ? body.get("max_completion_tokens") : body.get("max_tokens");
         OptionalLong maxTokens = max != null && max.canConvertToLong() ? OptionalLong.of(max.asLong()) : OptionalLong.empty();
-        return tokens.cost(prompt(d), maxTokens, defaultMax);
+        return routeTokenizers.getOrDefault(d.route().route().index(), estimate)
+                .cost(promptText(d.parsed().input()), maxTokens, defaultMax);
+    }
+
+    /**
+     * The text the model reads: message contents (and text parts), a prompt, or an input, joined by newlines.
+     * The chat template adds a few tokens per message, which the over-estimate and max_tokens absorb.
+     */
+    static String promptText(JsonNode input) {
+        if (input == null) {
+            return "";
+        }
+        if (input.isTextual()) {
+            return input.textValue();
+        }
+        StringBuilder text = new StringBuilder();
+        for (JsonNode item : input) {
+            JsonNode content = item.isObject() ? item.get("content") : item;
+            if (content == null) {
+                continue;
+            }
+            if (content.isTextual()) {
+                text.append(content.textValue()).append('\n');
+            } else if (content.isArray()) {
+                for (JsonNode part : content) {
+                    if (part.path("text").isTextual()) {
+                        text.append(part.path("text").textValue()).append('\n');
+                    }
+                }
+            }
+        }
+        return text.toString();
     }
 
     /**
