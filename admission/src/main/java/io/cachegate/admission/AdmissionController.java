@@ -29,10 +29,17 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p><b>Early rejection.</b> On arrival a request is rejected with {@link RejectReason#QUEUE_FULL} when
  * its class queue holds its maximum of requests or tokens, and with {@link RejectReason#WAIT_TOO_LONG}
- * when the tokens queued in its class and higher-priority classes, divided by the drain rate, exceed
- * its class's max queue time. A queued request older than that is rejected by {@code tick} with
- * {@link RejectReason#QUEUE_TIMEOUT}. Retry-After is the time to drain the tokens queued ahead at
- * the measured rate, in whole seconds between 1 and {@code maxRetryAfter}.
+ * when the tokens queued in its class and the classes dispatched before it, divided by the rate
+ * available to its class, exceed its class's max queue time. A queued request older than that is
+ * rejected by {@code tick} with {@link RejectReason#QUEUE_TIMEOUT}. Retry-After is the time to drain
+ * the tokens queued ahead at that available rate, in whole seconds between 1 and {@code maxRetryAfter}.
+ *
+ * <p><b>Available rate.</b> A class only gets what the classes before it leave over, so its rate is
+ * {@code max(drain × share, drain − min(drain, A))}, at least 1 token/s, where {@code A} is the recent
+ * token arrival rate of the classes before it (an {@link ArrivalRate} of admitted and queued tokens, time
+ * constant {@code drainWindow / drainAlpha}, the drain rate's own memory). The top class gets the whole
+ * drain rate. Dividing by the whole drain rate instead queued batch requests behind steady interactive
+ * traffic that then waited their full max queue time for a 503, where the client wanted an early 429.
  *
  * <p><b>Overload</b> (see {@link OverloadSettings}, evaluated on each tick): pausable classes reject new
  * requests with {@link RejectReason#OVERLOAD_PAUSED} (Retry-After at least {@code exitAfter}) and keep
@@ -68,15 +75,17 @@ public final class AdmissionController {
         List<ClassSettings> ordered = new ArrayList<>(settings.classes());
         ordered.sort(Comparator.comparingInt(ClassSettings::priority)); // stable: ties keep their order
         List<ClassQueue> list = new ArrayList<>();
+        long now = ticker.nanos();
+        double arrivalTauNanos = Nanos.of(settings.drainWindow()) / settings.drainAlpha();
         for (ClassSettings c : ordered) {
-            ClassQueue q = new ClassQueue(c, list.size());
+            ClassQueue q = new ClassQueue(c, list.size(), new ArrivalRate(arrivalTauNanos, now));
             list.add(q);
             byName.put(c.name(), q);
         }
         this.queues = List.copyOf(list);
         this.overload = new OverloadDetector(settings.overload());
         this.drain = new DrainRate(settings.initialDrainRate(), Nanos.of(settings.drainWindow()),
-                settings.drainAlpha(), ticker.nanos());
+                settings.drainAlpha(), now);
         this.exitAfterSeconds = ceilSeconds(Nanos.of(settings.overload().exitAfter()));
         this.maxRetryAfterSeconds = settings.maxRetryAfter().toSeconds();
         for (RejectReason r : RejectReason.values()) {
@@ -218,22 +227,24 @@ public final class AdmissionController {
 
     private Admission admit(ClassQueue q, AdmissionRequest request, long now, Effects fx) {
         if (q.paused(overload.overloaded())) {
-            long seconds = Math.max(exitAfterSeconds, drainSeconds(pendingTokens()));
+            long seconds = Math.max(exitAfterSeconds, drainSeconds(pendingTokens(), drain.rate()));
             return reject(q, RejectReason.OVERLOAD_PAUSED, retryAfter(seconds),
                     "class " + q.name() + " is paused while the backend is overloaded", fx);
         }
         long ahead = tokensAhead(q);
+        double rate = availableRate(q, now);
         if (q.fullFor(request.tokens())) {
-            return reject(q, RejectReason.QUEUE_FULL, retryAfter(drainSeconds(ahead)),
+            return reject(q, RejectReason.QUEUE_FULL, retryAfter(drainSeconds(ahead, rate)),
                     "queue of class " + q.name() + " is full (" + q.size() + " requests, " + q.tokens()
                             + " tokens)", fx);
         }
-        double waitNanos = ahead * 1e9 / drain.rate();
+        double waitNanos = ahead * 1e9 / rate;
         if (waitNanos > q.maxQueueNanos) {
-            return reject(q, RejectReason.WAIT_TOO_LONG, retryAfter(drainSeconds(ahead)),
+            return reject(q, RejectReason.WAIT_TOO_LONG, retryAfter(drainSeconds(ahead, rate)),
                     "estimated wait " + Math.round(waitNanos / 1e6) + " ms exceeds the " + q.settings.maxQueueTime()
                             .toMillis() + " ms limit of class " + q.name(), fx);
         }
+        q.arrivals.arrived(now, request.tokens());
         Ticket ticket = new Ticket(this, q, request, now);
         q.add(ticket);
         dispatch(now, fx);
@@ -317,7 +328,7 @@ public final class AdmissionController {
                 q.remove(ticket);
                 ticket.waiting = false;
             }
-            Duration retryAfter = retryAfter(drainSeconds(tokensAhead(q)));
+            Duration retryAfter = retryAfter(drainSeconds(tokensAhead(q), availableRate(q, now)));
             for (Ticket ticket : expired) {
                 fx.complete(ticket.future, reject(q, RejectReason.QUEUE_TIMEOUT, retryAfter,
                         "waited longer than the " + q.settings.maxQueueTime().toMillis() + " ms limit of class "
@@ -364,6 +375,20 @@ public final class AdmissionController {
         return sum;
     }
 
+    /** Tokens per second left to this class by the classes dispatched before it; see the class javadoc. */
+    private double availableRate(ClassQueue q, long now) {
+        double total = drain.rate();
+        double before = 0;
+        for (ClassQueue other : queues) {
+            if (other.rank >= q.rank) {
+                break;
+            }
+            before += other.arrivals.rate(now);
+        }
+        double left = total - Math.min(total, before);
+        return Math.max(DrainRate.MIN_RATE, Math.max(total * q.settings.share(), left));
+    }
+
     private long pendingTokens() {
         long sum = 0;
         for (ClassQueue q : queues) {
@@ -384,8 +409,8 @@ public final class AdmissionController {
         return false;
     }
 
-    private long drainSeconds(long tokens) {
-        return (long) Math.ceil(tokens / drain.rate());
+    private static long drainSeconds(long tokens, double rate) {
+        return (long) Math.ceil(tokens / rate);
     }
 
     private Duration retryAfter(long seconds) {

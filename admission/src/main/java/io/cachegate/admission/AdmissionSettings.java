@@ -14,7 +14,8 @@ import java.util.Set;
  * @param classes the traffic classes; equal priorities are ordered as listed
  * @param initialDrainRate the prior drain rate in tokens per second, used until a first measurement
  * @param drainWindow busy time a drain-rate sample covers at least
- * @param drainAlpha weight of a new sample in the drain-rate EWMA, in (0, 1]
+ * @param drainAlpha weight of a new sample in the drain-rate EWMA, in (0, 1]; {@code drainWindow / drainAlpha}
+ *                   is also the time constant of the per-class arrival rates
  * @param maxRetryAfter ceiling for every Retry-After, at least 1 s
  */
 public record AdmissionSettings(List<ClassSettings> classes, OverloadSettings overload, double initialDrainRate,

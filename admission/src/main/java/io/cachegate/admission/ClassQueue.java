@@ -4,9 +4,9 @@ import java.util.Iterator;
 import java.util.LinkedHashSet;
 
 /**
- * The waiting requests of one class, oldest first, with their token total and the class's share
- * credit. A {@link LinkedHashSet} gives FIFO order and O(1) removal of a cancelled ticket. Guarded by
- * the controller's lock.
+ * The waiting requests of one class, oldest first, with their token total, the class's share
+ * credit and its arrival rate. A {@link LinkedHashSet} gives FIFO order and O(1) removal of a cancelled
+ * ticket. Guarded by the controller's lock.
  */
 final class ClassQueue {
 
@@ -17,13 +17,16 @@ final class ClassQueue {
     final int rank;
     final long maxQueueNanos;
     final long shareUnits;
+    /** Tokens admitted or queued per second, for the wait estimate of the classes below. */
+    final ArrivalRate arrivals;
     private final LinkedHashSet<Ticket> waiting = new LinkedHashSet<>();
     private long tokens;
     long credit;
 
-    ClassQueue(ClassSettings settings, int rank) {
+    ClassQueue(ClassSettings settings, int rank, ArrivalRate arrivals) {
         this.settings = settings;
         this.rank = rank;
+        this.arrivals = arrivals;
         this.maxQueueNanos = Nanos.of(settings.maxQueueTime());
         this.shareUnits = Math.round(settings.share() * UNIT);
     }

@@ -9,8 +9,9 @@ import java.util.Objects;
  * One traffic class as admission sees it. A lower {@code priority} number is served first.
  *
  * @param maxQueueTime longest a request may wait; also the limit for the estimated wait on arrival
- * @param share fraction of dispatches guaranteed while it waits behind higher classes, in [0, 1);
- *              0 means strict priority (see {@link AdmissionController} for the rule)
+ * @param share fraction of dispatches guaranteed while it waits behind higher classes, in [0, 1), and so
+ *              the floor of its drain-rate share in the wait estimate; 0 means strict priority (see
+ *              {@link AdmissionController} for the rules)
  * @param mayDegrade under overload, its requests are admitted with {@code degrade=true} (fallback model)
  * @param maxQueueRequests queue bound in requests, at least 1
  * @param maxQueueTokens queue bound in tokens; a request alone in the queue may exceed it

@@ -221,9 +221,113 @@ class AdmissionControllerTest {
         queued(c.offer(req("batch", 59_900)));
         // 59.9 s of batch ahead in time, but none of it is ahead of interactive.
         queued(c.offer(req("interactive", 100)));
+        ticker.advance(Duration.ofHours(1)); // no tick: the backlog stays, the interactive arrival rate fades to 0
         queued(c.offer(req("batch", 1))); // 60.0 s ahead (interactive counts): allowed
         Admission.Rejected r = rejected(c.offer(req("batch", 1))); // 60.001 s
         assertThat(r.reason()).isEqualTo(RejectReason.WAIT_TOO_LONG);
+    }
+
+    private static ClassSettings batchWithin10s(double share) {
+        return ClassSettings.builder("batch").priority(2).maxQueueTime(Duration.ofSeconds(10)).share(share).build();
+    }
+
+    /**
+     * Interactive requests of {@code tokens} every 100 ms for 30 s (nine arrival-rate time constants), each
+     * admitted at once and finished before the next; returns the last one's lease, still holding the pool.
+     * The pool never saturates, so the drain rate stays at its 1000 tokens/s prior.
+     */
+    private AdmissionLease interactiveStream(AdmissionController c, long tokens) {
+        AdmissionLease last = null;
+        for (int i = 0; i < 300; i++) {
+            ticker.advanceMillis(100);
+            if (last != null) {
+                last.release();
+            }
+            last = admitted(c.offer(req("interactive", tokens))).lease();
+        }
+        assertThat(c.drainRate()).isEqualTo(1000.0);
+        return last;
+    }
+
+    @Test
+    void offer_batchBehindSteadyInteractiveStream_rejectsWaitTooLongAtTheRateLeftOver() {
+        AdmissionController c = controller(new PoolCapacity(1, 1_000_000), INTERACTIVE, batchWithin10s(0));
+        interactiveStream(c, 60); // 600 tokens/s: 400 of the 1000 left for batch
+        queued(c.offer(req("batch", 5000)));
+        // 5000 tokens ahead: 5 s at the whole drain rate would queue it to time out; 12.5 s at the 400 left.
+        Admission.Rejected r = rejected(c.offer(req("batch", 100)));
+        assertThat(r.reason()).isEqualTo(RejectReason.WAIT_TOO_LONG);
+        assertThat(r.reason().httpStatus()).isEqualTo(429);
+        assertThat(r.retryAfter()).isEqualTo(Duration.ofSeconds(13));
+        assertThat(r.message()).contains("10000 ms limit of class batch");
+    }
+
+    @Test
+    void offer_noHigherClassTraffic_estimatesWithTheWholeDrainRate() {
+        AdmissionController c = controller(new PoolCapacity(1, 1_000_000), INTERACTIVE, batchWithin10s(0));
+        admitted(c.offer(req("batch", 10)));
+        queued(c.offer(req("batch", 9000)));
+        queued(c.offer(req("batch", 1000))); // 9.0 s ahead
+        queued(c.offer(req("batch", 1))); // 10.0 s ahead: allowed
+        Admission.Rejected r = rejected(c.offer(req("batch", 1))); // 10.001 s
+        assertThat(r.reason()).isEqualTo(RejectReason.WAIT_TOO_LONG);
+        assertThat(r.retryAfter()).isEqualTo(Duration.ofSeconds(11));
+    }
+
+    @Test
+    void offer_higherClassStreamEnded_itsRateFades() {
+        AdmissionController c = controller(new PoolCapacity(1, 1_000_000), INTERACTIVE, batchWithin10s(0));
+        interactiveStream(c, 60);
+        ticker.advanceMillis(30_000); // nine time constants: 600 tokens/s fade to about 0.07
+        queued(c.offer(req("batch", 9000)));
+        queued(c.offer(req("batch", 1))); // 9.0 s ahead; it would be 22.5 s at 400 tokens/s
+    }
+
+    @Test
+    void offer_topClass_estimatesWithTheWholeDrainRateWhateverItsOwnTraffic() {
+        AdmissionController c = controller(new PoolCapacity(1, 1_000_000), INTERACTIVE, batchWithin10s(0));
+        interactiveStream(c, 60);
+        queued(c.offer(req("interactive", 1500)));
+        queued(c.offer(req("interactive", 500)));
+        queued(c.offer(req("interactive", 1))); // 2.0 s ahead at 1000 tokens/s: allowed
+        Admission.Rejected r = rejected(c.offer(req("interactive", 1))); // 2.001 s
+        assertThat(r.reason()).isEqualTo(RejectReason.WAIT_TOO_LONG);
+        assertThat(r.retryAfter()).isEqualTo(Duration.ofSeconds(3));
+    }
+
+    @Test
+    void offer_higherClassesOfferMoreThanTheDrainRate_shareIsTheFloor() {
+        AdmissionController c = controller(new PoolCapacity(1, 1_000_000), INTERACTIVE, batchWithin10s(0.2));
+        interactiveStream(c, 150); // 1500 tokens/s, capped to the 1000 drained: nothing left but the share
+        queued(c.offer(req("batch", 1500)));
+        queued(c.offer(req("batch", 600))); // 7.5 s ahead at 0.2 × 1000 tokens/s
+        Admission.Rejected r = rejected(c.offer(req("batch", 1))); // 10.5 s
+        assertThat(r.reason()).isEqualTo(RejectReason.WAIT_TOO_LONG);
+        assertThat(r.retryAfter()).isEqualTo(Duration.ofSeconds(11));
+    }
+
+    @Test
+    void offer_higherClassesOfferMoreThanTheDrainRateAndNoShare_rateFloorIsOneTokenPerSecond() {
+        AdmissionController c = controller(new PoolCapacity(1, 1_000_000), INTERACTIVE, batchWithin10s(0));
+        interactiveStream(c, 150);
+        queued(c.offer(req("batch", 5)));
+        queued(c.offer(req("batch", 6))); // 5 s ahead at 1 token/s
+        Admission.Rejected r = rejected(c.offer(req("batch", 1))); // 11 s
+        assertThat(r.reason()).isEqualTo(RejectReason.WAIT_TOO_LONG);
+        assertThat(r.retryAfter()).isEqualTo(Duration.ofSeconds(11));
+    }
+
+    @Test
+    void offer_rejectedHigherClassRequests_doNotCountAsArrivals() {
+        ClassSettings tiny = ClassSettings.builder("interactive").priority(0).maxQueueRequests(1).build();
+        AdmissionController c = controller(new PoolCapacity(1, 1_000_000), tiny, batchWithin10s(0));
+        admitted(c.offer(req("interactive", 1)));
+        queued(c.offer(req("interactive", 1)));
+        for (int i = 0; i < 100; i++) {
+            assertThat(rejected(c.offer(req("interactive", 1000))).reason()).isEqualTo(RejectReason.QUEUE_FULL);
+        }
+        queued(c.offer(req("batch", 9000)));
+        queued(c.offer(req("batch", 1))); // 9.001 s ahead: the 100,000 rejected tokens left the rate near 1000
     }
 
     @Test
@@ -259,6 +363,7 @@ class AdmissionControllerTest {
         c.tick();
         Admission.Rejected r = rejected(outcome(old));
         assertThat(r.reason()).isEqualTo(RejectReason.QUEUE_TIMEOUT);
+        assertThat(r.reason().httpStatus()).isEqualTo(503);
         assertThat(r.retryAfter()).isEqualTo(Duration.ofSeconds(1));
         assertThat(outcome(young)).isNull();
         AdmissionSnapshot.ClassStats stats = c.snapshot().classStats("interactive");
@@ -489,7 +594,7 @@ class AdmissionControllerTest {
 
         Admission.Rejected r = rejected(c.offer(req("batch", 10)));
         assertThat(r.reason()).isEqualTo(RejectReason.OVERLOAD_PAUSED);
-        assertThat(r.reason().httpStatus()).isEqualTo(503);
+        assertThat(r.reason().httpStatus()).isEqualTo(429);
         assertThat(r.retryAfter()).isEqualTo(Duration.ofSeconds(2)); // 1510 pending tokens at 1000/s beat exit_after 1 s
 
         running.lease().release();

@@ -89,26 +89,14 @@ final class SemanticLatencyBench {
     }
 
     Result run() throws IOException, InterruptedException {
-        try (Children children = new Children()) {
-            Thread hook = new Thread(children::close, "bench-semantic-cleanup");
-            Runtime.getRuntime().addShutdownHook(hook);
-            try {
-                return run(children);
-            } finally {
-                try {
-                    Runtime.getRuntime().removeShutdownHook(hook);
-                } catch (IllegalStateException shuttingDown) {
-                    // the hook is running or has run
-                }
-            }
+        try (BenchChildren children = new BenchChildren("semantic", settings.childJvmOpts())) {
+            return run(children);
         }
     }
 
-    private Result run(Children children) throws IOException, InterruptedException {
-        children.dir = Files.createTempDirectory("cachegate-bench-semantic");
+    private Result run(BenchChildren children) throws IOException, InterruptedException {
         int simPort = LocalProcesses.freePort();
-        children.add(LocalProcesses.cachegate("semantic-sim", settings.childJvmOpts(), List.of(),
-                "simulate-backend", "--port", Integer.toString(simPort)));
+        children.start("sim", "simulate-backend", "--port", Integer.toString(simPort));
         URI sim = URI.create("http://127.0.0.1:" + simPort);
         URI[] gateways = new URI[2];
         URI[] admins = new URI[2];
@@ -116,10 +104,9 @@ final class SemanticLatencyBench {
             boolean semantic = i == 1;
             int port = LocalProcesses.freePort();
             int admin = LocalProcesses.freePort();
-            Path policy = children.dir.resolve("policy-" + name(semantic) + ".yaml");
-            Files.writeString(policy, policy(port, admin, simPort, semantic, children.dir.resolve("index")));
-            children.add(LocalProcesses.cachegate("semantic-gateway-" + name(semantic), settings.childJvmOpts(),
-                    List.of(), "serve", "--config", policy.toString()));
+            Path policy = children.dir().resolve("policy-" + name(semantic) + ".yaml");
+            Files.writeString(policy, policy(port, admin, simPort, semantic, children.dir().resolve("index")));
+            children.start("gateway-" + name(semantic), "serve", "--config", policy.toString());
             gateways[i] = URI.create("http://127.0.0.1:" + port);
             admins[i] = URI.create("http://127.0.0.1:" + admin);
         }
@@ -242,47 +229,5 @@ final class SemanticLatencyBench {
 
     private static void info(String format, Object... args) {
         System.err.printf(Locale.ROOT, "semantic latency: " + format + "%n", args);
-    }
-
-    /** The child processes and the temp dir; cleaned up once, by close or the shutdown hook. */
-    private static final class Children implements AutoCloseable {
-        private final List<Process> processes = new ArrayList<>();
-        private Path dir;
-        private boolean closed;
-
-        synchronized void add(Process p) {
-            if (closed) {
-                p.destroyForcibly();
-                throw new IllegalStateException("interrupted");
-            }
-            processes.add(p);
-        }
-
-        @Override
-        public synchronized void close() {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            processes.forEach(Process::destroy);
-            for (Process p : processes) {
-                try {
-                    if (!p.waitFor(10, TimeUnit.SECONDS)) {
-                        p.destroyForcibly();
-                        p.waitFor(5, TimeUnit.SECONDS);
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    p.destroyForcibly();
-                }
-            }
-            if (dir != null) {
-                try (Stream<Path> paths = Files.walk(dir)) {
-                    paths.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
-                } catch (IOException | UncheckedIOException ignored) {
-                    // best effort: a leftover temp dir is not worth failing the run for
-                }
-            }
-        }
     }
 }

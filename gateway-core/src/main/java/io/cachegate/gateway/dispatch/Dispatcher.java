@@ -7,6 +7,7 @@ import io.cachegate.admission.Admission;
 import io.cachegate.admission.AdmissionController;
 import io.cachegate.admission.AdmissionRequest;
 import io.cachegate.admission.ClassResolver;
+import io.cachegate.admission.RejectReason;
 import io.cachegate.admission.TenantClasses;
 import io.cachegate.admission.TokenEstimator;
 import io.cachegate.config.Policy;
@@ -201,17 +202,21 @@ public final class Dispatcher {
     }
 
     private ActiveExchange reject(DispatchRequest d, Admission.Rejected rejected) {
-        ErrorKind kind = switch (rejected.reason()) {
+        if (rejected.reason() == RejectReason.CANCELLED) {
+            return () -> { }; // the client left; nobody to answer
+        }
+        return refuse(d, errorKind(rejected.reason()), rejected.message(), rejected.retryAfterSeconds());
+    }
+
+    /** The error a rejection becomes; its status is the reason's {@link RejectReason#httpStatus()}. */
+    static ErrorKind errorKind(RejectReason reason) {
+        return switch (reason) {
             case QUEUE_FULL -> ErrorKind.QUEUE_FULL;
             case WAIT_TOO_LONG -> ErrorKind.QUEUE_WAIT_TOO_LONG;
             case OVERLOAD_PAUSED -> ErrorKind.CLASS_PAUSED;
             case QUEUE_TIMEOUT -> ErrorKind.QUEUE_TIMEOUT;
-            case CANCELLED -> null;
+            case CANCELLED -> throw new IllegalArgumentException("a cancelled request gets no answer");
         };
-        if (kind == null) {
-            return () -> { };
-        }
-        return refuse(d, kind, rejected.message(), rejected.retryAfterSeconds());
     }
 
     /** Answers at once with an error and {@code Retry-After}; the request never reaches a backend. */
