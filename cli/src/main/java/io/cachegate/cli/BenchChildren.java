@@ -42,11 +42,26 @@ final class BenchChildren implements AutoCloseable {
     }
 
     /** Starts {@code cachegate <args>} in its own JVM. */
-    synchronized Process start(String name, String... args) throws IOException {
+    Process start(String name, String... args) throws IOException {
+        return start(name, List.of(), args);
+    }
+
+    /** Starts {@code cachegate <args>} in its own JVM, with JVM options for this child only. */
+    synchronized Process start(String name, List<String> extraJvmOptions, String... args) throws IOException {
         if (closed) {
             throw new IllegalStateException("closed");
         }
-        Process p = LocalProcesses.cachegate(prefix + "-" + name, jvmOptions, List.of(), args);
+        Process p = LocalProcesses.cachegate(prefix + "-" + name, jvmOptions, extraJvmOptions, args);
+        children.add(p);
+        return p;
+    }
+
+    /** Takes a process started elsewhere (Redis, nginx) into the same clean-up. */
+    synchronized Process adopt(Process p) {
+        if (closed) {
+            p.destroyForcibly();
+            throw new IllegalStateException("closed");
+        }
         children.add(p);
         return p;
     }
@@ -88,10 +103,12 @@ final class BenchChildren implements AutoCloseable {
         for (Process p : stopping) {
             try {
                 if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                    p.descendants().forEach(ProcessHandle::destroyForcibly); // nginx's workers, say
                     p.destroyForcibly();
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
                 p.destroyForcibly();
             }
         }

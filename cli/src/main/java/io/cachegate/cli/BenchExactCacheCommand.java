@@ -9,7 +9,6 @@ import io.cachegate.bench.RequestSource;
 import io.cachegate.config.Durations;
 import java.io.File;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
@@ -22,14 +21,12 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -126,51 +123,6 @@ final class BenchExactCacheCommand implements Callable<Integer> {
     private record Target(String name, URI uri, String hitHeader, URI admin) {
     }
 
-    /** Child processes and the temp dir; cleaned up once, by the finally block or the shutdown hook. */
-    private static final class Resources {
-        private final List<Process> children = new ArrayList<>();
-        private Path dir;
-        private boolean closed;
-
-        synchronized void add(Process p) {
-            if (closed) {
-                p.destroyForcibly();
-                throw new IllegalStateException("interrupted");
-            }
-            children.add(p);
-        }
-
-        synchronized void close() {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            for (Process p : children) {
-                p.destroy();
-            }
-            for (Process p : children) {
-                try {
-                    if (!p.waitFor(10, TimeUnit.SECONDS)) {
-                        p.descendants().forEach(ProcessHandle::destroyForcibly);
-                        p.destroyForcibly();
-                        p.waitFor(5, TimeUnit.SECONDS);
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    p.descendants().forEach(ProcessHandle::destroyForcibly);
-                    p.destroyForcibly();
-                }
-            }
-            if (dir != null) {
-                try (Stream<Path> paths = Files.walk(dir)) {
-                    paths.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
-                } catch (IOException | UncheckedIOException ignored) {
-                    // best effort: a leftover temp dir is not worth failing the run for
-                }
-            }
-        }
-    }
-
     @Override
     public Integer call() throws Exception {
         Duration recorded = Durations.parse(duration);
@@ -183,30 +135,19 @@ final class BenchExactCacheCommand implements Callable<Integer> {
         if (requests < 1 || rounds < 1 || connections < 1) {
             throw new IllegalArgumentException("--requests, --rounds and --connections must be >= 1");
         }
-        Resources res = new Resources();
-        Thread hook = new Thread(res::close, "bench-exact-cache-cleanup");
-        Runtime.getRuntime().addShutdownHook(hook);
-        try {
+        try (BenchChildren res = new BenchChildren("exact", childJvmOpts)) {
             return run(res, recorded, warm);
-        } finally {
-            res.close();
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException shuttingDown) {
-                // the hook is running or has run
-            }
         }
     }
 
-    private int run(Resources res, Duration recorded, Duration warm) throws Exception {
-        res.dir = Files.createTempDirectory("cachegate-bench-exact");
+    private int run(BenchChildren res, Duration recorded, Duration warm) throws Exception {
         // nginx workers run as an unprivileged user when we are root: they must reach their cache dirs inside.
-        Files.setPosixFilePermissions(res.dir, PosixFilePermissions.fromString("rwxr-xr-x"));
-        Path dir = res.dir;
+        Files.setPosixFilePermissions(res.dir(), PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path dir = res.dir();
         List<byte[]> bodies = requestBodies(requests);
 
         int simPort = LocalProcesses.freePort();
-        res.add(child("sim", List.of(), "simulate-backend", "--port", Integer.toString(simPort)));
+        res.start("sim", "simulate-backend", "--port", Integer.toString(simPort));
         LocalProcesses.awaitPort(simPort);
         URI sim = URI.create("http://127.0.0.1:" + simPort);
         info("simulator on %s", sim);
@@ -224,7 +165,7 @@ final class BenchExactCacheCommand implements Callable<Integer> {
             Files.writeString(policy, policy(port, admin, simPort, store, redisUri));
             List<String> extra = gatewayJvmOpts.isBlank() ? List.of()
                     : List.of(gatewayJvmOpts.replace("{store}", store).trim().split("\\s+"));
-            res.add(child("gateway-" + store, extra, "serve", "--config", policy.toString()));
+            res.start("gateway-" + store, extra, "serve", "--config", policy.toString());
             targets.add(new Target(store, URI.create("http://127.0.0.1:" + port), "x-cache",
                     URI.create("http://127.0.0.1:" + admin)));
         }
@@ -251,7 +192,7 @@ final class BenchExactCacheCommand implements Callable<Integer> {
                 if (check.waitFor() != 0) {
                     throw new IllegalStateException("nginx -t rejected the generated config:\n" + checkOut);
                 }
-                res.add(new ProcessBuilder(binary.get(), "-p", nginxDir.toString(),
+                res.adopt(new ProcessBuilder(binary.get(), "-p", nginxDir.toString(),
                         "-e", nginxDir.resolve("error.log").toString(), "-c", conf.toString())
                         .redirectErrorStream(true).redirectOutput(logFile("nginx")).start());
                 targets.add(new Target("nginx", URI.create("http://127.0.0.1:" + port), "x-cache-status", null));
@@ -395,7 +336,7 @@ final class BenchExactCacheCommand implements Callable<Integer> {
     // ---------------------------------------------------------------------------------------------
     // Redis and nginx
 
-    private String redis(Resources res) throws IOException, InterruptedException {
+    private String redis(BenchChildren res) throws IOException, InterruptedException {
         if (!"auto".equals(redis) && !"start".equals(redis)) {
             info("Redis: %s (given)", redis);
             return redis;
@@ -405,7 +346,7 @@ final class BenchExactCacheCommand implements Callable<Integer> {
             return "redis://127.0.0.1:6379";
         }
         int port = LocalProcesses.freePort();
-        res.add(new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
+        res.adopt(new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
                 "--save", "", "--appendonly", "no")
                 .redirectErrorStream(true).redirectOutput(logFile("redis")).start());
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
@@ -667,10 +608,5 @@ final class BenchExactCacheCommand implements Callable<Integer> {
 
     private static File logFile(String name) {
         return LocalProcesses.logFile("exact-" + name);
-    }
-
-    /** Runs a sub-command of this same jar in its own JVM. */
-    private Process child(String name, List<String> extraJvmOpts, String... args) throws IOException {
-        return LocalProcesses.cachegate("exact-" + name, childJvmOpts, extraJvmOpts, args);
     }
 }

@@ -4,9 +4,7 @@ import io.cachegate.bench.BenchOptions;
 import io.cachegate.bench.BenchReport;
 import io.cachegate.bench.LoadGenerator;
 import io.cachegate.bench.RequestSource;
-import java.io.File;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -15,15 +13,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * Part 1 of {@code bench semantic}: what the semantic layer adds to a miss. Starts a zero-latency simulator

@@ -12,7 +12,7 @@ import org.yaml.snakeyaml.nodes.Node;
 final class ClassesReader {
 
     private static final Set<String> KEYS = Set.of("priority", "max_queue_time", "max_queue_depth",
-            "max_queue_tokens", "share", "may_degrade", "pausable");
+            "max_queue_tokens", "share", "may_degrade", "pausable", "max_inflight_share");
 
     private ClassesReader() {
     }
@@ -48,7 +48,8 @@ final class ClassesReader {
             }
             shares += share;
             out.put(name, new TrafficClass(name, priority, maxQueueTime, maxQueueDepth, maxQueueTokens, share,
-                    fields.bool("may_degrade", d.mayDegrade()), fields.bool("pausable", d.pausable())));
+                    fields.bool("may_degrade", d.mayDegrade()), fields.bool("pausable", d.pausable()),
+                    maxInflightShare(fields)));
         }
         if (out.isEmpty() && classes.keys().isEmpty()) {
             root.problem("classes", "at least one class is required (or leave classes out for the default)");
@@ -57,6 +58,16 @@ final class ClassesReader {
     }
 
     /** A fraction of dispatches in [0, 1); 0 (strict priority) when absent or invalid (reported). */
+    private static double maxInflightShare(Fields fields) {
+        double value = fields.decimal("max_inflight_share", 1.0);
+        if (!(value > 0 && value <= 1)) {
+            fields.problem("max_inflight_share", format(value) + " is outside (0, 1]; it is the share of the backend's"
+                    + " request capacity this class may hold at once");
+            return 1.0;
+        }
+        return value;
+    }
+
     private static double share(Fields fields) {
         double value = fields.decimal("share", 0);
         if (!(value >= 0 && value < 1)) {

@@ -13,9 +13,12 @@ import java.util.Objects;
  *     [0, 1); 0 means strict priority. The shares of all classes add up to less than 1
  * @param mayDegrade under overload, its requests may go to the route's fallback (model) instead of waiting
  * @param pausable batch-like: while overloaded, new requests are rejected and queued ones held
+ * @param maxInflightShare the share of a backend's request capacity this class may hold at once, in (0, 1];
+ *     below 1 keeps slots free for higher classes, so they do not wait for this class's requests to finish
  */
 public record TrafficClass(String name, int priority, Duration maxQueueTime, int maxQueueDepth,
-                           long maxQueueTokens, double share, boolean mayDegrade, boolean pausable) {
+                           long maxQueueTokens, double share, boolean mayDegrade, boolean pausable,
+                           double maxInflightShare) {
 
     public static final Duration DEFAULT_MAX_QUEUE_TIME = Duration.ofSeconds(2);
     public static final int DEFAULT_MAX_QUEUE_DEPTH = 1000;
@@ -27,6 +30,15 @@ public record TrafficClass(String name, int priority, Duration maxQueueTime, int
         if (!(share >= 0 && share < 1)) {
             throw new IllegalArgumentException("share must be in [0, 1), was " + share);
         }
+        if (!(maxInflightShare > 0 && maxInflightShare <= 1)) {
+            throw new IllegalArgumentException("maxInflightShare must be in (0, 1], was " + maxInflightShare);
+        }
+    }
+
+    /** A class without a cap on its share of the capacity. */
+    public TrafficClass(String name, int priority, Duration maxQueueTime, int maxQueueDepth, long maxQueueTokens,
+                        double share, boolean mayDegrade, boolean pausable) {
+        this(name, priority, maxQueueTime, maxQueueDepth, maxQueueTokens, share, mayDegrade, pausable, 1.0);
     }
 
     /** A class with the request bound only: 1,000,000 queued tokens, no share, no degrade, not pausable. */

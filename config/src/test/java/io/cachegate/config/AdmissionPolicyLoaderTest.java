@@ -69,7 +69,7 @@ class AdmissionPolicyLoaderTest {
                   - { id: initech, api_keys: [ki] }
                 classes:
                   interactive: { max_queue_tokens: 50000, share: 0.25, may_degrade: true }
-                  batch: { priority: 2, share: 0.5, pausable: true }
+                  batch: { priority: 2, share: 0.5, pausable: true, max_inflight_share: 0.75 }
                 routes:
                   - backend: main
                     fallback: small
@@ -102,7 +102,7 @@ class AdmissionPolicyLoaderTest {
         assertThat(policy.classes().get("interactive")).isEqualTo(new TrafficClass("interactive", 0,
                 Duration.ofSeconds(2), 1000, 50_000, 0.25, true, false));
         assertThat(policy.classes().get("batch")).isEqualTo(new TrafficClass("batch", 2, Duration.ofSeconds(2), 1000,
-                1_000_000, 0.5, false, true));
+                1_000_000, 0.5, false, true, 0.75));
 
         Route route = policy.routes().get(0);
         assertThat(route.fallback()).contains("small");

@@ -28,6 +28,15 @@ class AdmissionPolicyValidationTest {
     }
 
     @Test
+    void parse_classMaxInflightShareOutsideRange() {
+        assertThat(problem(BACKEND + "classes:\n  batch: { max_inflight_share: 0 }\n"))
+                .isEqualTo("policy.yaml:5: classes.batch.max_inflight_share: 0 is outside (0, 1]; it is the share of the"
+                        + " backend's request capacity this class may hold at once");
+        assertThat(problem(BACKEND + "classes:\n  batch: { max_inflight_share: 1.5 }\n"))
+                .startsWith("policy.yaml:5: classes.batch.max_inflight_share: 1.5 is outside (0, 1]");
+    }
+
+    @Test
     void parse_classSharesAddingUpToOne_namesTheShareThatTipsIt() {
         assertThat(problem(BACKEND + """
                 classes:
