@@ -27,6 +27,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * delayed, never starved. A class gains no credit while empty or paused, and loses it when it empties.
  * Nothing overtakes a head the gate refuses, so a large request is not starved by small ones.
  *
+ * <p><b>In-flight caps.</b> Nothing is pre-empted, so a class that filled the whole pool would make every
+ * higher-class arrival wait for one of its requests to finish. A class may therefore hold at most
+ * {@code max(1, floor(maxInflightShare × capacityRequests))} requests in flight (admitted, not yet released;
+ * no cap when the share is 1 or the capacity unknown). A class at its cap is skipped by the pick, like a
+ * paused one: its head waits (its requests still expire), an arrival of it is queued even if the gate has
+ * room, it gains no share credit, and the classes after it may still be dispatched if under their own caps.
+ * That is not overtaking: the gate has not refused the capped head, the class has used up its slots.
+ *
  * <p><b>Early rejection.</b> On arrival a request is rejected with {@link RejectReason#QUEUE_FULL} when
  * its class queue holds its maximum of requests or tokens, and with {@link RejectReason#WAIT_TOO_LONG}
  * when the tokens queued in its class and the classes dispatched before it, divided by the rate
@@ -40,6 +48,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * constant {@code drainWindow / drainAlpha}, the drain rate's own memory). The top class gets the whole
  * drain rate. Dividing by the whole drain rate instead queued batch requests behind steady interactive
  * traffic that then waited their full max queue time for a 503, where the client wanted an early 429.
+ * A capped class gets at most the part of the drain rate its cap allows, {@code drain × cap / capacityRequests}
+ * (its {@code maxInflightShare}, rounded down to whole requests as the cap is).
  *
  * <p><b>Overload</b> (see {@link OverloadSettings}, evaluated on each tick): pausable classes reject new
  * requests with {@link RejectReason#OVERLOAD_PAUSED} (Retry-After at least {@code exitAfter}) and keep
@@ -78,7 +88,8 @@ public final class AdmissionController {
         long now = ticker.nanos();
         double arrivalTauNanos = Nanos.of(settings.drainWindow()) / settings.drainAlpha();
         for (ClassSettings c : ordered) {
-            ClassQueue q = new ClassQueue(c, list.size(), new ArrivalRate(arrivalTauNanos, now));
+            ClassQueue q = new ClassQueue(c, list.size(), new ArrivalRate(arrivalTauNanos, now),
+                    settings.capacityRequests());
             list.add(q);
             byName.put(c.name(), q);
         }
@@ -177,7 +188,8 @@ public final class AdmissionController {
             for (ClassQueue q : queues) {
                 Ticket head = q.head();
                 Duration oldest = head == null ? Duration.ZERO : Duration.ofNanos(now - head.enqueuedNanos);
-                stats.add(new AdmissionSnapshot.ClassStats(q.name(), q.size(), q.tokens(), oldest, q.paused(over)));
+                stats.add(new AdmissionSnapshot.ClassStats(q.name(), q.size(), q.tokens(), oldest, q.paused(over),
+                        q.inflight));
             }
             return new AdmissionSnapshot(over, drain.rate(), drain.measured(), dispatched, inflightRequests,
                     inflightTokens, rejections, stats);
@@ -216,6 +228,7 @@ public final class AdmissionController {
             drain.released(now, lease.tokens());
             inflightRequests--;
             inflightTokens -= lease.tokens();
+            byName.get(lease.request().trafficClass()).inflight--;
             lease.granted().release();
             dispatch(now, fx);
             drain.busy(now, dispatchableWaiting());
@@ -273,8 +286,10 @@ public final class AdmissionController {
             }
             q.remove(ticket); // resets the credit if the queue empties
             ticket.waiting = false;
+            q.inflight++;
             for (ClassQueue other : queues) {
-                if (other.shareUnits > 0 && !other.isEmpty() && !other.paused(over)) {
+                // A capped class could not spend the credit: it would bank a burst for when it is released.
+                if (other.shareUnits > 0 && !other.isEmpty() && !other.paused(over) && !other.capped()) {
                     other.credit += other.shareUnits;
                 }
             }
@@ -295,7 +310,7 @@ public final class AdmissionController {
     private ClassQueue pick(boolean over) {
         ClassQueue first = null;
         for (ClassQueue q : queues) {
-            if (q.isEmpty() || q.paused(over)) {
+            if (q.isEmpty() || q.paused(over) || q.capped()) {
                 continue;
             }
             if (q.credit >= ClassQueue.UNIT) {
@@ -386,7 +401,8 @@ public final class AdmissionController {
             before += other.arrivals.rate(now);
         }
         double left = total - Math.min(total, before);
-        return Math.max(DrainRate.MIN_RATE, Math.max(total * q.settings.share(), left));
+        double available = Math.max(total * q.settings.share(), left);
+        return Math.max(DrainRate.MIN_RATE, Math.min(available, total * q.inflightFraction));
     }
 
     private long pendingTokens() {
@@ -399,10 +415,14 @@ public final class AdmissionController {
         return sum;
     }
 
+    /**
+     * After a dispatch, true exactly when the gate refused a head: the pool is saturated. A capped class's
+     * backlog does not count, as the pool may have room it is not allowed to use.
+     */
     private boolean dispatchableWaiting() {
         boolean over = overload.overloaded();
         for (ClassQueue q : queues) {
-            if (!q.isEmpty() && !q.paused(over)) {
+            if (!q.isEmpty() && !q.paused(over) && !q.capped()) {
                 return true;
             }
         }

@@ -17,14 +17,20 @@ import java.util.Set;
  * @param drainAlpha weight of a new sample in the drain-rate EWMA, in (0, 1]; {@code drainWindow / drainAlpha}
  *                   is also the time constant of the per-class arrival rates
  * @param maxRetryAfter ceiling for every Retry-After, at least 1 s
+ * @param capacityRequests the pool's total concurrent-request capacity (summed over replicas), at least 1, which
+ *                         each class's {@link ClassSettings#maxInflightShare()} is a share of;
+ *                         {@link #UNKNOWN_CAPACITY} means unknown, and then no class is capped
  */
 public record AdmissionSettings(List<ClassSettings> classes, OverloadSettings overload, double initialDrainRate,
-                                Duration drainWindow, double drainAlpha, Duration maxRetryAfter) {
+                                Duration drainWindow, double drainAlpha, Duration maxRetryAfter,
+                                int capacityRequests) {
 
     public static final double DEFAULT_INITIAL_DRAIN_RATE = 1000;
     public static final Duration DEFAULT_DRAIN_WINDOW = Duration.ofSeconds(1);
     public static final double DEFAULT_DRAIN_ALPHA = 0.3;
     public static final Duration DEFAULT_MAX_RETRY_AFTER = Duration.ofSeconds(60);
+    /** The default {@code capacityRequests}: unknown, so in-flight caps never bind. */
+    public static final int UNKNOWN_CAPACITY = Integer.MAX_VALUE;
 
     public AdmissionSettings {
         classes = List.copyOf(classes);
@@ -58,16 +64,28 @@ public record AdmissionSettings(List<ClassSettings> classes, OverloadSettings ov
         if (maxRetryAfter.compareTo(Duration.ofSeconds(1)) < 0) {
             problems.add("maxRetryAfter must be at least 1s, was " + maxRetryAfter);
         }
+        if (capacityRequests < 1) {
+            problems.add("capacityRequests must be at least 1, was " + capacityRequests);
+        }
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException("admission: " + String.join("; ", problems));
         }
+    }
+
+    /** With an unknown capacity, so no class is capped. */
+    public AdmissionSettings(List<ClassSettings> classes, OverloadSettings overload, double initialDrainRate,
+                             Duration drainWindow, double drainAlpha, Duration maxRetryAfter) {
+        this(classes, overload, initialDrainRate, drainWindow, drainAlpha, maxRetryAfter, UNKNOWN_CAPACITY);
     }
 
     public static Builder builder() {
         return new Builder();
     }
 
-    /** Defaults: {@link OverloadSettings#defaults()}, 1000 tokens/s prior, 1 s window, alpha 0.3, Retry-After at most 60 s. */
+    /**
+     * Defaults: {@link OverloadSettings#defaults()}, 1000 tokens/s prior, 1 s window, alpha 0.3, Retry-After at
+     * most 60 s, capacity unknown.
+     */
     public static final class Builder {
         private final List<ClassSettings> classes = new ArrayList<>();
         private OverloadSettings overload = OverloadSettings.defaults();
@@ -75,6 +93,7 @@ public record AdmissionSettings(List<ClassSettings> classes, OverloadSettings ov
         private Duration drainWindow = DEFAULT_DRAIN_WINDOW;
         private double drainAlpha = DEFAULT_DRAIN_ALPHA;
         private Duration maxRetryAfter = DEFAULT_MAX_RETRY_AFTER;
+        private int capacityRequests = UNKNOWN_CAPACITY;
 
         private Builder() {
         }
@@ -109,8 +128,14 @@ public record AdmissionSettings(List<ClassSettings> classes, OverloadSettings ov
             return this;
         }
 
+        public Builder capacityRequests(int capacityRequests) {
+            this.capacityRequests = capacityRequests;
+            return this;
+        }
+
         public AdmissionSettings build() {
-            return new AdmissionSettings(classes, overload, initialDrainRate, drainWindow, drainAlpha, maxRetryAfter);
+            return new AdmissionSettings(classes, overload, initialDrainRate, drainWindow, drainAlpha, maxRetryAfter,
+                    capacityRequests);
         }
     }
 }

@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A consistent view of one controller for gauges: queue depth, queued tokens and oldest wait per
- * class, rejections by reason (counters since creation), overload state, dispatches and drain rate.
+ * A consistent view of one controller for gauges: queue depth, queued tokens, oldest wait and requests
+ * in flight per class, rejections by reason (counters since creation), overload state, dispatches and drain rate.
  *
  * @param drainRate estimated tokens per second (the prior until first measured)
  */
@@ -19,8 +19,18 @@ public record AdmissionSnapshot(boolean overloaded, double drainRate, boolean dr
         classes = List.copyOf(classes);
     }
 
-    /** One class's queue, listed in dispatch priority order. */
-    public record ClassStats(String name, int queued, long queuedTokens, Duration oldestWait, boolean paused) {
+    /**
+     * One class's queue, listed in dispatch priority order.
+     *
+     * @param inflight its requests admitted and not yet released
+     */
+    public record ClassStats(String name, int queued, long queuedTokens, Duration oldestWait, boolean paused,
+                             int inflight) {
+
+        /** Without an in-flight count (0). */
+        public ClassStats(String name, int queued, long queuedTokens, Duration oldestWait, boolean paused) {
+            this(name, queued, queuedTokens, oldestWait, paused, 0);
+        }
     }
 
     public ClassStats classStats(String name) {

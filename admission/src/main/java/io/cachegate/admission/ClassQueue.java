@@ -5,30 +5,58 @@ import java.util.LinkedHashSet;
 
 /**
  * The waiting requests of one class, oldest first, with their token total, the class's share
- * credit and its arrival rate. A {@link LinkedHashSet} gives FIFO order and O(1) removal of a cancelled
+ * credit, its arrival rate and its requests in flight against its in-flight cap. A {@link LinkedHashSet} gives FIFO order and O(1) removal of a cancelled
  * ticket. Guarded by the controller's lock.
  */
 final class ClassQueue {
 
     /** One whole dispatch in credit units: shares are kept in millionths to stay exact. */
     static final long UNIT = 1_000_000;
+    /** An in-flight cap that never binds. */
+    static final int NO_CAP = Integer.MAX_VALUE;
+    /** Absorbs binary rounding, so that 0.29 of 100 is 29 and not 28. */
+    private static final double ROUNDING_SLACK = 1e-9;
 
     final ClassSettings settings;
     final int rank;
     final long maxQueueNanos;
     final long shareUnits;
+    /** Most requests in flight at once, or {@link #NO_CAP}. */
+    final int maxInflight;
+    /** The fraction of the drain rate the cap allows ({@code maxInflight / capacity}), 1 without a cap. */
+    final double inflightFraction;
     /** Tokens admitted or queued per second, for the wait estimate of the classes below. */
     final ArrivalRate arrivals;
     private final LinkedHashSet<Ticket> waiting = new LinkedHashSet<>();
     private long tokens;
     long credit;
+    /** Admitted and not yet released. */
+    int inflight;
 
-    ClassQueue(ClassSettings settings, int rank, ArrivalRate arrivals) {
+    ClassQueue(ClassSettings settings, int rank, ArrivalRate arrivals, int capacityRequests) {
         this.settings = settings;
         this.rank = rank;
         this.arrivals = arrivals;
         this.maxQueueNanos = Nanos.of(settings.maxQueueTime());
         this.shareUnits = Math.round(settings.share() * UNIT);
+        this.maxInflight = inflightCap(settings.maxInflightShare(), capacityRequests);
+        this.inflightFraction = maxInflight == NO_CAP ? 1 : (double) maxInflight / capacityRequests;
+    }
+
+    /**
+     * {@code max(1, floor(share × capacity))}, or {@link #NO_CAP} for share 1 or an unknown capacity: a
+     * share of 1 then behaves exactly as before caps existed, whatever the gate's own limit.
+     */
+    static int inflightCap(double maxInflightShare, int capacityRequests) {
+        if (maxInflightShare >= 1 || capacityRequests == AdmissionSettings.UNKNOWN_CAPACITY) {
+            return NO_CAP;
+        }
+        return Math.max(1, (int) Math.floor(maxInflightShare * capacityRequests + ROUNDING_SLACK));
+    }
+
+    /** At its in-flight cap: not dispatched from, and owed no share credit, until a request of it is released. */
+    boolean capped() {
+        return inflight >= maxInflight;
     }
 
     String name() {

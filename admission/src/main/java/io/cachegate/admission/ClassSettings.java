@@ -16,13 +16,16 @@ import java.util.Objects;
  * @param maxQueueRequests queue bound in requests, at least 1
  * @param maxQueueTokens queue bound in tokens; a request alone in the queue may exceed it
  * @param pausable batch-like: new requests are rejected and queued ones held while overloaded
+ * @param maxInflightShare most of the pool's {@link AdmissionSettings#capacityRequests() capacity} this class may
+ *                         hold in flight, in (0, 1], so that slots stay free for higher classes; 1 means no cap
  */
 public record ClassSettings(String name, int priority, Duration maxQueueTime, double share, boolean mayDegrade,
-                            int maxQueueRequests, long maxQueueTokens, boolean pausable) {
+                            int maxQueueRequests, long maxQueueTokens, boolean pausable, double maxInflightShare) {
 
     public static final Duration DEFAULT_MAX_QUEUE_TIME = Duration.ofSeconds(2);
     public static final int DEFAULT_MAX_QUEUE_REQUESTS = 1000;
     public static final long DEFAULT_MAX_QUEUE_TOKENS = 1_000_000;
+    public static final double DEFAULT_MAX_INFLIGHT_SHARE = 1.0;
 
     public ClassSettings {
         Objects.requireNonNull(name, "name");
@@ -46,16 +49,29 @@ public record ClassSettings(String name, int priority, Duration maxQueueTime, do
         if (maxQueueTokens < 1) {
             problems.add("maxQueueTokens must be at least 1, was " + maxQueueTokens);
         }
+        if (!(maxInflightShare > 0 && maxInflightShare <= 1)) {
+            problems.add("maxInflightShare must be in (0, 1], was " + maxInflightShare);
+        }
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException("class " + name + ": " + String.join("; ", problems));
         }
+    }
+
+    /** Without an in-flight cap ({@code maxInflightShare} 1). */
+    public ClassSettings(String name, int priority, Duration maxQueueTime, double share, boolean mayDegrade,
+                         int maxQueueRequests, long maxQueueTokens, boolean pausable) {
+        this(name, priority, maxQueueTime, share, mayDegrade, maxQueueRequests, maxQueueTokens, pausable,
+                DEFAULT_MAX_INFLIGHT_SHARE);
     }
 
     public static Builder builder(String name) {
         return new Builder(name);
     }
 
-    /** Defaults: priority 0, 2 s queue time, no share, no degrade, 1000 requests, 1,000,000 tokens, not pausable. */
+    /**
+     * Defaults: priority 0, 2 s queue time, no share, no degrade, 1000 requests, 1,000,000 tokens, not pausable,
+     * no in-flight cap.
+     */
     public static final class Builder {
         private final String name;
         private int priority;
@@ -65,6 +81,7 @@ public record ClassSettings(String name, int priority, Duration maxQueueTime, do
         private int maxQueueRequests = DEFAULT_MAX_QUEUE_REQUESTS;
         private long maxQueueTokens = DEFAULT_MAX_QUEUE_TOKENS;
         private boolean pausable;
+        private double maxInflightShare = DEFAULT_MAX_INFLIGHT_SHARE;
 
         private Builder(String name) {
             this.name = Objects.requireNonNull(name, "name");
@@ -105,9 +122,14 @@ public record ClassSettings(String name, int priority, Duration maxQueueTime, do
             return this;
         }
 
+        public Builder maxInflightShare(double maxInflightShare) {
+            this.maxInflightShare = maxInflightShare;
+            return this;
+        }
+
         public ClassSettings build() {
             return new ClassSettings(name, priority, maxQueueTime, share, mayDegrade, maxQueueRequests,
-                    maxQueueTokens, pausable);
+                    maxQueueTokens, pausable, maxInflightShare);
         }
     }
 }

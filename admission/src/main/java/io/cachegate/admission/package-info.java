@@ -1,6 +1,7 @@
 /**
  * Admission control for one backend pool: traffic classes with bounded per-class queues (in requests
  * and tokens), dispatch in priority order with a credit share so batch is delayed but not starved,
+ * per-class in-flight caps so that a lower class cannot hold every slot a higher one then waits for,
  * early rejection from a measured drain rate with Retry-After, queue-time expiry, and an overload mode
  * with hysteresis that pauses batch-like classes and degrades others.
  *

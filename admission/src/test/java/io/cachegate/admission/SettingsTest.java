@@ -18,6 +18,40 @@ class SettingsTest {
         assertThat(c.maxQueueTokens()).isEqualTo(1_000_000);
         assertThat(c.mayDegrade()).isFalse();
         assertThat(c.pausable()).isFalse();
+        assertThat(c.maxInflightShare()).isEqualTo(1.0);
+    }
+
+    @Test
+    void classSettings_maxInflightShareOutOfRange_rejectedNamingTheField() {
+        for (double bad : new double[] {0, -0.5, 1.01, Double.NaN}) {
+            assertThatThrownBy(() -> ClassSettings.builder("batch").maxInflightShare(bad).build())
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("class batch: maxInflightShare must be in (0, 1], was " + bad);
+        }
+        assertThat(ClassSettings.builder("batch").maxInflightShare(0.75).build().maxInflightShare()).isEqualTo(0.75);
+    }
+
+    @Test
+    void classSettings_oldConstructor_hasNoInflightCap() {
+        ClassSettings c = new ClassSettings("batch", 2, Duration.ofSeconds(60), 0.1, false, 10, 1000, true);
+        assertThat(c.maxInflightShare()).isEqualTo(1.0);
+    }
+
+    @Test
+    void admissionSettings_capacityRequests_defaultsToUnknownAndMustBePositive() {
+        ClassSettings a = ClassSettings.builder("a").build();
+        assertThat(AdmissionSettings.builder().addClass(a).build().capacityRequests()).isEqualTo(Integer.MAX_VALUE);
+        assertThat(AdmissionSettings.builder().addClass(a).capacityRequests(8).build().capacityRequests()).isEqualTo(8);
+        assertThat(new AdmissionSettings(java.util.List.of(a), OverloadSettings.defaults(), 1000, Duration.ofSeconds(1),
+                0.3, Duration.ofSeconds(60)).capacityRequests()).isEqualTo(AdmissionSettings.UNKNOWN_CAPACITY);
+        assertThatThrownBy(() -> AdmissionSettings.builder().addClass(a).capacityRequests(0).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("capacityRequests must be at least 1, was 0");
+    }
+
+    @Test
+    void classStats_oldConstructor_hasNoInflight() {
+        assertThat(new AdmissionSnapshot.ClassStats("a", 1, 2, Duration.ZERO, false).inflight()).isZero();
     }
 
     @Test

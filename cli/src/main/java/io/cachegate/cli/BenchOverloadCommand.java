@@ -91,6 +91,12 @@ final class BenchOverloadCommand implements Callable<Integer> {
             description = "classes.batch.max_queue_time (default ${DEFAULT-VALUE}).")
     String batchMaxQueue;
 
+    @Option(names = "--batch-max-inflight-share", defaultValue = "0.5",
+            description = "classes.batch.max_inflight_share: the share of the backend's slots batch may hold, so "
+                    + "interactive requests find one free instead of waiting for a batch request to end "
+                    + "(default ${DEFAULT-VALUE}).")
+    double batchMaxInflightShare;
+
     @Option(names = "--probe-share", defaultValue = "0.1",
             description = "Share of each class's requests sent by the latency-per-status probe (default ${DEFAULT-VALUE}).")
     double probeShare;
@@ -144,9 +150,9 @@ final class BenchOverloadCommand implements Callable<Integer> {
         Duration warm = Durations.parse(warmup);
         Duration requestTimeout = Durations.parse(timeout);
         if (rounds < 1 || maxConcurrency < 1 || maxTokens < 1 || !(probeShare >= 0 && probeShare < 1)
-                || interactiveLoad <= 0 || batchLoad < 0) {
+                || interactiveLoad <= 0 || batchLoad < 0 || !(batchMaxInflightShare > 0 && batchMaxInflightShare <= 1)) {
             throw new IllegalArgumentException("--rounds, --max-concurrency, --max-tokens and --interactive-load must be "
-                    + "positive, --batch-load >= 0, --probe-share in [0, 1)");
+                    + "positive, --batch-load >= 0, --probe-share in [0, 1), --batch-max-inflight-share in (0, 1]");
         }
         double capacity = capacity(maxConcurrency, ttftMs, tpotMs, maxTokens);
         double interactiveRate = interactiveLoad * capacity;
@@ -340,6 +346,11 @@ final class BenchOverloadCommand implements Callable<Integer> {
             rss = Math.max(rss, BenchScrapes.rssKib(g.process().pid()));
             Thread.sleep(SAMPLE_EVERY.toMillis());
         }
+        if (okAtStart != null && okAtEnd == null) {
+            // The load ended before a sample fell after the window's end: count up to now (a few samples' more).
+            okAtEnd = successes(BenchScrapes.get(http, g.admin().resolve("/metrics")));
+            endedAt = System.nanoTime();
+        }
         double seconds = (endedAt - startedAt) / 1e9;
         double okInteractive = okAtEnd == null ? Double.NaN : (okAtEnd[0] - okAtStart[0]) / seconds;
         double okBatch = okAtEnd == null ? Double.NaN : (okAtEnd[1] - okAtStart[1]) / seconds;
@@ -432,7 +443,7 @@ final class BenchOverloadCommand implements Callable<Integer> {
                     balance: least_loaded
                 classes:
                   interactive: { priority: 0, max_queue_time: %s }
-                  batch: { priority: 2, max_queue_time: %s, pausable: true, share: 0.1 }
+                  batch: { priority: 2, max_queue_time: %s, pausable: true, share: 0.1, max_inflight_share: %s }
                 admission:
                   enabled: %b
                   initial_drain_rate: %d
@@ -446,7 +457,7 @@ final class BenchOverloadCommand implements Callable<Integer> {
                     class: interactive
                     cache: { exact: false }
                 """.formatted(port, admin, gatewayThreads, simPort, maxConcurrency, interactiveMaxQueue, batchMaxQueue,
-                admission, drain, BATCH_MODEL);
+                batchMaxInflightShare, admission, drain, BATCH_MODEL);
     }
 
     private static void info(String format, Object... args) {
@@ -539,8 +550,9 @@ final class BenchOverloadCommand implements Callable<Integer> {
                     batchLoad, interactiveLoad + batchLoad, duration, rounds.size(),
                     Runtime.getRuntime().availableProcessors());
             System.out.printf(Locale.ROOT, "Unloaded baseline: interactive alone at the same %.1f/s through the "
-                    + "admission gateway. Queues: interactive %s, batch %s (share 0.1, pausable).%n",
-                    interactiveRate, interactiveMaxQueue, batchMaxQueue);
+                    + "admission gateway. Queues: interactive %s, batch %s (share 0.1, pausable, at most %.0f%% of the "
+                    + "slots).%n",
+                    interactiveRate, interactiveMaxQueue, batchMaxQueue, batchMaxInflightShare * 100);
             System.out.printf(Locale.ROOT, "%n%-22s %8s %8s %8s %9s %9s %7s %7s %8s %8s %8s %6s %6s %6s %7s%n",
                     "phase", "TTFT p50", "TTFT p99", "p99 x", "int ok/s", "batch ok/s", "429s", "503s", "rej p50",
                     "rej p99", "rej max", "q int", "q bat", "q sim", "RSS MiB");

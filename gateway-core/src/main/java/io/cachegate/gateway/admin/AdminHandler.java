@@ -183,6 +183,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         ObjectNode classes = node.putObject("classes");
         for (AdmissionSnapshot.ClassStats c : snapshot.classes()) {
             classes.putObject(c.name()).put("queued", c.queued()).put("queuedTokens", c.queuedTokens())
+                    .put("inflight", c.inflight())
                     .put("oldestWaitMillis", c.oldestWait().toMillis()).put("paused", c.paused());
         }
         return node;

@@ -28,8 +28,6 @@ public final class Backends {
 
     public Backends(Policy policy, GatewayMetrics metrics) {
         boolean admission = policy.admission().enabled();
-        AdmissionSettings admissionSettings = admission
-                ? PolicyMappings.admission(policy.admission(), policy.classes().values()) : null;
         Map<String, BackendDispatch> map = new LinkedHashMap<>();
         for (Backend backend : policy.backends()) {
             ReplicaSet replicas = ReplicaSet.builder(backend.name(), backend.urls())
@@ -40,7 +38,9 @@ public final class Backends {
             Optional<AdmissionController> controller = Optional.empty();
             if (admission) {
                 AdmissionMetrics listener = new AdmissionMetrics(metrics.registry(), backend.name());
-                AdmissionController c = new AdmissionController(admissionSettings, request -> replicas
+                AdmissionSettings settings = PolicyMappings.admission(policy.admission(), policy.classes().values(),
+                        backend);
+                AdmissionController c = new AdmissionController(settings, request -> replicas
                         .tryAcquire((RoutingRequest) request.attachment()).map(ReplicaGateLease::new),
                         Ticker.system(), listener);
                 listener.watch(c, policy.classes().keySet());

@@ -104,8 +104,10 @@ public final class Dispatcher {
         BackendDispatch primary = backends.get(d.route().backend().name());
         ServeTarget target = serveTarget(d, primary, trafficClass, model);
         if (target.reason() == ServeReason.UNAVAILABLE) {
+            // An ejected replica gets its next chance after the backend's eject_for: come back then.
             return refuse(d, ErrorKind.OVERLOADED, "Every replica of backend '" + primary.name()
-                    + "' is down and the route has no fallback that is up; try again later", 5);
+                    + "' is down and the route has no fallback that is up; try again later",
+                    Math.max(1, primary.backend().health().ejectFor().toSeconds()));
         }
         BackendDispatch serving = backends.get(target.backend());
         FullHttpRequest request = d.request();

@@ -44,11 +44,14 @@ final class PolicyMappings {
                 ? base : RetryPolicy.DEFAULT_MAX_BACKOFF);
     }
 
-    static AdmissionSettings admission(AdmissionPolicy policy, Collection<TrafficClass> classes) {
+    /** The admission settings of one backend: its request capacity is what the classes' in-flight shares cap. */
+    static AdmissionSettings admission(AdmissionPolicy policy, Collection<TrafficClass> classes, Backend backend) {
+        long capacity = (long) backend.maxConcurrency() * backend.urls().size();
         AdmissionSettings.Builder builder = AdmissionSettings.builder()
                 .overload(overload(policy.overload()))
                 .initialDrainRate(policy.initialDrainRate())
-                .maxRetryAfter(policy.maxRetryAfter());
+                .maxRetryAfter(policy.maxRetryAfter())
+                .capacityRequests((int) Math.min(Integer.MAX_VALUE - 1, capacity));
         for (TrafficClass c : classes) {
             builder.addClass(ClassSettings.builder(c.name())
                     .priority(c.priority())
@@ -58,6 +61,7 @@ final class PolicyMappings {
                     .maxQueueRequests(c.maxQueueDepth())
                     .maxQueueTokens(c.maxQueueTokens())
                     .pausable(c.pausable())
+                    .maxInflightShare(c.maxInflightShare())
                     .build());
         }
         return builder.build();
