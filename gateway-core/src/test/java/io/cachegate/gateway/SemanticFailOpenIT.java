@@ -11,16 +11,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.SimulatorOptions;
 import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A semantic index that does not answer (Qdrant configured on a port where nothing listens) costs the semantic
- * layer, never a request: lookups and write-backs fail open and are counted, the exact cache keeps working, and
- * purges still purge the exact store.
+ * A semantic index that does not answer (Qdrant configured on a port where nothing listens), or an embedder
+ * whose queue is full, costs the semantic layer, never a request: lookups and write-backs fail open and are
+ * counted, the exact cache keeps working, and purges still purge the exact store.
  */
 class SemanticFailOpenIT {
 
@@ -74,6 +82,44 @@ class SemanticFailOpenIT {
                 throw new IllegalStateException(e);
             }
         })).as("the write-back failed and was counted").isTrue();
+    }
+
+    @Test
+    void embedderQueueFull_requestsAreServed_andTheRejectionsCounted(@TempDir Path index) throws Exception {
+        try (Gateway small = Gateway.start(TestPolicies.parse("""
+                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2}
+                backends:
+                  - {name: main, urls: ["%s"], model_version: "llama@v1"}
+                cache:
+                  semantic:
+                    enabled: true
+                    path: "%s"
+                    embedder: {queue_size: 1, workers: 1}
+                routes:
+                  - cache: {semantic: true}
+                """.formatted(sim.baseUrl(), index.toString().replace('\\', '/'))));
+             Clients clients = new Clients(Executors.newFixedThreadPool(16))) {
+            List<Future<HttpResponse<String>>> answers = new ArrayList<>();
+            for (int i = 0; i < 32; i++) {
+                String body = chat("Question number " + i + " about the embedder " + nonce());
+                answers.add(clients.pool().submit(() -> RawHttp.post(small.port(), CHAT, body)));
+            }
+
+            for (Future<HttpResponse<String>> answer : answers) {
+                assertThat(answer.get(60, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+            }
+            assertThat(metric(small, "cachegate_semantic_embed_rejected_total")).as("a one-text queue overflowed")
+                    .isPositive();
+            assertThat(metric(small, "cachegate_semantic_fail_open_total", "stage=\"embed\"")).isPositive();
+        }
+    }
+
+    /** The client threads of a test; Java 17's executors are not AutoCloseable. */
+    private record Clients(ExecutorService pool) implements AutoCloseable {
+        @Override
+        public void close() {
+            pool.shutdownNow();
+        }
     }
 
     @Test
