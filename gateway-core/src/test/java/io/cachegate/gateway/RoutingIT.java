@@ -88,7 +88,7 @@ class RoutingIT {
     }
 
     @Test
-    void primaryDown_fallbackModelAnswers_andIsNotCachedAsThePrimary() throws Exception {
+    void primaryDown_fallbackModelAnswers_andIsCachedUnderTheModelThatAnswered() throws Exception {
         try (SimulatorReplicas main = BackendSimulator.startReplicas(1, SimulatorOptions.defaults());
              BackendSimulator small = BackendSimulator.start(SimulatorOptions.defaults());
              Gateway gw = Gateway.start(TestPolicies.parse("""
@@ -101,6 +101,8 @@ class RoutingIT {
                          backend: main
                          fallback: small
                          fallback_model: qwen2.5-0.5b
+                       - match: {model: "qwen2.5-0.5b"}
+                         backend: small
                      """.formatted(main.baseUrls().get(0), small.baseUrl())))) {
             main.stop(0);
             String body = "{\"model\":\"llama-3.1-8b\",\"temperature\":0,\"messages\":[{\"role\":\"user\","
@@ -119,6 +121,9 @@ class RoutingIT {
             assertThat(again.headers().firstValue("X-Cache")).as("a fallback answer is not stored as llama's")
                     .contains("MISS");
             assertThat(json(again.body()).path("model").asText()).isEqualTo("qwen2.5-0.5b");
+            HttpResponse<String> asked = RawHttp.post(gw.port(), CHAT, body.replace("llama-3.1-8b", "qwen2.5-0.5b"));
+            assertThat(asked.headers().firstValue("X-Cache")).as("filed under the model that answered").contains("HIT");
+            assertThat(asked.body()).isEqualTo(again.body());
         }
     }
 

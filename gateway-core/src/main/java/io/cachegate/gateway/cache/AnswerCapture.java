@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BiFunction;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,21 +37,34 @@ final class AnswerCapture implements ResponseTap {
      * What the entry is filed under and with.
      *
      * @param afterStore runs once the entry was written (on the store's thread): the semantic write-back
+     * @param retarget the target for an answer from a fallback (backend, model): its own key, or empty when it
+     *                 cannot be keyed (its model version is unknown) and is not stored
      */
     record Target(CacheStore store, CacheKey key, Duration ttl, Set<String> tags, String requestId,
-                  Set<String> storeFinishReasons, Runnable afterStore) {
+                  Set<String> storeFinishReasons, Runnable afterStore,
+                  BiFunction<String, String, Optional<Target>> retarget) {
 
         Target(CacheStore store, CacheKey key, Duration ttl, Set<String> tags, String requestId,
                Set<String> storeFinishReasons) {
-            this(store, key, ttl, tags, requestId, storeFinishReasons, () -> { });
+            this(store, key, ttl, tags, requestId, storeFinishReasons, () -> { }, (b, m) -> Optional.empty());
         }
 
         Target afterStore(Runnable action) {
-            return new Target(store, key, ttl, tags, requestId, storeFinishReasons, action);
+            return new Target(store, key, ttl, tags, requestId, storeFinishReasons, action, retarget);
+        }
+
+        Target retarget(BiFunction<String, String, Optional<Target>> function) {
+            return new Target(store, key, ttl, tags, requestId, storeFinishReasons, afterStore, function);
+        }
+
+        /** The same answer filed under {@code other}: no semantic write-back, no further retargeting. */
+        Target movedTo(CacheKey other) {
+            return new Target(store, other, ttl, tags, requestId, storeFinishReasons, () -> { },
+                    (b, m) -> Optional.empty());
         }
     }
 
-    private final Target target;
+    private Target target;
     private final long maxBytes;
     private final GatewayMetrics metrics;
     private final Runnable onSettled;
@@ -154,8 +168,13 @@ final class AnswerCapture implements ResponseTap {
     }
 
     @Override
-    public void onFallback() {
-        abandoned = true;
+    public void onFallback(String backend, String model) {
+        Optional<Target> moved = target.retarget().apply(backend, model);
+        if (moved.isPresent()) {
+            target = moved.get();
+        } else {
+            abandoned = true;
+        }
     }
 
     @Override

@@ -40,9 +40,9 @@ final class CompositeTap implements ResponseTap {
     }
 
     @Override
-    public void onFallback() {
-        first.onFallback();
-        second.onFallback();
+    public void onFallback(String backend, String model) {
+        first.onFallback(backend, model);
+        second.onFallback(backend, model);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.cachegate.gateway.cache;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cachegate.cache.exact.CacheControl;
 import io.cachegate.cache.exact.CacheDecision;
 import io.cachegate.cache.exact.CacheEntry;
@@ -120,8 +121,10 @@ public final class ExactCacheLayer implements AutoCloseable {
                 routeCache.context());
         CacheKey key = keys.key(routePolicy.namespace(r.tenant()), version.get(), context, canonical);
         Duration ttl = routeCache.ttl().orElse(policy.cache().exact().ttl());
-        AnswerCapture.Target target = new AnswerCapture.Target(store, key, ttl, tags, r.requestId(),
+        AnswerCapture.Target base = new AnswerCapture.Target(store, key, ttl, tags, r.requestId(),
                 routePolicy.storeFinishReasons());
+        AnswerCapture.Target target = base.retarget((backend, model) -> keyAnsweredBy(kind, r.parsed().body(),
+                routePolicy, context, r.tenant(), backend, model).map(base::movedTo));
         SemanticQuery query = null;
         if (semantic != null && routeCache.semantic()) {
             SemanticQuery.Prepared prepared = semantic.prepare(kind, r.parsed().body(), routeCache,
@@ -133,6 +136,21 @@ public final class ExactCacheLayer implements AutoCloseable {
         Lookup lookup = new Lookup(r, key, decision, control, target, query, requestThreshold);
         lookup.start();
         return lookup::cancel;
+    }
+
+    /**
+     * The key of this request's answer when {@code model} on {@code backendName} (a route's fallback) gives it:
+     * the request with that model, under that model's version. Empty while the version is unknown.
+     */
+    private Optional<CacheKey> keyAnsweredBy(RequestKind kind, ObjectNode body, RouteCachePolicy routePolicy,
+                                             String context, String tenant, String backendName, String model) {
+        Optional<String> version = policy.backend(backendName).flatMap(b -> versions.versionFor(b, model));
+        if (version.isEmpty()) {
+            return Optional.empty();
+        }
+        ObjectNode asAnswered = body.deepCopy().put("model", model);
+        byte[] canonical = CanonicalRequest.of(kind, asAnswered, routePolicy.canonicalOptions());
+        return Optional.of(keys.key(routePolicy.namespace(tenant), version.get(), context, canonical));
     }
 
     /** {@code X-Cache-Threshold}: a similarity in (0, 1]; it can only make the semantic decision stricter. */

@@ -113,7 +113,8 @@ public final class Dispatcher {
         FullHttpRequest request = d.request();
         if (target.fallback()) {
             metrics.fallback(target.reason().name().toLowerCase(Locale.ROOT));
-            d.tap().onFallback(); // its answer is not the requested model's: never stored under its key
+            // Its answer is not the requested model's: filed under the model that answers, never the request's key.
+            d.tap().onFallback(target.backend(), target.model().isEmpty() ? model : target.model());
             if (d.parsed() != null && !target.model().equals(model)) {
                 request = withModel(request, d.parsed().body(), target.model());
             }
@@ -188,7 +189,7 @@ public final class Dispatcher {
             return Optional.empty();
         }
         services.metrics().fallback("context_length");
-        d.tap().onFallback();
+        d.tap().onFallback(next.get().backend(), next.get().model());
         FullHttpRequest request = d.parsed() != null && !next.get().model().equals(served.requested())
                 ? withModel(d.request(), d.parsed().body(), next.get().model()) : d.request();
         Served moved = new Served(next.get(), served.requested());

@@ -23,10 +23,11 @@ public interface ResponseTap {
     void onAbort();
 
     /**
-     * The answer will come from the route's fallback model, not the one the request names: a cache must not
-     * file it under the request's key. Called before the exchange starts.
+     * The answer will come from the route's fallback, {@code model} on {@code backend}, not the model the request
+     * names: a cache files it under the model that answers, never under the request's key. Called before the
+     * exchange starts.
      */
-    default void onFallback() {
+    default void onFallback(String backend, String model) {
     }
 
     /**
