@@ -54,6 +54,8 @@ class SemanticCacheIT {
                 routes:
                   - match: {path: /v1/completions}
                     cache: {semantic: false}
+                  - match: {model: "qwen2.5-0.5b"}
+                    cache: {semantic: true, semantic_max_turns: 3}
                   - match: {model: "*"}
                     cache: {semantic: true, semantic_max_turns: 1}
                 """.formatted(sim.baseUrl(), indexDir.toString().replace('\\', '/'))));
@@ -141,6 +143,40 @@ class SemanticCacheIT {
         assertThat(xCache(RawHttp.post(gateway.port(), CHAT, first, "Authorization", "Bearer acme-key"))).isEqualTo("MISS");
         assertThat(metric(gateway, "cachegate_cache_lookups_total", "layer=\"semantic\"", "outcome=\"ineligible\""))
                 .isEqualTo(ineligible + 1);
+    }
+
+    @Test
+    void earlierTurns_areInTheScope_onARouteThatMatchesConversations() throws Exception {
+        String system = "multi-turn bot " + nonce();
+        String ana = conversation(system, "Hi, I am Ana and I use the mobile app.", PASSWORD);
+        double written = metric(gateway, "cachegate_semantic_writes_total", "outcome=\"written\"");
+        assertThat(RawHttp.post(gateway.port(), CHAT, ana, "Authorization", "Bearer acme-key").statusCode()).isEqualTo(200);
+        assertThat(Poll.until(Duration.ofSeconds(20), () -> {
+            try {
+                return metric(gateway, "cachegate_semantic_writes_total", "outcome=\"written\"") > written
+                        && metric(gateway, "cachegate_semantic_writes_pending") == 0;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        })).isTrue();
+
+        HttpResponse<String> otherHistory = RawHttp.post(gateway.port(), CHAT,
+                conversation(system, "Hi, I am Bob and I use the website.", PASSWORD_PARAPHRASE),
+                "Authorization", "Bearer acme-key");
+        HttpResponse<String> sameHistory = RawHttp.post(gateway.port(), CHAT,
+                conversation(system, "Hi, I am Ana and I use the mobile app.", PASSWORD_PARAPHRASE),
+                "Authorization", "Bearer acme-key");
+
+        assertThat(xCache(otherHistory)).as("another conversation so far").isEqualTo("MISS");
+        assertThat(xCache(sameHistory)).isEqualTo("HIT");
+        assertThat(header(sameHistory, "X-Cache-Layer")).isEqualTo("semantic");
+    }
+
+    private static String conversation(String system, String firstTurn, String question) {
+        return "{\"model\":\"qwen2.5-0.5b\",\"temperature\":0,\"messages\":[{\"role\":\"system\",\"content\":"
+                + quote(system) + "},{\"role\":\"user\",\"content\":" + quote(firstTurn) + "},"
+                + "{\"role\":\"assistant\",\"content\":\"Hello! How can I help?\"},"
+                + "{\"role\":\"user\",\"content\":" + quote(question) + "}]}";
     }
 
     @Test
