@@ -116,10 +116,9 @@ public final class ExactCacheLayer implements AutoCloseable {
             return bypass(r, "model_version_unknown");
         }
         Set<String> tags = tags(r.request().headers().get(GatewayHeaders.X_CACHE_TAGS));
-        byte[] canonical = CanonicalRequest.of(kind, r.parsed().body(), routePolicy.canonicalOptions());
         String context = ContextHash.of(Optional.ofNullable(r.request().headers().get(GatewayHeaders.X_CACHE_CONTEXT)),
                 routeCache.context());
-        CacheKey key = keys.key(routePolicy.namespace(r.tenant()), version.get(), context, canonical);
+        CacheKey key = key(kind, r.parsed().body(), routePolicy, r.tenant(), version.get(), context);
         Duration ttl = routeCache.ttl().orElse(policy.cache().exact().ttl());
         AnswerCapture.Target base = new AnswerCapture.Target(store, key, ttl, tags, r.requestId(),
                 routePolicy.storeFinishReasons());
@@ -144,13 +143,14 @@ public final class ExactCacheLayer implements AutoCloseable {
      */
     private Optional<CacheKey> keyAnsweredBy(RequestKind kind, ObjectNode body, RouteCachePolicy routePolicy,
                                              String context, String tenant, String backendName, String model) {
-        Optional<String> version = policy.backend(backendName).flatMap(b -> versions.versionFor(b, model));
-        if (version.isEmpty()) {
-            return Optional.empty();
-        }
-        ObjectNode asAnswered = body.deepCopy().put("model", model);
-        byte[] canonical = CanonicalRequest.of(kind, asAnswered, routePolicy.canonicalOptions());
-        return Optional.of(keys.key(routePolicy.namespace(tenant), version.get(), context, canonical));
+        return policy.backend(backendName).flatMap(b -> versions.versionFor(b, model)).map(version ->
+                key(kind, body.deepCopy().put("model", model), routePolicy, tenant, version, context));
+    }
+
+    private CacheKey key(RequestKind kind, ObjectNode body, RouteCachePolicy routePolicy, String tenant,
+                         String version, String context) {
+        byte[] canonical = CanonicalRequest.of(kind, body, routePolicy.canonicalOptions());
+        return keys.key(routePolicy.namespace(tenant), version, context, canonical);
     }
 
     /** {@code X-Cache-Threshold}: a similarity in (0, 1]; it can only make the semantic decision stricter. */
@@ -242,14 +242,15 @@ public final class ExactCacheLayer implements AutoCloseable {
                 start(GatewayHeaders.BYPASS, ResponseTap.NONE);
             } else if (entry.isPresent() && control.accepts(System.currentTimeMillis() - entry.get().createdAtMillis())) {
                 hit(entry.get(), lookupNanos, null);
-            } else if (query != null) {
+            } else {
                 metrics.cacheLookup("exact", "miss");
+                if (query == null) {
+                    miss(decision.write());
+                    return;
+                }
                 semantic.lookup(query, r.route().route().cache(), requestThreshold).whenComplete((result, lookupError) ->
                         r.ctx().executor().execute(() -> semanticLooked(
                                 lookupError == null ? result : SemanticCacheLayer.Result.FAILED, lookupNanos)));
-            } else {
-                metrics.cacheLookup("exact", "miss");
-                miss(decision.write());
             }
         }
 

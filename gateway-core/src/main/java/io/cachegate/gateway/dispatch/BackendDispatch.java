@@ -2,16 +2,16 @@ package io.cachegate.gateway.dispatch;
 
 import io.cachegate.admission.AdmissionController;
 import io.cachegate.config.Backend;
-import io.cachegate.gateway.upstream.UpstreamSettings;
+import io.cachegate.config.Balance;
 import io.cachegate.routing.ReplicaSet;
 import io.cachegate.routing.RetryPolicy;
 import java.util.Optional;
 
 /**
- * One backend as dispatch sees it: its replicas and their state, its retry policy and timeouts, and its
- * admission controller when the policy turns admission control on.
+ * One backend as dispatch sees it: its replicas and their state, its retry policy, and its admission
+ * controller when the policy turns admission control on.
  */
-public record BackendDispatch(Backend backend, ReplicaSet replicas, RetryPolicy retry, UpstreamSettings settings,
+public record BackendDispatch(Backend backend, ReplicaSet replicas, RetryPolicy retry,
                               Optional<AdmissionController> admission) {
 
     public String name() {
@@ -19,6 +19,6 @@ public record BackendDispatch(Backend backend, ReplicaSet replicas, RetryPolicy 
     }
 
     public boolean prefixAffinity() {
-        return backend.balance() == io.cachegate.config.Balance.PREFIX_AFFINITY;
+        return backend.balance() == Balance.PREFIX_AFFINITY;
     }
 }

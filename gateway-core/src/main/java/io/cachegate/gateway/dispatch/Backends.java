@@ -8,7 +8,6 @@ import io.cachegate.config.Backend;
 import io.cachegate.config.Policy;
 import io.cachegate.gateway.metrics.AdmissionMetrics;
 import io.cachegate.gateway.metrics.GatewayMetrics;
-import io.cachegate.gateway.upstream.UpstreamSettings;
 import io.cachegate.routing.ReplicaLease;
 import io.cachegate.routing.ReplicaSet;
 import io.cachegate.routing.RoutingRequest;
@@ -46,8 +45,7 @@ public final class Backends {
                 listener.watch(c, policy.classes().keySet());
                 controller = Optional.of(c);
             }
-            map.put(backend.name(), new BackendDispatch(backend, replicas, PolicyMappings.retry(backend),
-                    UpstreamSettings.of(backend), controller));
+            map.put(backend.name(), new BackendDispatch(backend, replicas, PolicyMappings.retry(backend), controller));
         }
         this.byName = Map.copyOf(map);
     }

@@ -39,6 +39,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * Sends a request that no cache answered: resolves its traffic class and token cost, picks the route's backend
@@ -119,9 +120,13 @@ public final class Dispatcher {
                 request = withModel(request, d.parsed().body(), target.model());
             }
         }
-        long cost = cost(d);
+        String prompt = d.parsed() == null ? "" : promptText(d.parsed().input());
+        long cost = cost(d, prompt);
+        // Hashed here, once: a queued request is offered to the replicas again on every release, under
+        // admission's lock, and must not re-hash a long prompt each time.
         RoutingRequest routing = serving.prefixAffinity()
-                ? RoutingRequest.withPrompt(cost, target.model() + "\n" + prompt(d)) : RoutingRequest.of(cost);
+                ? RoutingRequest.withBlocks(cost, serving.replicas().prefixHashes(target.model() + "\n" + prompt))
+                : RoutingRequest.of(cost);
         Served served = new Served(target, model);
         DispatchRequest sent = d.withRequest(request);
         if (serving.admission().isEmpty()) {
@@ -167,9 +172,10 @@ public final class Dispatcher {
     private ActiveExchange start(DispatchRequest d, Served served, RoutingRequest routing,
                                  Optional<ReplicaLease> lease, Runnable onDone) {
         BackendDispatch serving = backends.get(served.target().backend());
-        ProxyTarget target = new ProxyTarget(d.routeLabel(), serving.replicas(), routing, lease, serving.settings(),
+        ProxyTarget target = new ProxyTarget(d.routeLabel(), serving.replicas(), routing, lease,
+                services.settings(serving.name()),
                 serving.retry(), services.policy().authRequired(), serving.backend().apiKey(), served.model(),
-                request -> tooLong(d.withRequest(request), served, routing, onDone));
+                () -> tooLong(d, served, routing, onDone));
         ProxyExchange exchange = new ProxyExchange(d.ctx(), d.request(), d.requestId(), d.startNanos(), d.keepAlive(),
                 d.endpoint(), target, services.upstream(), services.metrics(), onDone, d.xCache(), d.tap());
         d.onStarted().accept(exchange::cancel);
@@ -181,20 +187,18 @@ public final class Dispatcher {
      * The backend rejected the prompt as longer than its model's context: the route's fallback, once, when it is a
      * different model that is up. Sent without queueing: the request already waited its turn once.
      */
-    private Optional<ActiveExchange> tooLong(DispatchRequest d, Served served, RoutingRequest routing,
-                                             Runnable onDone) {
+    private Optional<Function<FullHttpRequest, ActiveExchange>> tooLong(DispatchRequest d, Served served,
+                                                                        RoutingRequest routing, Runnable onDone) {
         Optional<ServeTarget> next = fallbacks.get(d.route().route().index()).afterError(served.target(),
                 served.requested(), 400, "context_length_exceeded", name -> backends.get(name).replicas().allDown());
-        if (next.isEmpty()) {
-            return Optional.empty();
-        }
-        services.metrics().fallback("context_length");
-        d.tap().onFallback(next.get().backend(), next.get().model());
-        FullHttpRequest request = d.parsed() != null && !next.get().model().equals(served.requested())
-                ? withModel(d.request(), d.parsed().body(), next.get().model()) : d.request();
-        Served moved = new Served(next.get(), served.requested());
-        return Optional.of(start(d.withRequest(request), moved, RoutingRequest.of(routing.tokenCost()), Optional.empty(),
-                onDone));
+        return next.map(target -> request -> {
+            services.metrics().fallback("context_length");
+            d.tap().onFallback(target.backend(), target.model());
+            FullHttpRequest moved = d.parsed() != null && !target.model().equals(served.requested())
+                    ? withModel(request, d.parsed().body(), target.model()) : request;
+            return start(d.withRequest(moved), new Served(target, served.requested()),
+                    RoutingRequest.of(routing.tokenCost()), Optional.empty(), onDone);
+        });
     }
 
     /** Where a request goes and the model it named; {@link #model()} is what answers. */
@@ -235,7 +239,7 @@ public final class Dispatcher {
     }
 
     /** Prompt estimate plus max_tokens (or the route's default): what the request may cost the backend. */
-    private long cost(DispatchRequest d) {
+    private long cost(DispatchRequest d, String prompt) {
         long defaultMax = d.route().route().defaultMaxTokens();
         if (d.parsed() == null) {
             return defaultMax;
@@ -244,12 +248,13 @@ public final class Dispatcher {
         JsonNode max = body.has("max_completion_tokens") ? body.get("max_completion_tokens") : body.get("max_tokens");
         OptionalLong maxTokens = max != null && max.canConvertToLong() ? OptionalLong.of(max.asLong()) : OptionalLong.empty();
         return routeTokenizers.getOrDefault(d.route().route().index(), estimate)
-                .cost(promptText(d.parsed().input()), maxTokens, defaultMax);
+                .cost(prompt, maxTokens, defaultMax);
     }
 
     /**
      * The text the model reads: message contents (and text parts), a prompt, or an input, joined by newlines.
-     * The chat template adds a few tokens per message, which the over-estimate and max_tokens absorb.
+     * The chat template adds a few tokens per message, which the over-estimate and max_tokens absorb. Earlier
+     * turns come first, so a growing conversation keeps them as a common prefix for prefix affinity.
      */
     static String promptText(JsonNode input) {
         if (input == null) {
@@ -275,14 +280,6 @@ public final class Dispatcher {
             }
         }
         return text.toString();
-    }
-
-    /**
-     * The prompt as the backend sees it, in a stable rendering: the messages (or prompt, or input) as JSON, in
-     * order, so a growing conversation keeps its earlier turns as a common prefix for prefix affinity.
-     */
-    private static String prompt(DispatchRequest d) {
-        return d.parsed() == null || d.parsed().input() == null ? "" : d.parsed().input().toString();
     }
 
     /** The request with another {@code model}: the fallback's. The original request is released. */

@@ -38,6 +38,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -322,19 +323,17 @@ public final class ProxyExchange implements UpstreamListener {
      * False when there is no fallback to try; this exchange then relays the error.
      */
     private boolean handOverToFallback() {
-        metrics.requestAbandoned(); // the fallback's exchange counts the request from here
+        Optional<Function<FullHttpRequest, ActiveExchange>> fallback = target.onContextLengthError().get();
+        if (fallback.isEmpty()) {
+            return false;
+        }
+        done = true;
         if (lease != null) {
             lease.release();
             lease = null;
         }
-        done = true;
-        Optional<ActiveExchange> next = target.onContextLengthError().apply(request);
-        if (next.isEmpty()) {
-            done = false;
-            metrics.requestStarted();
-            return false;
-        }
-        successor = next.get();
+        metrics.requestAbandoned(); // the fallback's exchange counts the request from here
+        successor = fallback.get().apply(request);
         return true;
     }
 

@@ -9,6 +9,7 @@ import io.cachegate.routing.RoutingRequest;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Where one request goes and how: the backend's replicas and how to choose among them, its timeouts and retry
@@ -21,13 +22,13 @@ import java.util.function.Function;
  * @param backendApiKey the backend's own key, sent as a bearer token when present
  * @param servedModel the model that answers (a fallback's, when the request was moved), sent as X-Cachegate-Model
  * @param onContextLengthError when the backend rejects the prompt as too long (a 400 before anything reached the
- *                             client): sends the request to the route's fallback and returns that exchange, or
- *                             returns empty (the fallback is down) without touching the request
+ *                             client): the starter of the exchange on the route's fallback, which takes the
+ *                             request over; empty when there is no fallback to try
  */
 public record ProxyTarget(String routeLabel, ReplicaSet replicas, RoutingRequest routing, Optional<ReplicaLease> lease,
                           UpstreamSettings settings, RetryPolicy retry, boolean replaceAuthorization,
                           Optional<String> backendApiKey, String servedModel,
-                          Function<FullHttpRequest, Optional<ActiveExchange>> onContextLengthError) {
+                          Supplier<Optional<Function<FullHttpRequest, ActiveExchange>>> onContextLengthError) {
 
     public ProxyTarget {
         Objects.requireNonNull(replicas, "replicas");
