@@ -169,6 +169,7 @@ final class Generation implements ConcurrencyGate.Waiter {
             return;
         }
         String body = json.fullResponse(tokens, finishReason, request.promptTokens());
+        sim.completed.increment(); // before the last bytes leave: whoever has the answer sees it counted
         HttpResponses.sendJson(ctx, HttpResponseStatus.OK, body, keepAlive);
         finish();
     }
@@ -211,6 +212,7 @@ final class Generation implements ConcurrencyGate.Waiter {
         }
         SseEncoder.done(out);
         ByteBuf last = ByteBufUtil.writeUtf8(ctx.alloc(), out);
+        sim.completed.increment(); // before the last bytes leave: whoever has the answer sees it counted
         ChannelFuture written = ctx.writeAndFlush(new DefaultLastHttpContent(last));
         if (!keepAlive) {
             written.addListener(ChannelFutureListener.CLOSE);
@@ -233,7 +235,6 @@ final class Generation implements ConcurrencyGate.Waiter {
         state = State.FINISHED;
         sim.prefilled(request);
         sim.gate.release();
-        sim.completed.increment();
         onDone.run();
     }
 }
