@@ -1,5 +1,6 @@
 package io.cachegate.admission;
 
+import io.cachegate.config.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -3,6 +3,7 @@ package io.cachegate.admission;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cachegate.testkit.FakeTicker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -79,7 +80,7 @@ class AdmissionControllerTest {
         Ticket ticket = queued(c.offer(req("standard", 100)));
         assertThat(outcome(ticket)).isNull();
 
-        ticker.advanceMillis(700);
+        ticker.advance(Duration.ofMillis(700));
         first.lease().release();
 
         Admission.Admitted second = admitted(outcome(ticket));
@@ -239,7 +240,7 @@ class AdmissionControllerTest {
     private AdmissionLease interactiveStream(AdmissionController c, long tokens) {
         AdmissionLease last = null;
         for (int i = 0; i < 300; i++) {
-            ticker.advanceMillis(100);
+            ticker.advance(Duration.ofMillis(100));
             if (last != null) {
                 last.release();
             }
@@ -278,7 +279,7 @@ class AdmissionControllerTest {
     void offer_higherClassStreamEnded_itsRateFades() {
         AdmissionController c = controller(new PoolCapacity(1, 1_000_000), INTERACTIVE, batchWithin10s(0));
         interactiveStream(c, 60);
-        ticker.advanceMillis(30_000); // nine time constants: 600 tokens/s fade to about 0.07
+        ticker.advance(Duration.ofSeconds(30)); // nine time constants: 600 tokens/s fade to about 0.07
         queued(c.offer(req("batch", 9000)));
         queued(c.offer(req("batch", 1))); // 9.0 s ahead; it would be 22.5 s at 400 tokens/s
     }
@@ -353,13 +354,13 @@ class AdmissionControllerTest {
         AdmissionController c = controller(new PoolCapacity(1, 100_000));
         admitted(c.offer(req("interactive", 10)));
         Ticket old = queued(c.offer(req("interactive", 300)));
-        ticker.advanceMillis(1000);
+        ticker.advance(Duration.ofSeconds(1));
         Ticket young = queued(c.offer(req("interactive", 200)));
-        ticker.advanceMillis(1000);
+        ticker.advance(Duration.ofSeconds(1));
         c.tick();
         assertThat(outcome(old)).isNull(); // exactly 2 s: not yet past the limit
 
-        ticker.advanceMillis(1);
+        ticker.advance(Duration.ofMillis(1));
         c.tick();
         Admission.Rejected r = rejected(outcome(old));
         assertThat(r.reason()).isEqualTo(RejectReason.QUEUE_TIMEOUT);
@@ -373,7 +374,7 @@ class AdmissionControllerTest {
         assertThat(c.snapshot().rejections()).containsEntry(RejectReason.QUEUE_TIMEOUT, 1L);
         assertThat(listener.events).endsWith("rejected interactive QUEUE_TIMEOUT");
 
-        ticker.advanceMillis(1000);
+        ticker.advance(Duration.ofSeconds(1));
         c.tick();
         assertThat(rejected(outcome(young)).reason()).isEqualTo(RejectReason.QUEUE_TIMEOUT);
     }
@@ -499,7 +500,7 @@ class AdmissionControllerTest {
 
         Admission.Admitted a = admitted(c.offer(req("interactive", 100)));
         Ticket b = queued(c.offer(req("interactive", 100)));
-        ticker.advanceMillis(2000);
+        ticker.advance(Duration.ofSeconds(2));
         a.lease().release(); // 100 tokens in 2 s of saturation
         assertThat(c.drainRate()).isEqualTo(50.0);
         assertThat(c.snapshot().drainRateMeasured()).isTrue();
@@ -516,7 +517,7 @@ class AdmissionControllerTest {
     void drainRate_releasesWhileIdle_doNotCount() {
         AdmissionController c = controller(new PoolCapacity(4, 100_000));
         Admission.Admitted a = admitted(c.offer(req("standard", 100)));
-        ticker.advanceMillis(10_000);
+        ticker.advance(Duration.ofSeconds(10));
         a.lease().release();
         assertThat(c.drainRate()).isEqualTo(1000.0);
         assertThat(c.snapshot().drainRateMeasured()).isFalse();
@@ -531,11 +532,11 @@ class AdmissionControllerTest {
         Admission.Admitted running = admitted(c.offer(req("interactive", 10)));
         queued(c.offer(req("interactive", 10)));
         for (int t = 100; t <= 1400; t += 100) {
-            ticker.advanceMillis(100);
+            ticker.advance(Duration.ofMillis(100));
             c.tick();
             assertThat(c.overloaded()).as("at %d ms", t).isFalse();
         }
-        ticker.advanceMillis(100);
+        ticker.advance(Duration.ofMillis(100));
         c.tick(); // age at or above 1 s since 1000 ms, for 500 ms now
         assertThat(c.overloaded()).isTrue();
         assertThat(c.skipOptionalWork()).isTrue();
@@ -543,11 +544,11 @@ class AdmissionControllerTest {
 
         running.lease().release(); // the waiter leaves: age 0
         for (int t = 100; t <= 2000; t += 100) {
-            ticker.advanceMillis(100);
+            ticker.advance(Duration.ofMillis(100));
             c.tick(); // below the exit thresholds from the first tick, at +100 ms
             assertThat(c.overloaded()).as("%d ms after the queue emptied", t).isTrue();
         }
-        ticker.advanceMillis(100);
+        ticker.advance(Duration.ofMillis(100));
         c.tick();
         assertThat(c.overloaded()).isFalse();
         assertThat(c.skipOptionalWork()).isFalse();
@@ -610,7 +611,7 @@ class AdmissionControllerTest {
 
         c.tick(); // nothing pending outside batch: below the exit thresholds from now
         assertThat(c.overloaded()).isTrue();
-        ticker.advanceMillis(1000);
+        ticker.advance(Duration.ofSeconds(1));
         c.tick();
         assertThat(c.overloaded()).isFalse();
         assertThat(outcome(batch)).isInstanceOf(Admission.Admitted.class);
@@ -632,7 +633,7 @@ class AdmissionControllerTest {
         AdmissionController c = new AdmissionController(s, new PoolCapacity(1, 100_000), ticker, listener);
         Admission.Admitted running = admitted(c.offer(req("batch", 10)));
         queued(c.offer(req("batch", 10)));
-        ticker.advanceMillis(5000);
+        ticker.advance(Duration.ofSeconds(5));
         c.tick();
         assertThat(c.overloaded()).isFalse(); // a batch backlog alone is not overload
         running.lease().release();
@@ -644,7 +645,7 @@ class AdmissionControllerTest {
         admitted(c.offer(req("interactive", 10)));
         queued(c.offer(req("standard", 300)));
         queued(c.offer(req("standard", 200)));
-        ticker.advanceMillis(250);
+        ticker.advance(Duration.ofMillis(250));
         queued(c.offer(req("batch", 50)));
         AdmissionSnapshot s = c.snapshot();
         assertThat(s.overloaded()).isFalse();

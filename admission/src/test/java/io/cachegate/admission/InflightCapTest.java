@@ -2,6 +2,7 @@ package io.cachegate.admission;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cachegate.testkit.FakeTicker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
