@@ -4,7 +4,7 @@ package io.cachegate.routing;
  * One replica's breaker: CLOSED → OPEN after {@code threshold} consecutive failures; OPEN for the
  * cool-down, then HALF_OPEN (noticed lazily, when next looked at); HALF_OPEN lets exactly one trial
  * request through, and its outcome (or a probe's) closes or reopens. Not thread-safe: the owning
- * {@link ReplicaSet} guards it with its lock. Times are {@code System.nanoTime}-style ticks.
+ * {@link ReplicaSet} guards it with its lock. Times are {@link io.cachegate.config.Ticker#nanos()} readings.
  */
 final class CircuitBreaker {
 

@@ -1,5 +1,6 @@
 package io.cachegate.routing;
 
+import io.cachegate.config.Ticker;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -8,7 +9,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.SplittableRandom;
-import java.util.function.LongSupplier;
 import java.util.random.RandomGenerator;
 
 /**
@@ -29,7 +29,7 @@ public final class ReplicaSet {
     private final List<URI> uris;
     private final Map<URI, Replica> byUri;
     private final ReplicaSelector selector;
-    private final LongSupplier nanoTime;
+    private final Ticker ticker;
     private final ReplicaStateListener listener;
     private final long staleNanos;
     private final Object lock = new Object();
@@ -38,7 +38,7 @@ public final class ReplicaSet {
     private ReplicaSet(Builder b) {
         this.name = b.name;
         this.settings = b.settings;
-        this.nanoTime = b.nanoTime;
+        this.ticker = b.ticker;
         this.listener = b.listener;
         this.staleNanos = settings.externalLoad().staleAfter().toNanos();
         List<Replica> list = new ArrayList<>();
@@ -93,7 +93,7 @@ public final class ReplicaSet {
         List<StateChange> changes = new ArrayList<>(0);
         ReplicaLease lease = null;
         synchronized (lock) {
-            long now = nanoTime.getAsLong();
+            long now = ticker.nanos();
             List<Replica> candidates = new ArrayList<>(replicas.size());
             for (Replica r : replicas) {
                 if (request.exclude().contains(r.uri)) {
@@ -177,7 +177,7 @@ public final class ReplicaSet {
         List<StateChange> changes = new ArrayList<>(0);
         boolean down = true;
         synchronized (lock) {
-            long now = nanoTime.getAsLong();
+            long now = ticker.nanos();
             for (Replica r : replicas) {
                 CircuitState before = r.breaker.current();
                 down &= !r.breaker.admits(now);
@@ -198,7 +198,7 @@ public final class ReplicaSet {
         List<ReplicaStatus> out = new ArrayList<>(replicas.size());
         List<StateChange> changes = new ArrayList<>(0);
         synchronized (lock) {
-            long now = nanoTime.getAsLong();
+            long now = ticker.nanos();
             for (Replica r : replicas) {
                 CircuitState before = r.breaker.current();
                 CircuitState state = r.breaker.state(now);
@@ -255,7 +255,7 @@ public final class ReplicaSet {
         List<StateChange> changes = new ArrayList<>(0);
         CircuitState after;
         synchronized (lock) {
-            long now = nanoTime.getAsLong();
+            long now = ticker.nanos();
             CircuitState before = r.breaker.current();
             CircuitState noticed = r.breaker.state(now);
             update.apply(r, now);
@@ -288,7 +288,7 @@ public final class ReplicaSet {
         private final String name;
         private final List<URI> uris;
         private ReplicaSetSettings settings = ReplicaSetSettings.defaults();
-        private LongSupplier nanoTime = System::nanoTime;
+        private Ticker ticker = Ticker.system();
         private RandomGenerator random = new SplittableRandom();
         private ReplicaStateListener listener = ReplicaStateListener.NONE;
 
@@ -302,9 +302,9 @@ public final class ReplicaSet {
             return this;
         }
 
-        /** A monotonic tick source in nanoseconds ({@code System::nanoTime} by default); tests move a fake. */
-        public Builder nanoTime(LongSupplier ticker) {
-            this.nanoTime = Objects.requireNonNull(ticker, "nanoTime");
+        /** The clock for breaker cool-downs and load staleness ({@link Ticker#system()} by default); tests move a fake. */
+        public Builder ticker(Ticker t) {
+            this.ticker = Objects.requireNonNull(t, "ticker");
             return this;
         }
 

@@ -8,6 +8,7 @@ import static io.cachegate.routing.Replicas.set;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cachegate.testkit.FakeTicker;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -6,6 +6,7 @@ import static io.cachegate.routing.Replicas.acquire;
 import static io.cachegate.routing.Replicas.set;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cachegate.testkit.FakeTicker;
 import org.junit.jupiter.api.Test;
 
 class CapacityTest {

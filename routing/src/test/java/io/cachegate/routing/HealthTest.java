@@ -5,6 +5,7 @@ import static io.cachegate.routing.Replicas.B;
 import static io.cachegate.routing.Replicas.acquire;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cachegate.testkit.FakeTicker;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,7 +22,7 @@ class HealthTest {
     private ReplicaSet set(URI... uris) {
         return ReplicaSet.builder("main", List.of(uris))
                 .settings(ReplicaSetSettings.defaults().withBreaker(new BreakerSettings(3, COOL_DOWN)))
-                .nanoTime(ticker)
+                .ticker(ticker)
                 .listener((backend, replica, from, to) -> changes.add(backend + " " + replica.getHost() + " " + from
                         + "->" + to))
                 .build();

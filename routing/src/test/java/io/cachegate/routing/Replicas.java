@@ -1,5 +1,6 @@
 package io.cachegate.routing;
 
+import io.cachegate.testkit.FakeTicker;
 import java.net.URI;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -15,7 +16,7 @@ final class Replicas {
     }
 
     static ReplicaSet set(ReplicaSetSettings settings, FakeTicker ticker, URI... uris) {
-        return ReplicaSet.builder("main", List.of(uris)).settings(settings).nanoTime(ticker)
+        return ReplicaSet.builder("main", List.of(uris)).settings(settings).ticker(ticker)
                 .random(new SplittableRandom(42)).build();
     }
 
