@@ -1,6 +1,7 @@
 package io.cachegate.cache.exact;
 
 import io.cachegate.config.ExactCacheSettings;
+import io.cachegate.config.Ticker;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import io.netty.util.HashedWheelTimer;
@@ -19,13 +20,18 @@ public final class CacheStores {
      * through {@code health} (an in-memory one leaves it untouched but marks it available).
      */
     public static CacheStore create(ExactCacheSettings settings, StoreHealth health) {
+        return create(settings, health, Ticker.system());
+    }
+
+    /** As {@link #create(ExactCacheSettings, StoreHealth)}, the in-process tier expiring entries by {@code ticker}. */
+    public static CacheStore create(ExactCacheSettings settings, StoreHealth health, Ticker ticker) {
         return switch (settings.store()) {
             case MEMORY -> {
                 health.available(true);
-                yield new MemoryCacheStore(settings.maxBytes());
+                yield new MemoryCacheStore(settings.maxBytes(), ticker);
             }
             case REDIS -> redis(settings, health);
-            case TIERED -> new TieredCacheStore(new MemoryCacheStore(settings.l1MaxBytes()), settings.l1Ttl(),
+            case TIERED -> new TieredCacheStore(new MemoryCacheStore(settings.l1MaxBytes(), ticker), settings.l1Ttl(),
                     redis(settings, health));
         };
     }

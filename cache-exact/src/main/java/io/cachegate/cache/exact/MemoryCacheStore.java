@@ -4,7 +4,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 import com.github.benmanes.caffeine.cache.Policy.VarExpiration;
-import com.github.benmanes.caffeine.cache.Ticker;
+import io.cachegate.config.Ticker;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -26,7 +26,7 @@ public final class MemoryCacheStore implements TtlAwareCacheStore {
     private final VarExpiration<CacheKey, Stored> expiration;
 
     public MemoryCacheStore(long maxBytes) {
-        this(maxBytes, Ticker.systemTicker());
+        this(maxBytes, Ticker.system());
     }
 
     /** With an injected {@code ticker}, so tests move time instead of sleeping. */
@@ -38,7 +38,7 @@ public final class MemoryCacheStore implements TtlAwareCacheStore {
                 .maximumWeight(maxBytes)
                 .weigher((CacheKey key, Stored stored) -> stored.weight)
                 .expireAfter(new PerEntryTtl())
-                .ticker(ticker)
+                .ticker(ticker::nanos)
                 // Maintenance (eviction, expiry) runs on the calling thread: amortised and small, and
                 // it keeps the common ForkJoinPool out of the request path and tests deterministic.
                 .executor(Runnable::run)

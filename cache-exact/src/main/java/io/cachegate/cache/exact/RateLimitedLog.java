@@ -1,8 +1,8 @@
 package io.cachegate.cache.exact;
 
+import io.cachegate.config.Ticker;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 
 /**
@@ -13,27 +13,27 @@ public final class RateLimitedLog {
 
     private final Logger log;
     private final long intervalNanos;
-    private final LongSupplier nanoTime;
+    private final Ticker ticker;
     private final AtomicLong nextAllowed;
     private final AtomicLong suppressed = new AtomicLong();
 
     public RateLimitedLog(Logger log, Duration interval) {
-        this(log, interval, System::nanoTime);
+        this(log, interval, Ticker.system());
     }
 
-    RateLimitedLog(Logger log, Duration interval, LongSupplier nanoTime) {
+    RateLimitedLog(Logger log, Duration interval, Ticker ticker) {
         if (interval.isNegative()) {
             throw new IllegalArgumentException("interval must not be negative, was " + interval);
         }
         this.log = log;
         this.intervalNanos = interval.toNanos();
-        this.nanoTime = nanoTime;
-        this.nextAllowed = new AtomicLong(nanoTime.getAsLong());
+        this.ticker = ticker;
+        this.nextAllowed = new AtomicLong(ticker.nanos());
     }
 
     /** Logs {@code message} unless a line was written within the interval; returns whether it logged. */
     public boolean warn(String message) {
-        long now = nanoTime.getAsLong();
+        long now = ticker.nanos();
         long next = nextAllowed.get();
         if (now - next < 0 || !nextAllowed.compareAndSet(next, now + intervalNanos)) {
             suppressed.incrementAndGet();

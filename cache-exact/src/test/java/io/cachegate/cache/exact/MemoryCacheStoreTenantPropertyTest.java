@@ -2,6 +2,7 @@ package io.cachegate.cache.exact;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cachegate.testkit.FakeTicker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

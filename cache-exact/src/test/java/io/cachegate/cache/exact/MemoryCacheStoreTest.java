@@ -5,6 +5,7 @@ import static io.cachegate.cache.exact.TestEntries.key;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cachegate.testkit.FakeTicker;
 import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;

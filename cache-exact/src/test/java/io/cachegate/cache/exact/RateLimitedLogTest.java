@@ -2,8 +2,8 @@ package io.cachegate.cache.exact;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cachegate.testkit.FakeTicker;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
@@ -11,14 +11,14 @@ class RateLimitedLogTest {
 
     @Test
     void warn_withinInterval_suppressed() {
-        AtomicLong now = new AtomicLong();
+        FakeTicker ticker = new FakeTicker();
         RateLimitedLog log = new RateLimitedLog(LoggerFactory.getLogger(RateLimitedLogTest.class), Duration.ofSeconds(10),
-                now::get);
+                ticker);
         assertThat(log.warn("redis down")).isTrue();
         assertThat(log.warn("redis down")).isFalse();
-        now.addAndGet(Duration.ofSeconds(9).toNanos());
+        ticker.advance(Duration.ofSeconds(9));
         assertThat(log.warn("redis down")).isFalse();
-        now.addAndGet(Duration.ofSeconds(1).toNanos());
+        ticker.advance(Duration.ofSeconds(1));
         assertThat(log.warn("redis down")).as("one line per interval").isTrue();
         assertThat(log.warn("redis down")).isFalse();
     }

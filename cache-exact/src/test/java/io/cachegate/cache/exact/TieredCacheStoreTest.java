@@ -4,6 +4,7 @@ import static io.cachegate.cache.exact.TestEntries.entry;
 import static io.cachegate.cache.exact.TestEntries.key;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cachegate.testkit.FakeTicker;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
