@@ -11,7 +11,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import io.cachegate.testkit.FakeTicker;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -138,13 +140,13 @@ abstract class VectorIndexContractTest {
     }
 
     @Test
-    void sweeper_runOnce_sweepsAtTheClocksTime() {
+    void sweeper_runOnce_sweepsAtTheTickersWallTime() {
         await(index.add(expiring("a", "s", axis(0), NOW + 1000)));
         await(index.add(expiring("b", "s", axis(1), NOW + HOUR)));
-        MutableClock clock = new MutableClock(NOW);
-        try (Sweeper sweeper = Sweeper.start(index, clock, Duration.ofHours(1))) {
+        FakeTicker ticker = new FakeTicker(Instant.ofEpochMilli(NOW));
+        try (Sweeper sweeper = Sweeper.start(index, ticker, Duration.ofHours(1))) {
             assertThat(await(sweeper.runOnce())).isZero();
-            clock.advance(Duration.ofSeconds(1));
+            ticker.advance(Duration.ofSeconds(1));
             assertThat(await(sweeper.runOnce())).isEqualTo(1);
             assertThat(sweeper.swept()).isEqualTo(1);
         }
