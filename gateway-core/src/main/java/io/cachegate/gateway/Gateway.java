@@ -6,14 +6,17 @@ import io.cachegate.config.Policy;
 import io.cachegate.config.ServerSettings;
 import io.cachegate.gateway.admin.AdminChannelInitializer;
 import io.cachegate.gateway.admin.BackendHealth;
-import io.cachegate.gateway.cache.ExactCacheLayer;
+import io.cachegate.gateway.admin.CacheAdmin;
+import io.cachegate.cache.exact.CacheStore;
+import io.cachegate.config.Ticker;
+import io.cachegate.gateway.cache.CacheKeys;
+import java.util.Optional;
 import io.cachegate.gateway.cache.ModelVersions;
-import io.cachegate.gateway.cache.SemanticCacheLayer;
-import io.cachegate.gateway.cache.SemanticCaches;
+import io.cachegate.gateway.cache.semantic.SemanticCache;
+import io.cachegate.gateway.cache.semantic.SemanticCaches;
 import io.cachegate.gateway.dispatch.Backends;
-import io.cachegate.gateway.dispatch.Dispatcher;
 import io.cachegate.gateway.metrics.GatewayMetrics;
-import io.cachegate.gateway.proxy.ProxyServices;
+import io.cachegate.gateway.server.ProxyServices;
 import io.cachegate.gateway.server.ProxyChannelInitializer;
 import io.cachegate.gateway.transport.Transport;
 import io.cachegate.gateway.upstream.UpstreamClient;
@@ -48,7 +51,8 @@ public final class Gateway implements AutoCloseable {
     private final BackendHealth health;
     private final Backends backends;
     private ScheduledFuture<?> admissionTick;
-    private final ExactCacheLayer cache;
+    private final CacheStore store;
+    private final SemanticCache semantic;
     private final ChannelGroup clientChannels = new DefaultChannelGroup("clients", GlobalEventExecutor.INSTANCE);
     private final Channel proxyChannel;
     private final Channel adminChannel;
@@ -62,32 +66,33 @@ public final class Gateway implements AutoCloseable {
         this.group = transport.newGroup(threads, "cachegate-io");
         this.metrics = new GatewayMetrics();
         this.upstream = new UpstreamClient(transport, threads);
-        this.services = new ProxyServices(policy, upstream, metrics);
+        this.services = new ProxyServices(policy, upstream, metrics, Ticker.system());
         ModelVersions versions = new ModelVersions();
         StoreHealth storeHealth = new StoreHealth();
         metrics.watchStore(storeHealth::available, storeHealth::errors);
         this.backends = new Backends(policy, metrics);
         this.health = new BackendHealth(services, backends, versions, group, healthInterval(policy));
-        SemanticCacheLayer semantic = policy.cache().semantic().enabled()
+        this.semantic = policy.cache().semantic().enabled()
                 ? SemanticCaches.open(policy.cache().semantic(), metrics.semantic()) : null;
-        this.cache = new ExactCacheLayer(policy, CacheStores.create(policy.cache().exact(), storeHealth), versions,
-                metrics, semantic, backends::skipOptionalWork);
+        this.store = CacheStores.create(policy.cache().exact(), storeHealth, services.ticker());
         try {
             this.proxyChannel = new ServerBootstrap()
                     .group(group)
                     .channel(transport.serverChannel())
                     .option(ChannelOption.SO_BACKLOG, 1024)
                     .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childHandler(new ProxyChannelInitializer(services, cache, new Dispatcher(services, backends),
+                    .childHandler(new ProxyChannelInitializer(services,
+                            RequestPath.assemble(services, store, semantic, new CacheKeys(policy, versions), backends),
                             clientChannels))
                     .bind(server.host(), server.port()).sync().channel();
             this.adminChannel = new ServerBootstrap()
                     .group(group)
                     .channel(transport.serverChannel())
-                    .childHandler(new AdminChannelInitializer(services, health, cache, versions))
+                    .childHandler(new AdminChannelInitializer(services, health,
+                            new CacheAdmin(store, Optional.ofNullable(semantic)), versions))
                     .bind(server.adminHost(), server.adminPort()).sync().channel();
         } catch (RuntimeException | InterruptedException e) {
-            cache.close();
+            closeCaches();
             group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             throw e;
         }
@@ -126,9 +131,16 @@ public final class Gateway implements AutoCloseable {
         return metrics;
     }
 
-    /** The cache layers, for tests that need to reach behind the HTTP interface. */
-    ExactCacheLayer cacheLayer() {
-        return cache;
+    /** The exact store, for tests that need to reach behind the HTTP interface. */
+    CacheStore cacheStore() {
+        return store;
+    }
+
+    private void closeCaches() {
+        store.close();
+        if (semantic != null) {
+            semantic.close();
+        }
     }
 
     /**
@@ -161,7 +173,7 @@ public final class Gateway implements AutoCloseable {
         adminChannel.close().syncUninterruptibly();
         clientChannels.close().awaitUninterruptibly();
         upstream.close();
-        cache.close();
+        closeCaches();
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         metrics.close();
         log.info("cachegate stopped");

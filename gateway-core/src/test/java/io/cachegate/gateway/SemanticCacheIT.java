@@ -215,7 +215,7 @@ class SemanticCacheIT {
         String system = "dangling bot " + nonce();
         askAndIndex(system, PASSWORD);
         // Only the exact store: the index entry now points at nothing.
-        gateway.cacheLayer().store().purge(new PurgeScope(false, Optional.of("acme"), Optional.empty(), Optional.empty()))
+        gateway.cacheStore().purge(new PurgeScope(false, Optional.of("acme"), Optional.empty(), Optional.empty()))
                 .get(10, TimeUnit.SECONDS);
         double dangling = metric(gateway, "cachegate_semantic_dangling_total");
 

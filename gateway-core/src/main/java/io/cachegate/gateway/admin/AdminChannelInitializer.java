@@ -1,8 +1,7 @@
 package io.cachegate.gateway.admin;
 
-import io.cachegate.gateway.cache.ExactCacheLayer;
 import io.cachegate.gateway.cache.ModelVersions;
-import io.cachegate.gateway.proxy.ProxyServices;
+import io.cachegate.gateway.server.ProxyServices;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
@@ -13,7 +12,7 @@ public final class AdminChannelInitializer extends ChannelInitializer<SocketChan
 
     private final AdminHandler handler;
 
-    public AdminChannelInitializer(ProxyServices services, BackendHealth health, ExactCacheLayer cache,
+    public AdminChannelInitializer(ProxyServices services, BackendHealth health, CacheAdmin cache,
                                    ModelVersions versions) {
         this.handler = new AdminHandler(services, health, cache, versions);
     }

@@ -6,12 +6,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cachegate.cache.exact.PurgeScope;
 import io.cachegate.gateway.api.ErrorKind;
 import io.cachegate.admission.AdmissionSnapshot;
-import io.cachegate.gateway.cache.ExactCacheLayer;
-import io.cachegate.gateway.cache.SemanticCacheLayer;
+import io.cachegate.gateway.cache.semantic.SemanticCache;
 import io.cachegate.gateway.dispatch.BackendDispatch;
 import io.cachegate.gateway.cache.ModelVersions;
-import io.cachegate.gateway.proxy.ClientResponses;
-import io.cachegate.gateway.proxy.ProxyServices;
+import io.cachegate.gateway.exchange.ClientResponses;
+import io.cachegate.gateway.server.ProxyServices;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
@@ -45,11 +44,11 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private final ProxyServices services;
     private final BackendHealth health;
-    private final ExactCacheLayer cache;
+    private final CacheAdmin cache;
     private final ModelVersions versions;
     private final Optional<byte[]> token;
 
-    AdminHandler(ProxyServices services, BackendHealth health, ExactCacheLayer cache, ModelVersions versions) {
+    AdminHandler(ProxyServices services, BackendHealth health, CacheAdmin cache, ModelVersions versions) {
         this.services = services;
         this.health = health;
         this.cache = cache;
@@ -140,7 +139,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private void ready(ChannelHandlerContext ctx, boolean keepAlive) throws Exception {
         // The semantic cache's model must be warm too: a cold one would queue the first requests behind warm-up.
-        boolean semanticReady = cache.semantic().map(SemanticCacheLayer::warm).orElse(true);
+        boolean semanticReady = cache.semantic().map(SemanticCache::warm).orElse(true);
         boolean ready = health.ready() && semanticReady && !services.draining();
         ObjectNode body = JSON.createObjectNode().put("ready", ready).put("policy", services.policy().source());
         body.set("backends", JSON.valueToTree(health.snapshot()));

@@ -10,9 +10,8 @@ import io.cachegate.gateway.upstream.UpstreamSettings;
 import io.cachegate.routing.ReplicaSet;
 import io.cachegate.routing.VllmMetrics;
 import java.nio.charset.StandardCharsets;
-import io.cachegate.gateway.proxy.ProxyServices;
+import io.cachegate.gateway.server.ProxyServices;
 import io.cachegate.gateway.upstream.BackendProbe;
-import io.cachegate.routing.BackendPool;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -59,12 +58,11 @@ public final class BackendHealth implements AutoCloseable {
     }
 
     private void probeAll() {
-        for (BackendPool pool : services.pools()) {
-            Backend backend = pool.backend();
-            for (URI url : pool.urls()) {
+        for (Backend backend : services.policy().backends()) {
+            for (URI url : backend.urls()) {
                 // An upstream call must start on the event loop it runs on (it is confined to it).
                 EventLoop loop = group.next();
-                loop.execute(() -> probe(loop, backend, pool, url));
+                loop.execute(() -> probe(loop, backend, url));
             }
         }
     }
@@ -73,20 +71,20 @@ public final class BackendHealth implements AutoCloseable {
      * The model list gives the model versions and, by default, the health; a backend may name another health
      * path, and may have its vLLM {@code /metrics} read as a load signal.
      */
-    private void probe(EventLoop loop, Backend backend, BackendPool pool, URI url) {
+    private void probe(EventLoop loop, Backend backend, URI url) {
         ReplicaSet replicas = backends.get(backend.name()).replicas();
-        UpstreamSettings settings = services.settings(backend.name());
+        UpstreamSettings settings = UpstreamSettings.of(backend);
         boolean modelsAreHealth = backend.health().path().equals(HealthSettings.DEFAULT_PATH);
         BackendProbe.fetchModels(services.upstream(), loop, url, settings, backend.apiKey(), result -> {
             boolean ok = result.ok();
             if (modelsAreHealth) {
-                health(pool, replicas, url, ok);
+                health(replicas, url, ok);
             }
             recordModels(backend.name(), url, ok ? result.body() : null);
         });
         if (!modelsAreHealth) {
             BackendProbe.get(services.upstream(), loop, url, backend.health().path(), settings, backend.apiKey(),
-                    result -> health(pool, replicas, url, result.ok()));
+                    result -> health(replicas, url, result.ok()));
         }
         if (backend.metrics()) {
             BackendProbe.get(services.upstream(), loop, url, "/metrics", settings, backend.apiKey(), result -> {
@@ -98,10 +96,9 @@ public final class BackendHealth implements AutoCloseable {
         }
     }
 
-    private void health(BackendPool pool, ReplicaSet replicas, URI url, boolean ok) {
-        pool.markHealthy(url, ok);
+    private void health(ReplicaSet replicas, URI url, boolean ok) {
         replicas.recordProbe(url, ok);
-        states.put(url, new UrlState(ok, System.currentTimeMillis()));
+        states.put(url, new UrlState(ok, services.ticker().wallMillis()));
     }
 
     /** The model list is where model versions are discovered; an unreadable one counts as none. */
@@ -127,9 +124,9 @@ public final class BackendHealth implements AutoCloseable {
 
     /** Ready when every backend has at least one URL whose last probe succeeded. */
     public boolean ready() {
-        for (BackendPool pool : services.pools()) {
+        for (Backend backend : services.policy().backends()) {
             boolean any = false;
-            for (URI url : pool.urls()) {
+            for (URI url : backend.urls()) {
                 UrlState s = states.get(url);
                 any |= s != null && s.reachable();
             }
@@ -143,13 +140,13 @@ public final class BackendHealth implements AutoCloseable {
     /** Backend name to URL to reachable (absent until probed), in policy order. */
     public Map<String, Map<String, Boolean>> snapshot() {
         Map<String, Map<String, Boolean>> out = new LinkedHashMap<>();
-        for (BackendPool pool : services.pools()) {
+        for (Backend backend : services.policy().backends()) {
             Map<String, Boolean> urls = new LinkedHashMap<>();
-            for (URI url : pool.urls()) {
+            for (URI url : backend.urls()) {
                 UrlState s = states.get(url);
                 urls.put(url.toString(), s != null && s.reachable());
             }
-            out.put(pool.backend().name(), urls);
+            out.put(backend.name(), urls);
         }
         return out;
     }

@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cachegate.cache.exact.CacheEntry;
 import io.cachegate.cache.exact.SseReplay;
-import io.cachegate.gateway.proxy.GatewayHeaders;
+import io.cachegate.gateway.exchange.Exchange;
+import io.cachegate.gateway.exchange.GatewayHeaders;
+import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -33,7 +35,7 @@ import java.util.Optional;
  * replayed as Server-Sent Events in the OpenAI chunk format. The {@code id} and {@code created}
  * are those of the stored answer, so a client can tell a replay from a fresh generation.
  */
-final class CachedAnswerWriter {
+public final class CachedAnswerWriter {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     static final AsciiString X_CACHE_ORIGIN = AsciiString.cached("x-cache-origin-request-id");
@@ -46,7 +48,34 @@ final class CachedAnswerWriter {
     private CachedAnswerWriter() {
     }
 
-    /** The SSE events that replay {@code entry}, or empty when it cannot be replayed (the caller treats that as a miss). */
+    /**
+     * Answers {@code x} from {@code entry} and finishes it; false (nothing written, the caller goes on as a miss)
+     * when the client asked for a stream and the entry cannot be replayed as one.
+     *
+     * @param semantic the similarity and timings of a semantic hit; null for an exact hit
+     */
+    public static boolean answer(Exchange x, CacheEntry entry, long lookupNanos, SemanticHit semantic,
+                                 GatewayMetrics metrics) {
+        String layer = semantic == null ? "exact" : "semantic";
+        Optional<List<byte[]>> events = Optional.empty();
+        if (x.parsed().stream()) {
+            events = replay(entry, x.parsed().includeUsage());
+            if (events.isEmpty()) {
+                metrics.cacheLookup(layer, "miss");
+                return false;
+            }
+        }
+        metrics.cacheLookup(layer, "hit");
+        metrics.cacheHit(x.routeLabel(), entry.promptTokens(), entry.completionTokens());
+        x.xCache(GatewayHeaders.HIT);
+        long totalNanos = x.elapsedNanos();
+        long nowMillis = x.ticker().wallMillis();
+        x.finish(200); // counted before the answer leaves: whoever has the answer also sees it in the metrics
+        write(x.ctx(), entry, events, x.requestId(), x.keepAlive(), totalNanos, nowMillis, lookupNanos, semantic);
+        return true;
+    }
+
+    /** The SSE events that replay {@code entry}, or empty when it cannot be replayed. */
     static Optional<List<byte[]>> replay(CacheEntry entry, boolean includeUsage) {
         try {
             JsonNode document = JSON.readTree(entry.body());
@@ -57,19 +86,20 @@ final class CachedAnswerWriter {
     }
 
     /** Writes the hit: the stored JSON, or the given replay events as an SSE stream. */
-    static void write(ChannelHandlerContext ctx, CacheEntry entry, Optional<List<byte[]>> sseEvents,
-                      String requestId, boolean keepAlive, long startNanos, long lookupNanos, SemanticHit semantic) {
+    private static void write(ChannelHandlerContext ctx, CacheEntry entry, Optional<List<byte[]>> sseEvents,
+                              String requestId, boolean keepAlive, long totalNanos, long nowMillis, long lookupNanos,
+                              SemanticHit semantic) {
         StringBuilder timing = new StringBuilder(64);
         if (semantic != null) {
             GatewayHeaders.appendTiming(timing, "embed", semantic.embedNanos());
             GatewayHeaders.appendTiming(timing, "search", semantic.searchNanos());
         }
         GatewayHeaders.appendTiming(timing, "cache", lookupNanos);
-        GatewayHeaders.appendTiming(timing, "total", System.nanoTime() - startNanos);
+        GatewayHeaders.appendTiming(timing, "total", totalNanos);
         if (sseEvents.isEmpty()) {
             DefaultFullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
                     Unpooled.wrappedBuffer(entry.body()), HEADERS, DefaultHttpHeadersFactory.trailersFactory());
-            headers(response.headers(), entry, semantic, requestId, keepAlive, timing)
+            headers(response.headers(), entry, semantic, requestId, keepAlive, timing, nowMillis)
                     .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
                     .setInt(HttpHeaderNames.CONTENT_LENGTH, entry.body().length);
             close(ctx.writeAndFlush(response), keepAlive);
@@ -77,7 +107,7 @@ final class CachedAnswerWriter {
         }
         List<byte[]> events = sseEvents.get();
         HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, HEADERS);
-        headers(head.headers(), entry, semantic, requestId, keepAlive, timing)
+        headers(head.headers(), entry, semantic, requestId, keepAlive, timing, nowMillis)
                 .set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8")
                 .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_CACHE);
         HttpUtil.setTransferEncodingChunked(head, true);
@@ -90,11 +120,11 @@ final class CachedAnswerWriter {
     }
 
     private static HttpHeaders headers(HttpHeaders headers, CacheEntry entry, SemanticHit semantic, String requestId,
-                                       boolean keepAlive, CharSequence timing) {
+                                       boolean keepAlive, CharSequence timing, long nowMillis) {
         headers.set(GatewayHeaders.X_REQUEST_ID, requestId)
                 .set(GatewayHeaders.X_CACHE, GatewayHeaders.HIT)
                 .set(GatewayHeaders.X_CACHE_LAYER, semantic == null ? EXACT : SEMANTIC)
-                .set(HttpHeaderNames.AGE, Long.toString(entry.ageSeconds(System.currentTimeMillis())))
+                .set(HttpHeaderNames.AGE, Long.toString(entry.ageSeconds(nowMillis)))
                 .set(X_CACHE_ORIGIN, entry.originRequestId())
                 .set(GatewayHeaders.SERVER_TIMING, timing);
         if (semantic != null) {

@@ -23,13 +23,13 @@ import java.util.Optional;
  * @param text the embedded text
  * @param scope 64 hex characters
  */
-record SemanticQuery(String text, String scope) {
+public record SemanticQuery(String text, String scope) {
 
     /** Why a request is not looked up semantically; the metric outcome of the lookup. */
-    enum Ineligible { NOT_TEXT, TOO_MANY_TURNS, TOO_LONG, EMPTY }
+    public enum Ineligible { NOT_TEXT, TOO_MANY_TURNS, TOO_LONG, EMPTY }
 
     /** The outcome of {@link #of}: a query, or the reason there is none. */
-    record Prepared(Optional<SemanticQuery> query, Optional<Ineligible> reason) {
+    public record Prepared(Optional<SemanticQuery> query, Optional<Ineligible> reason) {
         static Prepared of(SemanticQuery query) {
             return new Prepared(Optional.of(query), Optional.empty());
         }

@@ -3,7 +3,7 @@ package io.cachegate.gateway.dispatch;
 import io.cachegate.admission.AdmissionController;
 import io.cachegate.admission.AdmissionSettings;
 import io.cachegate.admission.Lease;
-import io.cachegate.admission.Ticker;
+import io.cachegate.config.Ticker;
 import io.cachegate.config.Backend;
 import io.cachegate.config.Policy;
 import io.cachegate.gateway.metrics.AdmissionMetrics;

@@ -1,7 +1,7 @@
 package io.cachegate.gateway.server;
 
 import io.cachegate.gateway.api.ErrorKind;
-import io.cachegate.gateway.proxy.ClientResponses;
+import io.cachegate.gateway.exchange.ClientResponses;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.HttpMessage;

@@ -1,31 +1,26 @@
 package io.cachegate.gateway.server;
 
 import io.cachegate.config.ServerSettings;
-import io.cachegate.gateway.cache.ExactCacheLayer;
-import io.cachegate.gateway.dispatch.Dispatcher;
-import io.cachegate.gateway.proxy.ProxyServices;
+import io.cachegate.gateway.exchange.StageChain;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpServerCodec;
 
-/** The proxy listener's pipeline, in small named stages. */
+/** The proxy listener's pipeline, in small named stages; the last one takes each request through the chain. */
 public final class ProxyChannelInitializer extends ChannelInitializer<SocketChannel> {
 
     private static final int MAX_INITIAL_LINE = 8192;
     private static final int MAX_CHUNK = 64 * 1024;
 
     private final ProxyServices services;
-    private final ExactCacheLayer cache;
-    private final Dispatcher dispatcher;
+    private final StageChain chain;
     private final ConnectionCounter counter;
 
-    public ProxyChannelInitializer(ProxyServices services, ExactCacheLayer cache, Dispatcher dispatcher,
-                                   ChannelGroup channels) {
+    public ProxyChannelInitializer(ProxyServices services, StageChain chain, ChannelGroup channels) {
         this.services = services;
-        this.cache = cache;
-        this.dispatcher = dispatcher;
+        this.chain = chain;
         this.counter = new ConnectionCounter(services.metrics(), channels);
     }
 
@@ -37,6 +32,6 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
         p.addLast("http", new HttpServerCodec(MAX_INITIAL_LINE, server.maxHeaderBytes(), MAX_CHUNK));
         p.addLast("decode-failures", new DecodeFailureHandler());
         p.addLast("body-limit", new BodyLimitAggregator((int) Math.min(Integer.MAX_VALUE, server.maxBodyBytes())));
-        p.addLast("proxy", new ProxyRequestHandler(services, cache, dispatcher));
+        p.addLast("proxy", new ProxyRequestHandler(services, chain));
     }
 }

@@ -50,11 +50,11 @@ class TokenizerCountTest {
     @Test
     void promptText_joinsContentsAndTextParts() throws Exception {
         ObjectMapper json = new ObjectMapper();
-        assertThat(Dispatcher.promptText(json.readTree("[{\"role\":\"system\",\"content\":\"be brief\"},"
+        assertThat(ServePlanner.promptText(json.readTree("[{\"role\":\"system\",\"content\":\"be brief\"},"
                 + "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"},{\"type\":\"image_url\"}]}]")))
                 .isEqualTo("be brief\nhi\n");
-        assertThat(Dispatcher.promptText(json.readTree("\"once upon a time\""))).isEqualTo("once upon a time");
-        assertThat(Dispatcher.promptText(json.readTree("[\"a\",\"b\"]"))).isEqualTo("a\nb\n");
-        assertThat(Dispatcher.promptText(null)).isEmpty();
+        assertThat(ServePlanner.promptText(json.readTree("\"once upon a time\""))).isEqualTo("once upon a time");
+        assertThat(ServePlanner.promptText(json.readTree("[\"a\",\"b\"]"))).isEqualTo("a\nb\n");
+        assertThat(ServePlanner.promptText(null)).isEmpty();
     }
 }

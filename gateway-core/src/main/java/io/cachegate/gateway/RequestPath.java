@@ -1,0 +1,65 @@
+package io.cachegate.gateway;
+
+import io.cachegate.cache.exact.CacheStore;
+import io.cachegate.config.Policy;
+import io.cachegate.gateway.cache.CacheKeyStage;
+import io.cachegate.gateway.cache.CacheKeys;
+import io.cachegate.gateway.cache.capture.CaptureStage;
+import io.cachegate.gateway.cache.coalesce.CoalesceStage;
+import io.cachegate.gateway.cache.coalesce.Coalescer;
+import io.cachegate.gateway.cache.exact.ExactCacheStage;
+import io.cachegate.gateway.cache.semantic.SemanticCache;
+import io.cachegate.gateway.cache.semantic.SemanticCacheStage;
+import io.cachegate.gateway.dispatch.AdmissionStage;
+import io.cachegate.gateway.dispatch.Backends;
+import io.cachegate.gateway.dispatch.ReplicaChoiceStage;
+import io.cachegate.gateway.dispatch.ServePlanner;
+import io.cachegate.gateway.exchange.Stage;
+import io.cachegate.gateway.exchange.StageChain;
+import io.cachegate.gateway.relay.RelayStage;
+import io.cachegate.gateway.request.AuthenticateStage;
+import io.cachegate.gateway.request.EndpointStage;
+import io.cachegate.gateway.request.ModelListStage;
+import io.cachegate.gateway.request.ParseStage;
+import io.cachegate.gateway.request.RouteStage;
+import io.cachegate.gateway.server.ProxyServices;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The request path, top to bottom: every request is one {@link io.cachegate.gateway.exchange.Exchange} taken
+ * through these stages in order. Each stage answers it or hands it to the next; a new capability (quotas, access
+ * labels, tracing) is a new {@link Stage} and one line here.
+ */
+final class RequestPath {
+
+    /** A recording a coalesced answer keeps for its followers is bounded by this. */
+    static final long MAX_SHARED_BYTES = 32L * 1024 * 1024;
+
+    private RequestPath() {
+    }
+
+    static StageChain assemble(ProxyServices services, CacheStore store, SemanticCache semantic, CacheKeys keys,
+                               Backends backends) {
+        Policy policy = services.policy();
+        ServePlanner planner = new ServePlanner(policy, backends, services.metrics());
+        Coalescer coalescer = new Coalescer(MAX_SHARED_BYTES);
+        List<Stage> stages = new ArrayList<>();
+        stages.add(new EndpointStage());                                       // which API: 400, 404
+        stages.add(new AuthenticateStage(policy));                             // API key -> tenant: 401
+        stages.add(new ModelListStage(policy, backends, services.upstream())); // GET /v1/models answered here
+        stages.add(new ParseStage(services.parser()));                         // strict JSON: 400, 405
+        stages.add(new RouteStage(services.routes(), services.parser()));      // model, tenant -> route: 404
+        stages.add(new CacheKeyStage(policy, keys, services.metrics()));       // cacheability and key, or BYPASS
+        stages.add(new ExactCacheStage(store, coalescer, services.metrics()));  // L1/L2 lookup: HIT exact
+        if (semantic != null) {
+            stages.add(new SemanticCacheStage(semantic, store, services.metrics())); // nearest neighbour: HIT semantic
+        }
+        stages.add(new CoalesceStage(coalescer, services.metrics()));          // MISS: lead, or follow one in flight
+        stages.add(new CaptureStage(store, keys, semantic, backends::skipOptionalWork, services.metrics())); // store the answer
+        stages.add(new AdmissionStage(planner));                               // class queue: 429/503 Retry-After
+        stages.add(new ReplicaChoiceStage());                                  // least-loaded / prefix affinity
+        stages.add(new RelayStage(policy, services.upstream(), planner, services.metrics())); // upstream, retries
+        return new StageChain(stages);
+    }
+}

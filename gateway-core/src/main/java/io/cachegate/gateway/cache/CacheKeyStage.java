@@ -1,0 +1,137 @@
+package io.cachegate.gateway.cache;
+
+import io.cachegate.cache.exact.CacheControl;
+import io.cachegate.cache.exact.CacheDecision;
+import io.cachegate.cache.exact.CacheKey;
+import io.cachegate.cache.exact.Cacheability;
+import io.cachegate.cache.exact.ContextHash;
+import io.cachegate.cache.exact.RequestKind;
+import io.cachegate.cache.exact.RouteCachePolicy;
+import io.cachegate.config.Policy;
+import io.cachegate.config.RouteCache;
+import io.cachegate.config.SemanticCacheSettings;
+import io.cachegate.gateway.api.ApiException;
+import io.cachegate.gateway.api.ErrorKind;
+import io.cachegate.gateway.api.OpenAiRequest;
+import io.cachegate.gateway.exchange.Exchange;
+import io.cachegate.gateway.exchange.GatewayHeaders;
+import io.cachegate.gateway.exchange.Stage;
+import io.cachegate.gateway.metrics.GatewayMetrics;
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Cacheability and key: decides whether a request may use the cache (deterministic? {@code Cache-Control}? the
+ * route allows it? its model version known?) and, if so, builds its exact key and, on a semantic route, its
+ * semantic query (the same key with the embedded text blanked out). A request that may not use the cache goes
+ * on as a BYPASS with the reason counted.
+ */
+public final class CacheKeyStage implements Stage {
+
+    private static final int MAX_TAGS = 16;
+    private static final int MAX_TAG_LENGTH = 128;
+
+    private final Policy policy;
+    private final CacheKeys keys;
+    private final GatewayMetrics metrics;
+    /** Longer texts are not matched semantically: the embedder would cut them at max_tokens ([CLS] and [SEP]). */
+    private final int semanticMaxChars;
+
+    public CacheKeyStage(Policy policy, CacheKeys keys, GatewayMetrics metrics) {
+        this.policy = policy;
+        this.keys = keys;
+        this.metrics = metrics;
+        SemanticCacheSettings semantic = policy.cache().semantic();
+        this.semanticMaxChars = semantic.enabled() ? semantic.embedder().maxTokens() - 2 : 0;
+    }
+
+    @Override
+    public void handle(Exchange x, Next next) {
+        OpenAiRequest parsed = x.parsed();
+        if (parsed == null) {
+            next.proceed(x); // pass-through requests are never cached
+            return;
+        }
+        RouteCache routeCache = x.route().route().cache();
+        RequestKind kind = switch (parsed.endpoint()) {
+            case CHAT_COMPLETIONS -> RequestKind.CHAT;
+            case COMPLETIONS -> RequestKind.COMPLETION;
+            default -> RequestKind.EMBEDDING;
+        };
+        RouteCachePolicy routePolicy = RouteCachePolicy.of(routeCache);
+        CacheControl control = CacheControl.parse(x.header("cache-control"));
+        CacheDecision decision = Cacheability.decide(kind, parsed.body(), routePolicy, control);
+        if (!decision.read() && !decision.write()) {
+            bypass(x, decision.reason().tag(), next);
+            return;
+        }
+        Optional<String> version = keys.versions().versionFor(x.route().backend(), parsed.model());
+        if (version.isEmpty()) {
+            bypass(x, "model_version_unknown", next);
+            return;
+        }
+        Set<String> tags = tags(x.header(GatewayHeaders.X_CACHE_TAGS));
+        String context = ContextHash.of(Optional.ofNullable(x.header(GatewayHeaders.X_CACHE_CONTEXT)),
+                routeCache.context());
+        CacheKey key = keys.key(kind, parsed.body(), routePolicy, x.tenant(), version.get(), context);
+        Duration ttl = routeCache.ttl().orElse(policy.cache().exact().ttl());
+        SemanticQuery query = null;
+        if (semanticMaxChars > 0 && routeCache.semantic()) {
+            SemanticQuery.Prepared prepared = SemanticQuery.of(kind, parsed.body(), routeCache.embed(),
+                    routeCache.semanticMaxTurns(), semanticMaxChars, routePolicy.canonicalOptions(), keys.factory(),
+                    routePolicy.namespace(x.tenant()), version.get(), context);
+            query = prepared.query().orElse(null);
+            prepared.reason().ifPresent(reason -> metrics.cacheLookup("semantic", "ineligible"));
+        }
+        double threshold = query == null ? 0 : threshold(x.header(GatewayHeaders.X_CACHE_THRESHOLD));
+        x.set(CacheableRequest.KEY, new CacheableRequest(kind, parsed.body(), routePolicy, x.tenant(), key, decision,
+                control, context, ttl, tags, query, threshold));
+        next.proceed(x);
+    }
+
+    private void bypass(Exchange x, String reason, Next next) {
+        metrics.cacheBypass(reason);
+        metrics.cacheLookup("exact", "bypass");
+        next.proceed(x);
+    }
+
+    /** {@code X-Cache-Threshold}: a similarity in (0, 1]; it can only make the semantic decision stricter. */
+    static double threshold(String header) {
+        if (header == null) {
+            return 0;
+        }
+        try {
+            double value = Double.parseDouble(header.strip());
+            if (value > 0 && value <= 1) {
+                return value;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new ApiException(ErrorKind.INVALID_REQUEST,
+                "X-Cache-Threshold must be a similarity in (0, 1], e.g. 0.97; it can only make the semantic cache stricter");
+    }
+
+    /** Parses {@code X-Cache-Tags: doc:42,kb:7}: at most 16 tags of at most 128 visible ASCII characters. */
+    static Set<String> tags(String header) {
+        if (header == null || header.isBlank()) {
+            return Set.of();
+        }
+        Set<String> tags = new LinkedHashSet<>();
+        for (String raw : header.split(",")) {
+            String tag = raw.trim();
+            if (tag.isEmpty()) {
+                continue;
+            }
+            boolean visible = tag.chars().allMatch(c -> c > 32 && c < 127);
+            if (!visible || tag.length() > MAX_TAG_LENGTH || tags.size() == MAX_TAGS) {
+                throw new ApiException(ErrorKind.INVALID_REQUEST, "X-Cache-Tags takes at most " + MAX_TAGS
+                        + " comma-separated tags of at most " + MAX_TAG_LENGTH + " visible ASCII characters");
+            }
+            tags.add(tag);
+        }
+        return Set.copyOf(tags);
+    }
+}

@@ -1,0 +1,47 @@
+package io.cachegate.gateway.cache;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cachegate.cache.exact.CacheKey;
+import io.cachegate.cache.exact.CanonicalRequest;
+import io.cachegate.cache.exact.ExactKeyFactory;
+import io.cachegate.cache.exact.RequestKind;
+import io.cachegate.cache.exact.RouteCachePolicy;
+import io.cachegate.config.Policy;
+import java.util.Optional;
+
+/** Builds exact-cache keys: tenant namespace, model version, context hash and the canonical request. */
+public final class CacheKeys {
+
+    private final Policy policy;
+    private final ModelVersions versions;
+    private final ExactKeyFactory keys = new ExactKeyFactory();
+
+    public CacheKeys(Policy policy, ModelVersions versions) {
+        this.policy = policy;
+        this.versions = versions;
+    }
+
+    public ModelVersions versions() {
+        return versions;
+    }
+
+    ExactKeyFactory factory() {
+        return keys;
+    }
+
+    CacheKey key(RequestKind kind, ObjectNode body, RouteCachePolicy routePolicy, String tenant, String version,
+                 String context) {
+        byte[] canonical = CanonicalRequest.of(kind, body, routePolicy.canonicalOptions());
+        return keys.key(routePolicy.namespace(tenant), version, context, canonical);
+    }
+
+    /**
+     * The key of {@code c}'s answer when {@code model} on {@code backendName} (a route's fallback) gives it: the
+     * request with that model, under that model's version. Empty while the version is unknown.
+     */
+    public Optional<CacheKey> keyAnsweredBy(CacheableRequest c, String backendName, String model) {
+        return policy.backend(backendName).flatMap(b -> versions.versionFor(b, model)).map(version ->
+                key(c.kind(), c.body().deepCopy().put("model", model), c.routePolicy(), c.tenant(), version,
+                        c.context()));
+    }
+}

@@ -1,0 +1,140 @@
+package io.cachegate.gateway.cache;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cachegate.cache.exact.CacheControl;
+import io.cachegate.cache.exact.CacheDecision;
+import io.cachegate.cache.exact.CacheKey;
+import io.cachegate.cache.exact.RequestKind;
+import io.cachegate.cache.exact.RouteCachePolicy;
+import io.cachegate.gateway.exchange.Exchange;
+import java.time.Duration;
+import java.util.Set;
+
+/**
+ * What the cache stages know of a request that may use the cache: its key and what the client allows, what its
+ * answer is filed with, and (when it is matched semantically) its query, set by {@link CacheKeyStage} and read by
+ * the stages after it. The semantic stage adds the query's vector, which the write-back reuses.
+ */
+public final class CacheableRequest {
+
+    public static final Exchange.Key<CacheableRequest> KEY = Exchange.Key.named("cacheable");
+
+    private final RequestKind kind;
+    private final ObjectNode body;
+    private final RouteCachePolicy routePolicy;
+    private final String tenant;
+    private final CacheKey key;
+    private final CacheDecision decision;
+    private final CacheControl control;
+    private final String context;
+    private final Duration ttl;
+    private final Set<String> tags;
+    private final SemanticQuery query;
+    private final double requestThreshold;
+    private float[] vector;
+    private boolean lookupsDone;
+    private long exactLookupNanos;
+
+    CacheableRequest(RequestKind kind, ObjectNode body, RouteCachePolicy routePolicy, String tenant, CacheKey key,
+                     CacheDecision decision, CacheControl control, String context, Duration ttl, Set<String> tags,
+                     SemanticQuery query, double requestThreshold) {
+        this.kind = kind;
+        this.body = body;
+        this.routePolicy = routePolicy;
+        this.tenant = tenant;
+        this.key = key;
+        this.decision = decision;
+        this.control = control;
+        this.context = context;
+        this.ttl = ttl;
+        this.tags = tags;
+        this.query = query;
+        this.requestThreshold = requestThreshold;
+    }
+
+    public CacheKey key() {
+        return key;
+    }
+
+    /** Whether the request may read the cache and whether its answer may be written. */
+    public CacheDecision decision() {
+        return decision;
+    }
+
+    /** The client's {@code Cache-Control}: it bounds the age of an answer it accepts. */
+    public CacheControl control() {
+        return control;
+    }
+
+    public Duration ttl() {
+        return ttl;
+    }
+
+    public Set<String> tags() {
+        return tags;
+    }
+
+    public Set<String> storeFinishReasons() {
+        return routePolicy.storeFinishReasons();
+    }
+
+    /** The semantic query, or null when the request is not matched semantically. */
+    public SemanticQuery query() {
+        return query;
+    }
+
+    /** {@code X-Cache-Threshold}, or 0 for none. */
+    public double requestThreshold() {
+        return requestThreshold;
+    }
+
+    /** The query's vector once embedded; null before, or when embedding failed. */
+    public float[] vector() {
+        return vector;
+    }
+
+    public void vector(float[] embedded) {
+        this.vector = embedded;
+    }
+
+    /** How long the exact store took to answer its lookup (Server-Timing's {@code cache} on a semantic hit adds it). */
+    public long exactLookupNanos() {
+        return exactLookupNanos;
+    }
+
+    public void exactLookupNanos(long nanos) {
+        this.exactLookupNanos = nanos;
+    }
+
+    /**
+     * True when no cache is consulted any more: an identical answer is in flight (the freshest there is), or a
+     * stored answer could not be replayed. The request goes on to be answered by the backend.
+     */
+    public boolean lookupsDone() {
+        return lookupsDone;
+    }
+
+    public void endLookups() {
+        this.lookupsDone = true;
+    }
+
+    RequestKind kind() {
+        return kind;
+    }
+
+    ObjectNode body() {
+        return body;
+    }
+
+    RouteCachePolicy routePolicy() {
+        return routePolicy;
+    }
+
+    String tenant() {
+        return tenant;
+    }
+
+    String context() {
+        return context;
+    }
+}

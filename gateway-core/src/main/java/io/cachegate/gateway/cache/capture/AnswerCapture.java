@@ -1,0 +1,186 @@
+package io.cachegate.gateway.cache.capture;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.cachegate.cache.exact.CacheEntry;
+import io.cachegate.cache.exact.CacheKey;
+import io.cachegate.cache.exact.CacheStore;
+import io.cachegate.cache.exact.StorePolicy;
+import io.cachegate.cache.exact.StreamAssembler;
+import io.cachegate.config.Ticker;
+import io.cachegate.gateway.metrics.GatewayMetrics;
+import io.cachegate.gateway.exchange.ResponseTap;
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpResponse;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.BiFunction;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Assembles the answer being relayed (a JSON body, or an SSE stream turned into the equivalent
+ * JSON document) and, if it is complete and successful, writes it to the store asynchronously.
+ * Bounded: an answer over {@code maxBytes} is not stored. A cancelled or failed answer never is.
+ * {@code onSettled} runs once when the answer is known not to be stored or its write has finished.
+ */
+final class AnswerCapture implements ResponseTap {
+
+    private static final Logger log = LoggerFactory.getLogger(AnswerCapture.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /**
+     * What the entry is filed under and with.
+     *
+     * @param afterStore runs once the entry was written (on the store's thread): the semantic write-back
+     * @param retarget the target for an answer from a fallback (backend, model): its own key, or empty when it
+     *                 cannot be keyed (its model version is unknown) and is not stored
+     */
+    record Target(CacheStore store, CacheKey key, Duration ttl, Set<String> tags, String requestId,
+                  Set<String> storeFinishReasons, Runnable afterStore,
+                  BiFunction<String, String, Optional<Target>> retarget) {
+
+        Target(CacheStore store, CacheKey key, Duration ttl, Set<String> tags, String requestId,
+               Set<String> storeFinishReasons) {
+            this(store, key, ttl, tags, requestId, storeFinishReasons, () -> { }, (b, m) -> Optional.empty());
+        }
+
+        Target afterStore(Runnable action) {
+            return new Target(store, key, ttl, tags, requestId, storeFinishReasons, action, retarget);
+        }
+
+        Target retarget(BiFunction<String, String, Optional<Target>> function) {
+            return new Target(store, key, ttl, tags, requestId, storeFinishReasons, afterStore, function);
+        }
+
+        /** The same answer filed under {@code other}: no semantic write-back, no further retargeting. */
+        Target movedTo(CacheKey other) {
+            return new Target(store, other, ttl, tags, requestId, storeFinishReasons, () -> { },
+                    (b, m) -> Optional.empty());
+        }
+    }
+
+    private Target target;
+    private final long maxBytes;
+    private final GatewayMetrics metrics;
+    private final Ticker ticker;
+    private final Runnable onSettled;
+    private int status;
+    private StreamAssembler assembler;
+    private ByteArrayOutputStream body;
+    private boolean abandoned;
+
+    AnswerCapture(Target target, long maxBytes, GatewayMetrics metrics, Ticker ticker, Runnable onSettled) {
+        this.target = target;
+        this.ticker = ticker;
+        this.maxBytes = maxBytes;
+        this.metrics = metrics;
+        this.onSettled = onSettled;
+    }
+
+    @Override
+    public void onHead(HttpResponse head) {
+        status = head.status().code();
+        if (status != 200) {
+            abandoned = true;
+            return;
+        }
+        String type = head.headers().get(HttpHeaderNames.CONTENT_TYPE, "");
+        if (type.startsWith("text/event-stream")) {
+            assembler = new StreamAssembler((int) Math.min(Integer.MAX_VALUE, maxBytes));
+        } else {
+            body = new ByteArrayOutputStream(1024);
+        }
+    }
+
+    @Override
+    public void onContent(ByteBuf content) {
+        if (abandoned || !content.isReadable()) {
+            return;
+        }
+        byte[] bytes = new byte[content.readableBytes()];
+        content.getBytes(content.readerIndex(), bytes);
+        if (assembler != null) {
+            assembler.feed(bytes, 0, bytes.length);
+        } else if (body.size() + bytes.length > maxBytes) {
+            abandoned = true;
+            body = null;
+        } else {
+            body.write(bytes, 0, bytes.length);
+        }
+    }
+
+    @Override
+    public void onComplete() {
+        if (!store()) {
+            onSettled.run();
+        }
+    }
+
+    /** Starts the write when the answer is storable; false when it is not. */
+    private boolean store() {
+        if (abandoned) {
+            return false;
+        }
+        Optional<byte[]> document = assembler != null ? assembler.completeDocument() : Optional.of(body.toByteArray());
+        if (document.isEmpty()) {
+            return false;
+        }
+        JsonNode parsed;
+        try {
+            parsed = JSON.readTree(document.get());
+        } catch (IOException e) {
+            return false;
+        }
+        if (parsed == null || !StorePolicy.storable(status, parsed, target.storeFinishReasons())) {
+            return false;
+        }
+        JsonNode usage = parsed.path("usage");
+        CacheEntry entry = new CacheEntry(document.get(), ticker.wallMillis(), target.key().modelVersion(),
+                target.requestId(), usage.path("prompt_tokens").asInt(0), usage.path("completion_tokens").asInt(0),
+                target.tags());
+        long size = document.get().length;
+        CompletableFuture<Void> write;
+        try {
+            write = target.store().put(target.key(), entry, target.ttl());
+        } catch (RuntimeException e) {
+            metrics.cacheWriteFailed();
+            log.debug("request {}: cache write refused: {}", target.requestId(), e.toString());
+            return false;
+        }
+        write.whenComplete((ok, error) -> {
+            if (error == null) {
+                metrics.cacheWritten(size);
+                target.afterStore().run();
+            } else {
+                metrics.cacheWriteFailed();
+                log.debug("request {}: cache write failed: {}", target.requestId(), error.toString());
+            }
+            onSettled.run();
+        });
+        return true;
+    }
+
+    @Override
+    public void onFallback(String backend, String model) {
+        Optional<Target> moved = target.retarget().apply(backend, model);
+        if (moved.isPresent()) {
+            target = moved.get();
+        } else {
+            abandoned = true;
+        }
+    }
+
+    @Override
+    public void onAbort() {
+        abandoned = true;
+        body = null;
+        assembler = null;
+        onSettled.run();
+    }
+}

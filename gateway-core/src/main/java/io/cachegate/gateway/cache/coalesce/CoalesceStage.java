@@ -1,0 +1,62 @@
+package io.cachegate.gateway.cache.coalesce;
+
+import io.cachegate.gateway.cache.CacheableRequest;
+import io.cachegate.gateway.exchange.Exchange;
+import io.cachegate.gateway.exchange.GatewayHeaders;
+import io.cachegate.gateway.exchange.Stage;
+import io.cachegate.gateway.metrics.GatewayMetrics;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Coalescing: where a cacheable request that no cache answered becomes a miss. Identical misses in flight share
+ * one upstream call: the first leads (its answer is recorded for the others as it is relayed) and goes on to the
+ * backend; the rest follow the leader's answer from its start. A follower whose leader fails before its head, or
+ * whose head is late, goes on to the backend itself.
+ */
+public final class CoalesceStage implements Stage {
+
+    /** The answer this request leads, which its followers read; the capture settles it once stored. */
+    public static final Exchange.Key<SharedAnswer> LEADING = Exchange.Key.named("coalesce.leading");
+
+    private final Coalescer coalescer;
+    private final GatewayMetrics metrics;
+
+    public CoalesceStage(Coalescer coalescer, GatewayMetrics metrics) {
+        this.coalescer = coalescer;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public void handle(Exchange x, Next next) {
+        CacheableRequest c = x.get(CacheableRequest.KEY);
+        if (c == null) {
+            next.proceed(x); // BYPASS
+            return;
+        }
+        metrics.cacheMiss(x.routeLabel());
+        x.xCache(GatewayHeaders.MISS);
+        if (!c.decision().write()) {
+            next.proceed(x); // nothing will be stored, so nothing is shared either
+            return;
+        }
+        join(x, c, next);
+    }
+
+    private void join(Exchange x, CacheableRequest c, Next next) {
+        Coalescer.Role role = coalescer.join(c.key(), x.parsed().stream(), x.parsed().includeUsage());
+        if (role.leader()) {
+            x.set(LEADING, role.answer());
+            x.addTap(role.answer());
+            next.proceed(x);
+            return;
+        }
+        FollowerRelay follower = new FollowerRelay(x, role.answer(), metrics, coalesceAgain -> {
+            if (coalesceAgain) {
+                join(x, c, next); // the leader failed: one of the waiting requests leads now
+            } else {
+                next.proceed(x); // an answer that cannot be shared: this request makes its own call
+            }
+        });
+        follower.start(TimeUnit.NANOSECONDS.convert(x.route().backend().timeouts().firstByte()));
+    }
+}

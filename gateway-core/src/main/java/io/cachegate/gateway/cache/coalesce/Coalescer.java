@@ -1,0 +1,49 @@
+package io.cachegate.gateway.cache.coalesce;
+
+import io.cachegate.cache.exact.CacheKey;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * Makes concurrent identical misses share one upstream call: the first request for a key becomes
+ * the leader and generates; those that arrive while it is in flight follow its answer. Followers
+ * receive the leader's bytes as they are, so requests share a call only when they also ask for the
+ * same form of answer (JSON, or SSE with or without the usage chunk), which the cache key ignores.
+ */
+public final class Coalescer {
+
+    /** The outcome of {@link #join}: either this request leads (and must feed {@code answer}) or it follows. */
+    record Role(boolean leader, SharedAnswer answer) {
+    }
+
+    /** The cache key and the form of the answer on the wire. */
+    private record Flight(CacheKey key, boolean stream, boolean includeUsage) {
+    }
+
+    private final ConcurrentMap<Flight, SharedAnswer> inFlight = new ConcurrentHashMap<>();
+    private final long maxAnswerBytes;
+
+    public Coalescer(long maxAnswerBytes) {
+        this.maxAnswerBytes = maxAnswerBytes;
+    }
+
+    Role join(CacheKey key, boolean stream, boolean includeUsage) {
+        Flight flight = new Flight(key, stream, stream && includeUsage);
+        SharedAnswer[] created = new SharedAnswer[1];
+        SharedAnswer answer = inFlight.computeIfAbsent(flight, k -> {
+            created[0] = new SharedAnswer(maxAnswerBytes, () -> inFlight.remove(k, created[0]));
+            return created[0];
+        });
+        return new Role(answer == created[0], answer);
+    }
+
+    /** True when an answer for the same key and form is in flight: a request that finds one follows it without a lookup. */
+    public boolean inFlight(CacheKey key, boolean stream, boolean includeUsage) {
+        return inFlight.containsKey(new Flight(key, stream, stream && includeUsage));
+    }
+
+    /** Answers being generated right now (for stats). */
+    public int inFlight() {
+        return inFlight.size();
+    }
+}

@@ -1,0 +1,88 @@
+package io.cachegate.gateway.cache.exact;
+
+import io.cachegate.cache.exact.CacheEntry;
+import io.cachegate.cache.exact.CacheStore;
+import io.cachegate.gateway.cache.CacheableRequest;
+import io.cachegate.gateway.cache.CachedAnswerWriter;
+import io.cachegate.gateway.cache.coalesce.Coalescer;
+import io.cachegate.gateway.exchange.Exchange;
+import io.cachegate.gateway.exchange.Stage;
+import io.cachegate.gateway.metrics.GatewayMetrics;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The exact cache: looks the request's key up in the store (in-process, Redis, or both) and answers a hit the
+ * client's {@code Cache-Control} accepts. The store failing (Redis down or slow) makes the request a BYPASS that
+ * neither reads nor writes the cache, never an error. A request whose identical answer is being generated right
+ * now skips the lookup: that answer is the freshest there is, and the coalescing stage will follow it.
+ */
+public final class ExactCacheStage implements Stage {
+
+    private final CacheStore store;
+    private final Coalescer coalescer;
+    private final GatewayMetrics metrics;
+
+    public ExactCacheStage(CacheStore store, Coalescer coalescer, GatewayMetrics metrics) {
+        this.store = store;
+        this.coalescer = coalescer;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public void handle(Exchange x, Next next) {
+        CacheableRequest c = x.get(CacheableRequest.KEY);
+        if (c == null) {
+            next.proceed(x);
+            return;
+        }
+        if (c.decision().write() && coalescer.inFlight(c.key(), x.parsed().stream(), x.parsed().includeUsage())) {
+            metrics.cacheLookup("exact", "miss");
+            c.endLookups();
+            next.proceed(x);
+            return;
+        }
+        if (!c.decision().read()) {
+            metrics.cacheLookup("exact", "miss");
+            next.proceed(x);
+            return;
+        }
+        long t0 = x.ticker().nanos();
+        CompletableFuture<Optional<CacheEntry>> lookup = store.get(c.key());
+        if (lookup.isDone() && x.ctx().executor().inEventLoop()) {
+            // The in-process store answers at once: carry on here rather than queue a task behind other I/O.
+            Optional<CacheEntry> entry = lookup.handle((e, error) -> error == null ? e : null).join();
+            looked(x, c, entry, entry == null, t0, next);
+        } else {
+            lookup.whenComplete((entry, error) -> x.resume(() -> looked(x, c, entry, error != null, t0, next)));
+        }
+    }
+
+    /** Continues on the client's event loop once the store has answered. */
+    private void looked(Exchange x, CacheableRequest c, Optional<CacheEntry> entry, boolean failed, long t0,
+                        Next next) {
+        long lookupNanos = x.ticker().nanos() - t0;
+        metrics.storeLookupTime(lookupNanos);
+        c.exactLookupNanos(lookupNanos);
+        if (x.isDone()) {
+            return;
+        }
+        if (failed) {
+            // Fail open: the store is down or slow. Answer from the backend, and do not try to write either.
+            metrics.cacheLookup("exact", "error");
+            metrics.cacheBypass("store_unavailable");
+            x.set(CacheableRequest.KEY, null);
+            next.proceed(x);
+            return;
+        }
+        if (entry.isPresent() && c.control().accepts(x.ticker().wallMillis() - entry.get().createdAtMillis())) {
+            if (!CachedAnswerWriter.answer(x, entry.get(), lookupNanos, null, metrics)) {
+                c.endLookups(); // stored, but not replayable as a stream: the backend answers
+                next.proceed(x);
+            }
+            return;
+        }
+        metrics.cacheLookup("exact", "miss");
+        next.proceed(x);
+    }
+}

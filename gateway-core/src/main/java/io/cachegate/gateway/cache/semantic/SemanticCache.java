@@ -1,0 +1,214 @@
+package io.cachegate.gateway.cache.semantic;
+
+import io.cachegate.cache.exact.CacheKey;
+import io.cachegate.cache.exact.PurgeScope;
+import io.cachegate.cache.semantic.Embedder;
+import io.cachegate.cache.semantic.IndexEntry;
+import io.cachegate.cache.semantic.IndexPurge;
+import io.cachegate.cache.semantic.MatchDecision;
+import io.cachegate.cache.semantic.MatchDecisions;
+import io.cachegate.cache.semantic.MicroBatchingEmbedder;
+import io.cachegate.cache.semantic.Neighbour;
+import io.cachegate.cache.semantic.Sweeper;
+import io.cachegate.cache.semantic.VectorIndex;
+import io.cachegate.config.RouteCache;
+import io.cachegate.gateway.cache.SemanticQuery;
+import io.cachegate.config.SemanticCacheSettings;
+import io.cachegate.gateway.metrics.SemanticMetrics;
+import io.cachegate.config.Ticker;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The semantic cache on the request path: embeds a request's text, searches the nearest entries of its scope,
+ * and lets the match decision pick the entry whose answer serves it; after a miss whose answer was stored in
+ * the exact cache, files the request's vector under that entry's key. Every failure (embedder full, index
+ * down) makes the lookup a miss and is counted: this layer can cost a miss, never an error.
+ */
+public final class SemanticCache implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(SemanticCache.class);
+
+    private final SemanticCacheSettings settings;
+    private final Embedder embedder;
+    private final VectorIndex index;
+    private final SemanticMetrics metrics;
+    private final ConcurrentMap<Double, MatchDecision> decisions = new ConcurrentHashMap<>();
+    private final Sweeper sweeper;
+    private final AtomicLong indexSize = new AtomicLong();
+    private final AtomicInteger pendingWrites = new AtomicInteger();
+
+    /** Takes ownership of the embedder and the index: {@link #close()} closes both. */
+    public SemanticCache(SemanticCacheSettings settings, Embedder embedder, VectorIndex index,
+                              SemanticMetrics metrics) {
+        if (embedder.dimension() != index.dimension() || !embedder.modelId().equals(index.modelId())) {
+            throw new IllegalArgumentException("the index was built for " + index.modelId() + " (" + index.dimension()
+                    + "), the embedder is " + embedder.modelId() + " (" + embedder.dimension() + ")");
+        }
+        this.settings = settings;
+        this.embedder = embedder;
+        this.index = index;
+        this.metrics = metrics;
+        this.sweeper = Sweeper.start(index, Ticker.system(), settings.sweepInterval());
+    }
+
+    /**
+     * The index size as last counted; each call starts a new count in the background, so a metrics scrape
+     * sees the size as of its previous scrape, never waits, and never blocks a thread.
+     */
+    public long indexSizeLastKnown() {
+        index.size().thenAccept(indexSize::set);
+        return indexSize.get();
+    }
+
+    /**
+     * Looks {@code query} up. Never fails: a part failing gives a miss with {@code failed} set. Completes on an
+     * embedder or index thread; continue on the client's event loop.
+     *
+     * @param requestThreshold {@code X-Cache-Threshold}, 0 for none; only a stricter value counts
+     */
+    public CompletableFuture<Result> lookup(SemanticQuery query, RouteCache route, double requestThreshold) {
+        CompletableFuture<Result> result = new CompletableFuture<>();
+        long start = System.nanoTime();
+        embed(query.text()).whenComplete((vector, embedError) -> {
+            long embedNanos = System.nanoTime() - start;
+            metrics.embedTime(embedNanos);
+            if (embedError != null) {
+                metrics.failOpen("embed");
+                result.complete(new Result(Optional.empty(), null, embedNanos, 0, true));
+                return;
+            }
+            long searchStart = System.nanoTime();
+            index.search(query.scope(), vector, settings.neighbours(), System.currentTimeMillis())
+                    .whenComplete((neighbours, searchError) -> {
+                        long searchNanos = System.nanoTime() - searchStart;
+                        metrics.searchTime(searchNanos);
+                        if (searchError != null) {
+                            metrics.failOpen("search");
+                            log.debug("semantic search failed: {}", searchError.toString());
+                            result.complete(new Result(Optional.empty(), vector, embedNanos, searchNanos, true));
+                            return;
+                        }
+                        Optional<MatchDecision.Match> match = decision(route)
+                                .decide(query.text(), vector, neighbours, requestThreshold);
+                        recordSimilarity(match, neighbours);
+                        result.complete(new Result(match, vector, embedNanos, searchNanos, false));
+                    });
+        });
+        return result;
+    }
+
+    /**
+     * Files {@code query} under the exact entry {@code key} once that entry is stored. Embeds the text when the
+     * lookup did not ({@code vector} null). Asynchronous; failures are counted and logged, never thrown.
+     */
+    public void writeBack(SemanticQuery query, float[] vector, CacheKey key, Set<String> tags, Duration exactTtl) {
+        pendingWrites.incrementAndGet();
+        CompletableFuture<float[]> embedded = vector != null ? CompletableFuture.completedFuture(vector) : embed(query.text());
+        embedded.thenCompose(v -> {
+            long now = System.currentTimeMillis();
+            // The index entry never outlives the answer it points at.
+            long ttl = Math.min(settings.ttl().toMillis(), exactTtl.toMillis());
+            return index.add(new IndexEntry(key.redisKey(), query.scope(), key.tenant(), key.modelVersion(), tags, v,
+                    query.text(), now, now + ttl));
+        }).whenComplete((ok, error) -> {
+            pendingWrites.decrementAndGet();
+            if (error == null) {
+                metrics.writeBack("written");
+            } else {
+                metrics.writeBack("failed");
+                metrics.failOpen("write");
+                log.debug("semantic write-back failed: {}", error.toString());
+            }
+        });
+    }
+
+    /** True once the embedder has run its warm-up (an embedder without one is always warm). */
+    public boolean warm() {
+        return !(embedder instanceof MicroBatchingEmbedder m) || m.warmedUp().isDone();
+    }
+
+    /** Write-backs started and not yet finished (each is bounded by the embedder's and the index's queues). */
+    public int pendingWrites() {
+        return pendingWrites.get();
+    }
+
+    /** Removes the index entry of an exact entry found missing. */
+    public void forget(String entryKey) {
+        metrics.dangling();
+        index.delete(entryKey).exceptionally(error -> null);
+    }
+
+    /** Removes the index entries in {@code scope}; completes with how many. */
+    public CompletableFuture<Long> purge(PurgeScope scope) {
+        return index.purge(new IndexPurge(scope.all(), scope.tenant(), scope.modelVersion(), scope.tag()));
+    }
+
+    public SemanticMetrics metrics() {
+        return metrics;
+    }
+
+    public VectorIndex index() {
+        return index;
+    }
+
+    public Embedder embedder() {
+        return embedder;
+    }
+
+    private CompletableFuture<float[]> embed(String text) {
+        try {
+            return embedder.embed(List.of(text)).thenApply(vectors -> vectors[0]);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private MatchDecision decision(RouteCache route) {
+        double threshold = route.threshold().orElse(settings.threshold());
+        return decisions.computeIfAbsent(threshold, t -> MatchDecisions.create(settings.decision(), t));
+    }
+
+    private void recordSimilarity(Optional<MatchDecision.Match> match, List<Neighbour> neighbours) {
+        if (match.isPresent()) {
+            metrics.similarity(true, match.get().similarity());
+            return;
+        }
+        float best = -1;
+        for (Neighbour n : neighbours) {
+            best = Math.max(best, n.similarity());
+        }
+        if (best >= 0) {
+            metrics.similarity(false, best);
+        }
+    }
+
+    @Override
+    public void close() {
+        sweeper.close();
+        index.close();
+        embedder.close();
+    }
+
+    /**
+     * A lookup's outcome.
+     *
+     * @param vector the query's vector, for the write-back; null when embedding failed
+     * @param failed a part failed or was full: the miss is a fail-open
+     */
+    public record Result(Optional<MatchDecision.Match> match, float[] vector, long embedNanos, long searchNanos,
+                  boolean failed) {
+
+        /** A lookup that failed before it had a vector. */
+        static final Result FAILED = new Result(Optional.empty(), null, 0, 0, true);
+    }
+}

@@ -1,0 +1,103 @@
+package io.cachegate.gateway.cache.semantic;
+
+import io.cachegate.cache.exact.CacheEntry;
+import io.cachegate.cache.exact.CacheKey;
+import io.cachegate.cache.exact.CacheStore;
+import io.cachegate.cache.semantic.MatchDecision;
+import io.cachegate.gateway.cache.CacheableRequest;
+import io.cachegate.gateway.cache.CachedAnswerWriter;
+import io.cachegate.gateway.cache.SemanticHit;
+import io.cachegate.gateway.exchange.Exchange;
+import io.cachegate.gateway.exchange.Stage;
+import io.cachegate.gateway.metrics.GatewayMetrics;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The semantic cache, after an exact miss: embeds the request's text, searches its scope's nearest entries, and
+ * when the match decision picks one, answers with the exact entry it points at (and files that answer under this
+ * request's own key, so its repeats are exact hits). Every failure (embedder full, index down, entry gone) is a
+ * miss: this stage can cost a miss, never an error.
+ */
+public final class SemanticCacheStage implements Stage {
+
+    private final SemanticCache semantic;
+    private final CacheStore store;
+    private final GatewayMetrics metrics;
+
+    public SemanticCacheStage(SemanticCache semantic, CacheStore store, GatewayMetrics metrics) {
+        this.semantic = semantic;
+        this.store = store;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public void handle(Exchange x, Next next) {
+        CacheableRequest c = x.get(CacheableRequest.KEY);
+        if (c == null || c.query() == null || c.lookupsDone()) {
+            next.proceed(x);
+            return;
+        }
+        semantic.lookup(c.query(), x.route().route().cache(), c.requestThreshold()).whenComplete((result, error) ->
+                x.resume(() -> looked(x, c, error == null ? result : SemanticCache.Result.FAILED, next)));
+    }
+
+    /** Continues on the client's event loop once the lookup has answered (it never fails). */
+    private void looked(Exchange x, CacheableRequest c, SemanticCache.Result result, Next next) {
+        if (x.isDone()) {
+            return;
+        }
+        c.vector(result.vector());
+        if (result.match().isEmpty()) {
+            metrics.cacheLookup("semantic", result.failed() ? "error" : "miss");
+            next.proceed(x);
+            return;
+        }
+        MatchDecision.Match match = result.match().get();
+        String entryKey = match.neighbour().entryKey();
+        Optional<CacheKey> key = CacheKey.fromRedisKey(entryKey)
+                // The scope holds tenant and model version already; checked again because a mix-up here leaks.
+                .filter(k -> k.tenant().equals(c.key().tenant()) && k.modelVersion().equals(c.key().modelVersion()));
+        if (key.isEmpty()) {
+            semantic.forget(entryKey);
+            metrics.cacheLookup("semantic", "miss");
+            next.proceed(x);
+            return;
+        }
+        long fetchStart = x.ticker().nanos();
+        store.get(key.get()).whenComplete((entry, error) -> x.resume(() -> {
+            if (x.isDone()) {
+                return;
+            }
+            if (error != null) {
+                semantic.metrics().failOpen("fetch");
+                metrics.cacheLookup("semantic", "error");
+            } else if (entry.isEmpty()) {
+                semantic.forget(entryKey);
+                metrics.cacheLookup("semantic", "miss");
+            } else if (!c.control().accepts(x.ticker().wallMillis() - entry.get().createdAtMillis())) {
+                metrics.cacheLookup("semantic", "miss");
+            } else {
+                SemanticHit hit = new SemanticHit(match.similarity(), result.embedNanos(), result.searchNanos());
+                long lookupNanos = c.exactLookupNanos() + x.ticker().nanos() - fetchStart;
+                if (CachedAnswerWriter.answer(x, entry.get(), lookupNanos, hit, metrics)) {
+                    warmExact(x, c, entry.get(), match.neighbour().expiresAtMillis());
+                    return;
+                }
+            }
+            next.proceed(x);
+        }));
+    }
+
+    /** A semantic hit also files the answer under this request's own key, so its repeats are exact hits. */
+    private void warmExact(Exchange x, CacheableRequest c, CacheEntry entry, long expiresAtMillis) {
+        long remaining = expiresAtMillis - x.ticker().wallMillis();
+        if (!c.decision().write() || remaining <= 0) {
+            return;
+        }
+        store.put(c.key(), entry, Duration.ofMillis(remaining)).exceptionally(error -> {
+            metrics.cacheWriteFailed();
+            return null;
+        });
+    }
+}

@@ -1,0 +1,105 @@
+package io.cachegate.gateway.dispatch;
+
+import io.cachegate.admission.Admission;
+import io.cachegate.admission.AdmissionController;
+import io.cachegate.admission.AdmissionRequest;
+import io.cachegate.admission.RejectReason;
+import io.cachegate.admission.Ticket;
+import io.cachegate.gateway.api.ErrorKind;
+import io.cachegate.gateway.exchange.Exchange;
+import io.cachegate.gateway.exchange.Stage;
+import io.cachegate.routing.ServeReason;
+import java.time.Duration;
+
+/**
+ * Admission: plans where a request goes ({@link ServePlanner}) and, when the serving backend has admission
+ * control, offers it to the backend's class queues: admitted (a replica reserved), queued (it resumes on its
+ * event loop when admission decides; a client that leaves takes it out of the queue), or turned away with
+ * {@code Retry-After} (429 queue full or wait too long, 503 timed out or paused). Every replica down and no
+ * fallback up: 503 at once, with {@code Retry-After} the backend's {@code eject_for}.
+ */
+public final class AdmissionStage implements Stage {
+
+    private final ServePlanner planner;
+
+    public AdmissionStage(ServePlanner planner) {
+        this.planner = planner;
+    }
+
+    @Override
+    public void handle(Exchange x, Next next) {
+        String trafficClass = planner.trafficClass(x);
+        BackendDispatch primary = planner.primary(x);
+        ServePlan plan = planner.plan(x, primary, trafficClass);
+        if (plan.target().reason() == ServeReason.UNAVAILABLE) {
+            // An ejected replica gets its next chance after the backend's eject_for: come back then.
+            x.retryLater(ErrorKind.OVERLOADED, "Every replica of backend '" + primary.name()
+                    + "' is down and the route has no fallback that is up; try again later",
+                    Math.max(1, primary.backend().health().ejectFor().toSeconds()));
+            return;
+        }
+        x.set(ServePlan.KEY, plan);
+        if (plan.serving().admission().isEmpty()) {
+            next.proceed(x);
+            return;
+        }
+        AdmissionController admission = plan.serving().admission().get();
+        Admission outcome = admission.offer(new AdmissionRequest(trafficClass, plan.routing().tokenCost(), x.tenant(),
+                plan.routing()));
+        if (outcome instanceof Admission.Admitted admitted) {
+            admit(x, admitted, next);
+        } else if (outcome instanceof Admission.Rejected rejected) {
+            reject(x, rejected);
+        } else {
+            await(x, ((Admission.Queued) outcome).ticket(), next);
+        }
+    }
+
+    /** Waits in the queue; admission completes the ticket on whichever thread freed capacity. */
+    private void await(Exchange x, Ticket ticket, Next next) {
+        x.onCancel(() -> {
+            ticket.cancel(); // the client left while queued: out of the queue
+            x.taps().onAbort();
+            x.finish(499);
+        });
+        ticket.outcome().whenComplete((outcome, error) -> x.resume(() -> {
+            Admission decided = error == null ? outcome : new Admission.Rejected(RejectReason.QUEUE_TIMEOUT,
+                    Duration.ofSeconds(1), "Admission control failed to decide; try again");
+            if (decided instanceof Admission.Admitted admitted) {
+                if (x.isDone()) {
+                    admitted.lease().release(); // admitted just as the client left: give the capacity back
+                    return;
+                }
+                x.onCancel(null);
+                admit(x, admitted, next);
+            } else if (decided instanceof Admission.Rejected rejected && !x.isDone()) {
+                x.onCancel(null);
+                reject(x, rejected);
+            }
+        }));
+    }
+
+    private static void admit(Exchange x, Admission.Admitted admitted, Next next) {
+        x.holdLease(((Backends.ReplicaGateLease) admitted.lease().granted()).replica());
+        x.whenFinished(admitted.lease()::release);
+        next.proceed(x);
+    }
+
+    private static void reject(Exchange x, Admission.Rejected rejected) {
+        if (rejected.reason() == RejectReason.CANCELLED) {
+            return; // the client left; nobody to answer
+        }
+        x.retryLater(errorKind(rejected.reason()), rejected.message(), rejected.retryAfterSeconds());
+    }
+
+    /** The error a rejection becomes; its status is the reason's {@link RejectReason#httpStatus()}. */
+    static ErrorKind errorKind(RejectReason reason) {
+        return switch (reason) {
+            case QUEUE_FULL -> ErrorKind.QUEUE_FULL;
+            case WAIT_TOO_LONG -> ErrorKind.QUEUE_WAIT_TOO_LONG;
+            case OVERLOAD_PAUSED -> ErrorKind.CLASS_PAUSED;
+            case QUEUE_TIMEOUT -> ErrorKind.QUEUE_TIMEOUT;
+            case CANCELLED -> throw new IllegalArgumentException("a cancelled request gets no answer");
+        };
+    }
+}

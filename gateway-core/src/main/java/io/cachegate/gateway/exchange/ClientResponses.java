@@ -1,0 +1,92 @@
+package io.cachegate.gateway.exchange;
+
+import io.cachegate.gateway.api.ErrorBodies;
+import io.cachegate.gateway.api.ErrorKind;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.channel.socket.SocketChannel;
+import java.util.concurrent.TimeUnit;
+
+/** Writes answers the gateway makes itself (errors, JSON documents) to a client connection. */
+public final class ClientResponses {
+
+    private static final long LINGER_MILLIS = 1000;
+
+    private ClientResponses() {
+    }
+
+    /** Writes an OpenAI error answer; closes the connection after it unless {@code keepAlive}. */
+    public static ChannelFuture error(ChannelHandlerContext ctx, ErrorKind kind, String message, String param,
+                                      CharSequence requestId, boolean keepAlive) {
+        FullHttpResponse response = json(HttpResponseStatus.valueOf(kind.status()),
+                ErrorBodies.render(kind, message, param), requestId, keepAlive);
+        if (kind == ErrorKind.METHOD_NOT_ALLOWED) {
+            response.headers().set(HttpHeaderNames.ALLOW, "GET, POST");
+        }
+        return send(ctx, response, keepAlive);
+    }
+
+    /** Writes an OpenAI error answer telling the client when to come back ({@code Retry-After}, whole seconds). */
+    public static ChannelFuture retryLater(ChannelHandlerContext ctx, ErrorKind kind, String message,
+                                           CharSequence requestId, boolean keepAlive, long retryAfterSeconds) {
+        FullHttpResponse response = json(HttpResponseStatus.valueOf(kind.status()),
+                ErrorBodies.render(kind, message, null), requestId, keepAlive);
+        response.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(Math.max(1, retryAfterSeconds)));
+        return send(ctx, response, keepAlive);
+    }
+
+    /**
+     * Writes an error, then closes our side and the connection a moment later. Closing at once
+     * while the client is still sending would make the kernel reset the connection, and the
+     * client could lose the answer before reading it.
+     */
+    public static void errorThenHalfClose(ChannelHandlerContext ctx, ErrorKind kind, String message) {
+        FullHttpResponse response = json(HttpResponseStatus.valueOf(kind.status()),
+                ErrorBodies.render(kind, message, null), null, false);
+        ctx.writeAndFlush(response).addListener((ChannelFutureListener) f -> {
+            if (f.channel() instanceof SocketChannel socket && f.isSuccess()) {
+                socket.shutdownOutput();
+                f.channel().eventLoop().schedule(() -> f.channel().close(), LINGER_MILLIS, TimeUnit.MILLISECONDS);
+            } else {
+                f.channel().close();
+            }
+        });
+    }
+
+    /** Writes a JSON document with the gateway's headers. */
+    public static ChannelFuture document(ChannelHandlerContext ctx, HttpResponseStatus status, byte[] body,
+                                         CharSequence requestId, boolean keepAlive) {
+        return send(ctx, json(status, body, requestId, keepAlive), keepAlive);
+    }
+
+    private static FullHttpResponse json(HttpResponseStatus status, byte[] body, CharSequence requestId, boolean keepAlive) {
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(body));
+        response.headers()
+                .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+                .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length)
+                .set(GatewayHeaders.X_CACHE, GatewayHeaders.BYPASS);
+        if (requestId != null) {
+            response.headers().set(GatewayHeaders.X_REQUEST_ID, requestId);
+        }
+        if (!keepAlive) {
+            response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        }
+        return response;
+    }
+
+    private static ChannelFuture send(ChannelHandlerContext ctx, FullHttpResponse response, boolean keepAlive) {
+        ChannelFuture future = ctx.writeAndFlush(response);
+        if (!keepAlive) {
+            future.addListener(ChannelFutureListener.CLOSE);
+        }
+        return future;
+    }
+}

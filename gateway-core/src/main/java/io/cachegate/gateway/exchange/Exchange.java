@@ -1,0 +1,337 @@
+package io.cachegate.gateway.exchange;
+
+import io.cachegate.config.ResolvedRoute;
+import io.cachegate.config.Ticker;
+import io.cachegate.gateway.api.ApiException;
+import io.cachegate.gateway.api.Endpoint;
+import io.cachegate.gateway.api.ErrorKind;
+import io.cachegate.gateway.api.OpenAiRequest;
+import io.cachegate.gateway.metrics.GatewayMetrics;
+import io.cachegate.routing.ReplicaLease;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.FullHttpRequest;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One client request from the moment it is complete to the end of its answer: what the stages learned about it
+ * (tenant, parsed body, route, cache state, replica lease), the taps on its answer, and its completion, which is
+ * recorded here once (status, metrics, log) whichever stage answered. Confined to the client's event loop.
+ * Owns the request buffer and releases it when it finishes.
+ */
+public final class Exchange {
+
+    private static final Logger log = LoggerFactory.getLogger(Exchange.class);
+    public static final String DEFAULT_TENANT = "default";
+
+    /** A typed slot in which a stage leaves state for the stages after it (like Netty's {@code AttributeKey}). */
+    public static final class Key<T> {
+        private final String name;
+
+        private Key(String name) {
+            this.name = name;
+        }
+
+        public static <T> Key<T> named(String name) {
+            return new Key<>(name);
+        }
+
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    private final ChannelHandlerContext ctx;
+    private final GatewayMetrics metrics;
+    private final Ticker ticker;
+    private final String requestId;
+    private final long startNanos;
+    private final boolean keepAlive;
+    private final Runnable onDone;
+    private final ResponseTaps taps = new ResponseTaps();
+    private final List<Runnable> finishHooks = new ArrayList<>(1);
+    private Map<Key<?>, Object> state;
+    private FullHttpRequest request;
+    private Endpoint endpoint;
+    private String tenant = DEFAULT_TENANT;
+    private OpenAiRequest parsed;
+    private ResolvedRoute route;
+    private String routeLabel = "none";
+    private CharSequence xCache = GatewayHeaders.BYPASS;
+    private ReplicaLease lease;
+    private Runnable cancelHook;
+    private boolean cancelled;
+    private boolean done;
+
+    /**
+     * Takes ownership of {@code request}; {@code onDone} runs once when the exchange finishes, however.
+     *
+     * @param keepAlive whether the connection stays open after the answer
+     */
+    public Exchange(ChannelHandlerContext ctx, FullHttpRequest request, String requestId, boolean keepAlive,
+                    GatewayMetrics metrics, Ticker ticker, Runnable onDone) {
+        this.ctx = ctx;
+        this.request = request;
+        this.requestId = requestId;
+        this.keepAlive = keepAlive;
+        this.metrics = metrics;
+        this.ticker = ticker;
+        this.onDone = onDone;
+        this.startNanos = ticker.nanos();
+        metrics.requestStarted();
+    }
+
+    public ChannelHandlerContext ctx() {
+        return ctx;
+    }
+
+    public FullHttpRequest request() {
+        return request;
+    }
+
+    /** Swaps the request for {@code replaced} (a fallback's model in the body); the old one is released. */
+    public void replaceRequest(FullHttpRequest replaced) {
+        if (replaced != request) {
+            request.release();
+            request = replaced;
+        }
+    }
+
+    public String header(CharSequence name) {
+        return request.headers().get(name);
+    }
+
+    public String requestId() {
+        return requestId;
+    }
+
+    public boolean keepAlive() {
+        return keepAlive;
+    }
+
+    public Ticker ticker() {
+        return ticker;
+    }
+
+    public long startNanos() {
+        return startNanos;
+    }
+
+    public long elapsedNanos() {
+        return ticker.nanos() - startNanos;
+    }
+
+    /** Null until the endpoint stage has named it. */
+    public Endpoint endpoint() {
+        return endpoint;
+    }
+
+    public void endpoint(Endpoint endpoint) {
+        this.endpoint = endpoint;
+    }
+
+    public String endpointName() {
+        return endpoint == null ? "unknown" : endpoint.metricName();
+    }
+
+    public String tenant() {
+        return tenant;
+    }
+
+    public void tenant(String tenant) {
+        this.tenant = tenant;
+    }
+
+    /** The parsed body; null for pass-through requests. */
+    public OpenAiRequest parsed() {
+        return parsed;
+    }
+
+    public void parsed(OpenAiRequest parsed) {
+        this.parsed = parsed;
+    }
+
+    /** The model the request names, or "" when it names none. */
+    public String model() {
+        return parsed == null ? "" : parsed.model();
+    }
+
+    public ResolvedRoute route() {
+        return route;
+    }
+
+    public void route(ResolvedRoute route) {
+        this.route = route;
+        this.routeLabel = Integer.toString(route.route().index());
+    }
+
+    /** The route index for metrics, or "none" before routing. */
+    public String routeLabel() {
+        return routeLabel;
+    }
+
+    /** The {@code X-Cache} value an answer from the backend carries: MISS for a cacheable request, else BYPASS. */
+    public CharSequence xCache() {
+        return xCache;
+    }
+
+    public void xCache(CharSequence value) {
+        this.xCache = value;
+    }
+
+    /** Puts a tap on the answer that the relay will write; taps see it in the order they were added. */
+    public void addTap(ResponseTap tap) {
+        taps.add(tap);
+    }
+
+    public ResponseTap taps() {
+        return taps;
+    }
+
+    @SuppressWarnings("unchecked")
+    public <T> T get(Key<T> key) {
+        return state == null ? null : (T) state.get(key);
+    }
+
+    public <T> void set(Key<T> key, T value) {
+        if (state == null) {
+            state = new IdentityHashMap<>(4);
+        }
+        state.put(key, value);
+    }
+
+    /** The replica reserved for this request; released when the exchange finishes unless released before. */
+    public ReplicaLease lease() {
+        return lease;
+    }
+
+    public void holdLease(ReplicaLease reserved) {
+        releaseLease();
+        this.lease = reserved;
+    }
+
+    public void releaseLease() {
+        if (lease != null) {
+            lease.release();
+            lease = null;
+        }
+    }
+
+    /** Runs {@code hook} when the exchange finishes (an admission slot to give back). */
+    public void whenFinished(Runnable hook) {
+        finishHooks.add(hook);
+    }
+
+    /**
+     * While a stage holds the exchange (a queue, a follower, a relay), what the client leaving does; the stage
+     * must finish the exchange, now or when it is safe. Without a hook, leaving finishes it at once (499).
+     */
+    public void onCancel(Runnable hook) {
+        this.cancelHook = hook;
+    }
+
+    /** The client went away. */
+    public void cancel() {
+        if (done || cancelled) {
+            return;
+        }
+        cancelled = true;
+        if (cancelHook != null) {
+            cancelHook.run();
+        } else {
+            taps.onAbort();
+            finish(499);
+        }
+    }
+
+    public boolean isCancelled() {
+        return cancelled;
+    }
+
+    public boolean isDone() {
+        return done;
+    }
+
+    /**
+     * Runs {@code task} on the exchange's event loop (where a stage continues after an asynchronous step); a
+     * client error it throws is answered, a bug turns into a 500.
+     */
+    public void resume(Runnable task) {
+        ctx.executor().execute(() -> {
+            try {
+                task.run();
+            } catch (ApiException e) {
+                fail(e.kind(), e.getMessage(), e.param());
+            } catch (RuntimeException e) {
+                log.warn("request {}: unexpected failure", requestId, e);
+                failUnexpectedly();
+            }
+        });
+    }
+
+    /** Answers with an OpenAI error; the answer's taps are told it will not complete. */
+    public void fail(ErrorKind kind, String message, String param) {
+        if (done) {
+            return;
+        }
+        taps.onAbort();
+        finish(kind.status());
+        ClientResponses.error(ctx, kind, message, param, requestId, keepAlive);
+    }
+
+    /** Answers with an error and {@code Retry-After}; the request never reaches a backend. */
+    public void retryLater(ErrorKind kind, String message, long retryAfterSeconds) {
+        if (done) {
+            return;
+        }
+        taps.onAbort();
+        finish(kind.status());
+        ClientResponses.retryLater(ctx, kind, message, requestId, keepAlive, retryAfterSeconds);
+    }
+
+    /** A bug: a 500 when nothing was written yet; when a stage holds the exchange, cut the connection instead. */
+    void failUnexpectedly() {
+        if (done) {
+            return;
+        }
+        if (cancelHook != null) {
+            cancel();
+            ctx.close();
+            return;
+        }
+        taps.onAbort();
+        finish(ErrorKind.INTERNAL.status());
+        ClientResponses.error(ctx, ErrorKind.INTERNAL, "The gateway failed to handle the request", null, requestId,
+                false);
+    }
+
+    /**
+     * Records the end of the exchange, once: gives back its replica and admission slot, releases the request and
+     * counts it. Stages call it just before the last bytes leave, so whoever has the whole answer also sees it in
+     * the metrics.
+     */
+    public void finish(int status) {
+        if (done) {
+            return;
+        }
+        done = true;
+        cancelHook = null;
+        releaseLease();
+        for (int i = finishHooks.size() - 1; i >= 0; i--) {
+            finishHooks.get(i).run();
+        }
+        request.release();
+        long nanos = ticker.nanos() - startNanos;
+        metrics.requestFinished(routeLabel, endpointName(), status, nanos);
+        if (log.isDebugEnabled()) {
+            log.debug("request {} {} route={} status={} x-cache={} {}us", requestId, endpointName(), routeLabel, status,
+                    xCache, nanos / 1_000);
+        }
+        onDone.run();
+    }
+}

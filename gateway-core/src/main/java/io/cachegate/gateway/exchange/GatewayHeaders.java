@@ -1,0 +1,42 @@
+package io.cachegate.gateway.exchange;
+
+import io.netty.util.AsciiString;
+
+/** The names of the headers the gateway adds to answers and reads from requests. */
+public final class GatewayHeaders {
+
+    public static final AsciiString X_REQUEST_ID = AsciiString.cached("x-request-id");
+    public static final AsciiString X_CACHE = AsciiString.cached("x-cache");
+    public static final AsciiString SERVER_TIMING = AsciiString.cached("server-timing");
+    public static final AsciiString X_CACHE_LAYER = AsciiString.cached("x-cache-layer");
+    public static final AsciiString X_CACHE_COALESCED = AsciiString.cached("x-cache-coalesced");
+    public static final AsciiString X_CACHE_CONTEXT = AsciiString.cached("x-cache-context");
+    public static final AsciiString X_CACHE_TAGS = AsciiString.cached("x-cache-tags");
+    public static final AsciiString X_CACHE_THRESHOLD = AsciiString.cached("x-cache-threshold");
+    /** The model that answered: the request's own, or the route's fallback when it was moved there. */
+    public static final AsciiString X_CACHEGATE_MODEL = AsciiString.cached("x-cachegate-model");
+    public static final AsciiString X_CACHE_SIMILARITY = AsciiString.cached("x-cache-similarity");
+    public static final AsciiString BYPASS = AsciiString.cached("BYPASS");
+    public static final AsciiString MISS = AsciiString.cached("MISS");
+    public static final AsciiString HIT = AsciiString.cached("HIT");
+
+    private GatewayHeaders() {
+    }
+
+    /** Formats one Server-Timing metric, e.g. {@code upstream;dur=12.345} (milliseconds). */
+    public static void appendTiming(StringBuilder out, String name, long nanos) {
+        if (out.length() > 0) {
+            out.append(", ");
+        }
+        long micros = nanos / 1_000;
+        out.append(name).append(";dur=").append(micros / 1000).append('.');
+        long frac = micros % 1000;
+        if (frac < 100) {
+            out.append('0');
+        }
+        if (frac < 10) {
+            out.append('0');
+        }
+        out.append(frac);
+    }
+}

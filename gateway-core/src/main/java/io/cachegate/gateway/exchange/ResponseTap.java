@@ -1,0 +1,59 @@
+package io.cachegate.gateway.exchange;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.http.HttpResponse;
+
+/**
+ * Observes an answer as it is relayed, without owning any of it: the cache uses taps to assemble
+ * the answer it stores and to share a live answer with coalesced requests. Called on the
+ * exchange's event loop; a tap must not block and must copy what it keeps.
+ */
+public interface ResponseTap {
+
+    /** The head the client is sent (status and end-to-end headers). */
+    void onHead(HttpResponse head);
+
+    /** A piece of the body; {@code content} is only borrowed for the duration of the call. */
+    void onContent(ByteBuf content);
+
+    /** The whole answer reached the client's connection. */
+    void onComplete();
+
+    /** The answer will not complete (upstream failure, client gone, error answer instead). */
+    void onAbort();
+
+    /**
+     * The answer will come from the route's fallback, {@code model} on {@code backend}, not the model the request
+     * names: a cache files it under the model that answers, never under the request's key. Called before the
+     * exchange starts.
+     */
+    default void onFallback(String backend, String model) {
+    }
+
+    /**
+     * True when someone besides the client needs the rest of the answer (requests coalesced onto
+     * it): a client that leaves then does not cancel the upstream call.
+     */
+    default boolean needsRest() {
+        return false;
+    }
+
+    /** A tap that observes nothing. */
+    ResponseTap NONE = new ResponseTap() {
+        @Override
+        public void onHead(HttpResponse head) {
+        }
+
+        @Override
+        public void onContent(ByteBuf content) {
+        }
+
+        @Override
+        public void onComplete() {
+        }
+
+        @Override
+        public void onAbort() {
+        }
+    };
+}

@@ -1,0 +1,418 @@
+package io.cachegate.gateway.relay;
+
+import io.cachegate.gateway.api.ErrorKind;
+import io.cachegate.gateway.dispatch.ReplicaChoiceStage;
+import io.cachegate.gateway.dispatch.ServePlan;
+import io.cachegate.gateway.exchange.ClientResponses;
+import io.cachegate.gateway.exchange.Exchange;
+import io.cachegate.gateway.exchange.GatewayHeaders;
+import io.cachegate.gateway.exchange.ResponseTap;
+import io.cachegate.gateway.upstream.UpstreamCall;
+import io.cachegate.gateway.upstream.UpstreamFailure;
+import io.cachegate.gateway.upstream.UpstreamListener;
+import io.cachegate.gateway.upstream.UpstreamSettings;
+import io.cachegate.routing.FailureKind;
+import io.cachegate.routing.FallbackResolver;
+import io.cachegate.routing.ReplicaLease;
+import io.cachegate.routing.RetryDecision;
+import io.cachegate.routing.RetryPolicy;
+import io.cachegate.routing.RoutingRequest;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import java.io.ByteArrayOutputStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Relays one client request to a backend and its answer back, piece by piece as it arrives. This
+ * is the streaming hot path, so it is one class on purpose: the upstream connection is read only
+ * when the previous write to the client has completed (Netty's proxy pattern), a slow client
+ * therefore holds at most one batch in memory, and a client that leaves cancels the upstream call.
+ * The replica was reserved by the stages before; a failed connect, a first-byte timeout or a 5xx/429 head is
+ * retried on another replica as the backend's {@link RetryPolicy} allows (with jittered backoff), never after the
+ * first byte reached the client; a stale pooled connection is retried on the same replica. A 400 that says the
+ * prompt is too long for the model moves the request to the route's fallback, once.
+ */
+final class Relay implements UpstreamListener {
+
+    private static final Logger log = LoggerFactory.getLogger(Relay.class);
+    private static final int MAX_HELD_ERROR_BYTES = 64 * 1024;
+
+    private final Exchange x;
+    private final ChannelHandlerContext ctx;
+    private final RelayStage stage;
+    private final ResponseTap tap;
+    private ServePlan plan;
+    private UpstreamSettings settings;
+    private int attempts;
+    private RoutingRequest routing;
+    private URI currentUrl;
+    private UpstreamCall call;
+    private boolean responseStarted;
+    private int status;
+    private ChannelFuture lastWrite;
+    private boolean done;
+    private boolean clientGone;
+    /** A 400 held back until its body shows whether it is a context-length error the fallback may fix. */
+    private HttpResponse heldErrorHead;
+    private ByteArrayOutputStream heldErrorBody;
+
+    Relay(Exchange x, ServePlan plan, RelayStage stage) {
+        this.x = x;
+        this.ctx = x.ctx();
+        this.stage = stage;
+        this.tap = x.taps();
+        serve(plan);
+    }
+
+    private void serve(ServePlan next) {
+        this.plan = next;
+        this.settings = stage.settings(next.serving().name());
+        this.routing = next.routing();
+        this.attempts = 0;
+    }
+
+    /** Sends the request to the replica the exchange holds. */
+    void start() {
+        x.onCancel(this::cancel);
+        attempt();
+    }
+
+    /**
+     * The client went away: stop the upstream call so the backend stops generating, unless the tap
+     * still needs the answer (coalesced requests are waiting on it, before or after its head), in
+     * which case it is read to its end for them without being written anywhere.
+     */
+    public void cancel() {
+        if (done || clientGone) {
+            return;
+        }
+        if (tap.needsRest()) {
+            clientGone = true;
+            return;
+        }
+        if (call != null) {
+            call.cancel();
+        }
+        tap.onAbort();
+        end(responseStarted ? status : 499);
+    }
+
+    private void attempt() {
+        attempts++;
+        currentUrl = x.lease().replica();
+        call = stage.client().call(ctx.channel().eventLoop(), currentUrl, settings, upstreamRequest(currentUrl), this);
+    }
+
+    /** The same replica again on a fresh connection (the pooled one had been closed by the backend). */
+    private void reconnect() {
+        attempts++;
+        call = stage.client().call(ctx.channel().eventLoop(), currentUrl, settings, upstreamRequest(currentUrl), this);
+    }
+
+    /**
+     * Retries on another replica when the policy allows it and one has room; false to give up. The new replica
+     * is reserved before the failed one is released, so a retry never finds its own freed slot.
+     */
+    private boolean retryElsewhere(FailureKind kind) {
+        if (responseStarted) {
+            return false;
+        }
+        RetryDecision decision = plan.serving().retry().decide(attempts, kind, ThreadLocalRandom.current());
+        if (!decision.retry()) {
+            return false;
+        }
+        RoutingRequest next = routing.excluding(currentUrl);
+        Optional<ReplicaLease> other = plan.serving().replicas().tryAcquire(next);
+        if (other.isEmpty()) {
+            return false;
+        }
+        routing = next;
+        x.holdLease(other.get()); // releases the failed replica's
+        call = null;
+        stage.metrics().upstreamRetried(settings.backend());
+        ctx.executor().schedule(() -> {
+            if (!done) {
+                attempt();
+            }
+        }, decision.backoff().toNanos(), TimeUnit.NANOSECONDS);
+        return true;
+    }
+
+    private FullHttpRequest upstreamRequest(URI url) {
+        FullHttpRequest request = x.request();
+        FullHttpRequest out = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, request.method(), request.uri(),
+                request.content().retainedDuplicate());
+        HttpHeaders headers = out.headers();
+        ForwardedHeaders.copyRequestHeaders(request.headers(), headers, stage.replaceAuthorization());
+        headers.set(HttpHeaderNames.HOST, url.getPort() > 0 ? url.getHost() + ":" + url.getPort() : url.getHost());
+        headers.setInt(HttpHeaderNames.CONTENT_LENGTH, request.content().readableBytes());
+        headers.set(GatewayHeaders.X_REQUEST_ID, x.requestId());
+        plan.serving().backend().apiKey().ifPresent(key -> headers.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + key));
+        return out;
+    }
+
+    @Override
+    public boolean onResponseHead(UpstreamCall upstream, HttpResponse head) {
+        if (done) {
+            return false;
+        }
+        long now = x.ticker().nanos();
+        int code = head.status().code();
+        Optional<FailureKind> failed = FailureKind.ofStatus(code);
+        if (failed.isPresent()) {
+            stage.metrics().upstreamFailed(settings.backend(), code == 429 ? "status_429" : "status_5xx");
+            if (failed.get().countsAgainstReplica()) {
+                plan.serving().replicas().recordFailure(currentUrl);
+            }
+            if (retryElsewhere(failed.get())) {
+                return false;
+            }
+        } else {
+            plan.serving().replicas().recordSuccess(currentUrl);
+        }
+        stage.metrics().upstreamResponded(settings.backend(), now - upstream.sentAtNanos());
+        HttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, head.status());
+        HttpHeaders headers = response.headers();
+        ForwardedHeaders.copyResponseHeaders(head.headers(), headers);
+        if (!HttpUtil.isContentLengthSet(response) && !HttpUtil.isTransferEncodingChunked(response)) {
+            HttpUtil.setTransferEncodingChunked(response, true); // a close-delimited upstream body
+        }
+        StringBuilder timing = new StringBuilder(48);
+        GatewayHeaders.appendTiming(timing, "upstream", now - upstream.sentAtNanos());
+        GatewayHeaders.appendTiming(timing, "total", now - x.startNanos());
+        headers.set(GatewayHeaders.X_REQUEST_ID, x.requestId())
+                .set(GatewayHeaders.X_CACHE, x.xCache())
+                .set(GatewayHeaders.X_CACHEGATE_MODEL, plan.servedModel())
+                .set(GatewayHeaders.SERVER_TIMING, timing);
+        if (!x.keepAlive()) {
+            headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        }
+        if (code == 400) {
+            heldErrorHead = response; // an error answer is small: read it whole before deciding what the client sees
+            heldErrorBody = new ByteArrayOutputStream(512);
+            status = code;
+            return true;
+        }
+        relayHead(response, code);
+        return true;
+    }
+
+    private void relayHead(HttpResponse response, int code) {
+        responseStarted = true;
+        status = code;
+        tap.onHead(response);
+        if (!clientGone) {
+            lastWrite = ctx.write(response);
+        }
+    }
+
+    /**
+     * Collects the held 400's body; at its end either hands the request to the fallback (a context-length
+     * error) or relays the error as it came. True when the content was consumed here.
+     */
+    private boolean holdError(HttpContent content) {
+        if (heldErrorHead == null) {
+            return false;
+        }
+        ByteBuf bytes = content.content();
+        if (heldErrorBody.size() + bytes.readableBytes() > MAX_HELD_ERROR_BYTES) {
+            // Too long for an error we could act on: relay what was held, and the rest as it comes.
+            byte[] held = heldErrorBody.toByteArray();
+            HttpResponse head = heldErrorHead;
+            heldErrorHead = null;
+            heldErrorBody = null;
+            relayHead(head, 400);
+            tap.onContent(Unpooled.wrappedBuffer(held));
+            if (!clientGone) {
+                lastWrite = ctx.write(new DefaultHttpContent(Unpooled.wrappedBuffer(held)));
+            }
+            return false;
+        }
+        byte[] chunk = ByteBufUtil.getBytes(bytes);
+        heldErrorBody.write(chunk, 0, chunk.length);
+        content.release();
+        if (!(content instanceof LastHttpContent)) {
+            return true;
+        }
+        byte[] body = heldErrorBody.toByteArray();
+        HttpResponse head = heldErrorHead;
+        heldErrorHead = null;
+        heldErrorBody = null;
+        if (FallbackResolver.isContextLengthError(400, new String(body, StandardCharsets.UTF_8)) && !clientGone
+                && handOverToFallback()) {
+            return true;
+        }
+        relayHead(head, 400);
+        tap.onContent(Unpooled.wrappedBuffer(body));
+        tap.onComplete();
+        end(status);
+        if (!clientGone) {
+            ctx.writeAndFlush(new DefaultLastHttpContent(Unpooled.wrappedBuffer(body)))
+                    .addListener((ChannelFutureListener) f -> {
+                        if (!f.isSuccess() || !x.keepAlive()) {
+                            f.channel().close();
+                        }
+                    });
+        }
+        return true;
+    }
+
+    /**
+     * The replica was fine, the prompt too long for its model: the request moves to the route's fallback and is
+     * sent again, without queueing (it waited its turn once). False when there is no fallback to try; the error
+     * is then relayed.
+     */
+    private boolean handOverToFallback() {
+        Optional<ServePlan> fallback = stage.planner().afterContextLengthError(x, plan);
+        if (fallback.isEmpty()) {
+            return false;
+        }
+        x.releaseLease();
+        serve(fallback.get());
+        x.set(ServePlan.KEY, plan);
+        if (ReplicaChoiceStage.acquire(x, plan)) {
+            attempt();
+        } else {
+            done = true;
+        }
+        return true;
+    }
+
+    @Override
+    public void onContent(UpstreamCall upstream, HttpContent content) {
+        if (done) {
+            content.release();
+            return;
+        }
+        if (holdError(content)) {
+            return;
+        }
+        tap.onContent(content.content());
+        if (content instanceof LastHttpContent) {
+            tap.onComplete(); // the backend's answer is complete, whatever becomes of this client's copy
+            // Counted before the last bytes leave: whoever has the whole answer also sees it in the metrics.
+            end(status);
+            if (clientGone) {
+                content.release();
+            } else {
+                ctx.writeAndFlush(content).addListener((ChannelFutureListener) f -> {
+                    if (!f.isSuccess() || !x.keepAlive()) {
+                        f.channel().close();
+                    }
+                });
+            }
+        } else if (clientGone) {
+            content.release();
+        } else {
+            lastWrite = ctx.write(content);
+        }
+    }
+
+    @Override
+    public void onReadComplete(UpstreamCall upstream) {
+        if (done) {
+            return;
+        }
+        if (heldErrorHead != null) {
+            upstream.requestMore(); // nothing of a held error went to the client yet: no write to wait for
+            return;
+        }
+        if (clientGone) {
+            upstream.requestMore();
+            return;
+        }
+        ctx.flush();
+        lastWrite.addListener((ChannelFutureListener) f -> {
+            if (f.isSuccess()) {
+                upstream.requestMore();
+            } else {
+                cancel(); // the client connection broke while we were writing
+                f.channel().close();
+                if (clientGone && !done) {
+                    upstream.requestMore(); // coalesced requests still need the rest: keep reading for them
+                }
+            }
+        });
+    }
+
+    @Override
+    public void onFailure(UpstreamCall upstream, UpstreamFailure failure, Throwable cause) {
+        if (done) {
+            return;
+        }
+        stage.metrics().upstreamFailed(settings.backend(), failure.metricName());
+        if (!responseStarted) {
+            if (failure == UpstreamFailure.CLOSED_BEFORE_RESPONSE && upstream.reusedConnection()
+                    && attempts < plan.serving().retry().maxAttempts()) {
+                reconnect(); // a pooled connection the backend had closed; a fresh one will do
+                return;
+            }
+            if (failure != UpstreamFailure.POOL_EXHAUSTED) {
+                plan.serving().replicas().recordFailure(currentUrl);
+            }
+            // Only a failed connect is retried: after a timeout the model may be generating already.
+            if (failure == UpstreamFailure.CONNECT_FAILED && retryElsewhere(FailureKind.CONNECT_FAILED)) {
+                return;
+            }
+        } else {
+            plan.serving().replicas().recordFailure(currentUrl);
+        }
+        tap.onAbort();
+        if (responseStarted) {
+            // Too late for an error status: cut the connection so the client sees a truncated answer, not a complete one.
+            log.debug("request {}: upstream failed mid-answer ({})", x.requestId(), failure);
+            if (!clientGone) {
+                ctx.close();
+            }
+            end(status);
+            return;
+        }
+        ErrorKind kind = failure.errorKind();
+        log.debug("request {}: upstream {} failed: {}", x.requestId(), currentUrl, failure);
+        if (!clientGone) {
+            ClientResponses.error(ctx, kind, describe(failure), null, x.requestId(), x.keepAlive());
+        }
+        end(kind.status());
+    }
+
+    private String describe(UpstreamFailure failure) {
+        String backend = settings.backend();
+        return switch (failure) {
+            case CONNECT_FAILED -> "Backend '" + backend + "' is unreachable";
+            case POOL_EXHAUSTED -> "Backend '" + backend + "' has no free connection; try again later";
+            case FIRST_BYTE_TIMEOUT, IDLE_TIMEOUT, TOTAL_TIMEOUT -> "Backend '" + backend + "' did not answer in time";
+            default -> "Backend '" + backend + "' sent an invalid or incomplete answer";
+        };
+    }
+
+    private void end(int finalStatus) {
+        if (done) {
+            return;
+        }
+        done = true;
+        x.finish(finalStatus);
+    }
+}
