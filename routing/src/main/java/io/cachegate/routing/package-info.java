@@ -4,7 +4,5 @@
  * affinity or round robin), enforces per-replica capacity through leases and ejects failing
  * replicas with a circuit breaker; {@link io.cachegate.routing.RetryPolicy} and
  * {@link io.cachegate.routing.FallbackResolver} are pure decisions the gateway applies.
- * {@link io.cachegate.routing.BackendPool} is the older round-robin pool still used for probes
- * and model listing.
  */
 package io.cachegate.routing;
