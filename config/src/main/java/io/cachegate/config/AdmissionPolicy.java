@@ -25,9 +25,10 @@ public record AdmissionPolicy(boolean enabled, OverloadPolicy overload, double i
         }
     }
 
-    /** Disabled; default overload thresholds, 1000 tokens/s, Retry-After at most 60s, a 20ms tick. */
+    /** Every key of {@code admission} at its default (see {@code AdmissionKeys}): disabled. */
     public static AdmissionPolicy defaults() {
-        return new AdmissionPolicy(false, OverloadPolicy.defaults(), 1000, Duration.ofSeconds(60),
-                Duration.ofMillis(20));
+        return new AdmissionPolicy(AdmissionKeys.ENABLED.fallback(), OverloadPolicy.defaults(),
+                AdmissionKeys.INITIAL_DRAIN_RATE.fallback(), AdmissionKeys.MAX_RETRY_AFTER.fallback(),
+                AdmissionKeys.TICK.fallback());
     }
 }

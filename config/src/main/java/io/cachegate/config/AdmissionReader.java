@@ -1,81 +1,78 @@
 package io.cachegate.config;
 
+import static io.cachegate.config.AdmissionKeys.ENABLED;
+import static io.cachegate.config.AdmissionKeys.ENTER_AFTER;
+import static io.cachegate.config.AdmissionKeys.ENTER_PENDING_TOKENS;
+import static io.cachegate.config.AdmissionKeys.ENTER_QUEUE_AGE;
+import static io.cachegate.config.AdmissionKeys.EXIT_AFTER;
+import static io.cachegate.config.AdmissionKeys.EXIT_PENDING_TOKENS;
+import static io.cachegate.config.AdmissionKeys.EXIT_QUEUE_AGE;
+import static io.cachegate.config.AdmissionKeys.INITIAL_DRAIN_RATE;
+import static io.cachegate.config.AdmissionKeys.MAX_RETRY_AFTER;
+import static io.cachegate.config.AdmissionKeys.TICK;
+
 import java.time.Duration;
-import java.util.Set;
 
 /**
- * Reads the {@code admission} section. Overload exit thresholds must lie below the enter thresholds;
- * a violation is reported on the key the user wrote, so raising only an enter threshold below a
- * default exit threshold names the enter key and the default it collides with.
+ * Reads the {@code admission} section (keys in {@link AdmissionKeys}). Overload exit thresholds must lie
+ * below the enter thresholds; a violation is reported on the key the user wrote, so raising only an enter
+ * threshold below a default exit threshold names the enter key and the default it collides with.
  */
 final class AdmissionReader {
-
-    private static final Set<String> KEYS = Set.of("enabled", "overload", "initial_drain_rate", "max_retry_after",
-            "tick");
-    private static final Set<String> OVERLOAD_KEYS = Set.of("enter_queue_age", "exit_queue_age",
-            "enter_pending_tokens", "exit_pending_tokens", "enter_after", "exit_after");
-    private static final double MAX_DRAIN_RATE = 1e9;
 
     private AdmissionReader() {
     }
 
     static AdmissionPolicy read(Fields root) {
-        AdmissionPolicy d = AdmissionPolicy.defaults();
-        Fields admission = root.section("admission", KEYS);
+        Fields admission = root.section(AdmissionKeys.SECTION);
         if (admission == null) {
-            return d;
+            return AdmissionPolicy.defaults();
         }
-        boolean enabled = admission.bool("enabled", d.enabled());
+        boolean enabled = admission.get(ENABLED);
         OverloadPolicy overload = overload(admission);
-        double drainRate = admission.decimal("initial_drain_rate", d.initialDrainRate());
-        if (!(drainRate > 0 && drainRate <= MAX_DRAIN_RATE)) {
-            admission.problem("initial_drain_rate", drainRate + " is out of range (0, 1e9] tokens per second");
-            drainRate = d.initialDrainRate();
-        }
         return new AdmissionPolicy(
                 enabled,
                 overload,
-                drainRate,
-                admission.duration("max_retry_after", d.maxRetryAfter(), Duration.ofSeconds(1), Duration.ofHours(1)),
-                admission.duration("tick", d.tick(), Duration.ofMillis(1), Duration.ofSeconds(1)));
+                admission.get(INITIAL_DRAIN_RATE),
+                admission.get(MAX_RETRY_AFTER),
+                admission.get(TICK));
     }
 
     private static OverloadPolicy overload(Fields admission) {
-        OverloadPolicy d = OverloadPolicy.defaults();
-        Fields overload = admission.section("overload", OVERLOAD_KEYS);
+        Fields overload = admission.section(AdmissionKeys.OVERLOAD);
         if (overload == null) {
-            return d;
+            return OverloadPolicy.defaults();
         }
-        Duration hour = Duration.ofHours(1);
-        Duration enterAge = overload.duration("enter_queue_age", d.enterQueueAge(), Duration.ofMillis(1), hour);
-        Duration exitAge = overload.duration("exit_queue_age", d.exitQueueAge(), Duration.ZERO, hour);
-        long enterTokens = overload.integer("enter_pending_tokens", d.enterPendingTokens(), 1, 1_000_000_000_000L);
-        long exitTokens = overload.integer("exit_pending_tokens", d.exitPendingTokens(), 0, 1_000_000_000_000L);
-        Duration enterAfter = overload.duration("enter_after", d.enterAfter(), Duration.ZERO, hour);
-        Duration exitAfter = overload.duration("exit_after", d.exitAfter(), Duration.ZERO, hour);
+        Duration enterAge = overload.get(ENTER_QUEUE_AGE);
+        Duration exitAge = overload.get(EXIT_QUEUE_AGE);
+        long enterTokens = overload.get(ENTER_PENDING_TOKENS);
+        long exitTokens = overload.get(EXIT_PENDING_TOKENS);
+        Duration enterAfter = overload.get(ENTER_AFTER);
+        Duration exitAfter = overload.get(EXIT_AFTER);
         if (exitAge.compareTo(enterAge) >= 0) {
-            below(overload, "exit_queue_age", Durations.format(exitAge), "enter_queue_age", Durations.format(enterAge));
-            enterAge = d.enterQueueAge();
-            exitAge = d.exitQueueAge();
+            below(overload, EXIT_QUEUE_AGE, Durations.format(exitAge), ENTER_QUEUE_AGE, Durations.format(enterAge));
+            enterAge = ENTER_QUEUE_AGE.fallback();
+            exitAge = EXIT_QUEUE_AGE.fallback();
         }
         if (exitTokens >= enterTokens) {
-            below(overload, "exit_pending_tokens", Long.toString(exitTokens), "enter_pending_tokens",
+            below(overload, EXIT_PENDING_TOKENS, Long.toString(exitTokens), ENTER_PENDING_TOKENS,
                     Long.toString(enterTokens));
-            enterTokens = d.enterPendingTokens();
-            exitTokens = d.exitPendingTokens();
+            enterTokens = ENTER_PENDING_TOKENS.fallback();
+            exitTokens = EXIT_PENDING_TOKENS.fallback();
         }
         return new OverloadPolicy(enterAge, exitAge, enterTokens, exitTokens, enterAfter, exitAfter);
     }
 
-    /** Reports that {@code exitKey} is not below {@code enterKey}, on the key that was written (exit first). */
-    private static void below(Fields overload, String exitKey, String exit, String enterKey, String enter) {
+    /** Reports that {@code exit} is not below {@code enter}, on the key that was written (exit first). */
+    private static void below(Fields overload, Key<?> exit, String exitValue, Key<?> enter, String enterValue) {
         String why = " (hysteresis: overload ends only well below where it starts)";
-        if (overload.has(exitKey)) {
-            String of = overload.has(enterKey) ? "" : ", the default";
-            overload.problem(exitKey, exit + " must be below " + enterKey + " (" + enter + of + ")" + why);
+        if (overload.has(exit.name())) {
+            String of = overload.has(enter.name()) ? "" : ", the default";
+            overload.problem(exit.name(), exitValue + " must be below " + enter.name() + " (" + enterValue + of + ")"
+                    + why);
         } else {
-            overload.problem(enterKey, enter + " must be above " + exitKey + " (" + exit + ", the default);"
-                    + " lower " + exitKey + " too" + why);
+            overload.problem(enter.name(), enterValue + " must be above " + exit.name() + " (" + exitValue
+                    + ", the default);" + " lower " + exit.name() + " too" + why);
         }
     }
 }

@@ -21,8 +21,8 @@ public record Backend(String name, List<URI> urls, List<String> models, Optional
                       Balance balance, long maxInflightTokens, HealthSettings health, boolean metrics,
                       PrefixAffinitySettings prefixAffinity, RetrySettings retries) {
 
-    public static final int DEFAULT_MAX_CONCURRENCY = 64;
-    public static final long DEFAULT_MAX_INFLIGHT_TOKENS = 1_000_000;
+    public static final int DEFAULT_MAX_CONCURRENCY = BackendKeys.MAX_CONCURRENCY.fallback();
+    public static final long DEFAULT_MAX_INFLIGHT_TOKENS = BackendKeys.MAX_INFLIGHT_TOKENS.fallback();
 
     public Backend {
         Objects.requireNonNull(name, "name");
@@ -37,12 +37,12 @@ public record Backend(String name, List<URI> urls, List<String> models, Optional
         Objects.requireNonNull(retries, "retries");
     }
 
-    /** A least-loaded backend with the default token bound, health checks, affinity and retries. */
+    /** A backend with the default balance, token bound, health checks, metrics, affinity and retries. */
     public Backend(String name, List<URI> urls, List<String> models, Optional<String> modelVersion,
                    int maxConcurrency, int maxConnectionsPerUrl, Timeouts timeouts, Optional<String> apiKey) {
         this(name, urls, models, modelVersion, maxConcurrency, maxConnectionsPerUrl, timeouts, apiKey,
-                Balance.LEAST_LOADED, DEFAULT_MAX_INFLIGHT_TOKENS, HealthSettings.defaults(), false,
-                PrefixAffinitySettings.defaults(), RetrySettings.defaults());
+                BackendKeys.BALANCE.fallback(), DEFAULT_MAX_INFLIGHT_TOKENS, HealthSettings.defaults(),
+                BackendKeys.METRICS.fallback(), PrefixAffinitySettings.defaults(), RetrySettings.defaults());
     }
 
     /** True when one of the model globs matches this model name. */

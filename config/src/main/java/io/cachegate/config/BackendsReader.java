@@ -1,69 +1,87 @@
 package io.cachegate.config;
 
+import static io.cachegate.config.BackendKeys.API_KEY;
+import static io.cachegate.config.BackendKeys.BACKOFF;
+import static io.cachegate.config.BackendKeys.BALANCE;
+import static io.cachegate.config.BackendKeys.BLOCK_CHARS;
+import static io.cachegate.config.BackendKeys.CONNECT;
+import static io.cachegate.config.BackendKeys.EJECT_FOR;
+import static io.cachegate.config.BackendKeys.FAILURES_TO_EJECT;
+import static io.cachegate.config.BackendKeys.FIRST_BYTE;
+import static io.cachegate.config.BackendKeys.HEALTH_PATH;
+import static io.cachegate.config.BackendKeys.IDLE;
+import static io.cachegate.config.BackendKeys.INTERVAL;
+import static io.cachegate.config.BackendKeys.LOAD_FACTOR;
+import static io.cachegate.config.BackendKeys.MAX_ATTEMPTS;
+import static io.cachegate.config.BackendKeys.MAX_BLOCKS_PER_REPLICA;
+import static io.cachegate.config.BackendKeys.MAX_CONCURRENCY;
+import static io.cachegate.config.BackendKeys.MAX_CONNECTIONS_PER_URL;
+import static io.cachegate.config.BackendKeys.MAX_INFLIGHT_TOKENS;
+import static io.cachegate.config.BackendKeys.METRICS;
+import static io.cachegate.config.BackendKeys.MODELS;
+import static io.cachegate.config.BackendKeys.MODEL_VERSION;
+import static io.cachegate.config.BackendKeys.NAME;
+import static io.cachegate.config.BackendKeys.TOTAL;
+import static io.cachegate.config.BackendKeys.URLS;
+
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import org.yaml.snakeyaml.nodes.Node;
 
-/** Reads the {@code backends} list: names unique, at least one URL each, URLs without a path. */
+/**
+ * Reads the {@code backends} list (keys in {@link BackendKeys}): names unique, at least one URL each, URLs
+ * without a path.
+ */
 final class BackendsReader {
-
-    private static final Set<String> KEYS = Set.of("name", "urls", "models", "model_version", "max_concurrency",
-            "max_connections_per_url", "timeouts", "api_key", "balance", "max_inflight_tokens", "health", "metrics",
-            "prefix_affinity", "retries");
-    private static final Set<String> TIMEOUT_KEYS = Set.of("connect", "first_byte", "idle", "total");
-    private static final Set<String> HEALTH_KEYS = Set.of("path", "interval", "failures_to_eject", "eject_for");
-    private static final Set<String> AFFINITY_KEYS = Set.of("block_chars", "max_blocks_per_replica", "load_factor");
-    private static final Set<String> RETRY_KEYS = Set.of("max_attempts", "backoff");
 
     private BackendsReader() {
     }
 
     static List<Backend> read(Fields root) {
-        List<Node> items = root.items("backends");
+        Section section = BackendKeys.SECTION;
+        List<Node> items = root.items(section.name());
         if (items == null) {
             return List.of();
         }
         if (items.isEmpty()) {
-            root.problem("backends", "at least one backend is required");
+            root.problem(section.name(), "at least one backend is required");
             return List.of();
         }
         List<Backend> backends = new ArrayList<>();
         Map<String, Integer> lines = new HashMap<>();
         for (int i = 0; i < items.size(); i++) {
-            Fields fields = root.reader().fields(items.get(i), "backends[" + i + "]", KEYS);
+            Fields fields = root.reader().fields(items.get(i), section.name() + "[" + i + "]", section.names());
             if (fields == null) {
                 continue;
             }
-            Optional<String> name = fields.required("name");
-            Integer first = name.map(n -> lines.putIfAbsent(n, fields.line("name"))).orElse(null);
+            Optional<String> name = fields.get(NAME);
+            Integer first = name.map(n -> lines.putIfAbsent(n, fields.line(NAME.name()))).orElse(null);
             if (first != null) {
-                fields.problem("name", Durations.quote(name.get()) + " is already used by the backend on line " + first);
+                fields.problem(NAME.name(), Durations.quote(name.get()) + " is already used by the backend on line "
+                        + first);
             }
             int before = root.reader().problemCount();
-            Balance balance = fields.choice("balance", Balance.LEAST_LOADED, true);
+            Balance balance = fields.get(BALANCE);
             boolean balanceKnown = root.reader().problemCount() == before;
             backends.add(new Backend(
                     name.orElse("?"),
                     urls(fields),
-                    fields.strings("models", List.of("*")),
-                    fields.optional("model_version"),
-                    (int) fields.integer("max_concurrency", Backend.DEFAULT_MAX_CONCURRENCY, 1, 1_000_000),
-                    (int) fields.integer("max_connections_per_url", 64, 1, 1_000_000),
+                    fields.get(MODELS),
+                    fields.get(MODEL_VERSION),
+                    fields.get(MAX_CONCURRENCY),
+                    fields.get(MAX_CONNECTIONS_PER_URL),
                     timeouts(fields),
-                    fields.optional("api_key"),
+                    fields.get(API_KEY),
                     balance,
-                    fields.integer("max_inflight_tokens", Backend.DEFAULT_MAX_INFLIGHT_TOKENS, 1,
-                            1_000_000_000_000L),
+                    fields.get(MAX_INFLIGHT_TOKENS),
                     health(fields),
-                    fields.bool("metrics", false),
+                    fields.get(METRICS),
                     prefixAffinity(fields, balance, balanceKnown),
                     retries(fields)));
         }
@@ -71,20 +89,21 @@ final class BackendsReader {
     }
 
     private static List<URI> urls(Fields backend) {
-        if (!backend.has("urls")) {
-            backend.problem("urls", "at least one URL is required");
+        String key = URLS.name();
+        if (!backend.has(key)) {
+            backend.problem(key, "at least one URL is required");
             return List.of();
         }
-        List<Node> items = backend.items("urls");
+        List<Node> items = backend.items(key);
         if (items == null) {
             return List.of();
         }
         if (items.isEmpty()) {
-            backend.problem("urls", "at least one URL is required");
+            backend.problem(key, "at least one URL is required");
         }
         List<URI> urls = new ArrayList<>();
         for (int i = 0; i < items.size(); i++) {
-            String path = backend.path("urls") + "[" + i + "]";
+            String path = backend.path(key) + "[" + i + "]";
             String text = backend.reader().text(items.get(i), path);
             if (text != null) {
                 String problem = check(text.strip());
@@ -131,36 +150,20 @@ final class BackendsReader {
     }
 
     private static Timeouts timeouts(Fields backend) {
-        Timeouts d = Timeouts.defaults();
-        Fields timeouts = backend.section("timeouts", TIMEOUT_KEYS);
+        Fields timeouts = backend.section(BackendKeys.TIMEOUTS);
         if (timeouts == null) {
-            return d;
+            return Timeouts.defaults();
         }
-        return new Timeouts(
-                timeouts.duration("connect", d.connect()),
-                timeouts.duration("first_byte", d.firstByte()),
-                timeouts.duration("idle", d.idle()),
-                timeouts.duration("total", d.total()));
+        return new Timeouts(timeouts.get(CONNECT), timeouts.get(FIRST_BYTE), timeouts.get(IDLE), timeouts.get(TOTAL));
     }
 
     private static HealthSettings health(Fields backend) {
-        HealthSettings d = HealthSettings.defaults();
-        Fields health = backend.section("health", HEALTH_KEYS);
+        Fields health = backend.section(BackendKeys.HEALTH);
         if (health == null) {
-            return d;
+            return HealthSettings.defaults();
         }
-        String path = health.string("path", d.path()).strip();
-        if (!path.startsWith("/") || path.chars().anyMatch(Character::isWhitespace) || path.contains("?")
-                || path.contains("#")) {
-            health.problem("path", Durations.quote(path) + " is not an absolute path without a query"
-                    + " (e.g. /v1/models or /health)");
-            path = d.path();
-        }
-        return new HealthSettings(
-                path,
-                health.duration("interval", d.interval(), Duration.ofMillis(100), Duration.ofHours(1)),
-                (int) health.integer("failures_to_eject", d.failuresToEject(), 1, 1000),
-                health.duration("eject_for", d.ejectFor(), Duration.ofMillis(100), Duration.ofHours(1)));
+        return new HealthSettings(health.get(HEALTH_PATH), health.get(INTERVAL), health.get(FAILURES_TO_EJECT),
+                health.get(EJECT_FOR));
     }
 
     /**
@@ -168,34 +171,24 @@ final class BackendsReader {
      * balance they are a mistake (unless the balance itself was wrong, which is reported already).
      */
     private static PrefixAffinitySettings prefixAffinity(Fields backend, Balance balance, boolean balanceKnown) {
-        PrefixAffinitySettings d = PrefixAffinitySettings.defaults();
-        Fields affinity = backend.section("prefix_affinity", AFFINITY_KEYS);
+        Section section = BackendKeys.PREFIX_AFFINITY;
+        Fields affinity = backend.section(section);
         if (affinity == null) {
-            return d;
+            return PrefixAffinitySettings.defaults();
         }
-        if (backend.has("prefix_affinity") && balanceKnown && balance != Balance.PREFIX_AFFINITY) {
-            backend.problem("prefix_affinity", "is only used with balance: prefix_affinity (balance is "
+        if (backend.has(section.name()) && balanceKnown && balance != Balance.PREFIX_AFFINITY) {
+            backend.problem(section.name(), "is only used with balance: prefix_affinity (balance is "
                     + balance.name().toLowerCase(Locale.ROOT) + ")");
         }
-        int blockChars = (int) affinity.integer("block_chars", d.blockChars(), 1, 1_000_000);
-        int maxBlocks = (int) affinity.integer("max_blocks_per_replica", d.maxBlocksPerReplica(), 1, 100_000_000);
-        double loadFactor = affinity.decimal("load_factor", d.loadFactor());
-        if (!(loadFactor >= 1 && loadFactor <= 1000)) {
-            affinity.problem("load_factor", loadFactor + " is out of range 1..1000 (the replica holding the prefix"
-                    + " is passed over when its load is above this many times the others' mean)");
-            loadFactor = d.loadFactor();
-        }
-        return new PrefixAffinitySettings(blockChars, maxBlocks, loadFactor);
+        return new PrefixAffinitySettings(affinity.get(BLOCK_CHARS), affinity.get(MAX_BLOCKS_PER_REPLICA),
+                affinity.get(LOAD_FACTOR));
     }
 
     private static RetrySettings retries(Fields backend) {
-        RetrySettings d = RetrySettings.defaults();
-        Fields retries = backend.section("retries", RETRY_KEYS);
+        Fields retries = backend.section(BackendKeys.RETRIES);
         if (retries == null) {
-            return d;
+            return RetrySettings.defaults();
         }
-        return new RetrySettings(
-                (int) retries.integer("max_attempts", d.maxAttempts(), 1, 10),
-                retries.duration("backoff", d.backoff(), Duration.ZERO, Duration.ofSeconds(10)));
+        return new RetrySettings(retries.get(MAX_ATTEMPTS), retries.get(BACKOFF));
     }
 }

@@ -39,6 +39,18 @@ public final class ByteSizes {
         }
     }
 
+    /** The shortest exact form {@link #parse} reads back: {@code 4MiB}, {@code 16KiB}, {@code 100}. */
+    static String format(long bytes) {
+        String[] units = {"TiB", "GiB", "MiB", "KiB"};
+        for (int i = 0; i < units.length; i++) {
+            int shift = 40 - 10 * i;
+            if (bytes != 0 && bytes % (1L << shift) == 0) {
+                return (bytes >> shift) + units[i];
+            }
+        }
+        return Long.toString(bytes);
+    }
+
     private static long multiplier(String unit, String text) {
         return switch (unit) {
             case "", "b" -> 1L;

@@ -1,34 +1,53 @@
 package io.cachegate.config;
 
-import java.net.URI;
-import java.net.URISyntaxException;
-import java.time.Duration;
-import java.util.List;
+import static io.cachegate.config.CacheKeys.COLLECTION;
+import static io.cachegate.config.CacheKeys.COMPRESS_ABOVE;
+import static io.cachegate.config.CacheKeys.DECISION;
+import static io.cachegate.config.CacheKeys.EMBEDDER_MODEL;
+import static io.cachegate.config.CacheKeys.ENABLED;
+import static io.cachegate.config.CacheKeys.EXACT_STORE;
+import static io.cachegate.config.CacheKeys.EXACT_TTL;
+import static io.cachegate.config.CacheKeys.INTER_OP_THREADS;
+import static io.cachegate.config.CacheKeys.INTRA_OP_THREADS;
+import static io.cachegate.config.CacheKeys.L1_MAX_BYTES;
+import static io.cachegate.config.CacheKeys.L1_TTL;
+import static io.cachegate.config.CacheKeys.MAX_BATCH;
+import static io.cachegate.config.CacheKeys.MAX_BYTES;
+import static io.cachegate.config.CacheKeys.MAX_ENTRIES;
+import static io.cachegate.config.CacheKeys.MAX_TOKENS;
+import static io.cachegate.config.CacheKeys.MAX_WAIT;
+import static io.cachegate.config.CacheKeys.MODEL;
+import static io.cachegate.config.CacheKeys.NEIGHBOURS;
+import static io.cachegate.config.CacheKeys.NORMALIZE;
+import static io.cachegate.config.CacheKeys.PATH;
+import static io.cachegate.config.CacheKeys.POOLING;
+import static io.cachegate.config.CacheKeys.QDRANT_API_KEY;
+import static io.cachegate.config.CacheKeys.QDRANT_HOST;
+import static io.cachegate.config.CacheKeys.QDRANT_PORT;
+import static io.cachegate.config.CacheKeys.QDRANT_TIMEOUT;
+import static io.cachegate.config.CacheKeys.QUEUE_SIZE;
+import static io.cachegate.config.CacheKeys.REDIS_QUEUE_SIZE;
+import static io.cachegate.config.CacheKeys.REDIS_URI;
+import static io.cachegate.config.CacheKeys.SEMANTIC_STORE;
+import static io.cachegate.config.CacheKeys.SEMANTIC_TTL;
+import static io.cachegate.config.CacheKeys.SWEEP_INTERVAL;
+import static io.cachegate.config.CacheKeys.THRESHOLD;
+import static io.cachegate.config.CacheKeys.TIMEOUT;
+import static io.cachegate.config.CacheKeys.TLS;
+import static io.cachegate.config.CacheKeys.TOKENIZER;
+import static io.cachegate.config.CacheKeys.WORKERS;
+
+import io.cachegate.config.SemanticCacheSettings.EmbedderSettings;
 import java.util.Optional;
-import java.util.Set;
 
-/** Reads the {@code cache} section: the exact store and the semantic index. */
+/** Reads the {@code cache} section (keys in {@link CacheKeys}): the exact store and the semantic index. */
 final class CacheReader {
-
-    private static final Set<String> KEYS = Set.of("exact", "semantic");
-    private static final Set<String> EXACT_KEYS = Set.of("store", "redis_uri", "ttl", "timeout",
-            "max_bytes", "l1_ttl", "l1_max_bytes", "compress_above", "redis_queue_size");
-    private static final Set<String> SEMANTIC_KEYS =
-            Set.of("enabled", "store", "threshold", "decision", "neighbours", "ttl", "model", "path", "qdrant", "max_entries", "sweep_interval",
-                    "embedder");
-    private static final Set<String> EMBEDDER_KEYS = Set.of("model", "tokenizer", "pooling", "normalize", "max_tokens",
-            "max_batch", "max_wait", "queue_size", "workers", "intra_op_threads", "inter_op_threads");
-    /** A batch that waits longer than this for company costs more latency than batching saves. */
-    private static final Duration MAX_WAIT_LIMIT = Duration.ofSeconds(1);
-    /** The match decisions of the semantic cache, in the order messages list them. */
-    private static final List<String> DECISIONS = List.of("learned", "guarded", "cosine");
-    private static final Set<String> QDRANT_KEYS = Set.of("host", "port", "collection", "api_key", "tls", "timeout");
 
     private CacheReader() {
     }
 
     static CacheSettings read(Fields root) {
-        Fields cache = root.section("cache", KEYS);
+        Fields cache = root.section(CacheKeys.SECTION);
         if (cache == null) {
             return CacheSettings.defaults();
         }
@@ -36,155 +55,99 @@ final class CacheReader {
     }
 
     private static ExactCacheSettings exact(Fields cache) {
-        ExactCacheSettings d = ExactCacheSettings.defaults();
-        Fields exact = cache.section("exact", EXACT_KEYS);
+        Fields exact = cache.section(CacheKeys.EXACT);
         if (exact == null) {
-            return d;
+            return ExactCacheSettings.defaults();
         }
-        String redisUri = exact.string("redis_uri", d.redisUri());
-        if (exact.has("redis_uri") && !isRedisUri(redisUri)) {
-            exact.problem("redis_uri", Durations.quote(redisUri)
-                    + " is not a Redis URI (e.g. redis://127.0.0.1:6379, redis-sentinel://h1:26379,h2:26379#mymaster,"
-                    + " redis-cluster://h1:7000,h2:7000)");
-        }
+        String redisUri = exact.get(REDIS_URI);
         return new ExactCacheSettings(
-                exact.choice("store", d.store()),
+                exact.get(EXACT_STORE),
                 redisUri,
-                exact.duration("ttl", d.ttl()),
-                exact.duration("timeout", d.timeout()),
-                exact.size("max_bytes", d.maxBytes(), 1 << 20, Long.MAX_VALUE),
-                exact.duration("l1_ttl", d.l1Ttl()),
-                exact.size("l1_max_bytes", d.l1MaxBytes(), 1 << 20, Long.MAX_VALUE),
-                exact.size("compress_above", d.compressAboveBytes(), 0, Integer.MAX_VALUE),
-                (int) exact.integer("redis_queue_size", d.redisQueueSize(), 1, 1_000_000));
-    }
-
-    private static boolean isRedisUri(String text) {
-        try {
-            URI uri = new URI(text.strip());
-            String scheme = uri.getScheme();
-            if ("redis".equals(scheme) || "rediss".equals(scheme)) {
-                return uri.getHost() != null;
-            }
-            // Sentinel and Cluster URIs list several hosts ("h1:26379,h2:26379"), which java.net.URI
-            // keeps as an authority without a host.
-            return ("redis-sentinel".equals(scheme) || "rediss-sentinel".equals(scheme)
-                    || "redis-cluster".equals(scheme) || "rediss-cluster".equals(scheme))
-                    && uri.getRawAuthority() != null && !uri.getRawAuthority().isBlank();
-        } catch (URISyntaxException e) {
-            return false;
-        }
+                exact.get(EXACT_TTL),
+                exact.get(TIMEOUT),
+                exact.get(MAX_BYTES),
+                exact.get(L1_TTL),
+                exact.get(L1_MAX_BYTES),
+                exact.get(COMPRESS_ABOVE),
+                exact.get(REDIS_QUEUE_SIZE));
     }
 
     private static SemanticCacheSettings semantic(Fields cache) {
-        SemanticCacheSettings d = SemanticCacheSettings.defaults();
-        Fields semantic = cache.section("semantic", SEMANTIC_KEYS);
+        Fields semantic = cache.section(CacheKeys.SEMANTIC);
         if (semantic == null) {
-            return d;
+            return SemanticCacheSettings.defaults();
         }
         return new SemanticCacheSettings(
-                semantic.bool("enabled", d.enabled()),
-                semantic.choice("store", d.store()),
-                semantic.similarity("threshold").orElse(d.threshold()),
-                decision(semantic, d.decision()),
-                (int) semantic.integer("neighbours", d.neighbours(), 1, 100),
-                semantic.duration("ttl", d.ttl()),
-                semantic.string("path", d.path()),
+                semantic.get(ENABLED),
+                semantic.get(SEMANTIC_STORE),
+                semantic.get(THRESHOLD),
+                semantic.get(DECISION),
+                semantic.get(NEIGHBOURS),
+                semantic.get(SEMANTIC_TTL),
+                semantic.get(PATH),
                 qdrant(semantic),
-                semantic.integer("max_entries", d.maxEntries(), 1, 1_000_000_000),
-                semantic.duration("sweep_interval", d.sweepInterval()),
+                semantic.get(MAX_ENTRIES),
+                semantic.get(SWEEP_INTERVAL),
                 embedder(semantic));
-    }
-
-    private static String decision(Fields semantic, String fallback) {
-        String name = semantic.string("decision", fallback).strip();
-        if (!DECISIONS.contains(name)) {
-            semantic.problem("decision", Durations.quote(name) + " is not one of " + String.join(", ", DECISIONS)
-                    + Suggestions.didYouMean(name, DECISIONS));
-            return fallback;
-        }
-        return name;
     }
 
     /**
      * The {@code embedder} map. The model may also be given as {@code semantic.model}, the spelling
      * policies used before the embedder had settings of its own; giving both is a problem.
      */
-    private static SemanticCacheSettings.EmbedderSettings embedder(Fields semantic) {
-        SemanticCacheSettings.EmbedderSettings d = SemanticCacheSettings.EmbedderSettings.defaults();
-        Fields embedder = semantic.section("embedder", EMBEDDER_KEYS);
-        String model = semantic.string("model", d.model());
+    private static EmbedderSettings embedder(Fields semantic) {
+        Fields embedder = semantic.section(CacheKeys.EMBEDDER);
+        String model = semantic.get(MODEL);
         if (embedder == null) {
-            return d;
+            return EmbedderSettings.defaults();
         }
-        boolean fromEmbedder = embedder.has("model");
+        boolean fromEmbedder = embedder.has(EMBEDDER_MODEL.name());
         if (fromEmbedder) {
-            if (semantic.has("model")) {
-                semantic.problem("model", "set both here and as embedder.model; keep embedder.model");
+            if (semantic.has(MODEL.name())) {
+                semantic.problem(MODEL.name(), "set both here and as embedder.model; keep embedder.model");
             }
-            model = embedder.string("model", d.model());
+            model = embedder.get(EMBEDDER_MODEL);
         }
-        Optional<String> tokenizer = embedder.optional("tokenizer");
-        boolean bundled = SemanticCacheSettings.EmbedderSettings.BUNDLED.equals(model);
+        Optional<String> tokenizer = embedder.get(TOKENIZER);
+        boolean bundled = EmbedderSettings.BUNDLED.equals(model);
         if (bundled && tokenizer.isPresent()) {
-            embedder.problem("tokenizer", "is only for a model file; the bundled model brings its own tokenizer");
+            embedder.problem(TOKENIZER.name(), "is only for a model file; the bundled model brings its own tokenizer");
             tokenizer = Optional.empty();
         } else if (!bundled && tokenizer.isEmpty()) {
             String message = Durations.quote(model) + " is neither bundled nor a model file with"
                     + " embedder.tokenizer (the path of its tokenizer.json)";
             if (fromEmbedder) {
-                embedder.problem("model", message);
+                embedder.problem(EMBEDDER_MODEL.name(), message);
             } else {
-                semantic.problem("model", message);
+                semantic.problem(MODEL.name(), message);
             }
-            model = d.model();
+            model = EMBEDDER_MODEL.fallback();
         }
-        return new SemanticCacheSettings.EmbedderSettings(
+        return new EmbedderSettings(
                 model,
                 tokenizer,
-                embedder.choice("pooling", d.pooling()),
-                embedder.bool("normalize", d.normalize()),
-                (int) embedder.integer("max_tokens", d.maxTokens(), 2, 32_768),
-                (int) embedder.integer("max_batch", d.maxBatch(), 1, 4096),
-                maxWait(embedder, d.maxWait()),
-                (int) embedder.integer("queue_size", d.queueSize(), 1, 1_000_000),
-                (int) embedder.integer("workers", d.workers(), 1, 64),
-                (int) embedder.integer("intra_op_threads", d.intraOpThreads(), 0, 1024),
-                (int) embedder.integer("inter_op_threads", d.interOpThreads(), 1, 1024));
-    }
-
-    /** Unlike other durations, zero is meaningful here: send each batch as soon as the worker is free. */
-    private static Duration maxWait(Fields embedder, Duration fallback) {
-        Optional<String> text = embedder.text("max_wait");
-        if (text.isEmpty()) {
-            return fallback;
-        }
-        try {
-            Duration value = Durations.parse(text.get());
-            if (value.compareTo(MAX_WAIT_LIMIT) > 0) {
-                embedder.problem("max_wait", Durations.quote(text.get())
-                        + " is longer than 1s; every lone request would wait that long (typical: 1ms to 5ms)");
-                return fallback;
-            }
-            return value;
-        } catch (IllegalArgumentException e) {
-            embedder.problem("max_wait", e.getMessage());
-            return fallback;
-        }
+                embedder.get(POOLING),
+                embedder.get(NORMALIZE),
+                embedder.get(MAX_TOKENS),
+                embedder.get(MAX_BATCH),
+                embedder.get(MAX_WAIT),
+                embedder.get(QUEUE_SIZE),
+                embedder.get(WORKERS),
+                embedder.get(INTRA_OP_THREADS),
+                embedder.get(INTER_OP_THREADS));
     }
 
     private static QdrantSettings qdrant(Fields semantic) {
-        QdrantSettings d = QdrantSettings.defaults();
-        Fields qdrant = semantic.section("qdrant", QDRANT_KEYS);
+        Fields qdrant = semantic.section(CacheKeys.QDRANT);
         if (qdrant == null) {
-            return d;
+            return QdrantSettings.defaults();
         }
         return new QdrantSettings(
-                qdrant.string("host", d.host()),
-                (int) qdrant.integer("port", d.port(), 1, 65_535),
-                qdrant.string("collection", d.collection()),
-                qdrant.optional("api_key"),
-                qdrant.bool("tls", d.tls()),
-                qdrant.duration("timeout", d.timeout()));
+                qdrant.get(QDRANT_HOST),
+                qdrant.get(QDRANT_PORT),
+                qdrant.get(COLLECTION),
+                qdrant.get(QDRANT_API_KEY),
+                qdrant.get(TLS),
+                qdrant.get(QDRANT_TIMEOUT));
     }
 }

@@ -29,9 +29,11 @@ public record ExactCacheSettings(ExactStore store, String redisUri, Duration ttl
         Objects.requireNonNull(l1Ttl, "l1Ttl");
     }
 
-    /** Memory, {@code redis://127.0.0.1:6379}, 1h, 50ms, 256MiB, L1 5s and 32MiB, compress above 4KiB, queue 10000. */
+    /** Every key of {@code cache.exact} at its default (see {@code CacheKeys}). */
     public static ExactCacheSettings defaults() {
-        return new ExactCacheSettings(ExactStore.MEMORY, "redis://127.0.0.1:6379", Duration.ofHours(1),
-                Duration.ofMillis(50), 256L << 20, Duration.ofSeconds(5), 32L << 20, 4L << 10, 10_000);
+        return new ExactCacheSettings(CacheKeys.EXACT_STORE.fallback(), CacheKeys.REDIS_URI.fallback(),
+                CacheKeys.EXACT_TTL.fallback(), CacheKeys.TIMEOUT.fallback(), CacheKeys.MAX_BYTES.fallback(),
+                CacheKeys.L1_TTL.fallback(), CacheKeys.L1_MAX_BYTES.fallback(), CacheKeys.COMPRESS_ABOVE.fallback(),
+                CacheKeys.REDIS_QUEUE_SIZE.fallback());
     }
 }

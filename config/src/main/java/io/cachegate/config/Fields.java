@@ -66,6 +66,16 @@ final class Fields {
         reader.problem(line(key), path(key), message);
     }
 
+    /** The value of {@code key}: its default when absent, the default after reporting a problem when invalid. */
+    <T> T get(Key<T> key) {
+        return key.read(this);
+    }
+
+    /** A nested mapping holding only {@code section}'s keys; empty when absent, null after reporting a wrong type. */
+    Fields section(Section section) {
+        return section(section.name(), section.names());
+    }
+
     /** A nested mapping; empty when absent, null after reporting a wrong type. */
     Fields section(String key, Set<String> allowed) {
         return reader.fields(values.get(key), path(key), allowed);

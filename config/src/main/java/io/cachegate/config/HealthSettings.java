@@ -12,7 +12,7 @@ import java.util.Objects;
  */
 public record HealthSettings(String path, Duration interval, int failuresToEject, Duration ejectFor) {
 
-    public static final String DEFAULT_PATH = "/v1/models";
+    public static final String DEFAULT_PATH = BackendKeys.HEALTH_PATH.fallback();
 
     public HealthSettings {
         Objects.requireNonNull(path, "path");
@@ -23,8 +23,9 @@ public record HealthSettings(String path, Duration interval, int failuresToEject
         }
     }
 
-    /** {@code /v1/models} every 5s; 3 failures eject a replica for 10s. */
+    /** Every key of {@code health} at its default (see {@code BackendKeys}). */
     public static HealthSettings defaults() {
-        return new HealthSettings(DEFAULT_PATH, Duration.ofSeconds(5), 3, Duration.ofSeconds(10));
+        return new HealthSettings(DEFAULT_PATH, BackendKeys.INTERVAL.fallback(),
+                BackendKeys.FAILURES_TO_EJECT.fallback(), BackendKeys.EJECT_FOR.fallback());
     }
 }

@@ -1,13 +1,16 @@
 package io.cachegate.config;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
  * When admission counts a backend as overloaded: it enters when the oldest waiting request is
- * {@code enterQueueAge} old or {@code enterPendingTokens} are waiting, held for {@code enterAfter};
- * it leaves when both are at or below the exit thresholds for {@code exitAfter}. Exit thresholds are
- * below enter thresholds so a signal hovering at one threshold cannot flip the state back and forth.
+ * {@code enterQueueAge} old or {@code enterPendingTokens} are waiting, at every tick for {@code enterAfter};
+ * it leaves when both are at or below the exit thresholds at every tick for {@code exitAfter}. Exit
+ * thresholds are below enter thresholds so a signal hovering at one threshold cannot flip the state back
+ * and forth. Only classes that are not pausable feed these signals (batch backlog is deferrable by design).
  */
 public record OverloadPolicy(Duration enterQueueAge, Duration exitQueueAge, long enterPendingTokens,
                              long exitPendingTokens, Duration enterAfter, Duration exitAfter) {
@@ -17,19 +20,30 @@ public record OverloadPolicy(Duration enterQueueAge, Duration exitQueueAge, long
         Objects.requireNonNull(exitQueueAge, "exitQueueAge");
         Objects.requireNonNull(enterAfter, "enterAfter");
         Objects.requireNonNull(exitAfter, "exitAfter");
-        if (exitQueueAge.compareTo(enterQueueAge) >= 0) {
-            throw new IllegalArgumentException("exitQueueAge " + exitQueueAge + " must be below enterQueueAge "
+        List<String> problems = new ArrayList<>();
+        if (exitQueueAge.isNegative() || exitQueueAge.compareTo(enterQueueAge) >= 0) {
+            problems.add("exitQueueAge must be in [0, enterQueueAge), was " + exitQueueAge + " with enterQueueAge "
                     + enterQueueAge);
         }
         if (exitPendingTokens < 0 || exitPendingTokens >= enterPendingTokens) {
-            throw new IllegalArgumentException("exitPendingTokens " + exitPendingTokens
-                    + " must be in [0, enterPendingTokens " + enterPendingTokens + ")");
+            problems.add("exitPendingTokens must be in [0, enterPendingTokens), was " + exitPendingTokens
+                    + " with enterPendingTokens " + enterPendingTokens);
+        }
+        if (enterAfter.isNegative()) {
+            problems.add("enterAfter must not be negative, was " + enterAfter);
+        }
+        if (exitAfter.isNegative()) {
+            problems.add("exitAfter must not be negative, was " + exitAfter);
+        }
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException("overload: " + String.join("; ", problems));
         }
     }
 
-    /** Enter at 1s queue age or 200,000 pending tokens held for 2s; leave at 250ms and 50,000 held for 10s. */
+    /** Every key of {@code admission.overload} at its default (see {@code AdmissionKeys}). */
     public static OverloadPolicy defaults() {
-        return new OverloadPolicy(Duration.ofSeconds(1), Duration.ofMillis(250), 200_000, 50_000,
-                Duration.ofSeconds(2), Duration.ofSeconds(10));
+        return new OverloadPolicy(AdmissionKeys.ENTER_QUEUE_AGE.fallback(), AdmissionKeys.EXIT_QUEUE_AGE.fallback(),
+                AdmissionKeys.ENTER_PENDING_TOKENS.fallback(), AdmissionKeys.EXIT_PENDING_TOKENS.fallback(),
+                AdmissionKeys.ENTER_AFTER.fallback(), AdmissionKeys.EXIT_AFTER.fallback());
     }
 }

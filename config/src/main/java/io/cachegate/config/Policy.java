@@ -8,8 +8,8 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A validated policy file: everything the gateway needs to serve, built once and swapped whole on
- * reload. Obtain one from {@link PolicyLoader}; construct directly only in tests.
+ * A validated policy file: everything the gateway needs to serve, built once and never changed.
+ * Obtain one from {@link PolicyLoader}; construct directly only in tests.
  *
  * @param classes traffic classes in file order (the order decides the default class)
  * @param admission class queues and overload handling; disabled by default

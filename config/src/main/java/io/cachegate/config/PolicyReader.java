@@ -3,7 +3,6 @@ package io.cachegate.config;
 import java.io.StringReader;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.composer.Composer;
 import org.yaml.snakeyaml.error.Mark;
@@ -20,16 +19,13 @@ import org.yaml.snakeyaml.resolver.Resolver;
  */
 final class PolicyReader {
 
-    private static final Set<String> KEYS = Set.of("server", "backends", "tenants", "classes", "cache", "routes",
-            "admission");
-
     private PolicyReader() {
     }
 
     static Policy read(String yaml, String source, EnvSubstitution env) throws PolicyException {
         Node root = compose(yaml, source);
         NodeReader reader = new NodeReader(source, env);
-        Fields fields = reader.fields(root, "", KEYS);
+        Fields fields = reader.fields(root, "", PolicyKeys.ROOT.names());
         if (fields == null) {
             throw new PolicyException(reader.problems());
         }

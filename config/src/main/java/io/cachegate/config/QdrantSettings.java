@@ -20,9 +20,11 @@ public record QdrantSettings(String host, int port, String collection, Optional<
         Objects.requireNonNull(timeout, "timeout");
     }
 
-    /** {@code 127.0.0.1:6334}, collection {@code cachegate}, no API key, plaintext, 200 ms per call. */
+    /** Every key of {@code cache.semantic.qdrant} at its default (see {@code CacheKeys}). */
     public static QdrantSettings defaults() {
-        return new QdrantSettings("127.0.0.1", 6334, "cachegate", Optional.empty(), false, Duration.ofMillis(200));
+        return new QdrantSettings(CacheKeys.QDRANT_HOST.fallback(), CacheKeys.QDRANT_PORT.fallback(),
+                CacheKeys.COLLECTION.fallback(), CacheKeys.QDRANT_API_KEY.fallback(), CacheKeys.TLS.fallback(),
+                CacheKeys.QDRANT_TIMEOUT.fallback());
     }
 
     @Override

@@ -18,8 +18,8 @@ public record RetrySettings(int maxAttempts, Duration backoff) {
         Objects.requireNonNull(backoff, "backoff");
     }
 
-    /** 2 attempts in all, 25ms before the retry. */
+    /** Every key of {@code retries} at its default (see {@code BackendKeys}). */
     public static RetrySettings defaults() {
-        return new RetrySettings(2, Duration.ofMillis(25));
+        return new RetrySettings(BackendKeys.MAX_ATTEMPTS.fallback(), BackendKeys.BACKOFF.fallback());
     }
 }

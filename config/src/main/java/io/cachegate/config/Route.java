@@ -18,7 +18,7 @@ public record Route(int index, RouteMatch match, Optional<String> backend, Optio
                     String trafficClass, RouteCache cache, Optional<String> fallbackModel, int defaultMaxTokens,
                     Optional<String> tokenizer) {
 
-    public static final int DEFAULT_MAX_TOKENS = 1024;
+    public static final int DEFAULT_MAX_TOKENS = RouteKeys.DEFAULT_MAX_TOKENS.fallback();
 
     public Route {
         Objects.requireNonNull(match, "match");
@@ -33,7 +33,7 @@ public record Route(int index, RouteMatch match, Optional<String> backend, Optio
         }
     }
 
-    /** A route whose fallback keeps the request's model, costing 1024 output tokens when none are given. */
+    /** A route whose fallback keeps the request's model, with the default {@code default_max_tokens}. */
     public Route(int index, RouteMatch match, Optional<String> backend, Optional<String> fallback,
                  String trafficClass, RouteCache cache) {
         this(index, match, backend, fallback, trafficClass, cache, Optional.empty(), DEFAULT_MAX_TOKENS);

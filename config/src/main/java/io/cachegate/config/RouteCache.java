@@ -28,7 +28,7 @@ public record RouteCache(boolean exact, boolean semantic, Optional<Duration> ttl
                          Optional<Double> threshold) {
 
     /** The finish reasons a route may allow to be stored (the OpenAI ones). */
-    public static final Set<String> FINISH_REASONS = Set.of("stop", "length", "tool_calls", "content_filter");
+    public static final Set<String> FINISH_REASONS = Set.copyOf(RouteKeys.FINISH_REASONS);
 
     public RouteCache {
         Objects.requireNonNull(ttl, "ttl");
@@ -50,11 +50,15 @@ public record RouteCache(boolean exact, boolean semantic, Optional<Duration> ttl
     }
 
     /**
-     * Exact caching of deterministic requests only, no normalisation, per tenant, complete answers only; when
-     * semantic caching is switched on: the last user message of single-turn requests, at the policy's threshold.
+     * Every key of a route's {@code cache} at its default (see {@code RouteKeys}): exact caching of deterministic
+     * requests only, no normalisation, per tenant, complete answers only; when semantic caching is switched on:
+     * the last user message of single-turn requests, at the policy's threshold.
      */
     public static RouteCache defaults() {
-        return new RouteCache(true, false, Optional.empty(), Optional.empty(), Normalize.NONE, false, false, false,
-                Set.of("stop"), Embed.LAST_USER, 1, Optional.empty());
+        return new RouteCache(RouteKeys.EXACT.fallback(), RouteKeys.SEMANTIC.fallback(), RouteKeys.TTL.fallback(),
+                RouteKeys.CONTEXT.fallback(), RouteKeys.NORMALIZE.fallback(), RouteKeys.SHARED.fallback(),
+                RouteKeys.NONDETERMINISTIC.fallback(), RouteKeys.KEY_ON_USER.fallback(),
+                RouteKeys.STORE_FINISH_REASONS.fallback(), RouteKeys.EMBED.fallback(),
+                RouteKeys.SEMANTIC_MAX_TURNS.fallback(), RouteKeys.THRESHOLD.fallback());
     }
 }

@@ -14,8 +14,8 @@ public record RouteMatch(String model, Optional<String> tenant, String path) {
         Objects.requireNonNull(path, "path");
     }
 
-    /** Matches every request. */
+    /** Matches every request: every key of {@code match} at its default (see {@code RouteKeys}). */
     public static RouteMatch any() {
-        return new RouteMatch("*", Optional.empty(), "*");
+        return new RouteMatch(RouteKeys.MATCH_MODEL.fallback(), Optional.empty(), RouteKeys.MATCH_PATH.fallback());
     }
 }

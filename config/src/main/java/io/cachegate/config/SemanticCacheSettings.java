@@ -37,13 +37,12 @@ public record SemanticCacheSettings(boolean enabled, SemanticStore store, double
         }
     }
 
-    /**
-     * Disabled, embedded under {@code ./data}, the learned decision (cosine floor 0.92) over 5 neighbours, 24h, 1,000,000
-     * entries swept every minute.
-     */
+    /** Every key of {@code cache.semantic} at its default (see {@code CacheKeys}): disabled. */
     public static SemanticCacheSettings defaults() {
-        return new SemanticCacheSettings(false, SemanticStore.EMBEDDED, 0.92, "learned", 5, Duration.ofHours(24), "./data",
-                QdrantSettings.defaults(), 1_000_000, Duration.ofMinutes(1), EmbedderSettings.defaults());
+        return new SemanticCacheSettings(CacheKeys.ENABLED.fallback(), CacheKeys.SEMANTIC_STORE.fallback(),
+                CacheKeys.THRESHOLD.fallback(), CacheKeys.DECISION.fallback(), CacheKeys.NEIGHBOURS.fallback(),
+                CacheKeys.SEMANTIC_TTL.fallback(), CacheKeys.PATH.fallback(), QdrantSettings.defaults(),
+                CacheKeys.MAX_ENTRIES.fallback(), CacheKeys.SWEEP_INTERVAL.fallback(), EmbedderSettings.defaults());
     }
 
     /** These settings with the index under {@code directory} instead. */
@@ -99,14 +98,18 @@ public record SemanticCacheSettings(boolean enabled, SemanticStore store, double
         }
 
         /**
-         * The bundled model, cls pooling, normalised, 512 tokens, one text per model call on two workers,
-         * 1024 queued. One text per call because the bundled int8 model quantises activations over the
-         * whole call: a text batched with others gets a slightly different vector (cosine about 0.997),
-         * and the cache's decisions must not depend on which requests happened to arrive together.
+         * Every key of {@code cache.semantic.embedder} at its default (see {@code CacheKeys}): the bundled
+         * model, one text per model call. One text per call because the bundled int8 model quantises
+         * activations over the whole call: a text batched with others gets a slightly different vector
+         * (cosine about 0.997), and the cache's decisions must not depend on which requests happened to
+         * arrive together.
          */
         public static EmbedderSettings defaults() {
-            return new EmbedderSettings(BUNDLED, Optional.empty(), Pooling.CLS, true, 512, 1, Duration.ofMillis(2),
-                    1024, 2, 0, 1);
+            return new EmbedderSettings(CacheKeys.EMBEDDER_MODEL.fallback(), CacheKeys.TOKENIZER.fallback(),
+                    CacheKeys.POOLING.fallback(), CacheKeys.NORMALIZE.fallback(), CacheKeys.MAX_TOKENS.fallback(),
+                    CacheKeys.MAX_BATCH.fallback(), CacheKeys.MAX_WAIT.fallback(), CacheKeys.QUEUE_SIZE.fallback(),
+                    CacheKeys.WORKERS.fallback(), CacheKeys.INTRA_OP_THREADS.fallback(),
+                    CacheKeys.INTER_OP_THREADS.fallback());
         }
 
         public boolean bundled() {

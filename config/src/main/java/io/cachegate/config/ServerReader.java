@@ -1,51 +1,53 @@
 package io.cachegate.config;
 
-import java.util.Set;
+import static io.cachegate.config.ServerKeys.ADMIN_HOST;
+import static io.cachegate.config.ServerKeys.ADMIN_PORT;
+import static io.cachegate.config.ServerKeys.ADMIN_TOKEN;
+import static io.cachegate.config.ServerKeys.HOST;
+import static io.cachegate.config.ServerKeys.IO_THREADS;
+import static io.cachegate.config.ServerKeys.MAX_BODY_BYTES;
+import static io.cachegate.config.ServerKeys.MAX_DEPTH;
+import static io.cachegate.config.ServerKeys.MAX_HEADER_BYTES;
+import static io.cachegate.config.ServerKeys.MAX_NUMBER_LENGTH;
+import static io.cachegate.config.ServerKeys.MAX_STRING_LENGTH;
+import static io.cachegate.config.ServerKeys.PORT;
+import static io.cachegate.config.ServerKeys.SHUTDOWN_GRACE;
 
-/** Reads the {@code server} section. */
+/** Reads the {@code server} section (keys in {@link ServerKeys}). */
 final class ServerReader {
-
-    private static final Set<String> KEYS = Set.of("host", "port", "admin_host", "admin_port", "max_body_bytes",
-            "max_header_bytes", "admin_token", "shutdown_grace", "io_threads", "json");
-    private static final Set<String> JSON_KEYS = Set.of("max_depth", "max_string_length", "max_number_length");
 
     private ServerReader() {
     }
 
     static ServerSettings read(Fields root) {
-        ServerSettings d = ServerSettings.defaults();
-        Fields server = root.section("server", KEYS);
+        Fields server = root.section(ServerKeys.SECTION);
         if (server == null) {
-            return d;
+            return ServerSettings.defaults();
         }
         // Port 0 asks the OS for a free port: tests bind that way.
-        int port = (int) server.integer("port", d.port(), 0, 65_535);
-        int adminPort = (int) server.integer("admin_port", d.adminPort(), 0, 65_535);
-        if (port != 0 && port == adminPort && server.has("admin_port")) {
-            server.problem("admin_port", port + " is the same as port; the admin API needs its own port");
+        int port = server.get(PORT);
+        int adminPort = server.get(ADMIN_PORT);
+        if (port != 0 && port == adminPort && server.has(ADMIN_PORT.name())) {
+            server.problem(ADMIN_PORT.name(), port + " is the same as port; the admin API needs its own port");
         }
         return new ServerSettings(
-                server.string("host", d.host()),
+                server.get(HOST),
                 port,
-                server.string("admin_host", d.adminHost()),
+                server.get(ADMIN_HOST),
                 adminPort,
-                server.size("max_body_bytes", d.maxBodyBytes(), 1, Long.MAX_VALUE),
-                (int) server.size("max_header_bytes", d.maxHeaderBytes(), 1, Integer.MAX_VALUE),
-                server.optional("admin_token"),
-                server.duration("shutdown_grace", d.shutdownGrace()),
-                (int) server.integer("io_threads", d.ioThreads(), 0, 4096),
+                server.get(MAX_BODY_BYTES),
+                server.get(MAX_HEADER_BYTES),
+                server.get(ADMIN_TOKEN),
+                server.get(SHUTDOWN_GRACE),
+                server.get(IO_THREADS),
                 json(server));
     }
 
     private static JsonLimits json(Fields server) {
-        JsonLimits d = JsonLimits.defaults();
-        Fields json = server.section("json", JSON_KEYS);
+        Fields json = server.section(ServerKeys.JSON);
         if (json == null) {
-            return d;
+            return JsonLimits.defaults();
         }
-        return new JsonLimits(
-                (int) json.integer("max_depth", d.maxDepth(), 1, 10_000),
-                (int) json.size("max_string_length", d.maxStringLength(), 1, Integer.MAX_VALUE),
-                (int) json.integer("max_number_length", d.maxNumberLength(), 1, 100_000));
+        return new JsonLimits(json.get(MAX_DEPTH), json.get(MAX_STRING_LENGTH), json.get(MAX_NUMBER_LENGTH));
     }
 }

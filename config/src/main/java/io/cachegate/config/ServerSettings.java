@@ -21,10 +21,13 @@ public record ServerSettings(String host, int port, String adminHost, int adminP
         Objects.requireNonNull(json, "json");
     }
 
-    /** The settings used when the policy has no {@code server} section. */
+    /** Every key at its default (see {@code ServerKeys}): what a policy without a {@code server} section gets. */
     public static ServerSettings defaults() {
-        return new ServerSettings("0.0.0.0", 8080, "127.0.0.1", 8081, 4L * 1024 * 1024, 16 * 1024,
-                Optional.empty(), Duration.ofSeconds(30), 0, JsonLimits.defaults());
+        return new ServerSettings(ServerKeys.HOST.fallback(), ServerKeys.PORT.fallback(),
+                ServerKeys.ADMIN_HOST.fallback(), ServerKeys.ADMIN_PORT.fallback(),
+                ServerKeys.MAX_BODY_BYTES.fallback(), ServerKeys.MAX_HEADER_BYTES.fallback(),
+                ServerKeys.ADMIN_TOKEN.fallback(), ServerKeys.SHUTDOWN_GRACE.fallback(),
+                ServerKeys.IO_THREADS.fallback(), JsonLimits.defaults());
     }
 
     @Override

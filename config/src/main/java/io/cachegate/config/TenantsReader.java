@@ -11,17 +11,16 @@ import org.yaml.snakeyaml.nodes.Node;
 /**
  * Reads the {@code tenants} list. Ids and API keys must be unique: a key shared by two tenants would
  * let one read the other's cached answers. Messages never quote a key, only where it is used. The
- * classes a tenant may use are checked against the classes already read.
+ * classes a tenant may use are checked against the classes already read. Keys in {@link TenantKeys}.
  */
 final class TenantsReader {
-
-    private static final Set<String> KEYS = Set.of("id", "api_keys", "classes", "default_class");
 
     private TenantsReader() {
     }
 
     static List<Tenant> read(Fields root, Map<String, TrafficClass> classes) {
-        List<Node> items = root.items("tenants");
+        Section section = TenantKeys.SECTION;
+        List<Node> items = root.items(section.name());
         if (items == null) {
             return List.of();
         }
@@ -29,19 +28,21 @@ final class TenantsReader {
         Map<String, Integer> idLines = new HashMap<>();
         Map<String, String> keyOwners = new HashMap<>();
         for (int i = 0; i < items.size(); i++) {
-            Fields fields = root.reader().fields(items.get(i), "tenants[" + i + "]", KEYS);
+            Fields fields = root.reader().fields(items.get(i), section.name() + "[" + i + "]", section.names());
             if (fields == null) {
                 continue;
             }
-            Optional<String> id = fields.required("id");
+            Optional<String> id = fields.get(TenantKeys.ID);
             if (id.isPresent()) {
                 if (id.get().startsWith("_")) {
                     // "_shared" names the cache namespace of shared routes; no tenant may alias it.
-                    fields.problem("id", Durations.quote(id.get()) + " is reserved: tenant ids may not start with _");
+                    fields.problem(TenantKeys.ID.name(), Durations.quote(id.get())
+                            + " is reserved: tenant ids may not start with _");
                 }
-                Integer first = idLines.putIfAbsent(id.get(), fields.line("id"));
+                Integer first = idLines.putIfAbsent(id.get(), fields.line(TenantKeys.ID.name()));
                 if (first != null) {
-                    fields.problem("id", Durations.quote(id.get()) + " is already used by the tenant on line " + first);
+                    fields.problem(TenantKeys.ID.name(), Durations.quote(id.get())
+                            + " is already used by the tenant on line " + first);
                     continue;
                 }
             }
@@ -54,25 +55,26 @@ final class TenantsReader {
     }
 
     private static List<String> apiKeys(Fields tenant, String id, Map<String, String> owners) {
-        List<Node> items = tenant.items("api_keys");
+        String key = TenantKeys.API_KEYS.name();
+        List<Node> items = tenant.items(key);
         if (items == null) {
             return List.of();
         }
         if (items.isEmpty()) {
-            tenant.problem("api_keys", "at least one API key is required");
+            tenant.problem(key, "at least one API key is required");
             return List.of();
         }
         List<String> keys = new ArrayList<>();
         for (int i = 0; i < items.size(); i++) {
-            String path = tenant.path("api_keys") + "[" + i + "]";
+            String path = tenant.path(key) + "[" + i + "]";
             Node item = items.get(i);
-            String key = tenant.reader().text(item, path);
-            if (NodeReader.isNull(item) || key != null && key.isBlank()) {
+            String apiKey = tenant.reader().text(item, path);
+            if (NodeReader.isNull(item) || apiKey != null && apiKey.isBlank()) {
                 tenant.reader().problem(item, path, "must not be empty");
-            } else if (key != null) {
-                String owner = owners.putIfAbsent(key, id);
+            } else if (apiKey != null) {
+                String owner = owners.putIfAbsent(apiKey, id);
                 if (owner == null) {
-                    keys.add(key);
+                    keys.add(apiKey);
                 } else {
                     String who = owner.equals(id) ? "is listed twice" : "is already used by tenant " + owner;
                     tenant.reader().problem(item, path, "this API key " + who);
@@ -84,18 +86,19 @@ final class TenantsReader {
 
     /** {@code classes}: declared class names, or {@code "*"} for all (the default); each item with its line. */
     private static List<String> classes(Fields tenant, Set<String> known) {
+        String key = TenantKeys.CLASSES.name();
         List<String> all = List.of(Tenant.ANY_CLASS);
-        List<Node> items = tenant.items("classes");
-        if (items == null || !tenant.has("classes")) {
+        List<Node> items = tenant.items(key);
+        if (items == null || !tenant.has(key)) {
             return all;
         }
         if (items.isEmpty()) {
-            tenant.problem("classes", "must list at least one class (or leave it out: every class)");
+            tenant.problem(key, "must list at least one class (or leave it out: every class)");
             return all;
         }
         List<String> out = new ArrayList<>();
         for (int i = 0; i < items.size(); i++) {
-            String path = tenant.path("classes") + "[" + i + "]";
+            String path = tenant.path(key) + "[" + i + "]";
             Node item = items.get(i);
             String name = tenant.reader().text(item, path);
             if (NodeReader.isNull(item) || name != null && name.isBlank()) {
@@ -112,7 +115,7 @@ final class TenantsReader {
             }
         }
         if (out.contains(Tenant.ANY_CLASS) && out.size() > 1) {
-            tenant.problem("classes", "\"*\" already allows every class; list names or \"*\" alone");
+            tenant.problem(key, "\"*\" already allows every class; list names or \"*\" alone");
             return all;
         }
         return out.isEmpty() ? all : out;
@@ -120,9 +123,10 @@ final class TenantsReader {
 
     /** {@code default_class}: a declared class this tenant may use. */
     private static Optional<String> defaultClass(Fields tenant, Set<String> known, List<String> allowed) {
-        Optional<String> name = tenant.reference("default_class", known, "class");
+        String key = TenantKeys.DEFAULT_CLASS.name();
+        Optional<String> name = tenant.reference(key, known, "class");
         if (name.isPresent() && !allowed.contains(Tenant.ANY_CLASS) && !allowed.contains(name.get())) {
-            tenant.problem("default_class", Durations.quote(name.get()) + " is not among this tenant's classes "
+            tenant.problem(key, Durations.quote(name.get()) + " is not among this tenant's classes "
                     + allowed);
             return Optional.empty();
         }

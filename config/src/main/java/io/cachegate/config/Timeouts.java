@@ -16,9 +16,9 @@ public record Timeouts(Duration connect, Duration firstByte, Duration idle, Dura
         Objects.requireNonNull(total, "total");
     }
 
-    /** Connect 2s, first byte 60s, idle 30s, total 10m. */
+    /** Every key of {@code timeouts} at its default (see {@code BackendKeys}). */
     public static Timeouts defaults() {
-        return new Timeouts(Duration.ofSeconds(2), Duration.ofSeconds(60), Duration.ofSeconds(30),
-                Duration.ofMinutes(10));
+        return new Timeouts(BackendKeys.CONNECT.fallback(), BackendKeys.FIRST_BYTE.fallback(),
+                BackendKeys.IDLE.fallback(), BackendKeys.TOTAL.fallback());
     }
 }

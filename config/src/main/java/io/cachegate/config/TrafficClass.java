@@ -20,9 +20,9 @@ public record TrafficClass(String name, int priority, Duration maxQueueTime, int
                            long maxQueueTokens, double share, boolean mayDegrade, boolean pausable,
                            double maxInflightShare) {
 
-    public static final Duration DEFAULT_MAX_QUEUE_TIME = Duration.ofSeconds(2);
-    public static final int DEFAULT_MAX_QUEUE_DEPTH = 1000;
-    public static final long DEFAULT_MAX_QUEUE_TOKENS = 1_000_000;
+    public static final Duration DEFAULT_MAX_QUEUE_TIME = ClassKeys.MAX_QUEUE_TIME.fallback();
+    public static final int DEFAULT_MAX_QUEUE_DEPTH = ClassKeys.MAX_QUEUE_DEPTH.fallback();
+    public static final long DEFAULT_MAX_QUEUE_TOKENS = ClassKeys.MAX_QUEUE_TOKENS.fallback();
 
     public TrafficClass {
         Objects.requireNonNull(name, "name");
@@ -35,19 +35,22 @@ public record TrafficClass(String name, int priority, Duration maxQueueTime, int
         }
     }
 
-    /** A class without a cap on its share of the capacity. */
+    /** A class with the default {@code max_inflight_share} (no cap on its share of the capacity). */
     public TrafficClass(String name, int priority, Duration maxQueueTime, int maxQueueDepth, long maxQueueTokens,
                         double share, boolean mayDegrade, boolean pausable) {
-        this(name, priority, maxQueueTime, maxQueueDepth, maxQueueTokens, share, mayDegrade, pausable, 1.0);
+        this(name, priority, maxQueueTime, maxQueueDepth, maxQueueTokens, share, mayDegrade, pausable,
+                ClassKeys.MAX_INFLIGHT_SHARE.fallback());
     }
 
-    /** A class with the request bound only: 1,000,000 queued tokens, no share, no degrade, not pausable. */
+    /** A class with the request bound only; every other key at its default (no share, no degrade, not pausable). */
     public TrafficClass(String name, int priority, Duration maxQueueTime, int maxQueueDepth) {
-        this(name, priority, maxQueueTime, maxQueueDepth, DEFAULT_MAX_QUEUE_TOKENS, 0, false, false);
+        this(name, priority, maxQueueTime, maxQueueDepth, DEFAULT_MAX_QUEUE_TOKENS, ClassKeys.SHARE.fallback(),
+                ClassKeys.MAY_DEGRADE.fallback(), ClassKeys.PAUSABLE.fallback());
     }
 
-    /** The single class used when the policy declares none. */
+    /** The single class used when the policy declares none: every key at its default (see {@code ClassKeys}). */
     public static TrafficClass interactive() {
-        return new TrafficClass("interactive", 0, DEFAULT_MAX_QUEUE_TIME, DEFAULT_MAX_QUEUE_DEPTH);
+        return new TrafficClass("interactive", ClassKeys.PRIORITY.fallback(), DEFAULT_MAX_QUEUE_TIME,
+                DEFAULT_MAX_QUEUE_DEPTH);
     }
 }

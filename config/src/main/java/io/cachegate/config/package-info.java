@@ -3,7 +3,12 @@
  * routes and admission, plus {@link io.cachegate.config.PolicyLoader} which reads, substitutes {@code ${ENV}}
  * values and validates a policy file, reporting every problem with its file, line and YAML path.
  *
- * <p>Records are built once per load and swapped whole on reload, so the hot path never sees a
- * half-updated policy. {@link io.cachegate.config.RouteTable} precompiles route matching for it.
+ * <p>Every key is defined once, with its type, default, range and description, in the {@code *Keys} class
+ * of its section ({@code ServerKeys}, {@code BackendKeys}, ...): the section readers read through those
+ * definitions, the records take their defaults from them, and a test holds {@code example-policy.yaml} to them.
+ *
+ * <p>Records are built once per load and never change, so the hot path reads no half-updated policy (reloading
+ * a policy while serving comes in a later change). {@link io.cachegate.config.RouteTable} precompiles route
+ * matching for it.
  */
 package io.cachegate.config;

@@ -47,6 +47,12 @@ class AdmissionPolicyLoaderTest {
     }
 
     @Test
+    void parse_balance_ignoresCase() throws PolicyException {
+        assertThat(TestPolicies.parse(BACKEND + "    balance: Prefix_Affinity\n").backends().get(0).balance())
+                .isEqualTo(Balance.PREFIX_AFFINITY);
+    }
+
+    @Test
     void parse_everyAdmissionAndRoutingSetting_isRead() throws PolicyException {
         Policy policy = TestPolicies.parse("""
                 backends:

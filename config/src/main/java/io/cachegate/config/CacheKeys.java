@@ -1,0 +1,167 @@
+package io.cachegate.config;
+
+import io.cachegate.config.SemanticCacheSettings.Pooling;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/** The keys of {@code cache.exact}, {@code cache.semantic}, its embedder and qdrant; {@link CacheReader} reads them. */
+final class CacheKeys {
+
+    /** The match decisions of the semantic cache, in the order messages list them. */
+    private static final List<String> DECISIONS = List.of("learned", "guarded", "cosine");
+    /** A batch that waits longer than this for company costs more latency than batching saves. */
+    private static final Duration MAX_WAIT_LIMIT = Duration.ofSeconds(1);
+
+    static final Key<ExactStore> EXACT_STORE = Key.choice("store", ExactStore.MEMORY, false,
+            "memory (in-process), redis (shared), or tiered: an in-process L1 in front of redis");
+    static final Key<String> REDIS_URI = Key.of("redis_uri", "Redis URI", "redis://127.0.0.1:6379",
+            "redis://, rediss://, redis-sentinel://h1,h2#master, redis-cluster://h1,h2",
+            "the Redis of the redis and tiered stores", CacheKeys::redisUri);
+    static final Key<Duration> EXACT_TTL = Key.duration("ttl", Duration.ofHours(1),
+            "entry lifetime; routes may override");
+    static final Key<Duration> TIMEOUT = Key.duration("timeout", Duration.ofMillis(50),
+            "Redis command timeout; slower counts as a miss, the request goes on");
+    static final Key<Long> MAX_BYTES = Key.size("max_bytes", 256L << 20, 1 << 20, Long.MAX_VALUE,
+            "memory store bound, in bytes of stored answers");
+    static final Key<Duration> L1_TTL = Key.duration("l1_ttl", Duration.ofSeconds(5),
+            "tiered: L1 entry lifetime; a purge on another gateway is seen within it");
+    static final Key<Long> L1_MAX_BYTES = Key.size("l1_max_bytes", 32L << 20, 1 << 20, Long.MAX_VALUE,
+            "tiered: L1 bound");
+    static final Key<Long> COMPRESS_ABOVE = Key.size("compress_above", 4L << 10, 0, Integer.MAX_VALUE,
+            "Redis: bodies larger than this are stored compressed");
+    static final Key<Integer> REDIS_QUEUE_SIZE = Key.integer("redis_queue_size", 10_000, 1, 1_000_000,
+            "Redis commands waiting at once; beyond it, misses");
+
+    static final Key<Boolean> ENABLED = Key.bool("enabled", false, "answer paraphrases of earlier requests");
+    static final Key<SemanticStore> SEMANTIC_STORE = Key.choice("store", SemanticStore.EMBEDDED, false,
+            "embedded (on local disk) or qdrant");
+    static final Key<Double> THRESHOLD = Key.of("threshold", "number", 0.92, "(0, 1]",
+            "minimum cosine similarity for a hit; routes may override", CacheKeys::threshold);
+    static final Key<String> DECISION = Key.of("decision", "one of " + String.join(", ", DECISIONS), "learned", "",
+            "how the nearest entries become a hit", CacheKeys::decision);
+    static final Key<Integer> NEIGHBOURS = Key.integer("neighbours", 5, 1, 100,
+            "nearest entries of the scope the decision sees");
+    static final Key<Duration> SEMANTIC_TTL = Key.duration("ttl", Duration.ofHours(24),
+            "entry lifetime; never longer than the exact entry it points at");
+    static final Key<String> PATH = Key.string("path", "./data", "embedded index directory");
+    static final Key<Long> MAX_ENTRIES = Key.longInteger("max_entries", 1_000_000, 1, 1_000_000_000,
+            "index entries at most; the oldest are evicted");
+    static final Key<Duration> SWEEP_INTERVAL = Key.duration("sweep_interval", Duration.ofMinutes(1),
+            "how often expired entries leave the index");
+    static final Key<String> MODEL = Key.string("model", SemanticCacheSettings.EmbedderSettings.BUNDLED,
+            "the embedding model").replacedBy("embedder.model");
+
+    static final Key<String> EMBEDDER_MODEL = Key.string("model", SemanticCacheSettings.EmbedderSettings.BUNDLED,
+            "bundled (bge-small-en-v1.5 int8, in the jar) or the path of an .onnx file");
+    static final Key<Optional<String>> TOKENIZER = Key.optional("tokenizer", "none",
+            "the tokenizer.json of a model file; required with one, not allowed with bundled");
+    static final Key<Pooling> POOLING = Key.choice("pooling", Pooling.CLS, false,
+            "token vectors to one vector: cls, or mean over the attention mask");
+    static final Key<Boolean> NORMALIZE = Key.bool("normalize", true,
+            "L2-normalise vectors, so similarity is a dot product");
+    static final Key<Integer> MAX_TOKENS = Key.integer("max_tokens", 512, 2, 32_768,
+            "longer prompts are truncated");
+    static final Key<Integer> MAX_BATCH = Key.integer("max_batch", 1, 1, 4096,
+            "texts per model call at most; above 1 the bundled int8 model's vectors depend on batch-mates");
+    static final Key<Duration> MAX_WAIT = Key.of("max_wait", "duration", Duration.ofMillis(2), "0s..1s",
+            "a batch waits this long for more texts after its first; 0s: never", CacheKeys::maxWait);
+    static final Key<Integer> QUEUE_SIZE = Key.integer("queue_size", 1024, 1, 1_000_000,
+            "texts waiting for the model; beyond it a lookup is a semantic miss");
+    static final Key<Integer> WORKERS = Key.integer("workers", 2, 1, 64, "threads calling the model, one batch each");
+    static final Key<Integer> INTRA_OP_THREADS = Key.integer("intra_op_threads", 0, 0, 1024,
+            "ONNX Runtime threads per operator; 0: half the cores, at least 1");
+    static final Key<Integer> INTER_OP_THREADS = Key.integer("inter_op_threads", 1, 1, 1024,
+            "ONNX Runtime threads across operators");
+
+    static final Key<String> QDRANT_HOST = Key.string("host", "127.0.0.1", "Qdrant host");
+    static final Key<Integer> QDRANT_PORT = Key.integer("port", 6334, 1, 65_535, "gRPC port");
+    static final Key<String> COLLECTION = Key.string("collection", "cachegate", "collection name");
+    static final Key<Optional<String>> QDRANT_API_KEY = Key.optional("api_key", "none", "Qdrant API key");
+    static final Key<Boolean> TLS = Key.bool("tls", false, "TLS to Qdrant, e.g. Qdrant Cloud");
+    static final Key<Duration> QDRANT_TIMEOUT = Key.duration("timeout", Duration.ofMillis(200),
+            "deadline of each call; slower is a semantic miss");
+
+    static final Section EXACT = Section.mapping("exact", "identical (canonical) requests",
+            EXACT_STORE, REDIS_URI, EXACT_TTL, TIMEOUT, MAX_BYTES, L1_TTL, L1_MAX_BYTES, COMPRESS_ABOVE,
+            REDIS_QUEUE_SIZE);
+    static final Section EMBEDDER = Section.mapping("embedder",
+            "the model turning prompts into vectors, run in-process on ONNX Runtime",
+            EMBEDDER_MODEL, TOKENIZER, POOLING, NORMALIZE, MAX_TOKENS, MAX_BATCH, MAX_WAIT, QUEUE_SIZE, WORKERS,
+            INTRA_OP_THREADS, INTER_OP_THREADS);
+    static final Section QDRANT = Section.mapping("qdrant", "used when store is qdrant",
+            QDRANT_HOST, QDRANT_PORT, COLLECTION, QDRANT_API_KEY, TLS, QDRANT_TIMEOUT);
+    static final Section SEMANTIC = Section.mapping("semantic", "paraphrases of earlier deterministic requests",
+            ENABLED, SEMANTIC_STORE, THRESHOLD, DECISION, NEIGHBOURS, SEMANTIC_TTL, PATH, MAX_ENTRIES, SWEEP_INTERVAL,
+            MODEL).with(EMBEDDER, QDRANT);
+    static final Section SECTION = Section.mapping("cache", "the exact store and the semantic index")
+            .with(EXACT, SEMANTIC);
+
+    private CacheKeys() {
+    }
+
+    private static String redisUri(Fields exact) {
+        String redisUri = exact.string(REDIS_URI.name(), REDIS_URI.fallback());
+        if (exact.has(REDIS_URI.name()) && !isRedisUri(redisUri)) {
+            exact.problem(REDIS_URI.name(), Durations.quote(redisUri)
+                    + " is not a Redis URI (e.g. redis://127.0.0.1:6379, redis-sentinel://h1:26379,h2:26379#mymaster,"
+                    + " redis-cluster://h1:7000,h2:7000)");
+        }
+        return redisUri;
+    }
+
+    private static boolean isRedisUri(String text) {
+        try {
+            URI uri = new URI(text.strip());
+            String scheme = uri.getScheme();
+            if ("redis".equals(scheme) || "rediss".equals(scheme)) {
+                return uri.getHost() != null;
+            }
+            // Sentinel and Cluster URIs list several hosts ("h1:26379,h2:26379"), which java.net.URI
+            // keeps as an authority without a host.
+            return ("redis-sentinel".equals(scheme) || "rediss-sentinel".equals(scheme)
+                    || "redis-cluster".equals(scheme) || "rediss-cluster".equals(scheme))
+                    && uri.getRawAuthority() != null && !uri.getRawAuthority().isBlank();
+        } catch (URISyntaxException e) {
+            return false;
+        }
+    }
+
+    private static double threshold(Fields semantic) {
+        return semantic.similarity(THRESHOLD.name()).orElse(THRESHOLD.fallback());
+    }
+
+    private static String decision(Fields semantic) {
+        String fallback = DECISION.fallback();
+        String name = semantic.string(DECISION.name(), fallback).strip();
+        if (!DECISIONS.contains(name)) {
+            semantic.problem(DECISION.name(), Durations.quote(name) + " is not one of " + String.join(", ", DECISIONS)
+                    + Suggestions.didYouMean(name, DECISIONS));
+            return fallback;
+        }
+        return name;
+    }
+
+    /** Unlike other durations, zero is meaningful here: send each batch as soon as the worker is free. */
+    private static Duration maxWait(Fields embedder) {
+        Duration fallback = MAX_WAIT.fallback();
+        Optional<String> text = embedder.text(MAX_WAIT.name());
+        if (text.isEmpty()) {
+            return fallback;
+        }
+        try {
+            Duration value = Durations.parse(text.get());
+            if (value.compareTo(MAX_WAIT_LIMIT) > 0) {
+                embedder.problem(MAX_WAIT.name(), Durations.quote(text.get())
+                        + " is longer than 1s; every lone request would wait that long (typical: 1ms to 5ms)");
+                return fallback;
+            }
+            return value;
+        } catch (IllegalArgumentException e) {
+            embedder.problem(MAX_WAIT.name(), e.getMessage());
+            return fallback;
+        }
+    }
+}

@@ -1,0 +1,68 @@
+package io.cachegate.config;
+
+import java.util.Optional;
+
+/**
+ * Every section of a policy file, in the order the example file lists them: the tree of {@link Key}s
+ * that {@link PolicyReader} allows at the top, the key reference is printed from, and
+ * {@code ExamplePolicyTest} holds {@code example-policy.yaml} to.
+ */
+final class PolicyKeys {
+
+    static final Section ROOT = Section.mapping("", "a policy file").with(ServerKeys.SECTION, BackendKeys.SECTION,
+            TenantKeys.SECTION, ClassKeys.SECTION, CacheKeys.SECTION, RouteKeys.SECTION, AdmissionKeys.SECTION);
+
+    private PolicyKeys() {
+    }
+
+    /** Every key as one Markdown table (path, type, default, allowed values, description), for the docs. */
+    static String reference() {
+        StringBuilder out = new StringBuilder("| Key | Type | Default | Allowed | Description |\n");
+        out.append("|---|---|---|---|---|\n");
+        for (Section section : ROOT.sections()) {
+            append(out, "", section);
+        }
+        return out.toString();
+    }
+
+    private static void append(StringBuilder out, String parent, Section section) {
+        String path = parent + section.name() + switch (section.shape()) {
+            case MAPPING -> "";
+            case LIST -> "[]";
+            case NAMED -> ".<name>";
+        };
+        String shape = switch (section.shape()) {
+            case MAPPING -> "mapping";
+            case LIST -> "list of mappings";
+            case NAMED -> "mappings by name";
+        };
+        row(out, "**" + code(path) + "**", shape, "", "", section.doc());
+        for (Key<?> key : section.keys()) {
+            String doc = key.replacedBy() == null ? key.doc()
+                    : key.doc() + "; older spelling of " + code(path + "." + key.replacedBy());
+            row(out, code(path + "." + key.name()), key.type(), defaultOf(key), key.range(), doc);
+        }
+        for (Section nested : section.sections()) {
+            append(out, path + ".", nested);
+        }
+    }
+
+    private static void row(StringBuilder out, String... cells) {
+        out.append('|');
+        for (String cell : cells) {
+            out.append(' ').append(cell.replace("|", "\\|")).append(" |");
+        }
+        out.append('\n');
+    }
+
+    /** A default value as code, as YAML writes it; a default said in words ("the route's class") as it is. */
+    private static String defaultOf(Key<?> key) {
+        Object fallback = key.fallback();
+        boolean value = fallback != null && !Optional.empty().equals(fallback) || key.defaultText().startsWith("[");
+        return value ? code(key.defaultText()) : key.defaultText();
+    }
+
+    private static String code(String text) {
+        return "`" + text + "`";
+    }
+}

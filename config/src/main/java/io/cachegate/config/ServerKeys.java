@@ -1,0 +1,40 @@
+package io.cachegate.config;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/** The keys of {@code server} and {@code server.json}; {@link ServerReader} reads them. */
+final class ServerKeys {
+
+    static final Key<String> HOST = Key.string("host", "0.0.0.0", "proxy bind address");
+    static final Key<Integer> PORT = Key.integer("port", 8080, 0, 65_535, "proxy port; 0 = any free port");
+    static final Key<String> ADMIN_HOST = Key.string("admin_host", "127.0.0.1",
+            "admin API bind address; loopback keeps purge off the network");
+    static final Key<Integer> ADMIN_PORT = Key.integer("admin_port", 8081, 0, 65_535,
+            "admin port, not the proxy's; 0 = any free port");
+    static final Key<Long> MAX_BODY_BYTES = Key.size("max_body_bytes", 4L << 20, 1, Long.MAX_VALUE,
+            "larger request bodies get 413");
+    static final Key<Integer> MAX_HEADER_BYTES = Key.intSize("max_header_bytes", 16 << 10, 1, Integer.MAX_VALUE,
+            "request line plus headers");
+    static final Key<Optional<String>> ADMIN_TOKEN = Key.optional("admin_token", "none",
+            "if set, admin calls must send it as a Bearer token");
+    static final Key<Duration> SHUTDOWN_GRACE = Key.duration("shutdown_grace", Duration.ofSeconds(30),
+            "on stop, in-flight requests get this long to finish");
+    static final Key<Integer> IO_THREADS = Key.integer("io_threads", 0, 0, 4096,
+            "event loop threads; 0 = one per core");
+
+    static final Key<Integer> MAX_DEPTH = Key.integer("max_depth", 64, 1, 10_000, "nesting depth");
+    static final Key<Integer> MAX_STRING_LENGTH = Key.intSize("max_string_length", 4 << 20, 1, Integer.MAX_VALUE,
+            "characters in one string");
+    static final Key<Integer> MAX_NUMBER_LENGTH = Key.integer("max_number_length", 100, 1, 100_000,
+            "digits in one number");
+
+    static final Section JSON = Section.mapping("json", "request JSON limits, against hostile bodies",
+            MAX_DEPTH, MAX_STRING_LENGTH, MAX_NUMBER_LENGTH);
+    static final Section SECTION = Section.mapping("server", "the proxy and admin listeners, request limits",
+            HOST, PORT, ADMIN_HOST, ADMIN_PORT, MAX_BODY_BYTES, MAX_HEADER_BYTES, ADMIN_TOKEN, SHUTDOWN_GRACE,
+            IO_THREADS).with(JSON);
+
+    private ServerKeys() {
+    }
+}
