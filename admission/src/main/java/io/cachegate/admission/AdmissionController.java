@@ -1,5 +1,6 @@
 package io.cachegate.admission;
 
+import io.cachegate.config.OverloadPolicy;
 import io.cachegate.config.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,7 +53,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * A capped class gets at most the part of the drain rate its cap allows, {@code drain × cap / capacityRequests}
  * (its {@code maxInflightShare}, rounded down to whole requests as the cap is).
  *
- * <p><b>Overload</b> (see {@link OverloadSettings}, evaluated on each tick): pausable classes reject new
+ * <p><b>Overload</b> (see {@link OverloadPolicy}, evaluated on each tick): pausable classes reject new
  * requests with {@link RejectReason#OVERLOAD_PAUSED} (Retry-After at least {@code exitAfter}) and keep
  * their queued requests without dispatching them, until overload ends or their max queue time expires
  * them; classes that may degrade are admitted with {@code degrade=true}; {@link #skipOptionalWork()}

@@ -19,10 +19,4 @@ public interface AdmissionListener {
     /** The pool entered or left overload; the signals are those of the evaluation that decided it. */
     default void onOverloadChanged(boolean overloaded, Duration queueAge, long pendingTokens) {
     }
-
-    /** A listener that ignores every event. */
-    static AdmissionListener noop() {
-        return new AdmissionListener() {
-        };
-    }
 }

@@ -1,5 +1,6 @@
 package io.cachegate.admission;
 
+import io.cachegate.config.OverloadPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -21,7 +22,7 @@ import java.util.Set;
  *                         each class's {@link ClassSettings#maxInflightShare()} is a share of;
  *                         {@link #UNKNOWN_CAPACITY} means unknown, and then no class is capped
  */
-public record AdmissionSettings(List<ClassSettings> classes, OverloadSettings overload, double initialDrainRate,
+public record AdmissionSettings(List<ClassSettings> classes, OverloadPolicy overload, double initialDrainRate,
                                 Duration drainWindow, double drainAlpha, Duration maxRetryAfter,
                                 int capacityRequests) {
 
@@ -73,7 +74,7 @@ public record AdmissionSettings(List<ClassSettings> classes, OverloadSettings ov
     }
 
     /** With an unknown capacity, so no class is capped. */
-    public AdmissionSettings(List<ClassSettings> classes, OverloadSettings overload, double initialDrainRate,
+    public AdmissionSettings(List<ClassSettings> classes, OverloadPolicy overload, double initialDrainRate,
                              Duration drainWindow, double drainAlpha, Duration maxRetryAfter) {
         this(classes, overload, initialDrainRate, drainWindow, drainAlpha, maxRetryAfter, UNKNOWN_CAPACITY);
     }
@@ -83,12 +84,12 @@ public record AdmissionSettings(List<ClassSettings> classes, OverloadSettings ov
     }
 
     /**
-     * Defaults: {@link OverloadSettings#defaults()}, 1000 tokens/s prior, 1 s window, alpha 0.3, Retry-After at
+     * Defaults: {@link OverloadPolicy#defaults()}, 1000 tokens/s prior, 1 s window, alpha 0.3, Retry-After at
      * most 60 s, capacity unknown.
      */
     public static final class Builder {
         private final List<ClassSettings> classes = new ArrayList<>();
-        private OverloadSettings overload = OverloadSettings.defaults();
+        private OverloadPolicy overload = OverloadPolicy.defaults();
         private double initialDrainRate = DEFAULT_INITIAL_DRAIN_RATE;
         private Duration drainWindow = DEFAULT_DRAIN_WINDOW;
         private double drainAlpha = DEFAULT_DRAIN_ALPHA;
@@ -103,7 +104,7 @@ public record AdmissionSettings(List<ClassSettings> classes, OverloadSettings ov
             return this;
         }
 
-        public Builder overload(OverloadSettings overload) {
+        public Builder overload(OverloadPolicy overload) {
             this.overload = overload;
             return this;
         }

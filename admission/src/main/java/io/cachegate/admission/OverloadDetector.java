@@ -1,7 +1,9 @@
 package io.cachegate.admission;
 
+import io.cachegate.config.OverloadPolicy;
+
 /**
- * The overload state machine: see {@link OverloadSettings} for the rule. Dwell times are measured
+ * The overload state machine: see {@link OverloadPolicy} for the rule. Dwell times are measured
  * between evaluations, so a signal that dips below (or rises above) the band for a single tick
  * restarts the count. Guarded by the controller's lock.
  */
@@ -17,7 +19,7 @@ final class OverloadDetector {
     private boolean counting;
     private long since;
 
-    OverloadDetector(OverloadSettings s) {
+    OverloadDetector(OverloadPolicy s) {
         this.enterAgeNanos = Nanos.of(s.enterQueueAge());
         this.exitAgeNanos = Nanos.of(s.exitQueueAge());
         this.enterTokens = s.enterPendingTokens();

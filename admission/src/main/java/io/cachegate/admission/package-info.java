@@ -7,7 +7,9 @@
  *
  * <p>{@link io.cachegate.admission.AdmissionController} is the entry point; capacity comes from a
  * {@link io.cachegate.admission.CapacityGate} the gateway adapts from {@code routing}. Plain Java with
- * an injectable {@link io.cachegate.config.Ticker}: no Netty, no threads, no configuration records,
- * so it is tested with a fake clock and wired by {@code gateway-core}.
+ * an injectable {@link io.cachegate.config.Ticker}: no Netty, no threads, and of the policy only its
+ * {@link io.cachegate.config.OverloadPolicy} (the gateway maps classes and capacity into
+ * {@link io.cachegate.admission.AdmissionSettings}), so it is tested with a fake clock and wired by
+ * {@code gateway-core}.
  */
 package io.cachegate.admission;

@@ -3,6 +3,7 @@ package io.cachegate.admission;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cachegate.config.OverloadPolicy;
 import io.cachegate.testkit.FakeTicker;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -525,7 +526,7 @@ class AdmissionControllerTest {
 
     @Test
     void overload_entersAfterEnterAfterAndLeavesAfterExitAfter() {
-        OverloadSettings o = new OverloadSettings(Duration.ofSeconds(1), Duration.ofMillis(200), 1_000_000, 1000,
+        OverloadPolicy o = new OverloadPolicy(Duration.ofSeconds(1), Duration.ofMillis(200), 1_000_000, 1000,
                 Duration.ofMillis(500), Duration.ofSeconds(2));
         AdmissionSettings s = AdmissionSettings.builder().addClass(INTERACTIVE_LONG).overload(o).build();
         AdmissionController c = new AdmissionController(s, new PoolCapacity(1, 100_000), ticker, listener);
@@ -557,7 +558,7 @@ class AdmissionControllerTest {
 
     @Test
     void overload_pendingTokensBetweenThresholds_keepsTheCurrentState() {
-        OverloadSettings o = new OverloadSettings(Duration.ofSeconds(100), Duration.ofSeconds(50), 1000, 100,
+        OverloadPolicy o = new OverloadPolicy(Duration.ofSeconds(100), Duration.ofSeconds(50), 1000, 100,
                 Duration.ZERO, Duration.ZERO);
         AdmissionSettings s = AdmissionSettings.builder().addClass(INTERACTIVE_LONG).overload(o).build();
         AdmissionController c = new AdmissionController(s, new PoolCapacity(1, 100_000), ticker, listener);
@@ -579,7 +580,7 @@ class AdmissionControllerTest {
 
     @Test
     void overload_pausesBatchAndDegradesMayDegradeClasses() {
-        OverloadSettings o = new OverloadSettings(Duration.ofSeconds(100), Duration.ofSeconds(50), 1000, 100,
+        OverloadPolicy o = new OverloadPolicy(Duration.ofSeconds(100), Duration.ofSeconds(50), 1000, 100,
                 Duration.ZERO, Duration.ofSeconds(1));
         AdmissionSettings s = AdmissionSettings.builder().addClass(INTERACTIVE).addClass(STANDARD).addClass(BATCH)
                 .overload(o).build();
@@ -627,7 +628,7 @@ class AdmissionControllerTest {
 
     @Test
     void overload_pausedBatchBacklog_doesNotKeepThePoolOverloaded() {
-        OverloadSettings o = new OverloadSettings(Duration.ofSeconds(1), Duration.ofMillis(100), 1_000_000, 1000,
+        OverloadPolicy o = new OverloadPolicy(Duration.ofSeconds(1), Duration.ofMillis(100), 1_000_000, 1000,
                 Duration.ZERO, Duration.ZERO);
         AdmissionSettings s = AdmissionSettings.builder().addClass(INTERACTIVE).addClass(BATCH).overload(o).build();
         AdmissionController c = new AdmissionController(s, new PoolCapacity(1, 100_000), ticker, listener);

@@ -2,6 +2,7 @@ package io.cachegate.admission;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cachegate.config.OverloadPolicy;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -10,7 +11,7 @@ class OverloadDetectorTest {
     private static final long MS = 1_000_000L;
 
     private static OverloadDetector detector(Duration enterAfter, Duration exitAfter) {
-        return new OverloadDetector(new OverloadSettings(Duration.ofSeconds(1), Duration.ofMillis(200), 10_000, 1000,
+        return new OverloadDetector(new OverloadPolicy(Duration.ofSeconds(1), Duration.ofMillis(200), 10_000, 1000,
                 enterAfter, exitAfter));
     }
 

@@ -3,6 +3,7 @@ package io.cachegate.admission;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cachegate.config.OverloadPolicy;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -42,7 +43,7 @@ class SettingsTest {
         ClassSettings a = ClassSettings.builder("a").build();
         assertThat(AdmissionSettings.builder().addClass(a).build().capacityRequests()).isEqualTo(Integer.MAX_VALUE);
         assertThat(AdmissionSettings.builder().addClass(a).capacityRequests(8).build().capacityRequests()).isEqualTo(8);
-        assertThat(new AdmissionSettings(java.util.List.of(a), OverloadSettings.defaults(), 1000, Duration.ofSeconds(1),
+        assertThat(new AdmissionSettings(java.util.List.of(a), OverloadPolicy.defaults(), 1000, Duration.ofSeconds(1),
                 0.3, Duration.ofSeconds(60)).capacityRequests()).isEqualTo(AdmissionSettings.UNKNOWN_CAPACITY);
         assertThatThrownBy(() -> AdmissionSettings.builder().addClass(a).capacityRequests(0).build())
                 .isInstanceOf(IllegalArgumentException.class)
@@ -75,16 +76,16 @@ class SettingsTest {
     }
 
     @Test
-    void overloadSettings_exitNotBelowEnter_rejected() {
-        assertThatThrownBy(() -> new OverloadSettings(Duration.ofSeconds(1), Duration.ofSeconds(1), 100, 10,
+    void overloadPolicy_exitNotBelowEnter_rejected() {
+        assertThatThrownBy(() -> new OverloadPolicy(Duration.ofSeconds(1), Duration.ofSeconds(1), 100, 10,
                 Duration.ZERO, Duration.ZERO)).hasMessageContaining("exitQueueAge");
-        assertThatThrownBy(() -> new OverloadSettings(Duration.ofSeconds(1), Duration.ZERO, 100, 100,
+        assertThatThrownBy(() -> new OverloadPolicy(Duration.ofSeconds(1), Duration.ZERO, 100, 100,
                 Duration.ZERO, Duration.ZERO)).hasMessageContaining("exitPendingTokens");
     }
 
     @Test
-    void overloadSettings_defaults() {
-        OverloadSettings o = OverloadSettings.defaults();
+    void overloadPolicy_defaults() {
+        OverloadPolicy o = OverloadPolicy.defaults();
         assertThat(o.enterQueueAge()).isEqualTo(Duration.ofSeconds(1));
         assertThat(o.exitQueueAge()).isEqualTo(Duration.ofMillis(250));
         assertThat(o.enterAfter()).isEqualTo(Duration.ofSeconds(2));

@@ -1,5 +1,6 @@
 package io.cachegate.routing;
 
+import io.cachegate.config.PrefixAffinitySettings;
 import java.util.List;
 
 /**

@@ -1,5 +1,7 @@
 package io.cachegate.routing;
 
+import io.cachegate.config.Balance;
+import io.cachegate.config.PrefixAffinitySettings;
 import java.util.List;
 import java.util.random.RandomGenerator;
 

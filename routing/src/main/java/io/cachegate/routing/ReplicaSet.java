@@ -1,5 +1,7 @@
 package io.cachegate.routing;
 
+import io.cachegate.config.Balance;
+import io.cachegate.config.PrefixAffinitySettings;
 import io.cachegate.config.Ticker;
 import java.net.URI;
 import java.util.ArrayList;
@@ -44,7 +46,7 @@ public final class ReplicaSet {
         List<Replica> list = new ArrayList<>();
         Map<URI, Replica> map = new HashMap<>();
         for (URI uri : b.uris) {
-            Replica r = new Replica(uri, list.size(), settings.breaker(), settings.affinity().indexEntries());
+            Replica r = new Replica(uri, list.size(), settings.breaker(), settings.affinity().maxBlocksPerReplica());
             if (map.putIfAbsent(uri, r) != null) {
                 throw new IllegalArgumentException("backend " + name + " lists replica " + uri + " twice");
             }
@@ -79,7 +81,7 @@ public final class ReplicaSet {
     /** Hashes {@code prompt} with this set's block rule, for {@link RoutingRequest#withBlocks}. */
     public PrefixHashes prefixHashes(CharSequence prompt) {
         PrefixAffinitySettings a = settings.affinity();
-        return PrefixHashes.of(prompt, a.blockChars(), a.maxBlocks());
+        return PrefixHashes.of(prompt, a.blockChars(), a.maxBlocksPerPrompt());
     }
 
     /**
@@ -223,15 +225,12 @@ public final class ReplicaSet {
     }
 
     private PrefixHashes blocksOf(RoutingRequest request) {
-        if (request.blocks().isPresent()) {
-            PrefixHashes given = request.blocks().get();
-            if (!given.isEmpty() && given.blockChars() != settings.affinity().blockChars()) {
-                throw new IllegalArgumentException("prefix blocks of " + given.blockChars()
-                        + " chars given to backend " + name + " which hashes " + settings.affinity().blockChars());
-            }
-            return given;
+        PrefixHashes given = request.blocks().orElse(PrefixHashes.empty());
+        if (!given.isEmpty() && given.blockChars() != settings.affinity().blockChars()) {
+            throw new IllegalArgumentException("prefix blocks of " + given.blockChars()
+                    + " chars given to backend " + name + " which hashes " + settings.affinity().blockChars());
         }
-        return request.prompt().map(this::prefixHashes).orElse(PrefixHashes.empty());
+        return given;
     }
 
     private int[] matches(PrefixHashes blocks) {

@@ -1,10 +1,13 @@
 package io.cachegate.routing;
 
+import io.cachegate.config.Balance;
+import io.cachegate.config.PrefixAffinitySettings;
 import java.util.Objects;
 
 /**
- * Everything a {@link ReplicaSet} is configured with, kept apart from the YAML model so routing does
- * not follow every change of {@code config}. Built once; a reload builds a new set.
+ * Everything a {@link ReplicaSet} is configured with. The balance and the prefix-affinity settings are
+ * the policy's own records; capacity, breaker and external load are what the gateway derives from the
+ * policy (see its {@code PolicyMappings}).
  *
  * @param maxConcurrency in-flight requests allowed per replica
  * @param maxInflightTokens in-flight tokens (the requests' costs) allowed per replica;
@@ -50,9 +53,5 @@ public record ReplicaSetSettings(Balance balance, int maxConcurrency, long maxIn
 
     public ReplicaSetSettings withAffinity(PrefixAffinitySettings a) {
         return new ReplicaSetSettings(balance, maxConcurrency, maxInflightTokens, breaker, a, externalLoad);
-    }
-
-    public ReplicaSetSettings withExternalLoad(ExternalLoadSettings e) {
-        return new ReplicaSetSettings(balance, maxConcurrency, maxInflightTokens, breaker, affinity, e);
     }
 }

@@ -6,8 +6,8 @@ import static io.cachegate.routing.Replicas.C;
 import static io.cachegate.routing.Replicas.acquire;
 import static io.cachegate.routing.Replicas.set;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cachegate.config.Balance;
 import io.cachegate.testkit.FakeTicker;
 import java.net.URI;
 import java.time.Duration;
@@ -19,14 +19,6 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class BalanceTest {
-
-    @Test
-    void fromName_acceptsYamlSpellings_rejectsOthers() {
-        assertThat(Balance.fromName("least_loaded")).isEqualTo(Balance.LEAST_LOADED);
-        assertThat(Balance.fromName("Prefix_Affinity")).isEqualTo(Balance.PREFIX_AFFINITY);
-        assertThat(Balance.ROUND_ROBIN.configName()).isEqualTo("round_robin");
-        assertThatThrownBy(() -> Balance.fromName("random")).hasMessageContaining("least_loaded");
-    }
 
     @Test
     void defaults_areLeastLoaded() {
@@ -62,8 +54,8 @@ class BalanceTest {
     void leastLoaded_tiedTokens_twoChoicesAvoidTheBusierReplica() {
         ReplicaSet set = set(Balance.LEAST_LOADED, A, B, C);
         // Two zero-cost requests held on A: tokens still tie at 0, but A has more requests.
-        acquire(set, new RoutingRequest(0, Optional.empty(), Optional.empty(), Set.of(B, C)));
-        acquire(set, new RoutingRequest(0, Optional.empty(), Optional.empty(), Set.of(B, C)));
+        acquire(set, new RoutingRequest(0, Optional.empty(), Set.of(B, C)));
+        acquire(set, new RoutingRequest(0, Optional.empty(), Set.of(B, C)));
         Set<URI> seen = new HashSet<>();
         for (int i = 0; i < 60; i++) {
             ReplicaLease lease = acquire(set, RoutingRequest.of(0));

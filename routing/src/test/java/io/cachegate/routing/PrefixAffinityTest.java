@@ -8,6 +8,8 @@ import static io.cachegate.routing.Replicas.set;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cachegate.config.Balance;
+import io.cachegate.config.PrefixAffinitySettings;
 import io.cachegate.testkit.FakeTicker;
 import java.net.URI;
 import java.util.HashSet;
@@ -23,10 +25,10 @@ class PrefixAffinityTest {
     @Test
     void samePrefix_sticksToOneReplica() {
         ReplicaSet set = set(Balance.PREFIX_AFFINITY, A, B, C);
-        URI first = acquire(set, RoutingRequest.withPrompt(100, SYSTEM + "How do I reset my password?")).replica();
+        URI first = acquire(set, prompt(set, 100, SYSTEM + "How do I reset my password?")).replica();
         for (int i = 0; i < 20; i++) {
             // Leases are held: the sticky replica gets busier, still within the slack.
-            ReplicaLease lease = acquire(set, RoutingRequest.withPrompt(100, SYSTEM + "Question number " + i));
+            ReplicaLease lease = acquire(set, prompt(set, 100, SYSTEM + "Question number " + i));
             assertThat(lease.replica()).isEqualTo(first);
         }
     }
@@ -34,47 +36,47 @@ class PrefixAffinityTest {
     @Test
     void differentPrefix_goesToTheLeastLoaded() {
         ReplicaSet set = set(Balance.PREFIX_AFFINITY, A, B, C);
-        URI first = acquire(set, RoutingRequest.withPrompt(1000, SYSTEM + "hello")).replica();
-        URI other = acquire(set, RoutingRequest.withPrompt(1000, OTHER_SYSTEM + "bonjour")).replica();
+        URI first = acquire(set, prompt(set, 1000, SYSTEM + "hello")).replica();
+        URI other = acquire(set, prompt(set, 1000, OTHER_SYSTEM + "bonjour")).replica();
         assertThat(other).isNotEqualTo(first);
-        assertThat(acquire(set, RoutingRequest.withPrompt(10, OTHER_SYSTEM + "salut")).replica()).isEqualTo(other);
+        assertThat(acquire(set, prompt(set, 10, OTHER_SYSTEM + "salut")).replica()).isEqualTo(other);
     }
 
     @Test
     void longestMatchingPrefix_wins() {
         ReplicaSet set = set(Balance.PREFIX_AFFINITY, A, B, C);
         String document = "Clause 7.2: the supplier shall deliver within thirty days. ".repeat(30);
-        acquire(set, withPromptExcluding(1, SYSTEM + "short chat", B, C)).release();
-        acquire(set, withPromptExcluding(1, SYSTEM + document + "summarise", A, C)).release();
-        assertThat(acquire(set, RoutingRequest.withPrompt(10, SYSTEM + document + "list the clauses")).replica())
+        acquire(set, promptExcluding(set, 1, SYSTEM + "short chat", B, C)).release();
+        acquire(set, promptExcluding(set, 1, SYSTEM + document + "summarise", A, C)).release();
+        assertThat(acquire(set, prompt(set, 10, SYSTEM + document + "list the clauses")).replica())
                 .isEqualTo(B);
     }
 
     @Test
     void saturatedStickyReplica_overflowsToLeastLoaded() {
-        PrefixAffinitySettings affinity = new PrefixAffinitySettings(256, 1024, 16_384, 1.5, 1000);
+        PrefixAffinitySettings affinity = new PrefixAffinitySettings(256, 16_384, 1.5, 1024, 1000);
         ReplicaSet set = set(ReplicaSetSettings.defaults().withBalance(Balance.PREFIX_AFFINITY).withAffinity(affinity),
                 new FakeTicker(), A, B, C);
-        ReplicaLease sticky = acquire(set, RoutingRequest.withPrompt(900, SYSTEM + "q0"));
+        ReplicaLease sticky = acquire(set, prompt(set, 900, SYSTEM + "q0"));
         // 900 <= 1.5 × 0 + 1000: still sticky.
-        assertThat(acquire(set, RoutingRequest.withPrompt(200, SYSTEM + "q1")).replica()).isEqualTo(sticky.replica());
+        assertThat(acquire(set, prompt(set, 200, SYSTEM + "q1")).replica()).isEqualTo(sticky.replica());
         // 1100 > 1000: overloaded relative to the idle others.
-        URI overflow = acquire(set, RoutingRequest.withPrompt(10, SYSTEM + "q2")).replica();
+        URI overflow = acquire(set, prompt(set, 10, SYSTEM + "q2")).replica();
         assertThat(overflow).isNotEqualTo(sticky.replica());
     }
 
     @Test
     void overloadRule_isRelativeToTheOthers() {
-        PrefixAffinitySettings affinity = new PrefixAffinitySettings(256, 1024, 16_384, 1.5, 1000);
+        PrefixAffinitySettings affinity = new PrefixAffinitySettings(256, 16_384, 1.5, 1024, 1000);
         ReplicaSet set = set(ReplicaSetSettings.defaults().withBalance(Balance.PREFIX_AFFINITY).withAffinity(affinity),
                 new FakeTicker(), A, B);
-        acquire(set, withPromptExcluding(4000, OTHER_SYSTEM, A, C));
-        ReplicaLease sticky = acquire(set, withPromptExcluding(6000, SYSTEM + "q0", B, C));
+        acquire(set, promptExcluding(set, 4000, OTHER_SYSTEM, A, C));
+        ReplicaLease sticky = acquire(set, promptExcluding(set, 6000, SYSTEM + "q0", B, C));
         // A holds 6000 <= 1.5 × 4000 + 1000 = 7000: stays sticky although it is the busier one.
-        assertThat(acquire(set, RoutingRequest.withPrompt(10, SYSTEM + "q1")).replica()).isEqualTo(sticky.replica());
-        assertThat(acquire(set, RoutingRequest.withPrompt(10, SYSTEM + "q1")).replica()).isEqualTo(sticky.replica());
-        acquire(set, withPromptExcluding(1000, SYSTEM, B, C));
-        assertThat(acquire(set, RoutingRequest.withPrompt(10, SYSTEM + "q2")).replica()).isEqualTo(B);
+        assertThat(acquire(set, prompt(set, 10, SYSTEM + "q1")).replica()).isEqualTo(sticky.replica());
+        assertThat(acquire(set, prompt(set, 10, SYSTEM + "q1")).replica()).isEqualTo(sticky.replica());
+        acquire(set, promptExcluding(set, 1000, SYSTEM, B, C));
+        assertThat(acquire(set, prompt(set, 10, SYSTEM + "q2")).replica()).isEqualTo(B);
     }
 
     @Test
@@ -88,10 +90,11 @@ class PrefixAffinityTest {
     }
 
     @Test
-    void precomputedBlocks_behaveLikeThePrompt() {
+    void blocksHashedOutsideTheSet_withItsRule_stickLikeItsOwn() {
         ReplicaSet set = set(Balance.PREFIX_AFFINITY, A, B, C);
-        URI first = acquire(set, RoutingRequest.withPrompt(100, SYSTEM + "one")).replica();
-        PrefixHashes blocks = set.prefixHashes(SYSTEM + "two");
+        URI first = acquire(set, prompt(set, 100, SYSTEM + "one")).replica();
+        PrefixAffinitySettings rule = set.settings().affinity();
+        PrefixHashes blocks = PrefixHashes.of(SYSTEM + "two", rule.blockChars(), rule.maxBlocksPerPrompt());
         assertThat(acquire(set, RoutingRequest.withBlocks(100, blocks)).replica()).isEqualTo(first);
     }
 
@@ -105,12 +108,17 @@ class PrefixAffinityTest {
     @Test
     void recordedBlocks_areCountedPerReplica() {
         ReplicaSet set = set(Balance.PREFIX_AFFINITY, A, B);
-        URI chosen = acquire(set, RoutingRequest.withPrompt(1, "z".repeat(256 * 3 + 10))).replica();
+        URI chosen = acquire(set, prompt(set, 1, "z".repeat(256 * 3 + 10))).replica();
         ReplicaStatus status = set.status().get(chosen.equals(A) ? 0 : 1);
         assertThat(status.indexedBlocks()).isEqualTo(3);
     }
 
-    private static RoutingRequest withPromptExcluding(long cost, String prompt, URI... excluded) {
-        return new RoutingRequest(cost, Optional.of(prompt), Optional.empty(), Set.of(excluded));
+    /** A request carrying {@code prompt}'s blocks as the gateway hashes them, with the set's own rule. */
+    private static RoutingRequest prompt(ReplicaSet set, long cost, String prompt) {
+        return RoutingRequest.withBlocks(cost, set.prefixHashes(prompt));
+    }
+
+    private static RoutingRequest promptExcluding(ReplicaSet set, long cost, String prompt, URI... excluded) {
+        return new RoutingRequest(cost, Optional.of(set.prefixHashes(prompt)), Set.of(excluded));
     }
 }

@@ -4,6 +4,8 @@ import static io.cachegate.routing.Replicas.A;
 import static io.cachegate.routing.Replicas.B;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cachegate.config.Balance;
+import io.cachegate.config.PrefixAffinitySettings;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,7 +36,7 @@ class ReplicaSetConcurrencyTest {
     void tryAcquire_concurrently_neverExceedsCapacity(Balance balance) throws Exception {
         ReplicaSet set = ReplicaSet.builder("main", List.of(A, B))
                 .settings(ReplicaSetSettings.defaults().withBalance(balance).withCapacity(MAX_REQUESTS, MAX_TOKENS)
-                        .withAffinity(new PrefixAffinitySettings(16, 64, 256, 1.5, 200)))
+                        .withAffinity(new PrefixAffinitySettings(16, 256, 1.5, 64, 200)))
                 .random(new SplittableRandom(1))
                 .build();
         Map<URI, AtomicInteger> requests = new ConcurrentHashMap<>();
@@ -52,7 +54,7 @@ class ReplicaSetConcurrencyTest {
                     for (int i = 0; i < ROUNDS; i++) {
                         long cost = 1 + random.nextInt(400);
                         String prompt = "system prompt number " + random.nextInt(4) + " ".repeat(64) + i;
-                        Optional<ReplicaLease> lease = set.tryAcquire(RoutingRequest.withPrompt(cost, prompt));
+                        Optional<ReplicaLease> lease = set.tryAcquire(RoutingRequest.withBlocks(cost, set.prefixHashes(prompt)));
                         if (lease.isEmpty()) {
                             continue;
                         }

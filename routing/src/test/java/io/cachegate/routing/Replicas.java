@@ -1,5 +1,6 @@
 package io.cachegate.routing;
 
+import io.cachegate.config.Balance;
 import io.cachegate.testkit.FakeTicker;
 import java.net.URI;
 import java.util.List;

@@ -3,6 +3,7 @@ package io.cachegate.routing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cachegate.config.PrefixAffinitySettings;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -16,7 +17,8 @@ class SettingsTest {
         assertThat(d.maxConcurrency()).isEqualTo(64);
         assertThat(d.maxInflightTokens()).isEqualTo(ReplicaSetSettings.UNLIMITED_TOKENS);
         assertThat(d.breaker()).isEqualTo(new BreakerSettings(5, Duration.ofSeconds(10)));
-        assertThat(d.affinity()).isEqualTo(new PrefixAffinitySettings(256, 1024, 16_384, 1.5, 4096));
+        assertThat(d.affinity()).as("the policy's defaults").isEqualTo(PrefixAffinitySettings.defaults())
+                .isEqualTo(new PrefixAffinitySettings(256, 10_000, 1.5, 1024, 4096));
     }
 
     @Test
@@ -24,7 +26,7 @@ class SettingsTest {
         assertThatThrownBy(() -> ReplicaSetSettings.defaults().withCapacity(0, 10)).hasMessageContaining("maxConcurrency");
         assertThatThrownBy(() -> ReplicaSetSettings.defaults().withCapacity(1, 0)).hasMessageContaining("maxInflightTokens");
         assertThatThrownBy(() -> new BreakerSettings(0, Duration.ZERO)).hasMessageContaining("failureThreshold");
-        assertThatThrownBy(() -> new PrefixAffinitySettings(256, 8, 8, 0.5, 0)).hasMessageContaining("loadFactor");
+        assertThatThrownBy(() -> new PrefixAffinitySettings(256, 8, 0.5, 8, 0)).hasMessageContaining("loadFactor");
         assertThatThrownBy(() -> new ExternalLoadSettings(-1, 0, Duration.ZERO))
                 .hasMessageContaining("tokensPerWaitingRequest");
     }
@@ -37,8 +39,9 @@ class SettingsTest {
     }
 
     @Test
-    void routingRequest_toString_hidesThePrompt() {
-        assertThat(RoutingRequest.withPrompt(5, "secret system prompt").toString())
-                .doesNotContain("secret").contains("20 chars");
+    void routingRequest_toString_showsNoPromptHash() {
+        PrefixHashes blocks = PrefixHashes.of("secret system prompt", 4, 100);
+        assertThat(RoutingRequest.withBlocks(5, blocks).toString())
+                .doesNotContain(Long.toString(blocks.get(0))).contains("blocks=5");
     }
 }

@@ -2,20 +2,20 @@ package io.cachegate.gateway.dispatch;
 
 import io.cachegate.admission.AdmissionSettings;
 import io.cachegate.admission.ClassSettings;
-import io.cachegate.admission.OverloadSettings;
 import io.cachegate.config.AdmissionPolicy;
 import io.cachegate.config.Backend;
-import io.cachegate.config.OverloadPolicy;
 import io.cachegate.config.TrafficClass;
-import io.cachegate.routing.Balance;
 import io.cachegate.routing.BreakerSettings;
-import io.cachegate.routing.PrefixAffinitySettings;
 import io.cachegate.routing.ReplicaSetSettings;
 import io.cachegate.routing.RetryPolicy;
 import java.time.Duration;
 import java.util.Collection;
 
-/** Turns the policy's records into the settings of the admission and routing modules, which do not read config. */
+/**
+ * What the gateway derives from the policy for routing and admission: replica capacity (bounded only with
+ * admission), the breaker from the health settings, the retry backoff cap, and each backend's admission
+ * capacity and classes. The balance, prefix-affinity and overload records pass through unchanged.
+ */
 final class PolicyMappings {
 
     private PolicyMappings() {
@@ -26,13 +26,10 @@ final class PolicyMappings {
      * (the connection pool bounds it, as before); with it, {@code max_concurrency} and {@code max_inflight_tokens}.
      */
     static ReplicaSetSettings replicaSet(Backend backend, boolean admission) {
-        io.cachegate.config.PrefixAffinitySettings a = backend.prefixAffinity();
-        PrefixAffinitySettings d = PrefixAffinitySettings.defaults();
         ReplicaSetSettings settings = ReplicaSetSettings.defaults()
-                .withBalance(Balance.fromName(backend.balance().name()))
+                .withBalance(backend.balance())
                 .withBreaker(new BreakerSettings(backend.health().failuresToEject(), backend.health().ejectFor()))
-                .withAffinity(new PrefixAffinitySettings(a.blockChars(), d.maxBlocks(), a.maxBlocksPerReplica(),
-                        a.loadFactor(), d.loadSlackTokens()));
+                .withAffinity(backend.prefixAffinity());
         return admission
                 ? settings.withCapacity(backend.maxConcurrency(), backend.maxInflightTokens())
                 : settings.withCapacity(Integer.MAX_VALUE, ReplicaSetSettings.UNLIMITED_TOKENS);
@@ -48,7 +45,7 @@ final class PolicyMappings {
     static AdmissionSettings admission(AdmissionPolicy policy, Collection<TrafficClass> classes, Backend backend) {
         long capacity = (long) backend.maxConcurrency() * backend.urls().size();
         AdmissionSettings.Builder builder = AdmissionSettings.builder()
-                .overload(overload(policy.overload()))
+                .overload(policy.overload())
                 .initialDrainRate(policy.initialDrainRate())
                 .maxRetryAfter(policy.maxRetryAfter())
                 .capacityRequests((int) Math.min(Integer.MAX_VALUE - 1, capacity));
@@ -65,10 +62,5 @@ final class PolicyMappings {
                     .build());
         }
         return builder.build();
-    }
-
-    private static OverloadSettings overload(OverloadPolicy o) {
-        return new OverloadSettings(o.enterQueueAge(), o.exitQueueAge(), o.enterPendingTokens(), o.exitPendingTokens(),
-                o.enterAfter(), o.exitAfter());
     }
 }
