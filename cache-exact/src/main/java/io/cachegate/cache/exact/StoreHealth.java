@@ -18,13 +18,6 @@ public final class StoreHealth {
     public StoreHealth() {
     }
 
-    /** A health that is always available (an in-process store). */
-    public static StoreHealth alwaysAvailable() {
-        StoreHealth health = new StoreHealth();
-        health.available = true;
-        return health;
-    }
-
     /** True while the store is connected. */
     public boolean available() {
         return available;
