@@ -1,5 +1,6 @@
 package io.cachegate.admission;
 
+import io.cachegate.config.AdmissionPolicy;
 import io.cachegate.config.OverloadPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,10 +27,12 @@ public record AdmissionSettings(List<ClassSettings> classes, OverloadPolicy over
                                 Duration drainWindow, double drainAlpha, Duration maxRetryAfter,
                                 int capacityRequests) {
 
-    public static final double DEFAULT_INITIAL_DRAIN_RATE = 1000;
+    /** The policy's default ({@code admission.initial_drain_rate}). */
+    public static final double DEFAULT_INITIAL_DRAIN_RATE = AdmissionPolicy.defaults().initialDrainRate();
     public static final Duration DEFAULT_DRAIN_WINDOW = Duration.ofSeconds(1);
     public static final double DEFAULT_DRAIN_ALPHA = 0.3;
-    public static final Duration DEFAULT_MAX_RETRY_AFTER = Duration.ofSeconds(60);
+    /** The policy's default ({@code admission.max_retry_after}). */
+    public static final Duration DEFAULT_MAX_RETRY_AFTER = AdmissionPolicy.defaults().maxRetryAfter();
     /** The default {@code capacityRequests}: unknown, so in-flight caps never bind. */
     public static final int UNKNOWN_CAPACITY = Integer.MAX_VALUE;
 

@@ -1,5 +1,6 @@
 package io.cachegate.admission;
 
+import io.cachegate.config.TrafficClass;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,10 +23,12 @@ import java.util.Objects;
 public record ClassSettings(String name, int priority, Duration maxQueueTime, double share, boolean mayDegrade,
                             int maxQueueRequests, long maxQueueTokens, boolean pausable, double maxInflightShare) {
 
-    public static final Duration DEFAULT_MAX_QUEUE_TIME = Duration.ofSeconds(2);
-    public static final int DEFAULT_MAX_QUEUE_REQUESTS = 1000;
-    public static final long DEFAULT_MAX_QUEUE_TOKENS = 1_000_000;
-    public static final double DEFAULT_MAX_INFLIGHT_SHARE = 1.0;
+    // The policy's defaults for a class (config's TrafficClass): max_queue_time, max_queue_depth,
+    // max_queue_tokens, max_inflight_share.
+    public static final Duration DEFAULT_MAX_QUEUE_TIME = TrafficClass.DEFAULT_MAX_QUEUE_TIME;
+    public static final int DEFAULT_MAX_QUEUE_REQUESTS = TrafficClass.DEFAULT_MAX_QUEUE_DEPTH;
+    public static final long DEFAULT_MAX_QUEUE_TOKENS = TrafficClass.DEFAULT_MAX_QUEUE_TOKENS;
+    public static final double DEFAULT_MAX_INFLIGHT_SHARE = TrafficClass.interactive().maxInflightShare();
 
     public ClassSettings {
         Objects.requireNonNull(name, "name");

@@ -10,7 +10,8 @@ final class TenantKeys {
             "unique; scopes the tenant's cache entries; not starting with _");
     static final Key<List<String>> API_KEYS = Key.readBySection("api_keys", "list of strings", "required",
             "unique across tenants; keep them in the environment");
-    static final Key<List<String>> CLASSES = Key.readBySection("classes", "list of class names", "[\"*\"]",
+    static final Key<List<String>> CLASSES = Key.readBySection("classes", "list of class names",
+            Key.listText(List.of(Tenant.ANY_CLASS)),
             "classes it may ask for with X-Priority, or [\"*\"] for all");
     static final Key<Optional<String>> DEFAULT_CLASS = Key.readBySection("default_class", "class name",
             "the route's class", "its class when the request names none; one of its classes");
