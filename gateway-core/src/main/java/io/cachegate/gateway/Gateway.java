@@ -65,15 +65,16 @@ public final class Gateway implements AutoCloseable {
         int threads = server.ioThreads() > 0 ? server.ioThreads() : Runtime.getRuntime().availableProcessors();
         this.group = transport.newGroup(threads, "cachegate-io");
         this.metrics = new GatewayMetrics();
-        this.upstream = new UpstreamClient(transport, threads);
-        this.services = new ProxyServices(policy, upstream, metrics, Ticker.system());
+        Ticker ticker = Ticker.system();
+        this.upstream = new UpstreamClient(transport, threads, ticker);
+        this.services = new ProxyServices(policy, upstream, metrics, ticker);
         ModelVersions versions = new ModelVersions();
         StoreHealth storeHealth = new StoreHealth();
         metrics.watchStore(storeHealth::available, storeHealth::errors);
         this.backends = new Backends(policy, metrics);
         this.health = new BackendHealth(services, backends, versions, group, healthInterval(policy));
         this.semantic = policy.cache().semantic().enabled()
-                ? SemanticCaches.open(policy.cache().semantic(), metrics.semantic()) : null;
+                ? SemanticCaches.open(policy.cache().semantic(), metrics.semantic(), ticker) : null;
         this.store = CacheStores.create(policy.cache().exact(), storeHealth, services.ticker());
         try {
             this.proxyChannel = new ServerBootstrap()
@@ -154,8 +155,8 @@ public final class Gateway implements AutoCloseable {
         closed = true;
         services.startDraining();
         proxyChannel.close().syncUninterruptibly();
-        long deadline = System.nanoTime() + grace.toNanos();
-        while (metrics.inFlight() > 0 && System.nanoTime() < deadline) {
+        long deadline = services.ticker().nanos() + grace.toNanos();
+        while (metrics.inFlight() > 0 && services.ticker().nanos() < deadline) {
             try {
                 Thread.sleep(20); // a shutdown thread, never an event loop
             } catch (InterruptedException e) {

@@ -1,6 +1,7 @@
 /**
- * The exact cache on the request path: cacheability and key per request, hits answered from the
- * store (replayed as SSE when streamed), misses captured for the store, identical misses in flight
- * coalesced onto one upstream call, and the model versions that namespace entries.
+ * What the cache stages share: cacheability and the key of a request ({@link
+ * io.cachegate.gateway.cache.CacheKeyStage}, {@link io.cachegate.gateway.cache.CacheableRequest}), the semantic
+ * query (the key with the embedded text blanked out), hits written from a stored entry (replayed as SSE when
+ * streamed), and the model versions that namespace entries. The stages themselves live in the sub-packages.
  */
 package io.cachegate.gateway.cache;

@@ -1,7 +1,8 @@
 /**
- * What happens to a request no cache answered: its traffic class and token cost, admission control (queue,
- * early rejection, overload), the choice between the route's backend and its fallback, and the reserved
- * replica the upstream exchange then calls. Built per backend from the policy; wires the {@code admission}
- * and {@code routing} modules into the Netty request path.
+ * What happens to a request no cache answered: its traffic class, token cost and target (the route's backend or
+ * its fallback) in {@link io.cachegate.gateway.dispatch.ServePlanner}; admission control (admit, queue, reject
+ * with Retry-After) in {@link io.cachegate.gateway.dispatch.AdmissionStage}; the replica reserved for it in
+ * {@link io.cachegate.gateway.dispatch.ReplicaChoiceStage}. Wires the {@code admission} and {@code routing}
+ * modules into the request path.
  */
 package io.cachegate.gateway.dispatch;

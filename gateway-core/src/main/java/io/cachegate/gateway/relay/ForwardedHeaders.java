@@ -1,6 +1,16 @@
 package io.cachegate.gateway.relay;
 
+import io.cachegate.gateway.exchange.GatewayHeaders;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import java.net.URI;
+import java.util.Optional;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
 import java.util.HashSet;
@@ -26,6 +36,45 @@ final class ForwardedHeaders {
     }
 
     /** Copies end-to-end request headers; {@code dropAuthorization} when the client's key is the gateway's, not the backend's. */
+    /**
+     * The request as one replica receives it: the client's body (shared, retained), its end-to-end headers, the
+     * replica's Host, our request id, and the backend's own key when it has one.
+     */
+    static FullHttpRequest upstreamRequest(FullHttpRequest request, URI url, String requestId,
+                                           boolean replaceAuthorization, Optional<String> backendApiKey) {
+        FullHttpRequest out = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, request.method(), request.uri(),
+                request.content().retainedDuplicate());
+        HttpHeaders headers = out.headers();
+        copyRequestHeaders(request.headers(), headers, replaceAuthorization);
+        headers.set(HttpHeaderNames.HOST, url.getPort() > 0 ? url.getHost() + ":" + url.getPort() : url.getHost());
+        headers.setInt(HttpHeaderNames.CONTENT_LENGTH, request.content().readableBytes());
+        headers.set(GatewayHeaders.X_REQUEST_ID, requestId);
+        backendApiKey.ifPresent(key -> headers.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + key));
+        return out;
+    }
+
+    /** The head the client is sent for a backend's answer: its end-to-end headers plus where the answer came from. */
+    static HttpResponse clientHead(HttpResponse upstream, String requestId, CharSequence xCache, String servedModel,
+                                   boolean keepAlive, long upstreamNanos, long totalNanos) {
+        HttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, upstream.status());
+        HttpHeaders headers = response.headers();
+        copyResponseHeaders(upstream.headers(), headers);
+        if (!HttpUtil.isContentLengthSet(response) && !HttpUtil.isTransferEncodingChunked(response)) {
+            HttpUtil.setTransferEncodingChunked(response, true); // a close-delimited upstream body
+        }
+        StringBuilder timing = new StringBuilder(48);
+        GatewayHeaders.appendTiming(timing, "upstream", upstreamNanos);
+        GatewayHeaders.appendTiming(timing, "total", totalNanos);
+        headers.set(GatewayHeaders.X_REQUEST_ID, requestId)
+                .set(GatewayHeaders.X_CACHE, xCache)
+                .set(GatewayHeaders.X_CACHEGATE_MODEL, servedModel)
+                .set(GatewayHeaders.SERVER_TIMING, timing);
+        if (!keepAlive) {
+            headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        }
+        return response;
+    }
+
     static void copyRequestHeaders(HttpHeaders from, HttpHeaders to, boolean dropAuthorization) {
         Set<String> named = namedByConnection(from);
         for (Iterator<Map.Entry<CharSequence, CharSequence>> it = from.iteratorCharSequence(); it.hasNext(); ) {

@@ -12,13 +12,10 @@ import io.cachegate.gateway.upstream.UpstreamFailure;
 import io.cachegate.gateway.upstream.UpstreamListener;
 import io.cachegate.gateway.upstream.UpstreamSettings;
 import io.cachegate.routing.FailureKind;
-import io.cachegate.routing.FallbackResolver;
 import io.cachegate.routing.ReplicaLease;
 import io.cachegate.routing.RetryDecision;
 import io.cachegate.routing.RetryPolicy;
 import io.cachegate.routing.RoutingRequest;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -36,9 +33,7 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
-import java.io.ByteArrayOutputStream;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -58,7 +53,6 @@ import org.slf4j.LoggerFactory;
 final class Relay implements UpstreamListener {
 
     private static final Logger log = LoggerFactory.getLogger(Relay.class);
-    private static final int MAX_HELD_ERROR_BYTES = 64 * 1024;
 
     private final Exchange x;
     private final ChannelHandlerContext ctx;
@@ -76,8 +70,7 @@ final class Relay implements UpstreamListener {
     private boolean done;
     private boolean clientGone;
     /** A 400 held back until its body shows whether it is a context-length error the fallback may fix. */
-    private HttpResponse heldErrorHead;
-    private ByteArrayOutputStream heldErrorBody;
+    private HeldError heldError;
 
     Relay(Exchange x, ServePlan plan, RelayStage stage) {
         this.x = x;
@@ -162,16 +155,8 @@ final class Relay implements UpstreamListener {
     }
 
     private FullHttpRequest upstreamRequest(URI url) {
-        FullHttpRequest request = x.request();
-        FullHttpRequest out = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, request.method(), request.uri(),
-                request.content().retainedDuplicate());
-        HttpHeaders headers = out.headers();
-        ForwardedHeaders.copyRequestHeaders(request.headers(), headers, stage.replaceAuthorization());
-        headers.set(HttpHeaderNames.HOST, url.getPort() > 0 ? url.getHost() + ":" + url.getPort() : url.getHost());
-        headers.setInt(HttpHeaderNames.CONTENT_LENGTH, request.content().readableBytes());
-        headers.set(GatewayHeaders.X_REQUEST_ID, x.requestId());
-        plan.serving().backend().apiKey().ifPresent(key -> headers.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + key));
-        return out;
+        return ForwardedHeaders.upstreamRequest(x.request(), url, x.requestId(), stage.replaceAuthorization(),
+                plan.serving().backend().apiKey());
     }
 
     @Override
@@ -194,25 +179,10 @@ final class Relay implements UpstreamListener {
             plan.serving().replicas().recordSuccess(currentUrl);
         }
         stage.metrics().upstreamResponded(settings.backend(), now - upstream.sentAtNanos());
-        HttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, head.status());
-        HttpHeaders headers = response.headers();
-        ForwardedHeaders.copyResponseHeaders(head.headers(), headers);
-        if (!HttpUtil.isContentLengthSet(response) && !HttpUtil.isTransferEncodingChunked(response)) {
-            HttpUtil.setTransferEncodingChunked(response, true); // a close-delimited upstream body
-        }
-        StringBuilder timing = new StringBuilder(48);
-        GatewayHeaders.appendTiming(timing, "upstream", now - upstream.sentAtNanos());
-        GatewayHeaders.appendTiming(timing, "total", now - x.startNanos());
-        headers.set(GatewayHeaders.X_REQUEST_ID, x.requestId())
-                .set(GatewayHeaders.X_CACHE, x.xCache())
-                .set(GatewayHeaders.X_CACHEGATE_MODEL, plan.servedModel())
-                .set(GatewayHeaders.SERVER_TIMING, timing);
-        if (!x.keepAlive()) {
-            headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-        }
+        HttpResponse response = ForwardedHeaders.clientHead(head, x.requestId(), x.xCache(), plan.servedModel(),
+                x.keepAlive(), now - upstream.sentAtNanos(), now - x.startNanos());
         if (code == 400) {
-            heldErrorHead = response; // an error answer is small: read it whole before deciding what the client sees
-            heldErrorBody = new ByteArrayOutputStream(512);
+            heldError = new HeldError(response); // read it whole before deciding what the client sees
             status = code;
             return true;
         }
@@ -234,38 +204,31 @@ final class Relay implements UpstreamListener {
      * error) or relays the error as it came. True when the content was consumed here.
      */
     private boolean holdError(HttpContent content) {
-        if (heldErrorHead == null) {
+        if (heldError == null) {
             return false;
         }
-        ByteBuf bytes = content.content();
-        if (heldErrorBody.size() + bytes.readableBytes() > MAX_HELD_ERROR_BYTES) {
+        HeldError held = heldError;
+        if (!held.add(content.content())) {
             // Too long for an error we could act on: relay what was held, and the rest as it comes.
-            byte[] held = heldErrorBody.toByteArray();
-            HttpResponse head = heldErrorHead;
-            heldErrorHead = null;
-            heldErrorBody = null;
-            relayHead(head, 400);
-            tap.onContent(Unpooled.wrappedBuffer(held));
+            heldError = null;
+            byte[] body = held.body();
+            relayHead(held.head(), 400);
+            tap.onContent(Unpooled.wrappedBuffer(body));
             if (!clientGone) {
-                lastWrite = ctx.write(new DefaultHttpContent(Unpooled.wrappedBuffer(held)));
+                lastWrite = ctx.write(new DefaultHttpContent(Unpooled.wrappedBuffer(body)));
             }
             return false;
         }
-        byte[] chunk = ByteBufUtil.getBytes(bytes);
-        heldErrorBody.write(chunk, 0, chunk.length);
         content.release();
         if (!(content instanceof LastHttpContent)) {
             return true;
         }
-        byte[] body = heldErrorBody.toByteArray();
-        HttpResponse head = heldErrorHead;
-        heldErrorHead = null;
-        heldErrorBody = null;
-        if (FallbackResolver.isContextLengthError(400, new String(body, StandardCharsets.UTF_8)) && !clientGone
-                && handOverToFallback()) {
+        heldError = null;
+        if (held.isContextLengthError() && !clientGone && handOverToFallback()) {
             return true;
         }
-        relayHead(head, 400);
+        byte[] body = held.body();
+        relayHead(held.head(), 400);
         tap.onContent(Unpooled.wrappedBuffer(body));
         tap.onComplete();
         end(status);
@@ -336,7 +299,7 @@ final class Relay implements UpstreamListener {
         if (done) {
             return;
         }
-        if (heldErrorHead != null) {
+        if (heldError != null) {
             upstream.requestMore(); // nothing of a held error went to the client yet: no write to wait for
             return;
         }
@@ -393,19 +356,9 @@ final class Relay implements UpstreamListener {
         ErrorKind kind = failure.errorKind();
         log.debug("request {}: upstream {} failed: {}", x.requestId(), currentUrl, failure);
         if (!clientGone) {
-            ClientResponses.error(ctx, kind, describe(failure), null, x.requestId(), x.keepAlive());
+            ClientResponses.error(ctx, kind, failure.message(settings.backend()), null, x.requestId(), x.keepAlive());
         }
         end(kind.status());
-    }
-
-    private String describe(UpstreamFailure failure) {
-        String backend = settings.backend();
-        return switch (failure) {
-            case CONNECT_FAILED -> "Backend '" + backend + "' is unreachable";
-            case POOL_EXHAUSTED -> "Backend '" + backend + "' has no free connection; try again later";
-            case FIRST_BYTE_TIMEOUT, IDLE_TIMEOUT, TOTAL_TIMEOUT -> "Backend '" + backend + "' did not answer in time";
-            default -> "Backend '" + backend + "' sent an invalid or incomplete answer";
-        };
     }
 
     private void end(int finalStatus) {

@@ -1,5 +1,5 @@
 /**
- * The proxy listener: its pipeline (HTTP codec, decode failures, bounded body aggregation) and the
- * handler that authenticates, validates and routes each request before an exchange answers it.
+ * The proxy listener: its pipeline (HTTP codec, decode failures, bounded body aggregation), the handler that turns
+ * each request into an exchange and starts the stage chain, and the services the listeners share.
  */
 package io.cachegate.gateway.server;

@@ -1,5 +1,6 @@
 package io.cachegate.gateway.upstream;
 
+import io.cachegate.config.Ticker;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.channel.pool.ChannelPool;
@@ -31,6 +32,7 @@ public final class UpstreamCall {
     private final ChannelPool pool;
     private final UpstreamSettings settings;
     private final UpstreamListener listener;
+    private final Ticker ticker;
     private FullHttpRequest request;
     private State state = State.ACQUIRING;
     private Channel channel;
@@ -43,7 +45,8 @@ public final class UpstreamCall {
     private ScheduledFuture<?> totalTimer;
 
     UpstreamCall(EventLoop loop, ChannelPool pool, UpstreamSettings settings, FullHttpRequest request,
-                 UpstreamListener listener) {
+                 UpstreamListener listener, Ticker ticker) {
+        this.ticker = ticker;
         this.loop = loop;
         this.pool = pool;
         this.settings = settings;
@@ -62,7 +65,7 @@ public final class UpstreamCall {
         return reused;
     }
 
-    /** The {@link System#nanoTime()} at which the request was sent, or 0 before a connection was had. */
+    /** The {@link Ticker#nanos()} at which the request was sent, or 0 before a connection was had. */
     public long sentAtNanos() {
         return sentAtNanos;
     }
@@ -74,7 +77,7 @@ public final class UpstreamCall {
     /** Asks for the next batch of the answer; see {@link UpstreamListener}. */
     public void requestMore() {
         if (state == State.STREAMING) {
-            readPendingSinceNanos = System.nanoTime();
+            readPendingSinceNanos = ticker.nanos();
             channel.read();
         }
     }
@@ -111,7 +114,7 @@ public final class UpstreamCall {
         state = State.WAITING_HEAD;
         ch.attr(UpstreamHandler.CALL).set(this);
         keepAlive = HttpUtil.isKeepAlive(request);
-        sentAtNanos = System.nanoTime();
+        sentAtNanos = ticker.nanos();
         FullHttpRequest toSend = request;
         request = null;
         ch.writeAndFlush(toSend).addListener(f -> {
@@ -230,7 +233,7 @@ public final class UpstreamCall {
             return;
         }
         long since = readPendingSinceNanos;
-        long waited = since == 0 ? 0 : System.nanoTime() - since;
+        long waited = since == 0 ? 0 : ticker.nanos() - since;
         if (waited >= settings.idleNanos()) {
             fail(UpstreamFailure.IDLE_TIMEOUT, null);
         } else {

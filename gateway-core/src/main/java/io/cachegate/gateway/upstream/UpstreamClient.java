@@ -1,5 +1,6 @@
 package io.cachegate.gateway.upstream;
 
+import io.cachegate.config.Ticker;
 import io.cachegate.gateway.transport.Transport;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -9,9 +10,11 @@ import java.net.URI;
 public final class UpstreamClient implements AutoCloseable {
 
     private final UpstreamPools pools;
+    private final Ticker ticker;
 
-    public UpstreamClient(Transport transport, int eventLoops) {
+    public UpstreamClient(Transport transport, int eventLoops, Ticker ticker) {
         this.pools = new UpstreamPools(transport, eventLoops);
+        this.ticker = ticker;
     }
 
     /**
@@ -20,7 +23,8 @@ public final class UpstreamClient implements AutoCloseable {
      */
     public UpstreamCall call(EventLoop loop, URI url, UpstreamSettings settings, FullHttpRequest request,
                              UpstreamListener listener) {
-        UpstreamCall call = new UpstreamCall(loop, pools.pool(loop, url, settings), settings, request, listener);
+        UpstreamCall call = new UpstreamCall(loop, pools.pool(loop, url, settings), settings, request, listener,
+                ticker);
         call.start();
         return call;
     }

@@ -36,4 +36,14 @@ public enum UpstreamFailure {
     public String metricName() {
         return metricName;
     }
+
+    /** What the client is told when this failure ends an exchange with {@code backend}. */
+    public String message(String backend) {
+        return switch (this) {
+            case CONNECT_FAILED -> "Backend '" + backend + "' is unreachable";
+            case POOL_EXHAUSTED -> "Backend '" + backend + "' has no free connection; try again later";
+            case FIRST_BYTE_TIMEOUT, IDLE_TIMEOUT, TOTAL_TIMEOUT -> "Backend '" + backend + "' did not answer in time";
+            default -> "Backend '" + backend + "' sent an invalid or incomplete answer";
+        };
+    }
 }

@@ -42,6 +42,7 @@ public final class SemanticCache implements AutoCloseable {
     private final Embedder embedder;
     private final VectorIndex index;
     private final SemanticMetrics metrics;
+    private final Ticker ticker;
     private final ConcurrentMap<Double, MatchDecision> decisions = new ConcurrentHashMap<>();
     private final Sweeper sweeper;
     private final AtomicLong indexSize = new AtomicLong();
@@ -49,7 +50,7 @@ public final class SemanticCache implements AutoCloseable {
 
     /** Takes ownership of the embedder and the index: {@link #close()} closes both. */
     public SemanticCache(SemanticCacheSettings settings, Embedder embedder, VectorIndex index,
-                              SemanticMetrics metrics) {
+                         SemanticMetrics metrics, Ticker ticker) {
         if (embedder.dimension() != index.dimension() || !embedder.modelId().equals(index.modelId())) {
             throw new IllegalArgumentException("the index was built for " + index.modelId() + " (" + index.dimension()
                     + "), the embedder is " + embedder.modelId() + " (" + embedder.dimension() + ")");
@@ -58,7 +59,8 @@ public final class SemanticCache implements AutoCloseable {
         this.embedder = embedder;
         this.index = index;
         this.metrics = metrics;
-        this.sweeper = Sweeper.start(index, Ticker.system(), settings.sweepInterval());
+        this.ticker = ticker;
+        this.sweeper = Sweeper.start(index, ticker, settings.sweepInterval());
     }
 
     /**
@@ -78,19 +80,19 @@ public final class SemanticCache implements AutoCloseable {
      */
     public CompletableFuture<Result> lookup(SemanticQuery query, RouteCache route, double requestThreshold) {
         CompletableFuture<Result> result = new CompletableFuture<>();
-        long start = System.nanoTime();
+        long start = ticker.nanos();
         embed(query.text()).whenComplete((vector, embedError) -> {
-            long embedNanos = System.nanoTime() - start;
+            long embedNanos = ticker.nanos() - start;
             metrics.embedTime(embedNanos);
             if (embedError != null) {
                 metrics.failOpen("embed");
                 result.complete(new Result(Optional.empty(), null, embedNanos, 0, true));
                 return;
             }
-            long searchStart = System.nanoTime();
-            index.search(query.scope(), vector, settings.neighbours(), System.currentTimeMillis())
+            long searchStart = ticker.nanos();
+            index.search(query.scope(), vector, settings.neighbours(), ticker.wallMillis())
                     .whenComplete((neighbours, searchError) -> {
-                        long searchNanos = System.nanoTime() - searchStart;
+                        long searchNanos = ticker.nanos() - searchStart;
                         metrics.searchTime(searchNanos);
                         if (searchError != null) {
                             metrics.failOpen("search");
@@ -115,7 +117,7 @@ public final class SemanticCache implements AutoCloseable {
         pendingWrites.incrementAndGet();
         CompletableFuture<float[]> embedded = vector != null ? CompletableFuture.completedFuture(vector) : embed(query.text());
         embedded.thenCompose(v -> {
-            long now = System.currentTimeMillis();
+            long now = ticker.wallMillis();
             // The index entry never outlives the answer it points at.
             long ttl = Math.min(settings.ttl().toMillis(), exactTtl.toMillis());
             return index.add(new IndexEntry(key.redisKey(), query.scope(), key.tenant(), key.modelVersion(), tags, v,

@@ -8,6 +8,7 @@ import io.cachegate.cache.semantic.QdrantVectorIndex;
 import io.cachegate.cache.semantic.VectorIndex;
 import io.cachegate.config.QdrantSettings;
 import io.cachegate.config.SemanticCacheSettings;
+import io.cachegate.config.Ticker;
 import io.cachegate.gateway.metrics.SemanticMetrics;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -23,7 +24,7 @@ public final class SemanticCaches {
      * Loads the model and opens the index. Blocks (model load, disk): call at start-up, never on an event loop.
      * A Qdrant server that is down does not stop the gateway: its lookups fail open until it answers.
      */
-    public static SemanticCache open(SemanticCacheSettings settings, SemanticMetrics metrics) {
+    public static SemanticCache open(SemanticCacheSettings settings, SemanticMetrics metrics, Ticker ticker) {
         MicroBatchingEmbedder embedder = MicroBatchingEmbedder.start(settings.embedder());
         try {
             VectorIndex index = switch (settings.store()) {
@@ -32,7 +33,7 @@ public final class SemanticCaches {
                         .withMaxEntries(settings.maxEntries()));
                 case QDRANT -> QdrantVectorIndex.connect(qdrant(settings.qdrant(), embedder));
             };
-            SemanticCache layer = new SemanticCache(settings, embedder, index, metrics);
+            SemanticCache layer = new SemanticCache(settings, embedder, index, metrics, ticker);
             LuceneVectorIndex lucene = index instanceof LuceneVectorIndex l ? l : null;
             metrics.watch(layer::indexSizeLastKnown, layer::pendingWrites, () -> lucene == null ? 0 : lucene.evictions(),
                     () -> embedder.stats().batches(), () -> embedder.stats().texts(),
