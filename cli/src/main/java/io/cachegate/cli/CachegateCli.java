@@ -1,5 +1,7 @@
 package io.cachegate.cli;
 
+import io.cachegate.benchmarks.BenchCommand;
+import io.cachegate.benchmarks.ChildLauncher;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -25,12 +27,18 @@ public final class CachegateCli implements Runnable {
 
     /** The command tree, also used by the tests. */
     static CommandLine commandLine() {
-        CommandLine cli = new CommandLine(new CachegateCli());
-        cli.getSubcommands().get("bench").addSubcommand("overhead", new BenchOverheadCommand());
-        cli.getSubcommands().get("bench").addSubcommand("exact-cache", new BenchExactCacheCommand());
-        cli.getSubcommands().get("bench").addSubcommand("semantic", new BenchSemanticCommand());
-        cli.getSubcommands().get("bench").addSubcommand("overload", new BenchOverloadCommand());
-        cli.getSubcommands().get("bench").addSubcommand("prefix-affinity", new BenchPrefixAffinityCommand());
-        return cli;
+        return new CommandLine(new CachegateCli(), new Factory());
+    }
+
+    /** Creates the sub-commands; {@code bench}'s scenarios start their simulators and gateways with this class. */
+    private static final class Factory implements CommandLine.IFactory {
+
+        @Override
+        public <K> K create(Class<K> type) throws Exception {
+            if (type == BenchCommand.class) {
+                return type.cast(new BenchCommand(new ChildLauncher(CachegateCli.class.getName())));
+            }
+            return CommandLine.defaultFactory().create(type);
+        }
     }
 }

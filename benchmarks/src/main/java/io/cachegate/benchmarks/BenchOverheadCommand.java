@@ -1,0 +1,146 @@
+package io.cachegate.benchmarks;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cachegate.bench.BenchOptions;
+import io.cachegate.bench.BenchReport;
+import io.cachegate.bench.GeneratorSpec;
+import io.cachegate.bench.LatencySummary;
+import io.cachegate.bench.RequestSources;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code cachegate bench overhead}: the gateway's added latency and throughput cost. Starts a
+ * zero-latency simulator and a gateway in front of it as separate processes (all on this machine,
+ * as a sidecar would be), then measures in one run: open-loop latency at a fixed rate, direct and through the gateway in
+ * alternating rounds, and closed-loop throughput direct and through the gateway.
+ */
+@Command(name = "overhead", mixinStandardHelpOptions = true,
+        description = {
+            "Measure the latency and throughput cost of the gateway against a zero-latency simulator.",
+            "--warmup is a closed-loop warm-up through the gateway; each round runs the open loop direct, then via "
+                    + "the gateway; the closed loop follows the rounds."
+        })
+final class BenchOverheadCommand extends Scenario {
+
+    private static final Duration PHASE_RAMP = Duration.ofSeconds(2);
+
+    @Option(names = "--rate", defaultValue = "1000", description = "Open-loop rate, requests/s (default ${DEFAULT-VALUE}).")
+    double rate;
+
+    @Option(names = "--connections", defaultValue = "32", description = "Connections for the closed-loop throughput phase (default ${DEFAULT-VALUE}).")
+    int connections;
+
+    @Option(names = "--stream-fraction", defaultValue = "0", description = "Fraction of streamed requests (default ${DEFAULT-VALUE}).")
+    double streamFraction;
+
+    BenchOverheadCommand() {
+        super("overhead", new ScenarioOptions("20s", "15s", 3, ScenarioOptions.CHILD_JVM_OPTS));
+    }
+
+    @Override
+    ScenarioReport measure(BenchChildren children) throws Exception {
+        ChildSimulator sim = children.simulator("sim", 1);
+        ChildGateway gw = children.gateway("gateway", List.of(), GatewayPolicy.of(options.gatewayThreads(), sim));
+        sim.awaitReady();
+        gw.awaitReady();
+        URI direct = sim.uri();
+        URI gateway = gw.uri();
+        System.err.printf("simulator pid %d on %s, gateway pid %d on %s (io_threads %d)%n",
+                sim.process().pid(), direct, gw.process().pid(), gateway, options.gatewayThreads());
+        Duration recorded = options.duration();
+        // The gateway path warms the simulator too; every phase then has a short unrecorded ramp of its own.
+        run(gateway, BenchOptions.Mode.CLOSED, options.warmup(), Duration.ZERO, "warm-up (not recorded)");
+        // Rounds alternate direct and gateway, so noise from the shared machine falls on both alike.
+        List<BenchReport[]> rounds = new ArrayList<>();
+        for (int r = 1; r <= options.rounds(); r++) {
+            BenchReport d = run(direct, BenchOptions.Mode.OPEN, recorded, PHASE_RAMP, "round " + r + ": open loop, direct");
+            BenchReport g = run(gateway, BenchOptions.Mode.OPEN, recorded, PHASE_RAMP, "round " + r + ": open loop, via gateway");
+            rounds.add(new BenchReport[] {d, g});
+        }
+        BenchReport closedDirect = run(direct, BenchOptions.Mode.CLOSED, recorded, PHASE_RAMP, "closed loop, direct");
+        BenchReport closedGateway = run(gateway, BenchOptions.Mode.CLOSED, recorded, PHASE_RAMP, "closed loop, via gateway");
+        return new Report(rounds, closedDirect, closedGateway);
+    }
+
+    private BenchReport run(URI target, BenchOptions.Mode mode, Duration recorded, Duration ramp, String label)
+            throws InterruptedException {
+        GeneratorSpec spec = GeneratorSpec.defaults().withStreamFraction(streamFraction).withMaxTokens(16);
+        BenchOptions.Builder load = BenchOptions.builder(target, RequestSources.generated(spec));
+        return phase(label, mode == BenchOptions.Mode.OPEN ? load.openLoop(rate, 256) : load.closedLoop(connections),
+                recorded, ramp);
+    }
+
+    /** The rounds ({direct, gateway} each) and the closed-loop pair. */
+    private final class Report implements ScenarioReport {
+
+        private final List<BenchReport[]> rounds;
+        private final BenchReport closedDirect;
+        private final BenchReport closedGateway;
+
+        Report(List<BenchReport[]> rounds, BenchReport closedDirect, BenchReport closedGateway) {
+            this.rounds = rounds;
+            this.closedDirect = closedDirect;
+            this.closedGateway = closedGateway;
+        }
+
+        double ratio() {
+            return closedGateway.throughput() / closedDirect.throughput();
+        }
+
+        double medianAdded(int percentile) {
+            return Medians.of(rounds.stream().mapToDouble(r -> percentile == 50
+                    ? r[1].total().p50Ms() - r[0].total().p50Ms() : r[1].total().p99Ms() - r[0].total().p99Ms()));
+        }
+
+        @Override
+        public String failure() {
+            long errors = rounds.stream().mapToLong(r -> r[1].errors()).sum() + closedGateway.errors();
+            return errors == 0 ? null : errors + " requests through the gateway failed";
+        }
+
+        @Override
+        public JsonNode json() {
+            ObjectNode out = BenchJson.object().put("rate", rate);
+            ArrayNode rs = out.putArray("rounds");
+            for (BenchReport[] r : rounds) {
+                rs.addObject().<ObjectNode>set("direct", BenchJson.tree(r[0])).set("gateway", BenchJson.tree(r[1]));
+            }
+            out.put("medianAddedP50Ms", medianAdded(50)).put("medianAddedP99Ms", medianAdded(99));
+            out.set("closedDirect", BenchJson.tree(closedDirect));
+            out.set("closedGateway", BenchJson.tree(closedGateway));
+            return out.put("throughputRatio", ratio());
+        }
+
+        @Override
+        public String toText() {
+            ReportText out = new ReportText();
+            out.line("%nGateway overhead at %.0f requests/s (open loop, latency from intended send time), %d cores", rate,
+                    Runtime.getRuntime().availableProcessors());
+            out.line("%-19s %9s %9s %9s %9s %8s", "", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "errors");
+            for (int i = 0; i < rounds.size(); i++) {
+                LatencySummary d = rounds.get(i)[0].total();
+                LatencySummary g = rounds.get(i)[1].total();
+                row(out, "round " + (i + 1) + " direct", d, rounds.get(i)[0].errors());
+                row(out, "round " + (i + 1) + " gateway", g, rounds.get(i)[1].errors());
+                out.line("%-19s %9.3f %9.3f %9.3f %9.3f", "round " + (i + 1) + " added", g.p50Ms() - d.p50Ms(),
+                        g.p90Ms() - d.p90Ms(), g.p99Ms() - d.p99Ms(), g.p999Ms() - d.p999Ms());
+            }
+            out.line("%nAdded by the gateway, median of %d rounds: p50 %.3f ms, p99 %.3f ms", rounds.size(),
+                    medianAdded(50), medianAdded(99));
+            out.line("Throughput, closed loop with %d connections: direct %.0f/s, via gateway %.0f/s, ratio %.2f",
+                    connections, closedDirect.throughput(), closedGateway.throughput(), ratio());
+            return out.toString();
+        }
+
+        private static void row(ReportText out, String label, LatencySummary s, long errors) {
+            out.line("%-19s %9.3f %9.3f %9.3f %9.3f %8d", label, s.p50Ms(), s.p90Ms(), s.p99Ms(), s.p999Ms(), errors);
+        }
+    }
+}

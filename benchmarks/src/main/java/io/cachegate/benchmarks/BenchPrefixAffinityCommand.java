@@ -1,0 +1,238 @@
+package io.cachegate.benchmarks;
+
+import io.cachegate.bench.BenchOptions;
+import io.cachegate.bench.BenchReport;
+import io.cachegate.bench.LoadGenerator;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code cachegate bench prefix-affinity}: replica choice against the backends' prefix caches. Sends one
+ * workload of prompts sharing long prefixes (a multi-turn trace, and inference-perf's shared-prefix shape)
+ * through a gateway per balance policy, each in front of fresh simulator replicas with prefix caches, and
+ * reports time to first token, the replicas' prefix hit rate and how evenly the requests were spread
+ * ({@link PrefixAffinityReport}).
+ */
+@Command(name = "prefix-affinity", mixinStandardHelpOptions = true,
+        description = {
+            "Prefix-affinity routing against least_loaded and round_robin (the baseline), in one run.",
+            "For each workload and each --balance policy: starts --replicas fresh simulator replicas with prefix "
+                    + "caches and a gateway in front of them (admission off, cache off), warms them for --warmup with "
+                    + "prompts shorter than a block, sends the workload once in file order at --rate (open loop, "
+                    + "streamed, sampled), and reads each replica's /sim/stats. "
+                    + "Prefill is made the dominant cost: --prefill-ms-per-token (default 0.5) on prompts of hundreds "
+                    + "to thousands of words, so a cached prefix saves most of the time to first token.",
+            "--duration 0s (the default) is one pass over the workload (requests / rate); longer runs repeat the "
+                    + "workload, whose repeats then hit everywhere.",
+            "Workloads: trace = --trace (default " + BenchPrefixAffinityCommand.DEFAULT_TRACE + ", relative to the "
+                    + "working directory; skipped when missing); shared-prefix = --groups system prompts x --questions "
+                    + "x --turns.",
+            "Exit status 1 on any failed request."
+        })
+final class BenchPrefixAffinityCommand extends Scenario {
+
+    static final String DEFAULT_TRACE = "../shared/data/sharegpt_multiturn_prefix.jsonl";
+    static final String BASELINE = "round_robin";
+    private static final List<String> BALANCES = List.of("prefix_affinity", "least_loaded", "round_robin");
+
+    @Option(names = "--workloads", split = ",", defaultValue = "trace,shared-prefix",
+            description = "Any of trace, shared-prefix; trace is skipped when the file is missing (default ${DEFAULT-VALUE}).")
+    List<String> workloads;
+
+    @Option(names = "--trace", description = "Multi-turn trace (default " + DEFAULT_TRACE + ", relative to the working "
+            + "directory).")
+    Path trace;
+
+    @Option(names = "--balance", split = ",", defaultValue = "prefix_affinity,least_loaded,round_robin",
+            description = "Policies compared; round_robin is the baseline of the ratios (default ${DEFAULT-VALUE}).")
+    List<String> balances;
+
+    @Option(names = "--groups", defaultValue = "32", description = "shared-prefix: system prompts (default ${DEFAULT-VALUE}).")
+    int groups;
+
+    @Option(names = "--system-chars", defaultValue = "8000",
+            description = "shared-prefix: characters of each system prompt (default ${DEFAULT-VALUE}).")
+    int systemChars;
+
+    @Option(names = "--questions", defaultValue = "10", description = "shared-prefix: questions per group (default ${DEFAULT-VALUE}).")
+    int questions;
+
+    @Option(names = "--turns", defaultValue = "1",
+            description = "shared-prefix: user turns per question, each resending the conversation (default ${DEFAULT-VALUE}).")
+    int turns;
+
+    @Option(names = "--max-tokens", defaultValue = "32",
+            description = "max_tokens (the trace's output lengths are capped at it) (default ${DEFAULT-VALUE}).")
+    int maxTokens;
+
+    @Option(names = "--rate", defaultValue = "20", description = "Requests per second, open loop (default ${DEFAULT-VALUE}).")
+    double rate;
+
+    @Option(names = "--replicas", defaultValue = "4", description = "Simulator replicas (default ${DEFAULT-VALUE}).")
+    int replicas;
+
+    @Option(names = "--prefill-ms-per-token", defaultValue = "0.5",
+            description = "Simulator: prefill per uncached prompt token (word) (default ${DEFAULT-VALUE}).")
+    double prefillMsPerToken;
+
+    @Option(names = "--prefix-cache-blocks", defaultValue = "512",
+            description = "Simulator: prefix-cache blocks per replica, 256 chars each (default ${DEFAULT-VALUE}: "
+                    + "a quarter of the shared-prefix system prompts fit, all of them do not).")
+    int prefixCacheBlocks;
+
+    @Mixin
+    final SimulatorOptions simulator = new SimulatorOptions(8, 20, 5);
+
+    /** One workload through one gateway. */
+    record Run(String workload, String balance, BenchReport report, List<BenchScrapes.SimStats> replicas) {
+
+        double hitRate() {
+            return hitRate(replicas);
+        }
+
+        static double hitRate(List<BenchScrapes.SimStats> replicas) {
+            long queried = replicas.stream().mapToLong(BenchScrapes.SimStats::prefixBlocksQueried).sum();
+            long hit = replicas.stream().mapToLong(BenchScrapes.SimStats::prefixBlocksHit).sum();
+            return queried == 0 ? 0 : (double) hit / queried;
+        }
+
+        double maxOverMean() {
+            return maxOverMean(replicas.stream().mapToLong(BenchScrapes.SimStats::requests).toArray());
+        }
+
+        /** The busiest replica's requests over the mean per replica: 1 is an even spread. */
+        static double maxOverMean(long[] requests) {
+            long total = 0;
+            long max = 0;
+            for (long r : requests) {
+                total += r;
+                max = Math.max(max, r);
+            }
+            return total == 0 ? 0 : max / ((double) total / requests.length);
+        }
+    }
+
+    BenchPrefixAffinityCommand() {
+        super("prefix-affinity", new ScenarioOptions("0s", "2s", 1, "-Xmx512m -XX:+UseParallelGC"));
+    }
+
+    @Override
+    void check(List<String> problems) {
+        for (String b : balances) {
+            if (!BALANCES.contains(b)) {
+                problems.add("--balance: unknown policy \"" + b + "\"");
+            }
+        }
+        for (String w : workloads) {
+            if (!List.of("trace", "shared-prefix").contains(w)) {
+                problems.add("--workloads: unknown workload \"" + w + "\"");
+            }
+        }
+        if (replicas < 1 || !(rate > 0)) {
+            problems.add("--replicas and --rate must be positive");
+        }
+        if (trace != null && !Files.isReadable(trace)) {
+            problems.add("--trace: cannot read " + trace);
+        }
+    }
+
+    @Override
+    ScenarioReport measure(BenchChildren children) throws Exception {
+        List<PrefixWorkloads.Workload> sets = new ArrayList<>();
+        for (String w : workloads) {
+            if (w.equals("shared-prefix")) {
+                sets.add(PrefixWorkloads.sharedPrefix(groups, systemChars, questions, turns, maxTokens,
+                        ChatRequests.MODEL, 42));
+            } else if (Files.isReadable(trace())) {
+                sets.add(PrefixWorkloads.trace(trace(), ChatRequests.MODEL, maxTokens));
+            } else {
+                progress.info("skipping the trace workload: %s does not exist", trace().toAbsolutePath().normalize());
+            }
+        }
+        if (sets.isEmpty()) {
+            throw new Aborted("no workload to run");
+        }
+        HttpClient http = BenchScrapes.client();
+        List<Run> runs = new ArrayList<>();
+        for (PrefixWorkloads.Workload w : sets) {
+            progress.info("workload %s: %s", w.name(), w.description());
+            for (Map.Entry<String, List<Run>> e : alternating(balances, (r, b) -> run(children, http, w, b, r)).entrySet()) {
+                runs.addAll(e.getValue());
+            }
+        }
+        return new PrefixAffinityReport(this, sets, runs);
+    }
+
+    private Path trace() {
+        return trace != null ? trace : Path.of(DEFAULT_TRACE);
+    }
+
+    private Run run(BenchChildren children, HttpClient http, PrefixWorkloads.Workload w, String balance, int round)
+            throws Exception {
+        List<String> simArgs = new ArrayList<>(simulator.args());
+        simArgs.addAll(List.of("--prefill-ms-per-token", Double.toString(prefillMsPerToken),
+                "--prefix-cache-blocks", Integer.toString(prefixCacheBlocks), "--prefix-block-chars", "256"));
+        ChildSimulator sim = children.simulator("sim-" + balance, replicas, simArgs.toArray(String[]::new)).awaitReady();
+        ChildGateway gateway = children.gateway(balance, List.of(), GatewayPolicy.of(options.gatewayThreads(), sim)
+                .pinModelVersion().backend("balance: " + balance)
+                .route("*", "cache: { exact: false }"));
+        try {
+            LocalProcesses.awaitPort(gateway.uri().getPort());
+            Duration fixed = options.duration();
+            Duration recorded = fixed.isZero()
+                    ? Duration.ofNanos((long) Math.ceil((w.bodies().size() - 0.5) / rate * 1e9)) : fixed;
+            progress.info("== round %d: %s, balance %s, %d requests at %.1f/s", round, w.name(), balance,
+                    Math.round(recorded.toNanos() / 1e9 * rate), rate);
+            // A short unrecorded warm-up of the fresh JVMs with prompts shorter than one block (nothing enters a
+            // prefix cache); the replicas' counters are read before and after the measured pass.
+            LoadGenerator.run(BenchOptions.builder(gateway.uri(), ChatRequests.inOrder(List.of(warmUp()), true))
+                    .closedLoop(2).duration(options.warmup()).warmup(Duration.ZERO).progress(false).build());
+            List<BenchScrapes.SimStats> before = new ArrayList<>();
+            for (URI replica : sim.uris()) {
+                before.add(BenchScrapes.simStats(http, replica));
+            }
+            int connections = (int) Math.min(4000, Math.ceil(rate * 30) + 16);
+            BenchReport report = LoadGenerator.run(BenchOptions.builder(gateway.uri(),
+                            ChatRequests.inOrder(w.bodies(), true))
+                    .openLoop(rate, connections).duration(recorded).warmup(Duration.ZERO)
+                    .requestTimeout(Duration.ofSeconds(30)).progress(false).build());
+            List<BenchScrapes.SimStats> stats = new ArrayList<>();
+            for (int i = 0; i < replicas; i++) {
+                stats.add(minus(BenchScrapes.simStats(http, sim.uri(i)), before.get(i)));
+            }
+            Run run = new Run(w.name(), balance, report, stats);
+            progress.info("TTFT mean %.1f ms, p99 %.1f ms; prefix hit rate %.3f; requests per replica %s; errors %s",
+                    report.firstByte().meanMs(), report.firstByte().p99Ms(), run.hitRate(),
+                    stats.stream().map(s -> Long.toString(s.requests())).toList(), report.errorsByKind());
+            return run;
+        } finally {
+            children.stop(gateway.process());
+            children.stop(sim.process());
+        }
+    }
+
+    /** What happened between two reads of a replica's counters (the gauges are the later read's). */
+    static BenchScrapes.SimStats minus(BenchScrapes.SimStats after, BenchScrapes.SimStats before) {
+        return new BenchScrapes.SimStats(after.requests() - before.requests(), after.completed() - before.completed(),
+                after.cancelled() - before.cancelled(), after.errors() - before.errors(), after.active(), after.queued(),
+                after.prefixBlocksQueried() - before.prefixBlocksQueried(),
+                after.prefixBlocksHit() - before.prefixBlocksHit(), after.prefixHitRequests() - before.prefixHitRequests());
+    }
+
+    /** The warm-up request: shorter than one prefix block. */
+    private static byte[] warmUp() {
+        var body = BenchJson.object().put("model", ChatRequests.MODEL).put("temperature", 0.7).put("max_tokens", 4)
+                .put("stream", true);
+        body.putArray("messages").addObject().put("role", "user").put("content", "warm-up");
+        return BenchJson.bytes(body);
+    }
+}

@@ -1,0 +1,220 @@
+package io.cachegate.benchmarks;
+
+import io.cachegate.cache.semantic.MicroBatchingEmbedder;
+import io.cachegate.cache.semantic.OnnxEmbedder;
+import io.cachegate.config.Durations;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.function.Supplier;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code cachegate bench semantic}: the semantic cache's three costs, each against a baseline measured in the
+ * same run: the latency it adds to a miss (gateway with and without it, open loop), the micro-batching
+ * embedder's throughput (against the raw ONNX loop) and the embedded index's search latency.
+ */
+@Command(name = "semantic", mixinStandardHelpOptions = true,
+        description = {
+            "Semantic-cache costs, each against a baseline from the same run.",
+            "latency: a zero-latency simulator and two gateways with the same policy, semantic cache off and on, as "
+                    + "child processes; --warmup of load on each gateway first, then open loop at --rate never-repeating "
+                    + "deterministic chat requests (all misses) for --duration, the gateways alternating in --rounds; "
+                    + "reports p50/p99 of each and the difference.",
+            "embedder: texts/s through the micro-batching embedder with --callers concurrent callers, for each "
+                    + "--embedder-variants setting, against one thread calling the ONNX model directly, in this process; "
+                    + "--rounds of each.",
+            "search: the embedded Lucene index with --entries random vectors in each --scopes layout; p50/p99 of "
+                    + "scope-filtered top-k searches after a reopen.",
+            "Exit status 1 on request errors."
+        })
+final class BenchSemanticCommand extends Scenario {
+
+    private static final List<String> PARTS = List.of("latency", "embedder", "search", "all");
+
+    @Option(names = "--part", defaultValue = "all", paramLabel = "latency|embedder|search|all",
+            description = "What to measure (default ${DEFAULT-VALUE}).")
+    String part;
+
+    @Option(names = "--rate", defaultValue = "100", description = "latency: requests/s, all misses (default ${DEFAULT-VALUE}).")
+    double rate;
+
+    @Option(names = "--gateway-embedder", defaultValue = "default", paramLabel = "default|BATCHxWORKERS[xINTRA]",
+            description = "latency: cache.semantic.embedder max_batch, workers and intra_op_threads of both gateways "
+                    + "(default ${DEFAULT-VALUE}: the policy defaults).")
+    String gatewayEmbedder;
+
+    @Option(names = "--callers", defaultValue = "16",
+            description = "embedder: concurrent callers, each with one text in flight (default ${DEFAULT-VALUE}).")
+    int callers;
+
+    @Option(names = "--embedder-duration", defaultValue = "5s",
+            description = "embedder: recorded time of each phase (default ${DEFAULT-VALUE}).")
+    String embedderDuration;
+
+    @Option(names = "--embedder-variants", split = ",", defaultValue = "default,32x1",
+            paramLabel = "default|BATCHxWORKERS[xINTRA]",
+            description = "embedder: settings to measure; the raw loop runs at batch 1 and at each max_batch "
+                    + "(default ${DEFAULT-VALUE}).")
+    List<String> embedderVariants;
+
+    @Option(names = "--entries", defaultValue = "100000", description = "search: entries (default ${DEFAULT-VALUE}).")
+    int entries;
+
+    @Option(names = "--scopes", split = ",", defaultValue = "100,1",
+            description = "search: scope layouts to measure, entries spread evenly (default ${DEFAULT-VALUE}).")
+    List<Integer> scopes;
+
+    @Option(names = "--queries", defaultValue = "2000", description = "search: timed searches per layout (default ${DEFAULT-VALUE}).")
+    int queries;
+
+    @Option(names = "--k", defaultValue = "5",
+            description = "search: neighbours per search, as cache.semantic.neighbours (default ${DEFAULT-VALUE}).")
+    int k;
+
+    /** The validated options. */
+    record Plan(boolean latency, boolean embedder, boolean search, Duration duration, Duration warmup,
+                Duration embedderDuration, EmbedderThroughputBench.Variant gatewayEmbedder,
+                List<EmbedderThroughputBench.Variant> variants) {
+    }
+
+    BenchSemanticCommand() {
+        super("semantic", new ScenarioOptions("20s", "10s", 3, ScenarioOptions.CHILD_JVM_OPTS));
+    }
+
+    @Override
+    ScenarioReport measure(BenchChildren children) throws Exception {
+        Plan plan = plan();
+        SemanticLatencyBench.Result latency = null;
+        if (plan.latency()) {
+            latency = new SemanticLatencyBench(new SemanticLatencyBench.Settings(rate, plan.duration(), plan.warmup(),
+                    options.rounds(), options.gatewayThreads(), plan.gatewayEmbedder())).run(children);
+        }
+        SemanticBenchReport.Embedder embedder = plan.embedder() ? embedder(plan) : null;
+        List<SemanticBenchReport.Search> search = null;
+        if (plan.search()) {
+            search = new ArrayList<>();
+            VectorSearchBench bench = new VectorSearchBench(entries, queries, k);
+            for (int s : scopes) {
+                search.add(new SemanticBenchReport.Search(bench.run(s + (s == 1 ? " scope" : " scopes"), s)));
+            }
+        }
+        return new SemanticBenchReport(Runtime.getRuntime().availableProcessors(), latency, embedder, search);
+    }
+
+    /** The validated options; an IllegalArgumentException names every one at fault. */
+    Plan plan() {
+        List<String> problems = new ArrayList<>();
+        options.check(problems);
+        check(problems);
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(String.join("; ", problems));
+        }
+        String p = part.trim().toLowerCase(Locale.ROOT);
+        boolean all = "all".equals(p);
+        Map<EmbedderThroughputBench.Variant, Boolean> variants = new LinkedHashMap<>();
+        embedderVariants.forEach(v -> variants.put(variant(v, problems), true));
+        return new Plan(all || "latency".equals(p), all || "embedder".equals(p), all || "search".equals(p),
+                options.duration(), options.warmup(), Durations.parse(embedderDuration),
+                variant(gatewayEmbedder, problems), List.copyOf(variants.keySet()));
+    }
+
+    @Override
+    void check(List<String> problems) {
+        if (!PARTS.contains(part.trim().toLowerCase(Locale.ROOT))) {
+            problems.add("--part must be latency, embedder, search or all (was \"" + part + "\")");
+        }
+        if (!(rate > 0 && Double.isFinite(rate))) {
+            problems.add("--rate must be > 0 (was " + rate + ")");
+        }
+        for (Object[] n : new Object[][] {{"--callers", callers}, {"--entries", entries}, {"--queries", queries},
+            {"--k", k}}) {
+            if ((int) n[1] < 1) {
+                problems.add(n[0] + " must be >= 1 (was " + n[1] + ")");
+            }
+        }
+        for (int s : scopes) {
+            if (s < 1 || s > entries) {
+                problems.add("--scopes must each be in 1..--entries (was " + s + ")");
+            }
+        }
+        positive("--duration", options::duration, problems);
+        positive("--warmup", options::warmup, problems);
+        positive("--embedder-duration", () -> Durations.parse(embedderDuration), problems);
+        variant(gatewayEmbedder, problems);
+        embedderVariants.forEach(v -> variant(v, problems));
+    }
+
+    /** Adds a problem when the duration is zero; one that does not parse is named by the options' own check. */
+    private static void positive(String option, Supplier<Duration> duration, List<String> problems) {
+        try {
+            if (duration.get().isZero()) {
+                problems.add(option + " must be > 0 (was 0s)");
+            }
+        } catch (IllegalArgumentException e) {
+            if (option.equals("--embedder-duration")) {
+                problems.add(option + ": " + e.getMessage());
+            }
+        }
+    }
+
+    private static EmbedderThroughputBench.Variant variant(String text, List<String> problems) {
+        if ("default".equals(text.trim())) {
+            return EmbedderThroughputBench.Variant.defaults();
+        }
+        try {
+            return EmbedderThroughputBench.Variant.parse(text);
+        } catch (IllegalArgumentException e) {
+            problems.add(e.getMessage());
+            return null;
+        }
+    }
+
+    /** The raw loop and each variant, alternating in rounds; one model session per configuration, kept open. */
+    private SemanticBenchReport.Embedder embedder(Plan plan) throws InterruptedException {
+        EmbedderThroughputBench bench = new EmbedderThroughputBench(plan.embedderDuration(), callers);
+        EmbedderThroughputBench.Variant defaults = EmbedderThroughputBench.Variant.defaults();
+        TreeSet<Integer> rawBatches = new TreeSet<>(List.of(1));
+        plan.variants().forEach(v -> rawBatches.add(v.maxBatch()));
+        List<MicroBatchingEmbedder> embedders = new ArrayList<>();
+        // The raw loop uses the defaults' session settings (intra-op threads), as the default embedder does.
+        try (OnnxEmbedder model = OnnxEmbedder.open(defaults.settings())) {
+            for (EmbedderThroughputBench.Variant v : plan.variants()) {
+                MicroBatchingEmbedder e = MicroBatchingEmbedder.start(v.settings());
+                embedders.add(e);
+                e.warmedUp().join();
+            }
+            Map<Integer, List<Double>> raw = new LinkedHashMap<>();
+            rawBatches.forEach(b -> raw.put(b, new ArrayList<>()));
+            List<List<Double>> batched = new ArrayList<>();
+            plan.variants().forEach(v -> batched.add(new ArrayList<>()));
+            for (int r = 0; r < options.rounds(); r++) {
+                for (int b : rawBatches) {
+                    double texts = bench.raw(model, b);
+                    EmbedderThroughputBench.PROGRESS.info("round %d: raw ONNX loop, batch %d: %.1f texts/s", r + 1, b,
+                            texts);
+                    raw.get(b).add(texts);
+                }
+                for (int i = 0; i < embedders.size(); i++) {
+                    batched.get(i).add(bench.batched(embedders.get(i),
+                            "round " + (r + 1) + ": embedder " + SemanticBenchReport.label(plan.variants().get(i))));
+                }
+            }
+            List<SemanticBenchReport.Raw> raws = new ArrayList<>();
+            raw.forEach((b, rates) -> raws.add(new SemanticBenchReport.Raw(b, rates)));
+            List<SemanticBenchReport.Batched> rows = new ArrayList<>();
+            for (int i = 0; i < embedders.size(); i++) {
+                EmbedderThroughputBench.Variant v = plan.variants().get(i);
+                rows.add(new SemanticBenchReport.Batched(v, v.equals(defaults), batched.get(i)));
+            }
+            return new SemanticBenchReport.Embedder(callers, plan.embedderDuration().toMillis() / 1000.0, raws, rows);
+        } finally {
+            embedders.forEach(MicroBatchingEmbedder::close);
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package io.cachegate.benchmarks;
+
+import java.io.File;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * How a scenario starts {@code cachegate <sub-command>} (a simulator, a gateway) in a JVM of its own, so load
+ * generator, simulator and gateway share neither a heap nor a GC: the running JVM's executable and class path,
+ * and the main class of the command line that runs the benchmarks (the cli's, which this module cannot name).
+ */
+public final class ChildLauncher {
+
+    private final String mainClass;
+
+    /** Children run {@code mainClass} (e.g. the cli's {@code CachegateCli}) from this JVM's class path. */
+    public ChildLauncher(String mainClass) {
+        this.mainClass = Objects.requireNonNull(mainClass, "mainClass");
+    }
+
+    /** Starts {@code <mainClass> <args>} with {@code jvmOptions} (whitespace-separated) then {@code extraJvmOptions}. */
+    Process start(File log, String jvmOptions, List<String> extraJvmOptions, String... args) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElse("java"));
+        if (!jvmOptions.isBlank()) {
+            command.addAll(List.of(jvmOptions.trim().split("\\s+")));
+        }
+        command.addAll(extraJvmOptions);
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(mainClass);
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log).start();
+    }
+}

@@ -1,0 +1,137 @@
+package io.cachegate.benchmarks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cachegate.bench.BenchReport;
+import io.cachegate.bench.LatencySummary;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** The parts of {@code bench semantic} that need neither child processes nor the model. */
+class BenchSemanticCommandTest {
+
+    private static BenchSemanticCommand parse(String... args) {
+        BenchSemanticCommand command = new BenchSemanticCommand();
+        new CommandLine(command).parseArgs(args);
+        return command;
+    }
+
+    @Test
+    void plan_defaultsRunEveryPartWithTheDefaultEmbedder() {
+        BenchSemanticCommand.Plan plan = parse().plan();
+        assertThat(plan.latency()).isTrue();
+        assertThat(plan.embedder()).isTrue();
+        assertThat(plan.search()).isTrue();
+        assertThat(plan.duration()).isEqualTo(Duration.ofSeconds(20));
+        assertThat(plan.gatewayEmbedder()).isEqualTo(EmbedderThroughputBench.Variant.defaults());
+        assertThat(plan.variants()).containsExactly(EmbedderThroughputBench.Variant.defaults(),
+                new EmbedderThroughputBench.Variant(32, 1, 0));
+    }
+
+    @Test
+    void plan_onePart() {
+        BenchSemanticCommand.Plan plan = parse("--part", "search").plan();
+        assertThat(plan.latency()).isFalse();
+        assertThat(plan.embedder()).isFalse();
+        assertThat(plan.search()).isTrue();
+    }
+
+    @Test
+    void plan_badValues_areAllNamed() {
+        BenchSemanticCommand command = parse("--part", "everything", "--rate", "0", "--duration", "soon",
+                "--embedder-variants", "1x2,fast", "--scopes", "0", "--k", "0");
+        assertThatThrownBy(command::plan).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("--part").hasMessageContaining("--rate").hasMessageContaining("--duration")
+                .hasMessageContaining("\"fast\"").hasMessageContaining("--scopes").hasMessageContaining("--k");
+    }
+
+    @Test
+    void variant_parsesBatchWorkersAndOptionalIntraThreads() {
+        assertThat(EmbedderThroughputBench.Variant.parse("32x1")).isEqualTo(new EmbedderThroughputBench.Variant(32, 1, 0));
+        assertThat(EmbedderThroughputBench.Variant.parse("4x2x1")).isEqualTo(new EmbedderThroughputBench.Variant(4, 2, 1));
+        assertThatThrownBy(() -> EmbedderThroughputBench.Variant.parse("0x1")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void distinctPrompts_neverRepeatAndAreDeterministic() {
+        DistinctPrompts source = new DistinctPrompts(0);
+        Set<String> bodies = new HashSet<>();
+        for (int i = 0; i < 2_000; i++) {
+            bodies.add(new String(source.next().body(), StandardCharsets.UTF_8));
+        }
+        assertThat(bodies).hasSize(2_000);
+        assertThat(DistinctPrompts.prompt(7)).isEqualTo(DistinctPrompts.prompt(7)).startsWith("Ticket 7, ");
+        assertThat(new String(DistinctPrompts.body(7), StandardCharsets.UTF_8))
+                .contains("\"temperature\":0", "\"max_tokens\":16").doesNotContain("\"stream\"");
+    }
+
+    @Test
+    void prometheusHistogram_differenceAndQuantiles() {
+        String before = """
+                cachegate_semantic_embed_latency_seconds_bucket{le="0.001"} 1
+                cachegate_semantic_embed_latency_seconds_bucket{le="0.005"} 2
+                cachegate_semantic_embed_latency_seconds_bucket{le="+Inf"} 2
+                """;
+        String after = """
+                cachegate_semantic_embed_latency_seconds_bucket{le="0.001"} 1
+                cachegate_semantic_embed_latency_seconds_bucket{le="0.005"} 92
+                cachegate_semantic_embed_latency_seconds_bucket{le="+Inf"} 102
+                cachegate_semantic_search_latency_seconds_bucket{le="0.001"} 50
+                """;
+        PrometheusHistogram h = PrometheusHistogram.parse(after, SemanticLatencyBench.EMBED_HISTOGRAM)
+                .minus(PrometheusHistogram.parse(before, SemanticLatencyBench.EMBED_HISTOGRAM));
+        assertThat(h.count()).isEqualTo(100);
+        assertThat(h.quantile(0.5)).isEqualTo(0.005);
+        assertThat(h.quantile(0.99)).isEqualTo(Double.POSITIVE_INFINITY);
+        assertThat(PrometheusHistogram.empty().quantile(0.5)).isNaN();
+    }
+
+    @Test
+    void lookups_byLayerAndOutcome() {
+        String page = """
+                cachegate_cache_lookups_total{layer="exact",outcome="miss",} 10.0
+                cachegate_cache_lookups_total{layer="semantic",outcome="miss",} 9.0
+                cachegate_cache_lookups_total{layer="semantic",outcome="hit",} 1.0
+                """;
+        assertThat(BenchScrapes.lookups(page))
+                .isEqualTo(Map.of("exact/miss", 10L, "semantic/miss", 9L, "semantic/hit", 1L));
+    }
+
+    @Test
+    void report_textShowsBaselinesRatiosAndTargets() {
+        EmbedderThroughputBench.Variant defaults = EmbedderThroughputBench.Variant.defaults();
+        SemanticBenchReport.Embedder embedder = new SemanticBenchReport.Embedder(16, 5,
+                List.of(new SemanticBenchReport.Raw(1, List.of(100.0, 110.0, 90.0)),
+                        new SemanticBenchReport.Raw(32, List.of(120.0))),
+                List.of(new SemanticBenchReport.Batched(defaults, true, List.of(95.0)),
+                        new SemanticBenchReport.Batched(new EmbedderThroughputBench.Variant(32, 1, 0), false, List.of(60.0))));
+        SemanticLatencyBench.Round round = new SemanticLatencyBench.Round(report(1.0, 3.0), report(4.0, 20.0), 100, 100);
+        SemanticLatencyBench.Result latency = new SemanticLatencyBench.Result(new SemanticLatencyBench.Settings(100,
+                Duration.ofSeconds(10), Duration.ofSeconds(5), 1, 0, defaults), List.of(round),
+                Map.of("semantic/miss", 100L), 2.5, 5, 0.25, 1, 0);
+        VectorSearchBench.Result search = new VectorSearchBench.Result("100 scopes", 100_000, 100, 5, 30, 2000, 0.7,
+                1.9, 8, 5);
+        String text = new SemanticBenchReport(2, latency, embedder, List.of(new SemanticBenchReport.Search(search)))
+                .toText();
+        assertThat(text)
+                .contains("Added: p50 3.000 ms (target <= 5: met), p99 17.000 ms (target <= 15: NOT met)")
+                .contains("raw ONNX loop, batch 1", "embedder max_batch 1, workers 2")
+                .contains("0.95", "met")
+                .contains("Best setting: max_batch 1, workers 2")
+                .contains("100 scopes", "1.900");
+        assertThat(new SemanticBenchReport(2, latency, embedder, null).toJson())
+                .contains("\"addedP50Ms\" : 3.0", "\"ratioSameBatch\" : 0.95", "\"bestRaw\" : 120.0");
+    }
+
+    private static BenchReport report(double p50, double p99) {
+        LatencySummary total = new LatencySummary(1000, p50, p50, p50, p99, p99, p99);
+        return new BenchReport(1000, 0, Map.of(), Map.of(200, 1000L), 10, 100, total, total);
+    }
+}
