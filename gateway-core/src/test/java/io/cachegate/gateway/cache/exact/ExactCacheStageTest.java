@@ -1,0 +1,226 @@
+package io.cachegate.gateway.cache.exact;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cachegate.cache.exact.CacheEntry;
+import io.cachegate.cache.exact.CacheKey;
+import io.cachegate.config.Policy;
+import io.cachegate.gateway.cache.CacheKeyStage;
+import io.cachegate.gateway.cache.CacheKeys;
+import io.cachegate.gateway.cache.CacheableRequest;
+import io.cachegate.gateway.cache.ModelVersions;
+import io.cachegate.gateway.cache.ScriptedStore;
+import io.cachegate.gateway.cache.coalesce.CoalesceStage;
+import io.cachegate.gateway.cache.coalesce.Coalescer;
+import io.cachegate.gateway.exchange.Answers;
+import io.cachegate.gateway.exchange.Exchange;
+import io.cachegate.gateway.exchange.Exchanges;
+import io.cachegate.gateway.exchange.Exchanges.Written;
+import io.cachegate.gateway.exchange.GatewayHeaders;
+import io.cachegate.gateway.exchange.RecordingNext;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class ExactCacheStageTest {
+
+    private static final Policy POLICY = Exchanges.policy("""
+            server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 1}
+            backends:
+              - {name: main, urls: ["http://replica-a:8000"], model_version: "llama@1"}
+            cache:
+              exact: {store: memory, ttl: 1h}
+            """);
+    private static final String HELLO = Exchanges.chatBody("llama-3.1-8b", "hello");
+
+    private final Exchanges exchanges = new Exchanges(POLICY);
+    private final ScriptedStore store = new ScriptedStore(exchanges.ticker());
+    private final Coalescer coalescer = new Coalescer(1 << 20);
+    private final CacheKeyStage keys = new CacheKeyStage(POLICY, new CacheKeys(POLICY, new ModelVersions()),
+            exchanges.metrics());
+    private final ExactCacheStage stage = new ExactCacheStage(store, coalescer, exchanges.metrics());
+    private final RecordingNext next = new RecordingNext();
+
+    @AfterEach
+    void close() {
+        exchanges.close();
+        store.close();
+    }
+
+    @Test
+    void handle_storedAnswer_isWrittenAsHit_withoutTheNextStage() {
+        Exchange x = keyed(HELLO);
+        stored(x, Answers.HELLO);
+        exchanges.ticker().advance(Duration.ofSeconds(5));
+
+        stage.handle(x, next);
+
+        Written written = Exchanges.written(x);
+        assertThat(next.called()).isFalse();
+        assertThat(written.status()).isEqualTo(200);
+        assertThat(written.header(GatewayHeaders.X_CACHE)).isEqualTo("HIT");
+        assertThat(written.header(GatewayHeaders.X_CACHE_LAYER)).isEqualTo("exact");
+        assertThat(written.header(HttpHeaderNames.AGE)).isEqualTo("5");
+        assertThat(written.header("x-cache-origin-request-id")).isEqualTo("origin-1");
+        assertThat(written.body()).isEqualTo(Answers.HELLO);
+        assertThat(written.complete()).isTrue();
+        assertThat(written.open()).as("kept alive").isTrue();
+        assertThat(exchanges.count("cachegate.cache.lookups", "layer", "exact", "outcome", "hit")).isEqualTo(1);
+        assertThat(exchanges.count("cachegate.cache.tokens.saved")).isEqualTo(7);
+    }
+
+    @Test
+    void handle_hit_recordsTheRequestOnce() {
+        Exchange x = keyed(HELLO);
+        stored(x, Answers.HELLO);
+
+        stage.handle(x, next);
+        x.finish(500); // a later finish, by mistake, changes nothing
+
+        assertThat(x.isDone()).isTrue();
+        assertThat(exchanges.finishedCount(x)).isEqualTo(1);
+        assertThat(exchanges.requestsFinished()).isEqualTo(1);
+        assertThat(exchanges.requestsFinished("status", "200")).isEqualTo(1);
+        assertThat(exchanges.metrics().registry().get("cachegate.request.duration").timer().count()).isEqualTo(1);
+        assertThat(exchanges.metrics().inFlight()).isZero();
+    }
+
+    @Test
+    void handle_streamedRequest_hitIsReplayedAsServerSentEvents() {
+        Exchange x = keyed("{\"model\":\"llama-3.1-8b\",\"temperature\":0,\"max_tokens\":16,\"stream\":true,"
+                + "\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}");
+        stored(x, Answers.HELLO);
+
+        stage.handle(x, next);
+
+        Written written = Exchanges.written(x);
+        assertThat(next.called()).isFalse();
+        assertThat(written.header(GatewayHeaders.X_CACHE)).isEqualTo("HIT");
+        assertThat(written.header(HttpHeaderNames.CONTENT_TYPE)).startsWith("text/event-stream");
+        assertThat(written.body()).startsWith("data: ").contains("\"object\":\"chat.completion.chunk\"")
+                .contains("{\"content\":\"Hello\"}", "{\"content\":\" there\"}", "\"finish_reason\":\"stop\"")
+                .endsWith("data: [DONE]\n\n");
+        assertThat(written.complete()).isTrue();
+    }
+
+    @Test
+    void handle_nothingStored_proceedsAsMiss() {
+        Exchange x = keyed(HELLO);
+
+        stage.handle(x, next);
+
+        assertThat(next.count(x)).isEqualTo(1);
+        assertThat(Exchanges.written(x).nothing()).isTrue();
+        assertThat(x.isDone()).isFalse();
+        assertThat(x.get(CacheableRequest.KEY)).as("the capture still needs it").isNotNull();
+        assertThat(store.gets()).isEqualTo(1);
+        assertThat(exchanges.count("cachegate.cache.lookups", "layer", "exact", "outcome", "miss")).isEqualTo(1);
+    }
+
+    @Test
+    void handle_entryOlderThanTheClientsMaxAge_proceedsAsMiss() {
+        Exchange x = keyed(HELLO, "Cache-Control", "max-age=10");
+        stored(x, Answers.HELLO);
+        exchanges.ticker().advance(Duration.ofSeconds(11));
+
+        stage.handle(x, next);
+
+        assertThat(next.count(x)).isEqualTo(1);
+        assertThat(Exchanges.written(x).nothing()).isTrue();
+        assertThat(exchanges.count("cachegate.cache.lookups", "layer", "exact", "outcome", "miss")).isEqualTo(1);
+    }
+
+    @Test
+    void handle_storeFails_failsOpen_asBypassWithoutReadOrWrite() {
+        store.failGets(new IllegalStateException("redis down"));
+        Exchange x = keyed(HELLO);
+
+        stage.handle(x, next);
+
+        assertThat(next.count(x)).isEqualTo(1);
+        assertThat(x.get(CacheableRequest.KEY)).as("nothing is written to a failing store either").isNull();
+        assertThat(x.xCache()).isEqualTo(GatewayHeaders.BYPASS);
+        assertThat(Exchanges.written(x).nothing()).isTrue();
+        assertThat(exchanges.count("cachegate.cache.lookups", "layer", "exact", "outcome", "error")).isEqualTo(1);
+        assertThat(exchanges.count("cachegate.cache.bypass", "reason", "store_unavailable")).isEqualTo(1);
+    }
+
+    @Test
+    void handle_slowStoreThenFails_resumesOnTheEventLoop_andFailsOpen() {
+        store.deferGets();
+        Exchange x = keyed(HELLO);
+
+        stage.handle(x, next);
+        assertThat(next.called()).as("waiting for the store").isFalse();
+        store.waitingGet(0).completeExceptionally(new IllegalStateException("timed out"));
+        assertThat(next.called()).as("continues on the exchange's event loop only").isFalse();
+        Exchanges.runPending(x);
+
+        assertThat(next.count(x)).isEqualTo(1);
+        assertThat(x.get(CacheableRequest.KEY)).isNull();
+        assertThat(exchanges.count("cachegate.cache.bypass", "reason", "store_unavailable")).isEqualTo(1);
+    }
+
+    @Test
+    void handle_slowStoreAnswersAfterTheClientLeft_doesNothing() {
+        store.deferGets();
+        Exchange x = keyed(HELLO);
+        stage.handle(x, next);
+
+        x.cancel();
+        store.waitingGet(0).complete(Optional.of(entry(Answers.HELLO)));
+        Exchanges.runPending(x);
+
+        assertThat(next.called()).isFalse();
+        assertThat(Exchanges.written(x).nothing()).isTrue();
+        assertThat(exchanges.requestsFinished("status", "499")).isEqualTo(1);
+    }
+
+    @Test
+    void handle_identicalAnswerInFlight_skipsTheLookup() {
+        Exchange leader = keyed(HELLO);
+        new CoalesceStage(coalescer, exchanges.metrics()).handle(leader, new RecordingNext());
+        Exchange x = keyed(HELLO);
+        stored(x, Answers.HELLO);
+
+        stage.handle(x, next);
+
+        assertThat(next.count(x)).isEqualTo(1);
+        assertThat(store.gets()).isZero();
+        assertThat(x.get(CacheableRequest.KEY).lookupsDone()).isTrue();
+        assertThat(Exchanges.written(x).nothing()).isTrue();
+    }
+
+    @Test
+    void handle_notCacheable_proceedsWithoutALookup() {
+        Exchange x = exchanges.chat(HELLO); // CacheKeyStage did not run: no CacheableRequest
+
+        stage.handle(x, next);
+
+        assertThat(next.count(x)).isEqualTo(1);
+        assertThat(store.gets()).isZero();
+    }
+
+    private Exchange keyed(String body, String... headers) {
+        Exchange x = exchanges.chat(body, headers);
+        RecordingNext keyed = new RecordingNext();
+        keys.handle(x, keyed);
+        assertThat(keyed.count(x)).isEqualTo(1);
+        assertThat(x.get(CacheableRequest.KEY)).as("cacheable").isNotNull();
+        return x;
+    }
+
+    private void stored(Exchange x, String answer) {
+        CacheKey key = x.get(CacheableRequest.KEY).key();
+        store.put(key, entry(answer), Duration.ofHours(1)).join();
+    }
+
+    private CacheEntry entry(String answer) {
+        return new CacheEntry(answer.getBytes(StandardCharsets.UTF_8), exchanges.ticker().wallMillis(), "llama@1",
+                "origin-1", 5, 2, Set.of());
+    }
+}

@@ -1,0 +1,214 @@
+package io.cachegate.gateway.cache.semantic;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cachegate.cache.exact.CacheEntry;
+import io.cachegate.config.Policy;
+import io.cachegate.gateway.cache.CacheKeyStage;
+import io.cachegate.gateway.cache.CacheKeys;
+import io.cachegate.gateway.cache.CacheableRequest;
+import io.cachegate.gateway.cache.ModelVersions;
+import io.cachegate.gateway.cache.ScriptedStore;
+import io.cachegate.gateway.exchange.Answers;
+import io.cachegate.gateway.exchange.Exchange;
+import io.cachegate.gateway.exchange.Exchanges;
+import io.cachegate.gateway.exchange.Exchanges.Written;
+import io.cachegate.gateway.exchange.GatewayHeaders;
+import io.cachegate.gateway.exchange.RecordingNext;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class SemanticCacheStageTest {
+
+    private static final Policy POLICY = Exchanges.policy("""
+            server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 1}
+            backends:
+              - {name: main, urls: ["http://replica-a:8000"], model_version: "llama@1"}
+            cache:
+              exact: {store: memory, ttl: 1h}
+              semantic: {enabled: true, decision: cosine, threshold: 0.9, sweep_interval: 1h}
+            routes:
+              - cache: {semantic: true, semantic_max_turns: 1}
+            """);
+    private static final String ASKED = "How do I reset my password?";
+    private static final String PARAPHRASE = "How can I reset my password?";
+    private static final String UNRELATED = "What are your opening hours?";
+
+    private final Exchanges exchanges = new Exchanges(POLICY);
+    private final ScriptedStore store = new ScriptedStore(exchanges.ticker());
+    // ASKED and PARAPHRASE: cosine 1 / sqrt(1.09) = 0.9578, above the 0.9 threshold; UNRELATED: cosine 0.
+    private final FakeEmbedder embedder = new FakeEmbedder()
+            .with(ASKED, 1, 0, 0, 0)
+            .with(PARAPHRASE, 1, 0.3f, 0, 0)
+            .with(UNRELATED, 0, 1, 0, 0);
+    private final MemoryVectorIndex index = new MemoryVectorIndex();
+    private final SemanticCache semantic = new SemanticCache(POLICY.cache().semantic(), embedder, index,
+            exchanges.metrics().semantic(), exchanges.ticker());
+    private final CacheKeyStage keys = new CacheKeyStage(POLICY, new CacheKeys(POLICY, new ModelVersions()),
+            exchanges.metrics());
+    private final SemanticCacheStage stage = new SemanticCacheStage(semantic, store, exchanges.metrics());
+    private final RecordingNext next = new RecordingNext();
+
+    @AfterEach
+    void close() {
+        exchanges.close();
+        semantic.close();
+        store.close();
+    }
+
+    @Test
+    void handle_paraphraseOfAnAnsweredQuestion_isWrittenAsSemanticHit_andWarmsTheExactCache() {
+        answeredAndIndexed(ASKED);
+        Exchange x = keyed(PARAPHRASE);
+
+        stage.handle(x, next);
+        assertThat(Exchanges.written(x).nothing()).as("the lookup resumes on the exchange's event loop").isTrue();
+        Exchanges.runPending(x);
+
+        Written written = Exchanges.written(x);
+        assertThat(next.called()).isFalse();
+        assertThat(written.status()).isEqualTo(200);
+        assertThat(written.header(GatewayHeaders.X_CACHE)).isEqualTo("HIT");
+        assertThat(written.header(GatewayHeaders.X_CACHE_LAYER)).isEqualTo("semantic");
+        assertThat(written.header(GatewayHeaders.X_CACHE_SIMILARITY)).isEqualTo("0.9578");
+        assertThat(written.header(GatewayHeaders.SERVER_TIMING)).contains("embed;dur=", "search;dur=");
+        assertThat(written.body()).isEqualTo(Answers.HELLO);
+        assertThat(store.stored(x.get(CacheableRequest.KEY).key())).as("filed under its own key too").isPresent();
+        assertThat(exchanges.count("cachegate.cache.lookups", "layer", "semantic", "outcome", "hit")).isEqualTo(1);
+        assertThat(exchanges.requestsFinished("status", "200")).isEqualTo(1);
+        assertThat(exchanges.finishedCount(x)).isEqualTo(1);
+    }
+
+    @Test
+    void handle_noNeighbourCloseEnough_proceedsAsMiss_keepingTheVectorForTheWriteBack() {
+        answeredAndIndexed(ASKED);
+        Exchange x = keyed(UNRELATED);
+
+        stage.handle(x, next);
+        assertThat(next.called()).as("the lookup resumes on the exchange's event loop, not the embedder's thread")
+                .isFalse();
+        Exchanges.runPending(x);
+
+        assertThat(next.count(x)).isEqualTo(1);
+        assertThat(Exchanges.written(x).nothing()).isTrue();
+        assertThat(x.get(CacheableRequest.KEY).vector()).containsExactly(0, 1, 0, 0);
+        assertThat(exchanges.count("cachegate.cache.lookups", "layer", "semantic", "outcome", "miss")).isEqualTo(1);
+        assertThat(exchanges.metrics().registry().get("cachegate.semantic.similarity").tag("result", "near_miss")
+                .summary().count()).isEqualTo(1);
+    }
+
+    @Test
+    void handle_secondUserTurn_isIneligible_andNothingIsEmbedded() {
+        Exchange x = keyedBody("{\"model\":\"llama-3.1-8b\",\"temperature\":0,\"messages\":["
+                + "{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"assistant\",\"content\":\"hello\"},"
+                + "{\"role\":\"user\",\"content\":\"" + ASKED + "\"}]}");
+
+        stage.handle(x, next);
+
+        assertThat(x.get(CacheableRequest.KEY).query()).as("CacheKeyStage set no query").isNull();
+        assertThat(next.count(x)).as("at once, not after a lookup").isEqualTo(1);
+        assertThat(embedder.calls()).isZero();
+        assertThat(exchanges.count("cachegate.cache.lookups", "layer", "semantic", "outcome", "ineligible"))
+                .isEqualTo(1);
+    }
+
+    @Test
+    void handle_embedderFails_proceedsAsMiss_andCountsTheFailOpen() {
+        answeredAndIndexed(ASKED);
+        embedder.failWith(new IllegalStateException("embedder queue full"));
+        Exchange x = keyed(PARAPHRASE);
+
+        stage.handle(x, next);
+        assertThat(next.called()).as("resumes on the exchange's event loop").isFalse();
+        Exchanges.runPending(x);
+
+        assertFailedOpen(x, "embed");
+        assertThat(x.get(CacheableRequest.KEY).vector()).isNull();
+    }
+
+    @Test
+    void handle_embedderThrows_proceedsAsMiss_andCountsTheFailOpen() {
+        answeredAndIndexed(ASKED);
+        embedder.throwOnCall();
+        Exchange x = keyed(PARAPHRASE);
+
+        stage.handle(x, next);
+        Exchanges.runPending(x);
+
+        assertFailedOpen(x, "embed");
+    }
+
+    @Test
+    void handle_indexDown_proceedsAsMiss_andCountsTheFailOpen() {
+        answeredAndIndexed(ASKED);
+        index.failSearches(new IllegalStateException("index unavailable"));
+        Exchange x = keyed(PARAPHRASE);
+
+        stage.handle(x, next);
+        Exchanges.runPending(x);
+
+        assertFailedOpen(x, "search");
+        assertThat(x.get(CacheableRequest.KEY).vector()).as("embedded before the search failed").isNotNull();
+    }
+
+    @Test
+    void handle_neighbourWhoseAnswerIsGone_isMiss_andTheDanglingEntryIsRemoved() {
+        Exchange asked = keyed(ASKED);
+        CacheableRequest c = asked.get(CacheableRequest.KEY);
+        semantic.writeBack(c.query(), null, c.key(), Set.of(), Duration.ofHours(1)); // indexed, never stored
+        Exchange x = keyed(PARAPHRASE);
+
+        stage.handle(x, next);
+        Exchanges.runPending(x);
+
+        assertThat(next.count(x)).isEqualTo(1);
+        assertThat(Exchanges.written(x).nothing()).isTrue();
+        assertThat(index.contains(c.key().redisKey())).isFalse();
+        assertThat(exchanges.count("cachegate.semantic.dangling")).isEqualTo(1);
+        assertThat(exchanges.count("cachegate.cache.lookups", "layer", "semantic", "outcome", "miss")).isEqualTo(1);
+    }
+
+    @Test
+    void handle_lookupsDone_proceedsWithoutEmbedding() {
+        Exchange x = keyed(PARAPHRASE);
+        x.get(CacheableRequest.KEY).endLookups(); // an identical answer is in flight
+
+        stage.handle(x, next);
+
+        assertThat(next.count(x)).isEqualTo(1);
+        assertThat(embedder.calls()).isZero();
+    }
+
+    private void assertFailedOpen(Exchange x, String part) {
+        assertThat(next.count(x)).isEqualTo(1);
+        assertThat(Exchanges.written(x).nothing()).isTrue();
+        assertThat(x.isDone()).isFalse();
+        assertThat(exchanges.count("cachegate.semantic.fail_open", "stage", part)).isEqualTo(1);
+        assertThat(exchanges.count("cachegate.cache.lookups", "layer", "semantic", "outcome", "error")).isEqualTo(1);
+    }
+
+    /** {@code question} was answered ({@link Answers#HELLO} stored under its key) and filed in the index. */
+    private void answeredAndIndexed(String question) {
+        CacheableRequest c = keyed(question).get(CacheableRequest.KEY);
+        store.put(c.key(), new CacheEntry(Answers.HELLO.getBytes(StandardCharsets.UTF_8),
+                exchanges.ticker().wallMillis(), "llama@1", "origin-1", 5, 2, Set.of()), Duration.ofHours(1)).join();
+        semantic.writeBack(c.query(), null, c.key(), Set.of(), Duration.ofHours(1));
+        assertThat(exchanges.count("cachegate.semantic.writes", "outcome", "written")).isPositive();
+    }
+
+    private Exchange keyed(String question) {
+        return keyedBody(Exchanges.chatBody("llama-3.1-8b", question));
+    }
+
+    private Exchange keyedBody(String body) {
+        Exchange x = exchanges.chat(body);
+        RecordingNext keyed = new RecordingNext();
+        keys.handle(x, keyed);
+        assertThat(keyed.count(x)).isEqualTo(1);
+        assertThat(x.get(CacheableRequest.KEY)).as("cacheable").isNotNull();
+        return x;
+    }
+}
