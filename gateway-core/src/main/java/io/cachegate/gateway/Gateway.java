@@ -71,7 +71,7 @@ public final class Gateway implements AutoCloseable {
         ModelVersions versions = new ModelVersions();
         StoreHealth storeHealth = new StoreHealth();
         metrics.watchStore(storeHealth::available, storeHealth::errors);
-        this.backends = new Backends(policy, metrics);
+        this.backends = new Backends(policy, metrics, ticker);
         this.health = new BackendHealth(services, backends, versions, group, healthInterval(policy));
         this.semantic = policy.cache().semantic().enabled()
                 ? SemanticCaches.open(policy.cache().semantic(), metrics.semantic(), ticker) : null;

@@ -1,11 +1,9 @@
 package io.cachegate.gateway;
 
 import io.cachegate.config.Policy;
-import io.cachegate.config.PolicyException;
-import io.cachegate.config.PolicyLoader;
+import io.cachegate.gateway.exchange.Exchanges;
 import java.net.URI;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Collectors;
 
 /** Policies for tests: both listeners on port 0, one backend {@code main} with short timeouts. */
@@ -15,11 +13,7 @@ final class TestPolicies {
     }
 
     static Policy parse(String yaml) {
-        try {
-            return PolicyLoader.withEnvironment(Map.<String, String>of()::get).parse(yaml, "test.yaml");
-        } catch (PolicyException e) {
-            throw new IllegalArgumentException(e.getMessage() + "\n" + yaml, e);
-        }
+        return Exchanges.policy(yaml);
     }
 
     /** One backend over {@code urls}, no tenants, a catch-all route. */

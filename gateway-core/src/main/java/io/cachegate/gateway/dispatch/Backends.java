@@ -25,12 +25,13 @@ public final class Backends {
 
     private final Map<String, BackendDispatch> byName;
 
-    public Backends(Policy policy, GatewayMetrics metrics) {
+    public Backends(Policy policy, GatewayMetrics metrics, Ticker ticker) {
         boolean admission = policy.admission().enabled();
         Map<String, BackendDispatch> map = new LinkedHashMap<>();
         for (Backend backend : policy.backends()) {
             ReplicaSet replicas = ReplicaSet.builder(backend.name(), backend.urls())
                     .settings(PolicyMappings.replicaSet(backend, admission))
+                    .ticker(ticker)
                     .listener((name, replica, from, to) -> log.info("backend {}: replica {} {} -> {}", name, replica,
                             from, to))
                     .build();
@@ -41,7 +42,7 @@ public final class Backends {
                         backend);
                 AdmissionController c = new AdmissionController(settings, request -> replicas
                         .tryAcquire((RoutingRequest) request.attachment()).map(ReplicaGateLease::new),
-                        Ticker.system(), listener);
+                        ticker, listener);
                 listener.watch(c, policy.classes().keySet());
                 controller = Optional.of(c);
             }

@@ -116,13 +116,9 @@ final class Relay implements UpstreamListener {
     private void attempt() {
         attempts++;
         currentUrl = x.lease().replica();
-        call = stage.client().call(ctx.channel().eventLoop(), currentUrl, settings, upstreamRequest(currentUrl), this);
-    }
-
-    /** The same replica again on a fresh connection (the pooled one had been closed by the backend). */
-    private void reconnect() {
-        attempts++;
-        call = stage.client().call(ctx.channel().eventLoop(), currentUrl, settings, upstreamRequest(currentUrl), this);
+        FullHttpRequest request = ForwardedHeaders.upstreamRequest(x.request(), currentUrl, x.requestId(),
+                stage.replaceAuthorization(), plan.serving().backend().apiKey());
+        call = stage.client().call(ctx.channel().eventLoop(), currentUrl, settings, request, this);
     }
 
     /**
@@ -152,11 +148,6 @@ final class Relay implements UpstreamListener {
             }
         }, decision.backoff().toNanos(), TimeUnit.NANOSECONDS);
         return true;
-    }
-
-    private FullHttpRequest upstreamRequest(URI url) {
-        return ForwardedHeaders.upstreamRequest(x.request(), url, x.requestId(), stage.replaceAuthorization(),
-                plan.serving().backend().apiKey());
     }
 
     @Override
@@ -232,14 +223,7 @@ final class Relay implements UpstreamListener {
         tap.onContent(Unpooled.wrappedBuffer(body));
         tap.onComplete();
         end(status);
-        if (!clientGone) {
-            ctx.writeAndFlush(new DefaultLastHttpContent(Unpooled.wrappedBuffer(body)))
-                    .addListener((ChannelFutureListener) f -> {
-                        if (!f.isSuccess() || !x.keepAlive()) {
-                            f.channel().close();
-                        }
-                    });
-        }
+        writeLast(new DefaultLastHttpContent(Unpooled.wrappedBuffer(body)));
         return true;
     }
 
@@ -278,15 +262,7 @@ final class Relay implements UpstreamListener {
             tap.onComplete(); // the backend's answer is complete, whatever becomes of this client's copy
             // Counted before the last bytes leave: whoever has the whole answer also sees it in the metrics.
             end(status);
-            if (clientGone) {
-                content.release();
-            } else {
-                ctx.writeAndFlush(content).addListener((ChannelFutureListener) f -> {
-                    if (!f.isSuccess() || !x.keepAlive()) {
-                        f.channel().close();
-                    }
-                });
-            }
+            writeLast(content);
         } else if (clientGone) {
             content.release();
         } else {
@@ -299,12 +275,8 @@ final class Relay implements UpstreamListener {
         if (done) {
             return;
         }
-        if (heldError != null) {
-            upstream.requestMore(); // nothing of a held error went to the client yet: no write to wait for
-            return;
-        }
-        if (clientGone) {
-            upstream.requestMore();
+        if (heldError != null || clientGone) {
+            upstream.requestMore(); // no write to wait for: a held error is not written yet, a gone client not at all
             return;
         }
         ctx.flush();
@@ -330,7 +302,7 @@ final class Relay implements UpstreamListener {
         if (!responseStarted) {
             if (failure == UpstreamFailure.CLOSED_BEFORE_RESPONSE && upstream.reusedConnection()
                     && attempts < plan.serving().retry().maxAttempts()) {
-                reconnect(); // a pooled connection the backend had closed; a fresh one will do
+                attempt(); // the same replica: a pooled connection the backend had closed, a fresh one will do
                 return;
             }
             if (failure != UpstreamFailure.POOL_EXHAUSTED) {
@@ -359,6 +331,19 @@ final class Relay implements UpstreamListener {
             ClientResponses.error(ctx, kind, failure.message(settings.backend()), null, x.requestId(), x.keepAlive());
         }
         end(kind.status());
+    }
+
+    /** The answer's last piece; the connection closes after it unless kept alive. */
+    private void writeLast(HttpContent last) {
+        if (clientGone) {
+            last.release();
+            return;
+        }
+        ctx.writeAndFlush(last).addListener((ChannelFutureListener) f -> {
+            if (!f.isSuccess() || !x.keepAlive()) {
+                f.channel().close();
+            }
+        });
     }
 
     private void end(int finalStatus) {

@@ -7,7 +7,7 @@ import io.cachegate.gateway.dispatch.ServePlanner;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.Stage;
 import io.cachegate.gateway.metrics.GatewayMetrics;
-import io.cachegate.gateway.upstream.UpstreamClient;
+import io.cachegate.gateway.upstream.UpstreamCaller;
 import io.cachegate.gateway.upstream.UpstreamSettings;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -18,14 +18,14 @@ import java.util.Map;
  */
 public final class RelayStage implements Stage {
 
-    private final UpstreamClient client;
+    private final UpstreamCaller client;
     private final ServePlanner planner;
     private final GatewayMetrics metrics;
     private final Map<String, UpstreamSettings> settings;
     /** When the client's key authenticated it to the gateway, it is not sent upstream. */
     private final boolean replaceAuthorization;
 
-    public RelayStage(Policy policy, UpstreamClient client, ServePlanner planner, GatewayMetrics metrics) {
+    public RelayStage(Policy policy, UpstreamCaller client, ServePlanner planner, GatewayMetrics metrics) {
         this.client = client;
         this.planner = planner;
         this.metrics = metrics;
@@ -42,7 +42,7 @@ public final class RelayStage implements Stage {
         new Relay(x, x.get(ServePlan.KEY), this).start();
     }
 
-    UpstreamClient client() {
+    UpstreamCaller client() {
         return client;
     }
 

@@ -7,7 +7,7 @@ import io.netty.handler.codec.http.FullHttpRequest;
 import java.net.URI;
 
 /** Starts calls to backend URLs over pooled, keep-alive connections. */
-public final class UpstreamClient implements AutoCloseable {
+public final class UpstreamClient implements UpstreamCaller, AutoCloseable {
 
     private final UpstreamPools pools;
     private final Ticker ticker;
@@ -17,10 +17,7 @@ public final class UpstreamClient implements AutoCloseable {
         this.ticker = ticker;
     }
 
-    /**
-     * Sends {@code request} (whose ownership passes to the call) to {@code url}; the listener is
-     * called on {@code loop}, which must be the caller's event loop.
-     */
+    @Override
     public UpstreamCall call(EventLoop loop, URI url, UpstreamSettings settings, FullHttpRequest request,
                              UpstreamListener listener) {
         UpstreamCall call = new UpstreamCall(loop, pools.pool(loop, url, settings), settings, request, listener,

@@ -34,8 +34,8 @@ public final class SemanticCacheStage implements Stage {
     @Override
     public void handle(Exchange x, Next next) {
         CacheableRequest c = x.get(CacheableRequest.KEY);
-        if (c == null || c.query() == null || c.lookupsDone()) {
-            next.proceed(x);
+        if (c == null || c.query() == null || c.lookupsDone() || !c.decision().read()) {
+            next.proceed(x); // not matched by meaning, or the client asked for a fresh answer (no-cache)
             return;
         }
         semantic.lookup(c.query(), x.route().route().cache(), c.requestThreshold()).whenComplete((result, error) ->
