@@ -54,7 +54,7 @@ public final class Exchange {
     private final boolean keepAlive;
     private final Runnable onDone;
     private final ResponseTaps taps = new ResponseTaps();
-    private final List<Runnable> finishHooks = new ArrayList<>(1);
+    private List<Runnable> finishHooks;
     private Map<Key<?>, Object> state;
     private FullHttpRequest request;
     private Endpoint endpoint;
@@ -224,6 +224,9 @@ public final class Exchange {
 
     /** Runs {@code hook} when the exchange finishes (an admission slot to give back). */
     public void whenFinished(Runnable hook) {
+        if (finishHooks == null) {
+            finishHooks = new ArrayList<>(2);
+        }
         finishHooks.add(hook);
     }
 
@@ -322,7 +325,7 @@ public final class Exchange {
         done = true;
         cancelHook = null;
         releaseLease();
-        for (int i = finishHooks.size() - 1; i >= 0; i--) {
+        for (int i = finishHooks == null ? -1 : finishHooks.size() - 1; i >= 0; i--) {
             finishHooks.get(i).run();
         }
         request.release();

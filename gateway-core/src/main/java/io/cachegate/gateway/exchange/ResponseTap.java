@@ -37,23 +37,4 @@ public interface ResponseTap {
     default boolean needsRest() {
         return false;
     }
-
-    /** A tap that observes nothing. */
-    ResponseTap NONE = new ResponseTap() {
-        @Override
-        public void onHead(HttpResponse head) {
-        }
-
-        @Override
-        public void onContent(ByteBuf content) {
-        }
-
-        @Override
-        public void onComplete() {
-        }
-
-        @Override
-        public void onAbort() {
-        }
-    };
 }
