@@ -56,7 +56,8 @@ final class RequestPath {
             stages.add(new SemanticCacheStage(semantic, store, services.metrics())); // nearest neighbour: HIT semantic
         }
         stages.add(new CoalesceStage(coalescer, services.metrics()));          // MISS: lead, or follow one in flight
-        stages.add(new CaptureStage(store, keys, semantic, backends::skipOptionalWork, services.metrics())); // store the answer
+        stages.add(new CaptureStage(store, keys, semantic, backends::skipOptionalWork,
+                services.metrics()));                                          // tap: store, then semantic write-back
         stages.add(new AdmissionStage(planner));                               // class queue: 429/503 Retry-After
         stages.add(new ReplicaChoiceStage());                                  // least-loaded / prefix affinity
         stages.add(new RelayStage(policy, services.upstream(), planner, services.metrics())); // upstream, retries
