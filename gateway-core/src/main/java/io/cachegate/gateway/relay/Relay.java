@@ -41,14 +41,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Relays one client request to a backend and its answer back, piece by piece as it arrives. This
- * is the streaming hot path, so it is one class on purpose: the upstream connection is read only
- * when the previous write to the client has completed (Netty's proxy pattern), a slow client
- * therefore holds at most one batch in memory, and a client that leaves cancels the upstream call.
- * The replica was reserved by the stages before; a failed connect, a first-byte timeout or a 5xx/429 head is
- * retried on another replica as the backend's {@link RetryPolicy} allows (with jittered backoff), never after the
- * first byte reached the client; a stale pooled connection is retried on the same replica. A 400 that says the
- * prompt is too long for the model moves the request to the route's fallback, once.
+ * Relays one request to the replica the exchange holds and streams the answer back: the streaming hot path, one
+ * class on purpose. The upstream connection is read only when the previous write to the client has completed
+ * (Netty's proxy pattern), so a slow client holds one batch in memory; a client that leaves cancels the call. A
+ * failed connect, a first-byte timeout or a 5xx/429 head is retried on another replica as the backend's
+ * {@link RetryPolicy} allows, never after the first byte; a stale pooled connection on the same replica. A 400
+ * saying the prompt is too long for the model moves the request to the route's fallback, once.
  */
 final class Relay implements UpstreamListener {
 
@@ -85,6 +83,7 @@ final class Relay implements UpstreamListener {
         this.settings = stage.settings(next.serving().name());
         this.routing = next.routing();
         this.attempts = 0;
+        x.set(ServePlan.KEY, next);
     }
 
     /** Sends the request to the replica the exchange holds. */
@@ -94,9 +93,8 @@ final class Relay implements UpstreamListener {
     }
 
     /**
-     * The client went away: stop the upstream call so the backend stops generating, unless the tap
-     * still needs the answer (coalesced requests are waiting on it, before or after its head), in
-     * which case it is read to its end for them without being written anywhere.
+     * The client went away: stop the call so the backend stops generating, unless coalesced requests still
+     * need the answer; it is then read to its end for them without being written anywhere.
      */
     public void cancel() {
         if (done || clientGone) {
@@ -126,11 +124,8 @@ final class Relay implements UpstreamListener {
      * is reserved before the failed one is released, so a retry never finds its own freed slot.
      */
     private boolean retryElsewhere(FailureKind kind) {
-        if (responseStarted) {
-            return false;
-        }
         RetryDecision decision = plan.serving().retry().decide(attempts, kind, ThreadLocalRandom.current());
-        if (!decision.retry()) {
+        if (responseStarted || !decision.retry()) {
             return false;
         }
         RoutingRequest next = routing.excluding(currentUrl);
@@ -239,7 +234,6 @@ final class Relay implements UpstreamListener {
         }
         x.releaseLease();
         serve(fallback.get());
-        x.set(ServePlan.KEY, plan);
         if (ReplicaChoiceStage.acquire(x, plan)) {
             attempt();
         } else {
@@ -347,10 +341,9 @@ final class Relay implements UpstreamListener {
     }
 
     private void end(int finalStatus) {
-        if (done) {
-            return;
+        if (!done) {
+            done = true;
+            x.finish(finalStatus);
         }
-        done = true;
-        x.finish(finalStatus);
     }
 }
