@@ -104,11 +104,6 @@ public final class GatewayMetrics implements AutoCloseable {
                 .register(registry)).record(durationNanos, TimeUnit.NANOSECONDS);
     }
 
-    /** A request counted by {@link #requestStarted} that handed itself over to another exchange. */
-    public void requestAbandoned() {
-        inFlight.decrementAndGet();
-    }
-
     public int inFlight() {
         return inFlight.get();
     }
