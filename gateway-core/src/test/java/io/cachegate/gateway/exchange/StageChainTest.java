@@ -1,0 +1,155 @@
+package io.cachegate.gateway.exchange;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cachegate.config.Policy;
+import io.cachegate.gateway.api.ApiException;
+import io.cachegate.gateway.api.ErrorKind;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class StageChainTest {
+
+    private static final Policy POLICY = Exchanges.policy("""
+            server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 1}
+            backends:
+              - name: main
+                urls: ["http://replica-a:8000"]
+                model_version: "llama@1"
+            """);
+
+    private final Exchanges exchanges = new Exchanges(POLICY);
+    private final List<String> ran = new ArrayList<>();
+
+    @AfterEach
+    void close() {
+        exchanges.close();
+    }
+
+    private Stage passing(String name) {
+        return (x, next) -> {
+            ran.add(name);
+            next.proceed(x);
+        };
+    }
+
+    private Stage answering(String name, int status) {
+        return (x, next) -> {
+            ran.add(name);
+            x.finish(status);
+        };
+    }
+
+    @Test
+    void start_runsStagesInOrder_untilOneAnswers() {
+        Exchange x = exchanges.chat(Exchanges.chatBody("llama", "hi"));
+        StageChain chain = StageChain.of(passing("a"), passing("b"), answering("c", 200), passing("d"));
+
+        chain.start(x);
+
+        assertThat(ran).containsExactly("a", "b", "c");
+        assertThat(exchanges.finishedCount(x)).isEqualTo(1);
+        assertThat(exchanges.requestsFinished("status", "200")).isEqualTo(1);
+    }
+
+    @Test
+    void start_anInsertedStage_answersBeforeTheRest() {
+        // A new capability is one more stage in the list: here a quota that turns the request away.
+        Stage quota = (x, next) -> x.retryLater(ErrorKind.QUEUE_FULL, "Tenant quota exceeded", 3);
+        StageChain chain = StageChain.of(passing("route"), quota, answering("relay", 200));
+        Exchange x = exchanges.chat(Exchanges.chatBody("llama", "hi"));
+
+        chain.start(x);
+
+        Exchanges.Written written = Exchanges.written(x);
+        assertThat(ran).containsExactly("route");
+        assertThat(written.status()).isEqualTo(429);
+        assertThat(written.header("retry-after")).isEqualTo("3");
+        assertThat(exchanges.requestsFinished("status", "429")).isEqualTo(1);
+    }
+
+    @Test
+    void start_clientErrorThrown_isAnsweredOnceWithItsStatus() {
+        Exchange x = exchanges.chat(Exchanges.chatBody("llama", "hi"));
+        Stage bad = (ex, next) -> {
+            throw new ApiException(ErrorKind.INVALID_REQUEST, "X-Cache-Tags is malformed");
+        };
+
+        StageChain.of(passing("a"), bad, passing("never")).start(x);
+
+        Exchanges.Written written = Exchanges.written(x);
+        assertThat(ran).containsExactly("a");
+        assertThat(written.status()).isEqualTo(400);
+        assertThat(written.body()).contains("X-Cache-Tags is malformed").contains("invalid_request_error");
+        assertThat(exchanges.finishedCount(x)).isEqualTo(1);
+    }
+
+    @Test
+    void start_bugInAStage_answers500WithoutItsMessage() {
+        Exchange x = exchanges.chat(Exchanges.chatBody("llama", "hi"));
+        Stage buggy = (ex, next) -> {
+            throw new IllegalStateException("secret internals");
+        };
+
+        StageChain.of(buggy).start(x);
+
+        Exchanges.Written written = Exchanges.written(x);
+        assertThat(written.status()).isEqualTo(500);
+        assertThat(written.body()).doesNotContain("secret internals");
+        assertThat(exchanges.requestsFinished("status", "500")).isEqualTo(1);
+    }
+
+    @Test
+    void start_noStageAnswers_answers500() {
+        Exchange x = exchanges.chat(Exchanges.chatBody("llama", "hi"));
+
+        StageChain.of(passing("a")).start(x);
+
+        assertThat(Exchanges.written(x).status()).isEqualTo(500);
+        assertThat(x.isDone()).isTrue();
+    }
+
+    @Test
+    void cancel_whileAStageWaits_finishesWith499_andTheStageDoesNotResume() {
+        Exchange x = exchanges.chat(Exchanges.chatBody("llama", "hi"));
+        List<Stage.Next> parked = new ArrayList<>();
+        StageChain.of((ex, next) -> parked.add(next), answering("after", 200)).start(x);
+
+        x.cancel();
+        parked.get(0).proceed(x); // the lookup it waited on completes after the client left
+
+        assertThat(ran).isEmpty();
+        assertThat(x.isDone()).isTrue();
+        assertThat(exchanges.requestsFinished("status", "499")).isEqualTo(1);
+        assertThat(exchanges.finishedCount(x)).isEqualTo(1);
+    }
+
+    @Test
+    void cancel_whileAStageHoldsTheExchange_isTheStagesToFinish() {
+        Exchange x = exchanges.chat(Exchanges.chatBody("llama", "hi"));
+        List<String> told = new ArrayList<>();
+        StageChain.of((ex, next) -> ex.onCancel(() -> told.add("cancelled"))).start(x);
+
+        x.cancel();
+        x.cancel();
+
+        assertThat(told).containsExactly("cancelled");
+        assertThat(x.isDone()).as("the holder finishes it when it is safe").isFalse();
+        x.finish(499);
+        assertThat(exchanges.finishedCount(x)).isEqualTo(1);
+    }
+
+    @Test
+    void finish_twice_countsTheRequestOnce() {
+        Exchange x = exchanges.chat(Exchanges.chatBody("llama", "hi"));
+
+        x.finish(200);
+        x.finish(502);
+
+        assertThat(exchanges.requestsFinished()).isEqualTo(1);
+        assertThat(exchanges.requestsFinished("status", "200")).isEqualTo(1);
+        assertThat(exchanges.metrics().inFlight()).isZero();
+    }
+}
