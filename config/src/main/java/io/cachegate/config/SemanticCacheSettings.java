@@ -9,7 +9,7 @@ import java.util.Optional;
  *
  * @param threshold the minimum similarity for a hit, in (0, 1]
  * @param decision how the nearest neighbours become a hit or a miss: {@code learned}, {@code guarded} or
- *                 {@code cosine} (see the README's semantic cache section for how each measured)
+ *                 {@code cosine} (see docs/caches.md, "How well it decides", for how each measured)
  * @param neighbours how many nearest entries of the scope the decision sees
  * @param path directory of the embedded index
  * @param maxEntries entries kept in the index; the oldest are evicted beyond it

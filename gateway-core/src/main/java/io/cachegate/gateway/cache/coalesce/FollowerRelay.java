@@ -126,7 +126,7 @@ final class FollowerRelay implements SharedAnswer.Subscriber {
         }
         SharedAnswer.State state = answer.state();
         if (state == SharedAnswer.State.COMPLETE) {
-            finish(status); // counted before the last bytes leave, as ProxyExchange does
+            finish(status); // counted before the last bytes leave, as the relay does
             ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT).addListener((ChannelFutureListener) f -> {
                 if (!f.isSuccess() || !x.keepAlive()) {
                     f.channel().close();
