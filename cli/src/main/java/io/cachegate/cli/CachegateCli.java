@@ -2,6 +2,7 @@ package io.cachegate.cli;
 
 import io.cachegate.benchmarks.BenchCommand;
 import io.cachegate.benchmarks.ChildLauncher;
+import io.cachegate.cache.semantic.NativeLibraries;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -22,6 +23,7 @@ public final class CachegateCli implements Runnable {
     }
 
     public static void main(String[] args) {
+        NativeLibraries.prepare(); // before any command loads ONNX Runtime or a DJL tokenizer
         System.exit(commandLine().execute(args));
     }
 

@@ -91,6 +91,7 @@ public final class OnnxEmbedder implements EmbedderModel {
      * @throws UncheckedIOException when a model file cannot be read
      */
     public static OnnxEmbedder open(EmbedderSettings settings) {
+        NativeLibraries.prepare();
         OnnxModelFiles files = OnnxModelFiles.load(settings);
         AtomicReference<Object> result = new AtomicReference<>();
         Thread loader = new Thread(null, () -> {
