@@ -27,7 +27,10 @@ final class ServeCommand implements Callable<Integer> {
             System.err.println(e.getMessage());
             return 2;
         }
-        Gateway gateway = Gateway.start(policy);
+        Gateway gateway = config == null ? Gateway.start(policy) : Gateway.start(policy, config);
+        if (config != null) {
+            HangupSignal.onHangup(gateway::reload);
+        }
         System.out.printf("cachegate serving on http://%s:%d/v1 (admin http://%s:%d)%n",
                 policy.server().host(), gateway.port(), policy.server().adminHost(), gateway.adminPort());
         CountDownLatch stopped = new CountDownLatch(1);

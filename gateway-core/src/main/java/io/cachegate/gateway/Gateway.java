@@ -5,18 +5,14 @@ import io.cachegate.cache.exact.StoreHealth;
 import io.cachegate.config.Policy;
 import io.cachegate.config.ServerSettings;
 import io.cachegate.gateway.admin.AdminChannelInitializer;
-import io.cachegate.gateway.admin.BackendHealth;
 import io.cachegate.gateway.admin.CacheAdmin;
 import io.cachegate.cache.exact.CacheStore;
 import io.cachegate.config.Ticker;
-import io.cachegate.gateway.cache.CacheKeys;
 import java.util.Optional;
 import io.cachegate.gateway.cache.ModelVersions;
 import io.cachegate.gateway.cache.semantic.SemanticCache;
 import io.cachegate.gateway.cache.semantic.SemanticCaches;
-import io.cachegate.gateway.dispatch.Backends;
 import io.cachegate.gateway.metrics.GatewayMetrics;
-import io.cachegate.gateway.server.ProxyServices;
 import io.cachegate.gateway.server.ProxyChannelInitializer;
 import io.cachegate.gateway.transport.Transport;
 import io.cachegate.gateway.upstream.UpstreamClient;
@@ -29,6 +25,7 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -47,10 +44,9 @@ public final class Gateway implements AutoCloseable {
     private final EventLoopGroup group;
     private final GatewayMetrics metrics;
     private final UpstreamClient upstream;
-    private final ProxyServices services;
-    private final BackendHealth health;
-    private final Backends backends;
-    private ScheduledFuture<?> admissionTick;
+    private final Ticker ticker;
+    private final PolicyReloader reloader;
+    private final ScheduledFuture<?> admissionTick;
     private final CacheStore store;
     private final SemanticCache semantic;
     private final ChannelGroup clientChannels = new DefaultChannelGroup("clients", GlobalEventExecutor.INSTANCE);
@@ -58,62 +54,72 @@ public final class Gateway implements AutoCloseable {
     private final Channel adminChannel;
     private boolean closed;
 
-    private Gateway(Policy policy) throws InterruptedException {
+    private Gateway(Policy policy, Optional<Path> policyFile) throws InterruptedException {
         this.policy = policy;
         ServerSettings server = policy.server();
         Transport transport = Transport.best();
         int threads = server.ioThreads() > 0 ? server.ioThreads() : Runtime.getRuntime().availableProcessors();
         this.group = transport.newGroup(threads, "cachegate-io");
         this.metrics = new GatewayMetrics();
-        Ticker ticker = Ticker.system();
+        this.ticker = Ticker.system();
         this.upstream = new UpstreamClient(transport, threads, ticker);
-        this.services = new ProxyServices(policy, upstream, metrics, ticker);
         ModelVersions versions = new ModelVersions();
         StoreHealth storeHealth = new StoreHealth();
         metrics.watchStore(storeHealth::available, storeHealth::errors);
-        this.backends = new Backends(policy, metrics, ticker);
-        this.health = new BackendHealth(services, backends, versions, group, healthInterval(policy));
         this.semantic = policy.cache().semantic().enabled()
                 ? SemanticCaches.open(policy.cache().semantic(), metrics.semantic(), ticker) : null;
-        this.store = CacheStores.create(policy.cache().exact(), storeHealth, services.ticker());
+        this.store = CacheStores.create(policy.cache().exact(), storeHealth, ticker);
+        this.reloader = new PolicyReloader(policy, policyFile, group, metrics, upstream, ticker, versions, store,
+                semantic);
         try {
             this.proxyChannel = new ServerBootstrap()
                     .group(group)
                     .channel(transport.serverChannel())
                     .option(ChannelOption.SO_BACKLOG, 1024)
                     .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childHandler(new ProxyChannelInitializer(services,
-                            RequestPath.assemble(services, store, semantic, new CacheKeys(policy, versions), backends),
-                            clientChannels))
+                    .childHandler(new ProxyChannelInitializer(reloader.paths(), clientChannels))
                     .bind(server.host(), server.port()).sync().channel();
             this.adminChannel = new ServerBootstrap()
                     .group(group)
                     .channel(transport.serverChannel())
-                    .childHandler(new AdminChannelInitializer(services, health,
+                    .childHandler(new AdminChannelInitializer(reloader,
                             new CacheAdmin(store, Optional.ofNullable(semantic)), versions))
                     .bind(server.adminHost(), server.adminPort()).sync().channel();
         } catch (RuntimeException | InterruptedException e) {
+            reloader.close();
             closeCaches();
             group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             throw e;
         }
-        health.start();
-        if (policy.admission().enabled()) {
-            long tick = policy.admission().tick().toNanos();
-            admissionTick = group.next().scheduleAtFixedRate(backends::tick, tick, tick, TimeUnit.NANOSECONDS);
-        }
+        reloader.start();
+        // Ticked whether or not admission is on now: a reload may turn it on, and a tick without queues is free.
+        long tick = policy.admission().tick().toNanos();
+        admissionTick = group.next().scheduleAtFixedRate(reloader::tick, tick, tick, TimeUnit.NANOSECONDS);
         log.info("cachegate listening on {} (admin {}), transport {}, policy {}", proxyChannel.localAddress(),
                 adminChannel.localAddress(), transport, policy.source());
     }
 
-    /** One probe round serves every backend: at the shortest interval any of them asks for. */
-    private static long healthInterval(Policy policy) {
-        return policy.backends().stream().mapToLong(b -> b.health().interval().toMillis()).min().orElse(5_000);
+    /** Binds both listeners; ports 0 pick free ones (see {@link #port()}). The policy is never reloaded. */
+    public static Gateway start(Policy policy) throws InterruptedException {
+        return new Gateway(policy, Optional.empty());
     }
 
-    /** Binds both listeners; ports 0 pick free ones (see {@link #port()}). */
-    public static Gateway start(Policy policy) throws InterruptedException {
-        return new Gateway(policy);
+    /**
+     * As {@link #start(Policy)}, with {@code policy} read from {@code file}, which is watched: a valid change is
+     * applied live, an invalid one refused (see {@link #reload()}).
+     */
+    public static Gateway start(Policy policy, Path file) throws InterruptedException {
+        return new Gateway(policy, Optional.of(file));
+    }
+
+    /** Reloads the policy file now ({@code SIGHUP}); the outcome is logged and counted. */
+    public void reload() {
+        reloader.reloadOnSignal();
+    }
+
+    /** The policy generation serving new requests: 1 at start, one more for each applied reload. */
+    public long policyGeneration() {
+        return reloader.current().number();
     }
 
     public int port() {
@@ -124,6 +130,7 @@ public final class Gateway implements AutoCloseable {
         return ((InetSocketAddress) adminChannel.localAddress()).getPort();
     }
 
+    /** The policy the gateway started with. */
     public Policy policy() {
         return policy;
     }
@@ -153,10 +160,10 @@ public final class Gateway implements AutoCloseable {
             return;
         }
         closed = true;
-        services.startDraining();
+        reloader.paths().startDraining();
         proxyChannel.close().syncUninterruptibly();
-        long deadline = services.ticker().nanos() + grace.toNanos();
-        while (metrics.inFlight() > 0 && services.ticker().nanos() < deadline) {
+        long deadline = ticker.nanos() + grace.toNanos();
+        while (metrics.inFlight() > 0 && ticker.nanos() < deadline) {
             try {
                 Thread.sleep(20); // a shutdown thread, never an event loop
             } catch (InterruptedException e) {
@@ -167,10 +174,8 @@ public final class Gateway implements AutoCloseable {
         if (metrics.inFlight() > 0) {
             log.warn("shutdown: {} requests still in flight after {}; closing them", metrics.inFlight(), grace);
         }
-        health.close();
-        if (admissionTick != null) {
-            admissionTick.cancel(false);
-        }
+        reloader.close();
+        admissionTick.cancel(false);
         adminChannel.close().syncUninterruptibly();
         clientChannels.close().awaitUninterruptibly();
         upstream.close();

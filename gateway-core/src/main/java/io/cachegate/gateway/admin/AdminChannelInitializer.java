@@ -1,7 +1,6 @@
 package io.cachegate.gateway.admin;
 
 import io.cachegate.gateway.cache.ModelVersions;
-import io.cachegate.gateway.server.ProxyServices;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
@@ -12,9 +11,8 @@ public final class AdminChannelInitializer extends ChannelInitializer<SocketChan
 
     private final AdminHandler handler;
 
-    public AdminChannelInitializer(ProxyServices services, BackendHealth health, CacheAdmin cache,
-                                   ModelVersions versions) {
-        this.handler = new AdminHandler(services, health, cache, versions);
+    public AdminChannelInitializer(AdminView view, CacheAdmin cache, ModelVersions versions) {
+        this.handler = new AdminHandler(view, cache, versions);
     }
 
     @Override

@@ -42,18 +42,14 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Set<String> PURGE_FIELDS = Set.of("tenant", "model_version", "tag", "all");
 
-    private final ProxyServices services;
-    private final BackendHealth health;
+    private final AdminView view;
     private final CacheAdmin cache;
     private final ModelVersions versions;
-    private final Optional<byte[]> token;
 
-    AdminHandler(ProxyServices services, BackendHealth health, CacheAdmin cache, ModelVersions versions) {
-        this.services = services;
-        this.health = health;
+    AdminHandler(AdminView view, CacheAdmin cache, ModelVersions versions) {
+        this.view = view;
         this.cache = cache;
         this.versions = versions;
-        this.token = services.policy().server().adminToken().map(t -> t.getBytes(StandardCharsets.UTF_8));
     }
 
     @Override
@@ -61,14 +57,14 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         boolean keepAlive = HttpUtil.isKeepAlive(request);
         String path = request.uri().split("\\?", 2)[0];
         boolean known = switch (path) {
-            case "/health", "/ready", "/metrics", "/admin/stats", "/admin/purge", "/" -> true;
+            case "/health", "/ready", "/metrics", "/admin/stats", "/admin/purge", "/admin/reload", "/" -> true;
             default -> false;
         };
         if (!known) {
             ClientResponses.error(ctx, ErrorKind.NOT_FOUND, "Unknown admin path " + path, null, null, keepAlive);
             return;
         }
-        HttpMethod expected = path.equals("/admin/purge") ? HttpMethod.POST : HttpMethod.GET;
+        HttpMethod expected = path.equals("/admin/purge") || path.equals("/admin/reload") ? HttpMethod.POST : HttpMethod.GET;
         if (!request.method().equals(expected)) {
             ClientResponses.error(ctx, ErrorKind.METHOD_NOT_ALLOWED, "Use " + expected, null, null, keepAlive);
             return;
@@ -79,6 +75,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                     null, null, keepAlive);
             return;
         }
+        ProxyServices services = view.services();
         switch (path) {
             case "/health" -> text(ctx, HttpResponseStatus.OK, "application/json", "{\"status\":\"ok\"}", keepAlive);
             case "/ready" -> ready(ctx, keepAlive);
@@ -86,13 +83,14 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                     services.metrics().scrape(), keepAlive);
             case "/admin/stats" -> text(ctx, HttpResponseStatus.OK, "application/json",
                     JSON.writeValueAsString(stats()), keepAlive);
-            case "/admin/purge" -> purge(ctx, request, keepAlive);
+            case "/admin/purge" -> purge(ctx, services, request, keepAlive);
+            case "/admin/reload" -> reload(ctx, keepAlive);
             default -> text(ctx, HttpResponseStatus.OK, "text/html; charset=utf-8", StatusPage.render(stats()), keepAlive);
         }
     }
 
     /** {@code POST /admin/purge} with {@code {"tenant","model_version","tag"}} (any combination) or {@code {"all":true}}. */
-    private void purge(ChannelHandlerContext ctx, FullHttpRequest request, boolean keepAlive) {
+    private void purge(ChannelHandlerContext ctx, ProxyServices services, FullHttpRequest request, boolean keepAlive) {
         PurgeScope scope;
         try {
             JsonNode body = JSON.readTree(request.content().toString(StandardCharsets.UTF_8));
@@ -126,6 +124,28 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         }));
     }
 
+    /** {@code POST /admin/reload}: the policy file read, validated in full and swapped in, or refused. */
+    private void reload(ChannelHandlerContext ctx, boolean keepAlive) {
+        view.reload().whenComplete((outcome, error) -> ctx.executor().execute(() -> {
+            if (error != null) {
+                ClientResponses.error(ctx, ErrorKind.INTERNAL, "The reload failed: " + error.getMessage(), null, null,
+                        keepAlive);
+                return;
+            }
+            HttpResponseStatus status = switch (outcome.outcome()) {
+                case "rejected" -> HttpResponseStatus.UNPROCESSABLE_ENTITY;
+                case "unavailable" -> HttpResponseStatus.CONFLICT;
+                default -> HttpResponseStatus.OK;
+            };
+            try {
+                text(ctx, status, "application/json", JSON.writeValueAsString(outcome), keepAlive);
+            } catch (IOException e) {
+                ClientResponses.error(ctx, ErrorKind.INTERNAL, "The reload outcome could not be written", null, null,
+                        keepAlive);
+            }
+        }));
+    }
+
     private static Optional<String> text(JsonNode body, String field) {
         JsonNode value = body.get(field);
         if (value == null || value.isNull()) {
@@ -138,9 +158,11 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     }
 
     private void ready(ChannelHandlerContext ctx, boolean keepAlive) throws Exception {
+        ProxyServices services = view.services();
+        BackendHealth health = view.health();
         // The semantic cache's model must be warm too: a cold one would queue the first requests behind warm-up.
         boolean semanticReady = cache.semantic().map(SemanticCache::warm).orElse(true);
-        boolean ready = health.ready() && semanticReady && !services.draining();
+        boolean ready = health.ready() && semanticReady && !view.draining();
         ObjectNode body = JSON.createObjectNode().put("ready", ready).put("policy", services.policy().source());
         body.set("backends", JSON.valueToTree(health.snapshot()));
         cache.semantic().ifPresent(semantic -> body.put("semanticWarm", semanticReady));
@@ -149,11 +171,13 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     }
 
     private ObjectNode stats() {
+        ProxyServices services = view.services();
+        BackendHealth health = view.health();
         ObjectNode stats = JSON.createObjectNode();
         stats.put("policy", services.policy().source())
                 .put("activeConnections", services.metrics().activeConnections())
                 .put("inFlight", services.metrics().inFlight())
-                .put("draining", services.draining());
+                .put("draining", view.draining());
         stats.set("backends", JSON.valueToTree(health.snapshot()));
         stats.set("modelVersions", JSON.valueToTree(versions.snapshot(services.policy().backends())));
         ObjectNode replicas = stats.putObject("replicas");
@@ -189,6 +213,8 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     }
 
     private boolean authorised(FullHttpRequest request) {
+        Optional<byte[]> token = view.services().policy().server().adminToken()
+                .map(t -> t.getBytes(StandardCharsets.UTF_8));
         if (token.isEmpty()) {
             return true;
         }

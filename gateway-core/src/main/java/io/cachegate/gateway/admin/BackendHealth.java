@@ -53,6 +53,18 @@ public final class BackendHealth implements AutoCloseable {
         this.intervalMillis = intervalMillis;
     }
 
+    /** Starts from {@code previous}'s probe results for the URLs both know (a reload keeps readiness as it was). */
+    public void seed(BackendHealth previous) {
+        for (Backend backend : services.policy().backends()) {
+            for (URI url : backend.urls()) {
+                UrlState state = previous.states.get(url);
+                if (state != null) {
+                    states.put(url, state);
+                }
+            }
+        }
+    }
+
     public void start() {
         task = group.next().scheduleWithFixedDelay(this::probeAll, 0, intervalMillis, TimeUnit.MILLISECONDS);
     }

@@ -1,7 +1,6 @@
 package io.cachegate.gateway.server;
 
 import io.cachegate.config.ServerSettings;
-import io.cachegate.gateway.exchange.StageChain;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
@@ -14,24 +13,22 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
     private static final int MAX_INITIAL_LINE = 8192;
     private static final int MAX_CHUNK = 64 * 1024;
 
-    private final ProxyServices services;
-    private final StageChain chain;
+    private final RequestPaths paths;
     private final ConnectionCounter counter;
 
-    public ProxyChannelInitializer(ProxyServices services, StageChain chain, ChannelGroup channels) {
-        this.services = services;
-        this.chain = chain;
-        this.counter = new ConnectionCounter(services.metrics(), channels);
+    public ProxyChannelInitializer(RequestPaths paths, ChannelGroup channels) {
+        this.paths = paths;
+        this.counter = new ConnectionCounter(paths.current().services().metrics(), channels);
     }
 
     @Override
     protected void initChannel(SocketChannel ch) {
-        ServerSettings server = services.policy().server();
+        ServerSettings server = paths.current().services().policy().server();
         ChannelPipeline p = ch.pipeline();
         p.addLast("connections", counter);
         p.addLast("http", new HttpServerCodec(MAX_INITIAL_LINE, server.maxHeaderBytes(), MAX_CHUNK));
         p.addLast("decode-failures", new DecodeFailureHandler());
         p.addLast("body-limit", new BodyLimitAggregator((int) Math.min(Integer.MAX_VALUE, server.maxBodyBytes())));
-        p.addLast("proxy", new ProxyRequestHandler(services, chain));
+        p.addLast("proxy", new ProxyRequestHandler(paths));
     }
 }

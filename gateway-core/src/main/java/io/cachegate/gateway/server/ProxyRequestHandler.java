@@ -3,7 +3,6 @@ package io.cachegate.gateway.server;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.exchange.RequestIds;
-import io.cachegate.gateway.exchange.StageChain;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -23,14 +22,12 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(ProxyRequestHandler.class);
     private static final int MAX_PIPELINED = 8;
 
-    private final ProxyServices services;
-    private final StageChain chain;
+    private final RequestPaths paths;
     private final ArrayDeque<FullHttpRequest> pipelined = new ArrayDeque<>();
     private Exchange current;
 
-    ProxyRequestHandler(ProxyServices services, StageChain chain) {
-        this.services = services;
-        this.chain = chain;
+    ProxyRequestHandler(RequestPaths paths) {
+        this.paths = paths;
     }
 
     @Override
@@ -54,11 +51,13 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
 
     private void handle(ChannelHandlerContext ctx, FullHttpRequest request) {
         String requestId = RequestIds.accept(request.headers().get(GatewayHeaders.X_REQUEST_ID));
-        boolean keepAlive = HttpUtil.isKeepAlive(request) && !services.draining();
+        boolean keepAlive = HttpUtil.isKeepAlive(request) && !paths.draining();
+        RequestPaths.Current path = paths.current(); // the policy this request lives under, to its end
+        ProxyServices services = path.services();
         Exchange x = new Exchange(ctx, request, requestId, keepAlive, services.metrics(), services.ticker(),
                 () -> exchangeDone(ctx));
         current = x; // cleared by exchangeDone, possibly before start returns (a hit from memory)
-        chain.start(x);
+        path.chain().start(x);
     }
 
     private void exchangeDone(ChannelHandlerContext ctx) {

@@ -8,8 +8,8 @@ import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.gateway.upstream.UpstreamClient;
 
 /**
- * What the listeners and stages share, built once from a policy: routes, the parser, the upstream client, the
- * metrics and the clock. Immutable apart from the drain flag, so the hot path never reads mutable configuration.
+ * What the listeners and stages share, built from one policy: routes, the parser, the upstream client, the
+ * metrics and the clock. Immutable, so the hot path never reads mutable configuration; a reload builds new ones.
  */
 public final class ProxyServices {
 
@@ -19,7 +19,6 @@ public final class ProxyServices {
     private final UpstreamClient upstream;
     private final GatewayMetrics metrics;
     private final Ticker ticker;
-    private volatile boolean draining;
 
     public ProxyServices(Policy policy, UpstreamClient upstream, GatewayMetrics metrics, Ticker ticker) {
         this.policy = policy;
@@ -53,13 +52,5 @@ public final class ProxyServices {
     /** The one clock of the gateway. */
     public Ticker ticker() {
         return ticker;
-    }
-
-    public boolean draining() {
-        return draining;
-    }
-
-    public void startDraining() {
-        draining = true;
     }
 }

@@ -1,0 +1,64 @@
+package io.cachegate.gateway;
+
+import io.cachegate.config.CacheSettings;
+import io.cachegate.config.ExactCacheSettings;
+import io.cachegate.config.Policy;
+import io.cachegate.config.ServerSettings;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What a reload may change live and what needs a restart. Listener addresses and event-loop threads are bound
+ * once; the exact store and the semantic cache (model, index, store) are built once, so their settings stay; a
+ * new TTL, body limits, JSON limits, admin token and shutdown grace apply at once.
+ */
+final class PolicyDiff {
+
+    private PolicyDiff() {
+    }
+
+    /** The keys that changed but take effect only on a restart. */
+    static List<String> restartRequired(Policy running, Policy next) {
+        List<String> keys = new ArrayList<>();
+        ServerSettings a = running.server();
+        ServerSettings b = next.server();
+        check(keys, "server.host", a.host(), b.host());
+        check(keys, "server.port", a.port(), b.port());
+        check(keys, "server.admin_host", a.adminHost(), b.adminHost());
+        check(keys, "server.admin_port", a.adminPort(), b.adminPort());
+        check(keys, "server.io_threads", a.ioThreads(), b.ioThreads());
+        ExactCacheSettings x = running.cache().exact();
+        ExactCacheSettings y = next.cache().exact();
+        check(keys, "cache.exact.store", x.store(), y.store());
+        check(keys, "cache.exact.redis_uri", x.redisUri(), y.redisUri());
+        check(keys, "cache.exact.timeout", x.timeout(), y.timeout());
+        check(keys, "cache.exact.max_bytes", x.maxBytes(), y.maxBytes());
+        check(keys, "cache.exact.l1_ttl", x.l1Ttl(), y.l1Ttl());
+        check(keys, "cache.exact.l1_max_bytes", x.l1MaxBytes(), y.l1MaxBytes());
+        check(keys, "cache.exact.compress_above", x.compressAboveBytes(), y.compressAboveBytes());
+        check(keys, "cache.exact.redis_queue_size", x.redisQueueSize(), y.redisQueueSize());
+        check(keys, "cache.semantic", running.cache().semantic(), next.cache().semantic());
+        check(keys, "admission.tick", running.admission().tick(), next.admission().tick());
+        return keys;
+    }
+
+    /** {@code next} with the restart-only settings of {@code running}: what the new generation is built from. */
+    static Policy keepRestartOnly(Policy running, Policy next) {
+        ServerSettings a = running.server();
+        ServerSettings b = next.server();
+        ServerSettings server = new ServerSettings(a.host(), a.port(), a.adminHost(), a.adminPort(), b.maxBodyBytes(),
+                b.maxHeaderBytes(), b.adminToken(), b.shutdownGrace(), a.ioThreads(), b.json());
+        ExactCacheSettings x = running.cache().exact();
+        ExactCacheSettings exact = new ExactCacheSettings(x.store(), x.redisUri(), next.cache().exact().ttl(),
+                x.timeout(), x.maxBytes(), x.l1Ttl(), x.l1MaxBytes(), x.compressAboveBytes(), x.redisQueueSize());
+        return new Policy(next.source(), server, next.backends(), next.tenants(), next.classes(),
+                new CacheSettings(exact, running.cache().semantic()), next.routes(), next.admission());
+    }
+
+    private static void check(List<String> keys, String key, Object was, Object is) {
+        if (!Objects.equals(was, is)) {
+            keys.add(key);
+        }
+    }
+}

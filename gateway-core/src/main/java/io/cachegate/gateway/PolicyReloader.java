@@ -1,0 +1,332 @@
+package io.cachegate.gateway;
+
+import io.cachegate.cache.exact.CacheStore;
+import io.cachegate.config.Backend;
+import io.cachegate.config.Policy;
+import io.cachegate.config.PolicyException;
+import io.cachegate.config.PolicyLoader;
+import io.cachegate.config.Ticker;
+import io.cachegate.gateway.admin.AdminView;
+import io.cachegate.gateway.admin.BackendHealth;
+import io.cachegate.gateway.admin.ReloadOutcome;
+import io.cachegate.gateway.cache.CacheKeys;
+import io.cachegate.gateway.cache.ModelVersions;
+import io.cachegate.gateway.cache.semantic.SemanticCache;
+import io.cachegate.gateway.dispatch.BackendDispatch;
+import io.cachegate.gateway.dispatch.Backends;
+import io.cachegate.gateway.metrics.GatewayMetrics;
+import io.cachegate.gateway.server.ProxyServices;
+import io.cachegate.gateway.server.RequestPaths;
+import io.cachegate.gateway.upstream.UpstreamClient;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.channel.EventLoopGroup;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Builds the generation a policy describes and swaps it in when the policy file changes (polled every
+ * {@link #POLL_MILLIS} ms: a Kubernetes ConfigMap update swaps a {@code ..data} symlink rather than writing the
+ * file, so the content is compared, not file events), on {@code SIGHUP} and on {@code POST /admin/reload}. A new
+ * policy is validated in full first; an invalid one is refused and the running one stays. Requests already
+ * started finish under the generation they started in; a replaced generation's admission queues keep being
+ * ticked until they are empty. Reloads run on one thread of their own, never on an event loop.
+ */
+final class PolicyReloader implements AdminView, AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(PolicyReloader.class);
+    static final long POLL_MILLIS = 250;
+    /** Admin reloads waiting for the reload thread at most; more are refused (the queue has a bound). */
+    private static final int MAX_PENDING = 4;
+    /** Admission meters are bound to one generation's controllers; a new generation registers its own. */
+    private static final Set<String> ADMISSION_GAUGES = Set.of("cachegate.admission.overloaded",
+            "cachegate.admission.drain.rate", "cachegate.admission.dispatched", "cachegate.queue.depth",
+            "cachegate.queue.tokens");
+
+    private final EventLoopGroup group;
+    private final GatewayMetrics metrics;
+    private final UpstreamClient upstream;
+    private final Ticker ticker;
+    private final ModelVersions versions;
+    private final CacheStore store;
+    private final SemanticCache semantic;
+    private final Optional<Path> file;
+    private final PolicyLoader loader = PolicyLoader.withEnvironment(System::getenv);
+    private final ScheduledExecutorService thread;
+    private final List<Backends> retired = new CopyOnWriteArrayList<>();
+    private final Map<String, Counter> outcomes = new ConcurrentHashMap<>();
+    private final AtomicLong generationNumber = new AtomicLong();
+    private final AtomicInteger pending = new AtomicInteger();
+    private final RequestPaths paths;
+    private volatile Generation current;
+    private byte[] appliedHash;
+
+    /**
+     * @param file the policy file to watch and reload, or empty for a policy that has none (the embedded default)
+     */
+    PolicyReloader(Policy policy, Optional<Path> file, EventLoopGroup group, GatewayMetrics metrics,
+                   UpstreamClient upstream, Ticker ticker, ModelVersions versions, CacheStore store,
+                   SemanticCache semantic) {
+        this.group = group;
+        this.metrics = metrics;
+        this.upstream = upstream;
+        this.ticker = ticker;
+        this.versions = versions;
+        this.store = store;
+        this.semantic = semantic;
+        this.file = file;
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "cachegate-reload");
+            t.setDaemon(true);
+            return t;
+        });
+        executor.setRemoveOnCancelPolicy(true);
+        this.thread = executor;
+        this.current = build(policy, null);
+        this.paths = new RequestPaths(current.path());
+        this.appliedHash = file.map(PolicyReloader::hash).orElse(null);
+        MeterRegistry registry = metrics.registry();
+        Gauge.builder("cachegate.policy.generation", generationNumber, AtomicLong::get)
+                .description("The policy generation serving new requests (1 at start, +1 per applied reload)")
+                .register(registry);
+    }
+
+    RequestPaths paths() {
+        return paths;
+    }
+
+    Generation current() {
+        return current;
+    }
+
+    /** Starts the health probes and, with a policy file, the watch. */
+    void start() {
+        current.health().start();
+        file.ifPresent(f -> thread.scheduleWithFixedDelay(this::pollFile, POLL_MILLIS, POLL_MILLIS,
+                TimeUnit.MILLISECONDS));
+    }
+
+    /** Expires queued requests and re-evaluates overload in the current generation and the ones still draining. */
+    void tick() {
+        current.backends().tick();
+        for (Backends old : retired) {
+            old.tick();
+            if (idle(old)) {
+                retired.remove(old);
+            }
+        }
+    }
+
+    @Override
+    public ProxyServices services() {
+        return current.services();
+    }
+
+    @Override
+    public BackendHealth health() {
+        return current.health();
+    }
+
+    @Override
+    public boolean draining() {
+        return paths.draining();
+    }
+
+    @Override
+    public CompletableFuture<ReloadOutcome> reload() {
+        if (pending.incrementAndGet() > MAX_PENDING) {
+            pending.decrementAndGet();
+            return CompletableFuture.failedFuture(new RejectedExecutionException("reloads already waiting"));
+        }
+        try {
+            return CompletableFuture.supplyAsync(() -> {
+                try {
+                    return reloadFile();
+                } finally {
+                    pending.decrementAndGet();
+                }
+            }, thread);
+        } catch (RejectedExecutionException e) {
+            pending.decrementAndGet();
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** Reloads on {@code SIGHUP}, like {@code POST /admin/reload}. */
+    void reloadOnSignal() {
+        reload().whenComplete((outcome, error) -> {
+            if (error != null) {
+                log.warn("SIGHUP reload failed: {}", error.toString());
+            }
+        });
+    }
+
+    private void pollFile() {
+        try {
+            byte[] seen = hash(file.get());
+            if (seen != null && !Arrays.equals(seen, appliedHash)) {
+                reloadFile();
+            }
+        } catch (RuntimeException e) {
+            log.warn("policy watch: {}", e.toString());
+        }
+    }
+
+    /** Runs on the reload thread. */
+    private ReloadOutcome reloadFile() {
+        if (file.isEmpty()) {
+            return count(new ReloadOutcome("unavailable", current.number(),
+                    List.of("the gateway runs the embedded default policy: there is no file to reload"), List.of()));
+        }
+        byte[] seen = hash(file.get());
+        Policy next;
+        try {
+            next = loader.load(file.get());
+        } catch (PolicyException e) {
+            appliedHash = seen; // the same broken file is not reported again until it changes
+            log.warn("policy reload refused, the running policy (generation {}) stays:\n{}", current.number(),
+                    e.getMessage());
+            return count(new ReloadOutcome("rejected", current.number(), List.of(e.getMessage().split("\n")),
+                    List.of()));
+        }
+        if (seen != null && Arrays.equals(seen, appliedHash) && next.equals(current.policy())) {
+            return count(new ReloadOutcome("unchanged", current.number(), List.of(), List.of()));
+        }
+        appliedHash = seen;
+        return count(apply(next));
+    }
+
+    /** Swaps in the generation {@code next} describes. Runs on the reload thread. */
+    ReloadOutcome apply(Policy next) {
+        Generation old = current;
+        List<String> restart = PolicyDiff.restartRequired(old.policy(), next);
+        Generation fresh = build(PolicyDiff.keepRestartOnly(old.policy(), next), old);
+        current = fresh;
+        paths.swap(fresh.path());
+        if (fresh.backends() != old.backends()) {
+            old.health().close();
+            fresh.health().start();
+            retired.add(old.backends());
+            forgetRemovedUrls(old.policy(), fresh.policy());
+        }
+        if (!restart.isEmpty()) {
+            log.warn("policy generation {}: these changes need a restart and were left as they were: {}",
+                    fresh.number(), restart);
+        }
+        log.info("policy generation {} applied from {}", fresh.number(), next.source());
+        return new ReloadOutcome("applied", fresh.number(), List.of(), restart);
+    }
+
+    /**
+     * A generation for {@code policy}. The backends (replica sets with their breakers and leases, admission queues)
+     * and their health probes carry over when the backends, classes and admission sections are unchanged, so a
+     * reload of tenants, keys or routes leaves them exactly as they were.
+     */
+    private Generation build(Policy policy, Generation previous) {
+        ProxyServices services = new ProxyServices(policy, upstream, metrics, ticker);
+        Backends backends;
+        BackendHealth health;
+        if (previous != null && sameBackends(previous.policy(), policy)) {
+            backends = previous.backends();
+            health = previous.health();
+        } else {
+            if (previous != null) {
+                removeAdmissionGauges();
+            }
+            backends = new Backends(policy, metrics, ticker);
+            health = new BackendHealth(services, backends, versions, group, healthInterval(policy));
+            if (previous != null) {
+                health.seed(previous.health());
+            }
+        }
+        long number = generationNumber.incrementAndGet();
+        RequestPaths.Current path = new RequestPaths.Current(number, services,
+                RequestPath.assemble(services, store, semantic, new CacheKeys(policy, versions), backends));
+        return new Generation(number, policy, services, backends, health, path);
+    }
+
+    private static boolean sameBackends(Policy a, Policy b) {
+        return a.backends().equals(b.backends()) && a.classes().equals(b.classes())
+                && a.admission().equals(b.admission());
+    }
+
+    /** One probe round serves every backend: at the shortest interval any of them asks for. */
+    static long healthInterval(Policy policy) {
+        return policy.backends().stream().mapToLong(b -> b.health().interval().toMillis()).min().orElse(5_000);
+    }
+
+    private void removeAdmissionGauges() {
+        MeterRegistry registry = metrics.registry();
+        for (Meter meter : List.copyOf(registry.getMeters())) {
+            if (ADMISSION_GAUGES.contains(meter.getId().getName())) {
+                registry.remove(meter);
+            }
+        }
+    }
+
+    private void forgetRemovedUrls(Policy was, Policy is) {
+        Set<String> kept = new HashSet<>();
+        for (Backend b : is.backends()) {
+            b.urls().forEach(url -> kept.add(b.name() + " " + url));
+        }
+        for (Backend b : was.backends()) {
+            b.urls().stream().filter(url -> !kept.contains(b.name() + " " + url))
+                    .forEach(url -> versions.forget(b.name(), url));
+        }
+    }
+
+    private static boolean idle(Backends backends) {
+        for (BackendDispatch d : backends.all()) {
+            if (d.admission().isPresent()
+                    && d.admission().get().snapshot().classes().stream().anyMatch(c -> c.queued() > 0)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private ReloadOutcome count(ReloadOutcome outcome) {
+        outcomes.computeIfAbsent(outcome.outcome(), o -> Counter.builder("cachegate.policy.reloads")
+                .description("Policy reloads, by outcome (applied, unchanged, rejected, unavailable)")
+                .tag("outcome", o).register(metrics.registry())).increment();
+        return outcome;
+    }
+
+    private static byte[] hash(Path path) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(path));
+        } catch (IOException e) {
+            return null; // mid-swap or gone: the next poll looks again
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        thread.shutdownNow();
+        current.health().close();
+    }
+}

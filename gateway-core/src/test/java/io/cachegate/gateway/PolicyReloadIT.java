@@ -1,0 +1,239 @@
+package io.cachegate.gateway;
+
+import static io.cachegate.gateway.CacheCalls.CHAT;
+import static io.cachegate.gateway.CacheCalls.metric;
+import static io.cachegate.gateway.CacheCalls.nonce;
+import static io.cachegate.gateway.CacheCalls.quote;
+import static io.cachegate.gateway.CacheCalls.xCache;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cachegate.simulator.BackendSimulator;
+import io.cachegate.simulator.SimulatorOptions;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Live policy reload: the gateway watches its policy file (written the way a Kubernetes ConfigMap update writes
+ * it, by swapping a file into place) and reloads on {@code POST /admin/reload}. Under a steady stream of hits,
+ * misses and streamed requests, reloads every 200 ms fail no request; a new tenant key works, a removed one gets
+ * 401 and a changed route threshold decides, each within a second; an invalid policy is refused and counted
+ * while the running one stays.
+ */
+class PolicyReloadIT {
+
+    private static final String PASSWORD = "How do I reset my password?";
+    private static BackendSimulator sim;
+    private static Gateway gateway;
+    private static Path dir;
+    private static Path policyFile;
+
+    @BeforeAll
+    static void start() throws Exception {
+        sim = BackendSimulator.start(SimulatorOptions.defaults());
+        dir = Files.createTempDirectory("cachegate-reload-it");
+        policyFile = dir.resolve("policy.yaml");
+        write(policy(List.of("load-key"), 0.999));
+        gateway = Gateway.start(TestPolicies.parse(Files.readString(policyFile)), policyFile);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        Closing.all(gateway, sim);
+    }
+
+    /** A policy with tenant acme holding {@code keys}; the semantic route's threshold is {@code threshold}. */
+    private static String policy(List<String> keys, double threshold) {
+        return policy(keys, threshold, 64);
+    }
+
+    /** As above, with the backend's connection pool per URL: another value rebuilds backends and admission queues. */
+    private static String policy(List<String> keys, double threshold, int connections) {
+        return """
+                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 2s}
+                backends:
+                  - {name: main, urls: ["%s"], model_version: "llama@v1", max_connections_per_url: %d}
+                admission: {enabled: true}
+                tenants:
+                  - {id: acme, api_keys: [%s]}
+                cache:
+                  exact: {store: memory, ttl: 1h}
+                  semantic: {enabled: true, path: "%s", ttl: 1h, decision: cosine}
+                routes:
+                  - match: {model: "qwen2.5-0.5b"}
+                    cache: {semantic: true, threshold: %s}
+                  - match: {model: "*"}
+                    cache: {semantic: false}
+                """.formatted(sim.baseUrl(), connections, String.join(", ", keys),
+                dir.resolve("index").toString().replace('\\', '/'), threshold);
+    }
+
+    /** Writes the policy the way a ConfigMap update does: a new file swapped into place, never a partial write. */
+    private static void write(String yaml) throws Exception {
+        Path tmp = Files.createTempFile(dir, "policy", ".tmp");
+        Files.writeString(tmp, yaml);
+        Files.move(tmp, policyFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private static HttpResponse<String> chat(String key, String model, String system, String question, String extra)
+            throws Exception {
+        String body = "{\"model\":\"" + model + "\",\"temperature\":0,\"messages\":[{\"role\":\"system\",\"content\":"
+                + quote(system) + "},{\"role\":\"user\",\"content\":" + quote(question) + "}]" + extra + "}";
+        return RawHttp.post(gateway.port(), CHAT, body, "Authorization", "Bearer " + key);
+    }
+
+    /** Milliseconds until {@code condition} held, failing past {@code limit}. */
+    private static long within(Duration limit, BooleanSupplier condition) throws Exception {
+        long start = System.nanoTime();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime() - start).as("took effect within " + limit).isLessThan(limit.toNanos());
+            Thread.sleep(20);
+        }
+        return (System.nanoTime() - start) / 1_000_000;
+    }
+
+    private static int status(String key) {
+        try {
+            return chat(key, "llama-3.1-8b", "keys", "ping " + nonce(), "").statusCode();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static boolean writesSettled() {
+        return Poll.until(Duration.ofSeconds(20), () -> {
+            try {
+                return metric(gateway, "cachegate_semantic_writes_pending") == 0;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    @Test
+    void reloadsEvery200ms_underSteadyLoad_failNoRequest() throws Exception {
+        AtomicBoolean running = new AtomicBoolean(true);
+        AtomicInteger sent = new AtomicInteger();
+        ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
+        List<Thread> clients = new ArrayList<>();
+        for (int c = 0; c < 3; c++) {
+            int client = c;
+            Thread thread = new Thread(() -> {
+                int i = 0;
+                while (running.get()) {
+                    // hits (a repeated question), misses (new ones) and streamed answers, in turn
+                    String question = switch (i++ % 3) {
+                        case 0 -> "the repeated question";
+                        case 1 -> "a new question " + nonce();
+                        default -> "a streamed question " + client + " " + (i % 7);
+                    };
+                    String extra = i % 3 == 2 ? ",\"stream\":true" : "";
+                    try {
+                        HttpResponse<String> r = chat("load-key", "llama-3.1-8b", "load", question, extra);
+                        sent.incrementAndGet();
+                        if (r.statusCode() != 200 || (!extra.isEmpty() && !r.body().contains("[DONE]"))) {
+                            failures.add(r.statusCode() + " " + r.body());
+                        }
+                    } catch (Exception e) {
+                        failures.add(e.toString());
+                    }
+                }
+            }, "reload-load-" + c);
+            thread.start();
+            clients.add(thread);
+        }
+        long before = gateway.policyGeneration();
+        int reloads = 0;
+        long end = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (System.nanoTime() < end) {
+            // Alternate valid policies (tenant keys; every fourth also the backends, which rebuilds replica sets and
+            // admission queues); every other change is also announced through the admin API.
+            write(policy(reloads % 2 == 0 ? List.of("load-key", "spare-key") : List.of("load-key"), 0.999,
+                    reloads % 4 < 2 ? 64 : 32));
+            if (reloads % 2 == 1) {
+                RawHttp.post(gateway.adminPort(), "/admin/reload", "");
+            }
+            reloads++;
+            Thread.sleep(200);
+        }
+        running.set(false);
+        for (Thread t : clients) {
+            t.join();
+        }
+        long applied = gateway.policyGeneration() - before;
+        System.out.printf("reload under load: %d requests sent, %d failed, %d policy writes, %d reloads applied%n",
+                sent.get(), failures.size(), reloads, applied);
+        assertThat(failures).as("failed requests").isEmpty();
+        assertThat(sent.get()).isGreaterThan(100);
+        assertThat(applied).as("reloads applied").isGreaterThanOrEqualTo(reloads / 2);
+    }
+
+    @Test
+    void tenantKeys_addedAndRemoved_takeEffectWithinOneSecond() throws Exception {
+        write(policy(List.of("load-key"), 0.999));
+        within(Duration.ofSeconds(3), () -> status("new-key") == 401);
+
+        write(policy(List.of("load-key", "new-key"), 0.999));
+        long added = within(Duration.ofSeconds(1), () -> status("new-key") == 200);
+
+        write(policy(List.of("load-key"), 0.999));
+        long removed = within(Duration.ofSeconds(1), () -> status("new-key") == 401);
+
+        System.out.printf("new key accepted after %d ms, removed key refused after %d ms%n", added, removed);
+        assertThat(status("load-key")).isEqualTo(200);
+    }
+
+    @Test
+    void routeThreshold_changed_decidesTheNextMatchWithinOneSecond() throws Exception {
+        String system = "support bot " + nonce();
+        write(policy(List.of("load-key"), 0.999));
+        within(Duration.ofSeconds(3), () -> gateway.policyGeneration() > 0 && status("load-key") == 200);
+        assertThat(chat("load-key", "qwen2.5-0.5b", system, PASSWORD, "").statusCode()).isEqualTo(200);
+        assertThat(writesSettled()).isTrue();
+        assertThat(xCache(chat("load-key", "qwen2.5-0.5b", system, "How can I reset my password?", "")))
+                .as("similar, but under a threshold of 0.999").isEqualTo("MISS");
+        assertThat(writesSettled()).isTrue();
+
+        write(policy(List.of("load-key"), 0.80));
+        long took = within(Duration.ofSeconds(1), () -> {
+            try {
+                return xCache(chat("load-key", "qwen2.5-0.5b", system, "How could I reset my password?", ""))
+                        .equals("HIT");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        System.out.printf("lower route threshold matched after %d ms%n", took);
+    }
+
+    @Test
+    void invalidPolicy_isRefused_andTheRunningOneStays() throws Exception {
+        write(policy(List.of("load-key"), 0.999));
+        within(Duration.ofSeconds(3), () -> status("load-key") == 200);
+        double rejectedBefore = metric(gateway, "cachegate_policy_reloads_total", "outcome=\"rejected\"");
+        long generation = gateway.policyGeneration();
+
+        write(policy(List.of("load-key"), 0.999).replace("ttl: 1h}", "ttl: an hour}"));
+        HttpResponse<String> reload = RawHttp.post(gateway.adminPort(), "/admin/reload", "");
+
+        assertThat(reload.statusCode()).isEqualTo(422);
+        assertThat(reload.body()).contains("rejected").contains("policy.yaml:").contains("cache.exact.ttl");
+        assertThat(gateway.policyGeneration()).isEqualTo(generation);
+        assertThat(status("load-key")).isEqualTo(200);
+        assertThat(metric(gateway, "cachegate_policy_reloads_total", "outcome=\"rejected\""))
+                .isGreaterThan(rejectedBefore);
+        write(policy(List.of("load-key"), 0.999));
+        within(Duration.ofSeconds(2), () -> gateway.policyGeneration() > generation);
+    }
+}
