@@ -11,6 +11,7 @@ import io.cachegate.gateway.admin.BackendHealth;
 import io.cachegate.gateway.admin.ReloadOutcome;
 import io.cachegate.gateway.cache.CacheKeys;
 import io.cachegate.gateway.cache.ModelVersions;
+import io.cachegate.gateway.cache.coalesce.Coalescer;
 import io.cachegate.gateway.cache.semantic.SemanticCache;
 import io.cachegate.gateway.dispatch.BackendDispatch;
 import io.cachegate.gateway.dispatch.Backends;
@@ -61,6 +62,8 @@ final class PolicyReloader implements AdminView, AutoCloseable {
     /** Admin reloads waiting for the reload thread at most; more are refused (the queue has a bound). */
     private static final int MAX_PENDING = 4;
     /** Admission meters are bound to one generation's controllers; a new generation registers its own. */
+    /** A recording a coalesced answer keeps for its followers is bounded by this. */
+    private static final long MAX_SHARED_BYTES = 32L * 1024 * 1024;
     private static final Set<String> ADMISSION_GAUGES = Set.of("cachegate.admission.overloaded",
             "cachegate.admission.drain.rate", "cachegate.admission.dispatched", "cachegate.queue.depth",
             "cachegate.queue.tokens");
@@ -72,6 +75,7 @@ final class PolicyReloader implements AdminView, AutoCloseable {
     private final ModelVersions versions;
     private final CacheStore store;
     private final SemanticCache semantic;
+    private final Coalescer coalescer = new Coalescer(MAX_SHARED_BYTES);
     private final Optional<Path> file;
     private final PolicyLoader loader = PolicyLoader.withEnvironment(System::getenv);
     private final ScheduledExecutorService thread;
@@ -263,7 +267,8 @@ final class PolicyReloader implements AdminView, AutoCloseable {
         }
         long number = generationNumber.incrementAndGet();
         RequestPaths.Current path = new RequestPaths.Current(number, services,
-                RequestPath.assemble(services, store, semantic, new CacheKeys(policy, versions), backends));
+                RequestPath.assemble(services, store, semantic, new CacheKeys(policy, versions), coalescer,
+                        backends));
         return new Generation(number, policy, services, backends, health, path);
     }
 

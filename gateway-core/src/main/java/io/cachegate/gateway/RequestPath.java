@@ -33,17 +33,16 @@ import java.util.List;
  */
 final class RequestPath {
 
-    /** A recording a coalesced answer keeps for its followers is bounded by this. */
-    static final long MAX_SHARED_BYTES = 32L * 1024 * 1024;
-
     private RequestPath() {
     }
 
+    /**
+     * @param coalescer shared by every policy generation: identical misses on either side of a reload share a call
+     */
     static StageChain assemble(ProxyServices services, CacheStore store, SemanticCache semantic, CacheKeys keys,
-                               Backends backends) {
+                               Coalescer coalescer, Backends backends) {
         Policy policy = services.policy();
         ServePlanner planner = new ServePlanner(policy, backends, services.metrics());
-        Coalescer coalescer = new Coalescer(MAX_SHARED_BYTES);
         List<Stage> stages = new ArrayList<>();
         stages.add(new EndpointStage());                                       // which API: 400, 404
         stages.add(new AuthenticateStage(policy));                             // API key -> tenant: 401
