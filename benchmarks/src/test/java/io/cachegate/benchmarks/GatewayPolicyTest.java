@@ -54,7 +54,7 @@ class GatewayPolicyTest {
         Policy loaded = load(policy);
         assertThat(loaded.backends().get(0).modelVersion()).isEqualTo(Optional.of("bench@1"));
         assertThat(loaded.backends().get(0).maxConnectionsPerUrl()).isEqualTo(1024);
-        assertThat(loaded.backends().get(0).maxConcurrency()).isEqualTo(8);
+        assertThat(loaded.backends().get(0).maxConcurrency()).hasValue(8);
         assertThat(loaded.classes()).containsKeys("interactive", "batch");
         assertThat(loaded.routes()).hasSize(2);
         assertThat(loaded.routes().get(0).trafficClass()).isEqualTo("batch");

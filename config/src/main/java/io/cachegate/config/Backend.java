@@ -4,6 +4,7 @@ import java.net.URI;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * A pool of OpenAI-compatible model servers (replicas) serving the same models.
@@ -11,17 +12,17 @@ import java.util.Optional;
  * @param urls base URLs with no path and no trailing slash, e.g. {@code http://10.0.0.5:8000}
  * @param models globs of the model names this pool serves ({@code *} and {@code ?})
  * @param modelVersion a pinned model version for cache keys; empty means read it from {@code /v1/models}
- * @param maxConcurrency requests in flight per replica
+ * @param maxConcurrency requests in flight per replica; empty ({@code auto}) when the gateway finds it adaptively
+ *     from each replica's measured time to first token
  * @param maxInflightTokens tokens (the requests' estimated costs) in flight per replica
  * @param metrics when true, each replica's vLLM {@code /metrics} is read as an extra load signal
  * @param prefixAffinity used when {@code balance} is {@link Balance#PREFIX_AFFINITY}
  */
 public record Backend(String name, List<URI> urls, List<String> models, Optional<String> modelVersion,
-                      int maxConcurrency, int maxConnectionsPerUrl, Timeouts timeouts, Optional<String> apiKey,
+                      OptionalInt maxConcurrency, int maxConnectionsPerUrl, Timeouts timeouts, Optional<String> apiKey,
                       Balance balance, long maxInflightTokens, HealthSettings health, boolean metrics,
                       PrefixAffinitySettings prefixAffinity, RetrySettings retries) {
 
-    public static final int DEFAULT_MAX_CONCURRENCY = BackendKeys.MAX_CONCURRENCY.fallback();
     public static final long DEFAULT_MAX_INFLIGHT_TOKENS = BackendKeys.MAX_INFLIGHT_TOKENS.fallback();
 
     public Backend {
@@ -29,6 +30,7 @@ public record Backend(String name, List<URI> urls, List<String> models, Optional
         urls = List.copyOf(urls);
         models = List.copyOf(models);
         Objects.requireNonNull(modelVersion, "modelVersion");
+        Objects.requireNonNull(maxConcurrency, "maxConcurrency");
         Objects.requireNonNull(timeouts, "timeouts");
         Objects.requireNonNull(apiKey, "apiKey");
         Objects.requireNonNull(balance, "balance");
@@ -39,7 +41,7 @@ public record Backend(String name, List<URI> urls, List<String> models, Optional
 
     /** A backend with the default balance, token bound, health checks, metrics, affinity and retries. */
     public Backend(String name, List<URI> urls, List<String> models, Optional<String> modelVersion,
-                   int maxConcurrency, int maxConnectionsPerUrl, Timeouts timeouts, Optional<String> apiKey) {
+                   OptionalInt maxConcurrency, int maxConnectionsPerUrl, Timeouts timeouts, Optional<String> apiKey) {
         this(name, urls, models, modelVersion, maxConcurrency, maxConnectionsPerUrl, timeouts, apiKey,
                 BackendKeys.BALANCE.fallback(), DEFAULT_MAX_INFLIGHT_TOKENS, HealthSettings.defaults(),
                 BackendKeys.METRICS.fallback(), PrefixAffinitySettings.defaults(), RetrySettings.defaults());
@@ -59,7 +61,7 @@ public record Backend(String name, List<URI> urls, List<String> models, Optional
     public String toString() {
         // The upstream API key must not end up in logs.
         return "Backend[name=" + name + ", urls=" + urls + ", models=" + models + ", modelVersion=" + modelVersion
-                + ", maxConcurrency=" + maxConcurrency + ", maxConnectionsPerUrl=" + maxConnectionsPerUrl
+                + ", maxConcurrency=" + (maxConcurrency.isPresent() ? maxConcurrency.getAsInt() : "auto") + ", maxConnectionsPerUrl=" + maxConnectionsPerUrl
                 + ", timeouts=" + timeouts + ", apiKey=" + (apiKey.isPresent() ? "<redacted>" : "none")
                 + ", balance=" + balance + ", maxInflightTokens=" + maxInflightTokens + ", health=" + health
                 + ", metrics=" + metrics + ", prefixAffinity=" + prefixAffinity + ", retries=" + retries + "]";

@@ -4,6 +4,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /** The keys of each {@code backends} item and of its nested sections; {@link BackendsReader} reads them. */
 final class BackendKeys {
@@ -15,8 +16,8 @@ final class BackendKeys {
             "model-name globs (* and ?) this pool serves");
     static final Key<Optional<String>> MODEL_VERSION = Key.optional("model_version", "read from /v1/models",
             "pinned model version for cache keys");
-    static final Key<Integer> MAX_CONCURRENCY = Key.integer("max_concurrency", 64, 1, 1_000_000,
-            "requests in flight per replica");
+    static final Key<OptionalInt> MAX_CONCURRENCY = Key.optionalInteger("max_concurrency", "auto", 1, 1_000_000,
+            "requests in flight per replica; auto: found from each replica's time to first token");
     static final Key<Long> MAX_INFLIGHT_TOKENS = Key.longInteger("max_inflight_tokens", 1_000_000, 1,
             1_000_000_000_000L, "tokens in flight per replica: prompt plus max_tokens of each request");
     static final Key<Integer> MAX_CONNECTIONS_PER_URL = Key.integer("max_connections_per_url", 64, 1, 1_000_000,

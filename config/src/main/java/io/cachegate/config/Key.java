@@ -7,6 +7,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.function.DoubleFunction;
 import java.util.function.DoublePredicate;
 import java.util.function.Function;
@@ -67,6 +68,27 @@ final class Key<T> {
     static Key<Integer> integer(String name, int fallback, int min, int max, String doc) {
         return new Key<>(name, "integer", fallback, Integer.toString(fallback), range(min, max, Integer.MAX_VALUE), doc,
                 f -> (int) f.integer(name, fallback, min, max));
+    }
+
+    /**
+     * A whole number that may be left out or written {@code auto}: empty then, and {@code absent} says what
+     * that means (e.g. found adaptively).
+     */
+    static Key<OptionalInt> optionalInteger(String name, String absent, int min, int max, String doc) {
+        return new Key<>(name, "integer", OptionalInt.empty(), absent, range(min, max, Integer.MAX_VALUE) + " or auto",
+                doc, f -> {
+                    Optional<String> text = f.text(name).map(String::strip);
+                    if (text.isEmpty() || text.get().isEmpty() || text.get().equalsIgnoreCase("auto")) {
+                        return OptionalInt.empty();
+                    }
+                    if (!text.get().matches("-?[0-9][0-9_]*")) {
+                        f.problem(name, Durations.quote(text.get()) + " is not a whole number or auto");
+                        return OptionalInt.empty();
+                    }
+                    int before = f.reader().problemCount();
+                    int value = (int) f.integer(name, min, min, max);
+                    return f.reader().problemCount() == before ? OptionalInt.of(value) : OptionalInt.empty();
+                });
     }
 
     static Key<Long> longInteger(String name, long fallback, long min, long max, String doc) {

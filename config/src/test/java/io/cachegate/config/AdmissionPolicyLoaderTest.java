@@ -7,6 +7,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
 /** The admission and routing settings (issue 5): every key read, every default applied. */
@@ -26,7 +27,7 @@ class AdmissionPolicyLoaderTest {
 
         Backend main = policy.backends().get(0);
         assertThat(main.balance()).isEqualTo(Balance.LEAST_LOADED);
-        assertThat(main.maxConcurrency()).isEqualTo(64);
+        assertThat(main.maxConcurrency()).isEmpty(); // auto: found from measured latency
         assertThat(main.maxInflightTokens()).isEqualTo(1_000_000);
         assertThat(main.health()).isEqualTo(new HealthSettings("/v1/models", Duration.ofSeconds(5), 3,
                 Duration.ofSeconds(10)));
@@ -50,6 +51,22 @@ class AdmissionPolicyLoaderTest {
     void parse_balance_ignoresCase() throws PolicyException {
         assertThat(TestPolicies.parse(BACKEND + "    balance: Prefix_Affinity\n").backends().get(0).balance())
                 .isEqualTo(Balance.PREFIX_AFFINITY);
+    }
+
+    @Test
+    void parse_maxConcurrency_absentOrAutoIsAdaptive_aNumberIsFixed() throws PolicyException {
+        Policy policy = TestPolicies.parse("""
+                backends:
+                  - { name: absent, urls: [http://10.0.0.1:8000] }
+                  - { name: auto, urls: [http://10.0.0.2:8000], max_concurrency: auto }
+                  - { name: fixed, urls: [http://10.0.0.3:8000], max_concurrency: 12 }
+                routes:
+                  - backend: absent
+                """);
+
+        assertThat(policy.backends().get(0).maxConcurrency()).isEmpty();
+        assertThat(policy.backends().get(1).maxConcurrency()).isEmpty();
+        assertThat(policy.backends().get(2).maxConcurrency()).hasValue(12);
     }
 
     @Test
@@ -92,7 +109,7 @@ class AdmissionPolicyLoaderTest {
 
         assertThat(policy.backends().get(0)).isEqualTo(new Backend("main",
                 List.of(URI.create("http://10.0.0.1:8000"), URI.create("http://10.0.0.2:8000")), List.of("*"),
-                Optional.empty(), 32, 64, Timeouts.defaults(), Optional.empty(), Balance.PREFIX_AFFINITY, 500_000,
+                Optional.empty(), OptionalInt.of(32), 64, Timeouts.defaults(), Optional.empty(), Balance.PREFIX_AFFINITY, 500_000,
                 new HealthSettings("/health", Duration.ofSeconds(2), 5, Duration.ofSeconds(30)), true,
                 new PrefixAffinitySettings(128, 2000, 2.5), new RetrySettings(3, Duration.ZERO)));
         assertThat(policy.backends().get(1).balance()).isEqualTo(Balance.ROUND_ROBIN);
@@ -176,7 +193,7 @@ class AdmissionPolicyLoaderTest {
         assertThat(new Route(0, RouteMatch.any(), Optional.empty(), Optional.empty(), "c", RouteCache.defaults())
                 .defaultMaxTokens()).isEqualTo(1024);
         assertThat(parsed.backends().get(0)).isEqualTo(new Backend("main", List.of(URI.create("http://127.0.0.1:8000")),
-                List.of("*"), Optional.empty(), 64, 64, Timeouts.defaults(), Optional.empty()));
+                List.of("*"), Optional.empty(), OptionalInt.empty(), 64, Timeouts.defaults(), Optional.empty()));
     }
 
     @Test
@@ -201,10 +218,11 @@ class AdmissionPolicyLoaderTest {
     }
 
     @Test
-    void embeddedDefault_admissionOff_batchPausable() throws PolicyException {
+    void embeddedDefault_admissionOnWithAdaptiveCapacity_batchPausable() throws PolicyException {
         Policy policy = PolicyLoader.withEnvironment(name -> null).embeddedDefault();
 
-        assertThat(policy.admission().enabled()).isFalse();
+        assertThat(policy.admission().enabled()).isTrue();
+        assertThat(policy.backends()).allSatisfy(b -> assertThat(b.maxConcurrency()).as(b.name()).isEmpty());
         assertThat(policy.classes().get("batch").pausable()).isTrue();
         assertThat(policy.classes().get("interactive").pausable()).isFalse();
     }

@@ -126,6 +126,8 @@ class AdmissionPolicyValidationTest {
                 .isEqualTo("policy.yaml:4: backends[0].max_inflight_tokens: 0 is out of range 1..1000000000000");
         assertThat(problem(BACKEND + "    max_concurrency: 0\n"))
                 .isEqualTo("policy.yaml:4: backends[0].max_concurrency: 0 is out of range 1..1000000");
+        assertThat(problem(BACKEND + "    max_concurrency: many\n"))
+                .isEqualTo("policy.yaml:4: backends[0].max_concurrency: \"many\" is not a whole number or auto");
         assertThat(problem(BACKEND + "    metrics: yes\n"))
                 .isEqualTo("policy.yaml:4: backends[0].metrics: \"yes\" is not a boolean (true or false)");
     }

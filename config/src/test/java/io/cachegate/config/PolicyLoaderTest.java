@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,7 +33,7 @@ class PolicyLoaderTest {
         Backend main = policy.backends().get(0);
         assertThat(main.urls()).containsExactly(URI.create("http://127.0.0.1:8000"));
         assertThat(main.models()).containsExactly("*");
-        assertThat(main.maxConcurrency()).isEqualTo(64);
+        assertThat(main.maxConcurrency()).isEmpty(); // auto: found from measured latency
         assertThat(main.maxConnectionsPerUrl()).isEqualTo(64);
         assertThat(main.timeouts()).isEqualTo(new Timeouts(Duration.ofSeconds(2), Duration.ofSeconds(60),
                 Duration.ofSeconds(30), Duration.ofMinutes(10)));
@@ -116,7 +117,7 @@ class PolicyLoaderTest {
                 Optional.of("secret"), Duration.ofSeconds(5), 2, new JsonLimits(10, 1000, 20)));
         assertThat(policy.backends()).containsExactly(new Backend("main",
                 List.of(URI.create("https://llm.internal"), URI.create("http://10.0.0.2:8000")),
-                List.of("llama-*", "qwen"), Optional.of("v7"), 8, 4,
+                List.of("llama-*", "qwen"), Optional.of("v7"), OptionalInt.of(8), 4,
                 new Timeouts(Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(3),
                         Duration.ofMinutes(1)),
                 Optional.of("upstream")));

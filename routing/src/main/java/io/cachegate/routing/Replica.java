@@ -12,14 +12,19 @@ final class Replica {
     final int position;
     final CircuitBreaker breaker;
     final PrefixIndex index;
+    /** Null when the set's capacity is fixed. */
+    final AdaptiveCapacity adaptive;
     int inflightRequests;
     long inflightTokens;
     long externalTokens;
     long externalAt;
     boolean externalKnown;
+    /** A load report with requests waiting in the replica that no latency sample has taken into account yet. */
+    boolean waitingReported;
 
-    Replica(URI uri, int position, BreakerSettings breaker, int indexEntries) {
+    Replica(URI uri, int position, BreakerSettings breaker, int indexEntries, AdaptiveCapacity adaptive) {
         this.uri = uri;
+        this.adaptive = adaptive;
         this.position = position;
         this.breaker = new CircuitBreaker(breaker);
         this.index = new PrefixIndex(indexEntries);
@@ -36,11 +41,26 @@ final class Replica {
      * however large, so a request costlier than the token limit is slow rather than never served.
      */
     boolean hasRoom(long cost, int maxConcurrency, long maxInflightTokens) {
-        if (inflightRequests >= maxConcurrency) {
+        if (inflightRequests >= requestLimit(maxConcurrency)) {
             return false;
         }
         long after = saturatedAdd(inflightTokens, cost);
         return inflightRequests == 0 || after <= maxInflightTokens;
+    }
+
+    /** The fixed {@code maxConcurrency}, or the adaptive limit now. */
+    int requestLimit(int maxConcurrency) {
+        return adaptive == null ? maxConcurrency : adaptive.limit();
+    }
+
+    /**
+     * True once per load report that said requests wait in the replica: one report lowers an adaptive limit
+     * once (Vegas backs off by a tenth), however many answers come before the next report.
+     */
+    boolean takeWaitingReport() {
+        boolean reported = waitingReported;
+        waitingReported = false;
+        return reported;
     }
 
     static long saturatedAdd(long a, long b) {

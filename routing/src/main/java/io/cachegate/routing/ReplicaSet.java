@@ -46,7 +46,8 @@ public final class ReplicaSet {
         List<Replica> list = new ArrayList<>();
         Map<URI, Replica> map = new HashMap<>();
         for (URI uri : b.uris) {
-            Replica r = new Replica(uri, list.size(), settings.breaker(), settings.affinity().maxBlocksPerReplica());
+            Replica r = new Replica(uri, list.size(), settings.breaker(), settings.affinity().maxBlocksPerReplica(),
+                    settings.adaptiveConcurrency() ? new AdaptiveCapacity(settings.maxConcurrency()) : null);
             if (map.putIfAbsent(uri, r) != null) {
                 throw new IllegalArgumentException("backend " + name + " lists replica " + uri + " twice");
             }
@@ -140,6 +141,21 @@ public final class ReplicaSet {
         update(replica, (r, now) -> r.breaker.success(now));
     }
 
+    /**
+     * As {@link #recordSuccess(URI)}, with the answer's time to first byte ({@code ttfbNanos}, time to first
+     * token when streamed): with an adaptive capacity, a sample for the replica's limit, taken while the
+     * request is still in flight there.
+     */
+    public void recordSuccess(URI replica, long ttfbNanos) {
+        update(replica, (r, now) -> {
+            r.breaker.success(now);
+            if (r.adaptive != null) {
+                r.adaptive.onSample(now - ttfbNanos, ttfbNanos, Math.max(1, r.inflightRequests),
+                        r.takeWaitingReport());
+            }
+        });
+    }
+
     /** A request to {@code replica} failed in a way that says the replica is unwell (see {@link FailureKind}). */
     public void recordFailure(URI replica) {
         update(replica, (r, now) -> r.breaker.failure(now));
@@ -156,7 +172,8 @@ public final class ReplicaSet {
     /**
      * The replica's own load report (e.g. parsed by {@link VllmMetrics}): {@code waiting} queued
      * requests and {@code kvUsage} in [0, 1], turned into tokens per {@link ExternalLoadSettings}
-     * and added to its in-flight tokens for balancing (not for capacity) until it goes stale.
+     * and added to its in-flight tokens for balancing until it goes stale. With an adaptive capacity, a report
+     * of waiting requests also lowers the replica's limit once, at its next latency sample.
      */
     public void recordExternalLoad(URI replica, double waiting, double kvUsage) {
         ExternalLoadSettings e = settings.externalLoad();
@@ -166,6 +183,7 @@ public final class ReplicaSet {
         long rounded = tokens >= Long.MAX_VALUE ? Long.MAX_VALUE : Math.round(tokens);
         update(replica, (r, now) -> {
             r.externalTokens = rounded;
+            r.waitingReported = w > 0;
             r.externalAt = now;
             r.externalKnown = true;
         });
@@ -206,7 +224,8 @@ public final class ReplicaSet {
                 CircuitState state = r.breaker.state(now);
                 noteChange(changes, r, before, state);
                 out.add(new ReplicaStatus(r.uri, state, r.inflightRequests, r.inflightTokens,
-                        r.load(now, staleNanos) - r.inflightTokens, r.breaker.consecutiveFailures(), r.index.size()));
+                        r.load(now, staleNanos) - r.inflightTokens, r.breaker.consecutiveFailures(), r.index.size(),
+                        r.requestLimit(settings.maxConcurrency())));
             }
         }
         fire(changes);

@@ -23,16 +23,21 @@ final class PolicyMappings {
 
     /**
      * The backend's replica settings. Without admission control a replica has no request or token bound here
-     * (the connection pool bounds it, as before); with it, {@code max_concurrency} and {@code max_inflight_tokens}.
+     * (the connection pool bounds it, as before); with it, {@code max_concurrency} and {@code max_inflight_tokens},
+     * or without {@code max_concurrency} ({@code auto}) a request limit each replica finds from its time to first
+     * token, up to {@link ReplicaSetSettings#ADAPTIVE_CEILING}.
      */
     static ReplicaSetSettings replicaSet(Backend backend, boolean admission) {
         ReplicaSetSettings settings = ReplicaSetSettings.defaults()
                 .withBalance(backend.balance())
                 .withBreaker(new BreakerSettings(backend.health().failuresToEject(), backend.health().ejectFor()))
                 .withAffinity(backend.prefixAffinity());
-        return admission
-                ? settings.withCapacity(backend.maxConcurrency(), backend.maxInflightTokens())
-                : settings.withCapacity(Integer.MAX_VALUE, ReplicaSetSettings.UNLIMITED_TOKENS);
+        if (!admission) {
+            return settings.withCapacity(Integer.MAX_VALUE, ReplicaSetSettings.UNLIMITED_TOKENS);
+        }
+        return backend.maxConcurrency().isPresent()
+                ? settings.withCapacity(backend.maxConcurrency().getAsInt(), backend.maxInflightTokens())
+                : settings.withAdaptiveCapacity(ReplicaSetSettings.ADAPTIVE_CEILING, backend.maxInflightTokens());
     }
 
     static RetryPolicy retry(Backend backend) {
@@ -41,9 +46,17 @@ final class PolicyMappings {
                 ? base : RetryPolicy.DEFAULT_MAX_BACKOFF);
     }
 
-    /** The admission settings of one backend: its request capacity is what the classes' in-flight shares cap. */
+    /**
+     * The admission settings of one backend: its request capacity is what the classes' in-flight shares cap.
+     * With an adaptive capacity that is replicas x the ceiling, a fixed total, not the sum of the current limits:
+     * admission's shares are fixed when built, a share of a moving total would turn a lowered limit into work
+     * refused, and the replicas' own limits already keep the backend from queueing. A class's share then bounds
+     * it only against that ceiling; priority still decides who gets a freed slot first. Set max_concurrency where
+     * a class must be held to a share of the real capacity.
+     */
     static AdmissionSettings admission(AdmissionPolicy policy, Collection<TrafficClass> classes, Backend backend) {
-        long capacity = (long) backend.maxConcurrency() * backend.urls().size();
+        int perReplica = backend.maxConcurrency().orElse(ReplicaSetSettings.ADAPTIVE_CEILING);
+        long capacity = (long) perReplica * backend.urls().size();
         AdmissionSettings.Builder builder = AdmissionSettings.builder()
                 .overload(policy.overload())
                 .initialDrainRate(policy.initialDrainRate())

@@ -162,7 +162,7 @@ final class Relay implements UpstreamListener {
                 return false;
             }
         } else {
-            plan.serving().replicas().recordSuccess(currentUrl);
+            plan.serving().replicas().recordSuccess(currentUrl, now - upstream.sentAtNanos());
         }
         stage.metrics().upstreamResponded(settings.backend(), now - upstream.sentAtNanos());
         HttpResponse response = ForwardedHeaders.clientHead(head, x.requestId(), x.xCache(), plan.servedModel(),

@@ -1,0 +1,170 @@
+package io.cachegate.routing;
+
+import static io.cachegate.routing.Replicas.A;
+import static io.cachegate.routing.Replicas.set;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cachegate.testkit.FakeTicker;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.PriorityQueue;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The adaptive request limit of a replica, driven through {@link ReplicaSet} as the gateway drives it, against a
+ * simulated model server on the fake clock: the set is kept full (endless demand), each answer reports its time to
+ * first token when it comes, and its lease is released when the answer ends.
+ */
+class AdaptiveCapacityTest {
+
+    private static final long MS = 1_000_000;
+    private static final int UNBOUNDED = Integer.MAX_VALUE;
+    private static final Duration FIRST_TOKEN = Duration.ofMillis(100);
+    private static final Duration ANSWER = Duration.ofMillis(250);
+
+    private final FakeTicker ticker = new FakeTicker();
+
+    private ReplicaSet adaptive(int ceiling) {
+        return set(ReplicaSetSettings.defaults().withAdaptiveCapacity(ceiling, ReplicaSetSettings.UNLIMITED_TOKENS),
+                ticker, A);
+    }
+
+    private static int limit(ReplicaSet set) {
+        return set.status().get(0).requestLimit();
+    }
+
+    /**
+     * Endless demand for {@code seconds} against a model server running {@code slots} sequences at once and
+     * queueing the rest (first in, first out): every answer's first token comes 100 ms after its sequence starts
+     * and its last 250 ms after, and whenever the set has room another request is sent. Returns the most
+     * requests the server held at once in the last second. Everything still in flight at the end is released.
+     */
+    private int saturate(ReplicaSet set, int slots, int seconds) {
+        record Event(long at, boolean done, long sentAt, ReplicaLease lease) {
+        }
+        PriorityQueue<Event> events = new PriorityQueue<>(Comparator.comparingLong(Event::at));
+        ArrayDeque<long[]> waiting = new ArrayDeque<>();
+        List<ReplicaLease> waitingLeases = new ArrayList<>();
+        int[] busy = {0};
+        long end = ticker.nanos() + seconds * 1000 * MS;
+        int most = 0;
+        while (true) {
+            long now = ticker.nanos();
+            for (var lease = set.tryAcquire(RoutingRequest.of(1)); lease.isPresent();
+                    lease = set.tryAcquire(RoutingRequest.of(1))) {
+                if (busy[0] < slots) {
+                    busy[0]++;
+                    events.add(new Event(now + FIRST_TOKEN.toNanos(), false, now, lease.get()));
+                    events.add(new Event(now + ANSWER.toNanos(), true, now, lease.get()));
+                } else {
+                    waiting.add(new long[] {now});
+                    waitingLeases.add(lease.get());
+                }
+            }
+            if (end - now < 1000 * MS) {
+                most = Math.max(most, busy[0] + waiting.size());
+            }
+            Event e = events.poll();
+            if (e == null || e.at() > end) {
+                // Demand stops: what is still in flight or queued ends without reporting.
+                events.stream().filter(Event::done).forEach(x -> x.lease().release());
+                if (e != null && e.done()) {
+                    e.lease().release();
+                }
+                waitingLeases.forEach(ReplicaLease::release);
+                return most;
+            }
+            ticker.advanceNanos(e.at() - now);
+            if (!e.done()) {
+                set.recordSuccess(A, e.at() - e.sentAt());
+                continue;
+            }
+            e.lease().release();
+            busy[0]--;
+            if (!waiting.isEmpty()) {
+                long sentAt = waiting.poll()[0];
+                ReplicaLease next = waitingLeases.remove(0);
+                busy[0]++;
+                events.add(new Event(e.at() + FIRST_TOKEN.toNanos(), false, sentAt, next));
+                events.add(new Event(e.at() + ANSWER.toNanos(), true, sentAt, next));
+            }
+        }
+    }
+
+    @Test
+    void recordSuccess_flatLatencyUnderLoad_limitGrows() {
+        ReplicaSet set = adaptive(ReplicaSetSettings.ADAPTIVE_CEILING);
+        assertThat(limit(set)).isEqualTo(AdaptiveCapacity.INITIAL_LIMIT);
+
+        int most = saturate(set, UNBOUNDED, 30);
+
+        // No queueing seen (every first token in 100 ms): each answer adds 1/limit, one per limit's worth of
+        // answers, and a full replica answers 4 x limit a second: +4/s, 8 + 120 after 30 s; the replica is
+        // given that many.
+        assertThat(limit(set)).isGreaterThan(8 * AdaptiveCapacity.INITIAL_LIMIT);
+        assertThat(most).isEqualTo(limit(set));
+    }
+
+    @Test
+    void recordSuccess_latencyRisesUnderLoad_limitShrinksToWhatTheServerRuns() {
+        ReplicaSet set = adaptive(ReplicaSetSettings.ADAPTIVE_CEILING);
+        saturate(set, UNBOUNDED, 30);
+        int grown = limit(set);
+
+        int most = saturate(set, 8, 60);
+
+        // The server runs 8 and queues the rest a whole answer (first token at 350 ms instead of 100). A queued
+        // answer's queue estimate, L x (1 - 100 / 350), is above beta (3 log10 L, at least 2) and takes log10 L
+        // off; an unqueued one adds 1/L. From ~128 the limit comes down to 8 and stays within one of it.
+        assertThat(grown).isGreaterThan(64);
+        assertThat(limit(set)).isBetween(7, 9);
+        assertThat(most).isBetween(8, 9);
+    }
+
+    @Test
+    void recordSuccess_replicaReportsWaiting_limitShrinksEvenAtFlatLatency() {
+        ReplicaSet set = adaptive(ReplicaSetSettings.ADAPTIVE_CEILING);
+        saturate(set, UNBOUNDED, 30);
+        int grown = limit(set);
+        List<ReplicaLease> full = new ArrayList<>();
+        for (int i = 0; i < grown; i++) {
+            full.add(set.tryAcquire(RoutingRequest.of(1)).orElseThrow());
+        }
+
+        set.recordExternalLoad(A, 3, 0.5); // vLLM's num_requests_waiting is 3: too many, whatever the latency
+        set.recordSuccess(A, 100 * MS);
+        int after = limit(set);
+        set.recordSuccess(A, 100 * MS); // the same report is not taken twice: an unqueued answer adds 1/limit
+
+        assertThat(after).isLessThan(grown);
+        assertThat(limit(set)).isBetween(after, after + 1);
+        full.forEach(ReplicaLease::release);
+    }
+
+    @Test
+    void recordSuccess_adaptive_neverAboveTheCeiling() {
+        ReplicaSet set = adaptive(12);
+
+        int most = saturate(set, UNBOUNDED, 5);
+
+        assertThat(limit(set)).isEqualTo(12);
+        assertThat(most).isEqualTo(12);
+    }
+
+    @Test
+    void recordSuccess_explicitMaxConcurrency_neverAdaptedNorExceeded() {
+        ReplicaSet set = set(ReplicaSetSettings.defaults().withCapacity(4, ReplicaSetSettings.UNLIMITED_TOKENS),
+                ticker, A);
+
+        int flat = saturate(set, UNBOUNDED, 5);
+        assertThat(limit(set)).isEqualTo(4);
+        assertThat(flat).isEqualTo(4);
+
+        int queued = saturate(set, 2, 5); // the server runs 2: first tokens come late, the limit stays 4
+        assertThat(limit(set)).isEqualTo(4);
+        assertThat(queued).isEqualTo(4);
+    }
+}
