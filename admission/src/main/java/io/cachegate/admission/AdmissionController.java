@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntSupplier;
 
 /**
  * Admission for one backend pool: per-class bounded queues in front of a {@link CapacityGate}.
@@ -62,6 +63,7 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class AdmissionController {
 
     private final AdmissionSettings settings;
+    private final IntSupplier capacity;
     private final CapacityGate gate;
     private final Ticker ticker;
     private final AdmissionListener listener;
@@ -80,6 +82,16 @@ public final class AdmissionController {
 
     public AdmissionController(AdmissionSettings settings, CapacityGate gate, Ticker ticker,
                                AdmissionListener listener) {
+        this(settings, gate, ticker, listener, settings::capacityRequests);
+    }
+
+    /**
+     * As above, with a pool capacity that moves ({@code capacityRequests}, read when a cap is checked, at least
+     * 1): replicas whose request limits adapt to their latency. Classes' in-flight shares are shares of it.
+     */
+    public AdmissionController(AdmissionSettings settings, CapacityGate gate, Ticker ticker,
+                               AdmissionListener listener, IntSupplier capacityRequests) {
+        this.capacity = Objects.requireNonNull(capacityRequests, "capacityRequests");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.gate = Objects.requireNonNull(gate, "gate");
         this.ticker = Objects.requireNonNull(ticker, "ticker");
@@ -90,8 +102,7 @@ public final class AdmissionController {
         long now = ticker.nanos();
         double arrivalTauNanos = Nanos.of(settings.drainWindow()) / settings.drainAlpha();
         for (ClassSettings c : ordered) {
-            ClassQueue q = new ClassQueue(c, list.size(), new ArrivalRate(arrivalTauNanos, now),
-                    settings.capacityRequests());
+            ClassQueue q = new ClassQueue(c, list.size(), new ArrivalRate(arrivalTauNanos, now));
             list.add(q);
             byName.put(c.name(), q);
         }
@@ -291,7 +302,7 @@ public final class AdmissionController {
             q.inflight++;
             for (ClassQueue other : queues) {
                 // A capped class could not spend the credit: it would bank a burst for when it is released.
-                if (other.shareUnits > 0 && !other.isEmpty() && !other.paused(over) && !other.capped()) {
+                if (other.shareUnits > 0 && !other.isEmpty() && !other.paused(over) && !other.capped(capacity())) {
                     other.credit += other.shareUnits;
                 }
             }
@@ -312,7 +323,7 @@ public final class AdmissionController {
     private ClassQueue pick(boolean over) {
         ClassQueue first = null;
         for (ClassQueue q : queues) {
-            if (q.isEmpty() || q.paused(over) || q.capped()) {
+            if (q.isEmpty() || q.paused(over) || q.capped(capacity())) {
                 continue;
             }
             if (q.credit >= ClassQueue.UNIT) {
@@ -392,6 +403,10 @@ public final class AdmissionController {
         return sum;
     }
 
+    private int capacity() {
+        return Math.max(1, capacity.getAsInt());
+    }
+
     /** Tokens per second left to this class by the classes dispatched before it; see the class javadoc. */
     private double availableRate(ClassQueue q, long now) {
         double total = drain.rate();
@@ -404,7 +419,7 @@ public final class AdmissionController {
         }
         double left = total - Math.min(total, before);
         double available = Math.max(total * q.settings.share(), left);
-        return Math.max(DrainRate.MIN_RATE, Math.min(available, total * q.inflightFraction));
+        return Math.max(DrainRate.MIN_RATE, Math.min(available, total * q.inflightFraction(capacity())));
     }
 
     private long pendingTokens() {
@@ -424,7 +439,7 @@ public final class AdmissionController {
     private boolean dispatchableWaiting() {
         boolean over = overload.overloaded();
         for (ClassQueue q : queues) {
-            if (!q.isEmpty() && !q.paused(over) && !q.capped()) {
+            if (!q.isEmpty() && !q.paused(over) && !q.capped(capacity())) {
                 return true;
             }
         }

@@ -21,10 +21,8 @@ final class ClassQueue {
     final int rank;
     final long maxQueueNanos;
     final long shareUnits;
-    /** Most requests in flight at once, or {@link #NO_CAP}. */
-    final int maxInflight;
-    /** The fraction of the drain rate the cap allows ({@code maxInflight / capacity}), 1 without a cap. */
-    final double inflightFraction;
+    /** The share of the pool's request capacity this class may hold; 1 for no cap. */
+    final double maxInflightShare;
     /** Tokens admitted or queued per second, for the wait estimate of the classes below. */
     final ArrivalRate arrivals;
     private final LinkedHashSet<Ticket> waiting = new LinkedHashSet<>();
@@ -33,14 +31,13 @@ final class ClassQueue {
     /** Admitted and not yet released. */
     int inflight;
 
-    ClassQueue(ClassSettings settings, int rank, ArrivalRate arrivals, int capacityRequests) {
+    ClassQueue(ClassSettings settings, int rank, ArrivalRate arrivals) {
         this.settings = settings;
         this.rank = rank;
         this.arrivals = arrivals;
         this.maxQueueNanos = Nanos.of(settings.maxQueueTime());
         this.shareUnits = Math.round(settings.share() * UNIT);
-        this.maxInflight = inflightCap(settings.maxInflightShare(), capacityRequests);
-        this.inflightFraction = maxInflight == NO_CAP ? 1 : (double) maxInflight / capacityRequests;
+        this.maxInflightShare = settings.maxInflightShare();
     }
 
     /**
@@ -54,9 +51,18 @@ final class ClassQueue {
         return Math.max(1, (int) Math.floor(maxInflightShare * capacityRequests + ROUNDING_SLACK));
     }
 
-    /** At its in-flight cap: not dispatched from, and owed no share credit, until a request of it is released. */
-    boolean capped() {
-        return inflight >= maxInflight;
+    /**
+     * At its in-flight cap of the pool's {@code capacityRequests} now: not dispatched from, and owed no share
+     * credit, until a request of it is released (or the capacity grows, when it is adaptive).
+     */
+    boolean capped(int capacityRequests) {
+        return inflight >= inflightCap(maxInflightShare, capacityRequests);
+    }
+
+    /** The fraction of the drain rate the cap allows ({@code cap / capacity}), 1 without a cap. */
+    double inflightFraction(int capacityRequests) {
+        int cap = inflightCap(maxInflightShare, capacityRequests);
+        return cap == NO_CAP ? 1 : (double) cap / capacityRequests;
     }
 
     String name() {

@@ -75,6 +75,25 @@ class InflightCapTest {
     }
 
     @Test
+    void offer_liveCapacity_capIsAShareOfTheCapacityNow() {
+        int[] capacity = {4};
+        AdmissionController c = new AdmissionController(AdmissionSettings.builder().capacityRequests(4)
+                .addClass(INTERACTIVE).addClass(BATCH_CAPPED).build(), pool, ticker, listener, () -> capacity[0]);
+        List<Ticket> waiting = new ArrayList<>();
+
+        // 0.75 x 4 = 3 in flight, the 4th waits; the pool itself has 8 slots.
+        List<AdmissionLease> first = offerBatch(c, 4, waiting);
+        assertThat(first).hasSize(3);
+        assertThat(waiting).hasSize(1);
+
+        // The adaptive limits grow to 8 in all: 0.75 x 8 = 6, so the waiting one goes at the next dispatch.
+        capacity[0] = 8;
+        c.tick();
+        assertThat(nextAdmitted(waiting)).isNotNull();
+        assertThat(offerBatch(c, 3, waiting)).hasSize(2);
+    }
+
+    @Test
     void inflightCap_isShareOfCapacityRoundedDownAtLeastOne() {
         assertThat(ClassQueue.inflightCap(0.75, 8)).isEqualTo(6);
         assertThat(ClassQueue.inflightCap(0.7, 8)).isEqualTo(5);

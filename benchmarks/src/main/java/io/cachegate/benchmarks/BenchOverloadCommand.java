@@ -76,6 +76,11 @@ final class BenchOverloadCommand extends Scenario {
                     + "(default ${DEFAULT-VALUE}).")
     double batchMaxInflightShare;
 
+    @Option(names = "--capacity", defaultValue = "fixed",
+            description = "fixed: the gateway's max_concurrency is --max-concurrency; auto: none is configured and "
+                    + "each replica's limit is found from its time to first token (default ${DEFAULT-VALUE}).")
+    String capacityMode;
+
     @Option(names = "--probe-share", defaultValue = "0.1",
             description = "Share of each class's requests sent by the latency-per-status probe (default ${DEFAULT-VALUE}).")
     double probeShare;
@@ -91,9 +96,10 @@ final class BenchOverloadCommand extends Scenario {
     @Override
     void check(List<String> problems) {
         if (simulator.maxConcurrency() < 1 || maxTokens < 1 || !(probeShare >= 0 && probeShare < 1) || interactiveLoad <= 0
-                || batchLoad < 0 || !(batchMaxInflightShare > 0 && batchMaxInflightShare <= 1)) {
+                || batchLoad < 0 || !(batchMaxInflightShare > 0 && batchMaxInflightShare <= 1)
+                || !(capacityMode.equals("fixed") || capacityMode.equals("auto"))) {
             problems.add("--max-concurrency, --max-tokens and --interactive-load must be positive, --batch-load >= 0, "
-                    + "--probe-share in [0, 1), --batch-max-inflight-share in (0, 1]");
+                    + "--probe-share in [0, 1), --batch-max-inflight-share in (0, 1], --capacity fixed or auto");
         }
         for (String[] d : new String[][] {{"--timeout", timeout}, {"--interactive-max-queue-time", interactiveMaxQueue},
             {"--batch-max-queue-time", batchMaxQueue}}) {
@@ -199,7 +205,8 @@ final class BenchOverloadCommand extends Scenario {
         String[] route = {"class: interactive", "cache: { exact: false }"};
         return GatewayPolicy.of(options.gatewayThreads(), sim)
                 .pinModelVersion().connectionsPerUrl(1024)
-                .backend("max_concurrency: " + simulator.maxConcurrency(), "balance: least_loaded")
+                .backend(capacityMode.equals("auto") ? "max_concurrency: auto"
+                        : "max_concurrency: " + simulator.maxConcurrency(), "balance: least_loaded")
                 .section("""
                         classes:
                           interactive: { priority: 0, max_queue_time: %s }

@@ -25,8 +25,8 @@ final class ClassKeys {
     static final Key<Double> MAX_INFLIGHT_SHARE = Key.decimal("max_inflight_share", 1, "(0, 1]", v -> v > 0 && v <= 1,
             v -> format(v) + " is outside (0, 1]; it is the share of the backend's request capacity this class may"
                     + " hold at once",
-            "share of a backend's request capacity (replicas x max_concurrency; with auto, replicas x 512, a"
-                    + " ceiling rather than the adaptive limit) this class may hold at once");
+            "share of a backend's request capacity (replicas x max_concurrency, or the replicas' current"
+                    + " adaptive limits summed) this class may hold at once");
 
     static final Section SECTION = Section.named("classes",
             "admission queues; they queue requests only with admission.enabled, else they just name a route's class",

@@ -36,6 +36,8 @@ public final class ReplicaSet {
     private final long staleNanos;
     private final Object lock = new Object();
     private long leaseIds;
+    /** The sum of the replicas' request limits, rewritten under the lock when an adaptive limit moves. */
+    private volatile int requestCapacity;
 
     private ReplicaSet(Builder b) {
         this.name = b.name;
@@ -60,6 +62,7 @@ public final class ReplicaSet {
         this.uris = List.copyOf(b.uris);
         this.byUri = Map.copyOf(map);
         this.selector = ReplicaSelector.of(settings.balance(), settings.affinity(), b.random, list.size());
+        this.requestCapacity = sumOfLimits();
     }
 
     /** A builder with default settings, the system ticker, an unseeded random and no listener. */
@@ -77,6 +80,14 @@ public final class ReplicaSet {
 
     public ReplicaSetSettings settings() {
         return settings;
+    }
+
+    /**
+     * The requests all replicas may have in flight now: replicas x {@code maxConcurrency}, or the sum of the
+     * adaptive limits (what admission's in-flight shares divide). Read without the lock.
+     */
+    public int requestCapacity() {
+        return requestCapacity;
     }
 
     /** Hashes {@code prompt} with this set's block rule, for {@link RoutingRequest#withBlocks}. */
@@ -152,6 +163,7 @@ public final class ReplicaSet {
             if (r.adaptive != null) {
                 r.adaptive.onSample(now - ttfbNanos, ttfbNanos, Math.max(1, r.inflightRequests),
                         r.takeWaitingReport());
+                requestCapacity = sumOfLimits();
             }
         });
     }
@@ -241,6 +253,14 @@ public final class ReplicaSet {
                 r.breaker.abandonTrial(lease.id());
             }
         }
+    }
+
+    private int sumOfLimits() {
+        long sum = 0;
+        for (Replica r : replicas) {
+            sum += r.requestLimit(settings.maxConcurrency());
+        }
+        return (int) Math.min(Integer.MAX_VALUE, sum);
     }
 
     private PrefixHashes blocksOf(RoutingRequest request) {

@@ -106,6 +106,7 @@ class AdaptiveCapacityTest {
         // given that many.
         assertThat(limit(set)).isGreaterThan(8 * AdaptiveCapacity.INITIAL_LIMIT);
         assertThat(most).isEqualTo(limit(set));
+        assertThat(set.requestCapacity()).isEqualTo(limit(set));
     }
 
     @Test
@@ -161,6 +162,7 @@ class AdaptiveCapacityTest {
 
         int flat = saturate(set, UNBOUNDED, 5);
         assertThat(limit(set)).isEqualTo(4);
+        assertThat(set.requestCapacity()).isEqualTo(4);
         assertThat(flat).isEqualTo(4);
 
         int queued = saturate(set, 2, 5); // the server runs 2: first tokens come late, the limit stays 4

@@ -15,6 +15,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,10 +40,13 @@ public final class Backends {
             if (admission) {
                 AdmissionMetrics listener = new AdmissionMetrics(metrics.registry(), backend.name());
                 AdmissionSettings settings = PolicyMappings.admission(policy.admission(), policy.classes().values(),
-                        backend);
+                        backend, replicas.requestCapacity());
+                // Adaptive replicas: class in-flight shares are shares of the current sum of their limits.
+                IntSupplier capacity = replicas.settings().adaptiveConcurrency() ? replicas::requestCapacity
+                        : settings::capacityRequests;
                 AdmissionController c = new AdmissionController(settings, request -> replicas
                         .tryAcquire((RoutingRequest) request.attachment()).map(ReplicaGateLease::new),
-                        ticker, listener);
+                        ticker, listener, capacity);
                 listener.watch(c, policy.classes().keySet());
                 controller = Optional.of(c);
             }

@@ -48,15 +48,14 @@ final class PolicyMappings {
 
     /**
      * The admission settings of one backend: its request capacity is what the classes' in-flight shares cap.
-     * With an adaptive capacity that is replicas x the ceiling, a fixed total, not the sum of the current limits:
-     * admission's shares are fixed when built, a share of a moving total would turn a lowered limit into work
-     * refused, and the replicas' own limits already keep the backend from queueing. A class's share then bounds
-     * it only against that ceiling; priority still decides who gets a freed slot first. Set max_concurrency where
-     * a class must be held to a share of the real capacity.
+     * With an adaptive capacity ({@code max_concurrency} absent or auto) this is {@code adaptiveNow}, the replicas'
+     * limits summed as they start; {@link Backends} then gives the controller the replica set's current sum, so a
+     * share stays a share of what the backend runs now.
      */
-    static AdmissionSettings admission(AdmissionPolicy policy, Collection<TrafficClass> classes, Backend backend) {
-        int perReplica = backend.maxConcurrency().orElse(ReplicaSetSettings.ADAPTIVE_CEILING);
-        long capacity = (long) perReplica * backend.urls().size();
+    static AdmissionSettings admission(AdmissionPolicy policy, Collection<TrafficClass> classes, Backend backend,
+                                       int adaptiveNow) {
+        long capacity = backend.maxConcurrency().isPresent()
+                ? (long) backend.maxConcurrency().getAsInt() * backend.urls().size() : adaptiveNow;
         AdmissionSettings.Builder builder = AdmissionSettings.builder()
                 .overload(policy.overload())
                 .initialDrainRate(policy.initialDrainRate())
