@@ -39,10 +39,12 @@ final class AdaptiveCapacity {
                 // and each queued one takes log10(limit) off: the limit then sits where almost none queue.
                 .thresholdFunction(l -> -1)
                 .increaseFunction(l -> l + 1.0 / l)
-                // The queue estimate limit x (1 - unloaded / measured latency) tolerated before backing off: half
-                // the library's allowance (3 and 6 x log10 limit), a request or two in a replica of 10.
-                .alphaFunction(l -> Math.max(1, (int) Math.round(Math.log10(l))))
-                .betaFunction(l -> Math.max(2, (int) Math.round(3 * Math.log10(l))))
+                // The queue estimate limit x (1 - unloaded / measured latency), rounded up: below alpha the limit
+                // grows, above beta it shrinks. Two thirds of the library's allowance (3 and 6 x log10 limit), with
+                // floors so that latency noise alone (an estimate of 1 for any answer a little slower than the
+                // least seen) still counts as room; an answer queued behind a full replica reads as 4 or more.
+                .alphaFunction(l -> Math.max(2, (int) Math.round(2 * Math.log10(l))))
+                .betaFunction(l -> Math.max(4, (int) Math.round(4 * Math.log10(l))))
                 // The unloaded latency is the least seen. The library re-probes it (takes the latest sample) every
                 // 30 x limit answers; a probe while the replica queues takes the queued latency for the unloaded
                 // one and keeps the queue, so it is made rare (100000 x limit answers: hours).

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.PriorityQueue;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,6 +27,9 @@ class AdaptiveCapacityTest {
     private static final Duration ANSWER = Duration.ofMillis(250);
 
     private final FakeTicker ticker = new FakeTicker();
+    private final SplittableRandom random = new SplittableRandom(7);
+    /** Each first token comes up to this much later than 100 ms, at random: scheduling noise, not queueing. */
+    private int jitterMs;
 
     private ReplicaSet adaptive(int ceiling) {
         return set(ReplicaSetSettings.defaults().withAdaptiveCapacity(ceiling, ReplicaSetSettings.UNLIMITED_TOKENS),
@@ -57,7 +61,7 @@ class AdaptiveCapacityTest {
                     lease = set.tryAcquire(RoutingRequest.of(1))) {
                 if (busy[0] < slots) {
                     busy[0]++;
-                    events.add(new Event(now + FIRST_TOKEN.toNanos(), false, now, lease.get()));
+                    events.add(new Event(now + firstToken(), false, now, lease.get()));
                     events.add(new Event(now + ANSWER.toNanos(), true, now, lease.get()));
                 } else {
                     waiting.add(new long[] {now});
@@ -88,10 +92,14 @@ class AdaptiveCapacityTest {
                 long sentAt = waiting.poll()[0];
                 ReplicaLease next = waitingLeases.remove(0);
                 busy[0]++;
-                events.add(new Event(e.at() + FIRST_TOKEN.toNanos(), false, sentAt, next));
+                events.add(new Event(e.at() + firstToken(), false, sentAt, next));
                 events.add(new Event(e.at() + ANSWER.toNanos(), true, sentAt, next));
             }
         }
+    }
+
+    private long firstToken() {
+        return FIRST_TOKEN.toNanos() + random.nextInt(jitterMs + 1) * MS;
     }
 
     @Test
@@ -123,6 +131,30 @@ class AdaptiveCapacityTest {
         assertThat(grown).isGreaterThan(64);
         assertThat(limit(set)).isBetween(7, 9);
         assertThat(most).isBetween(8, 9);
+    }
+
+    @Test
+    void recordSuccess_latencyNoiseWithoutQueueing_limitStillGrows() {
+        jitterMs = 30; // first tokens in 100..130 ms whatever the load
+
+        ReplicaSet set = adaptive(ReplicaSetSettings.ADAPTIVE_CEILING);
+        saturate(set, UNBOUNDED, 30);
+
+        // At 8 most answers read as 1 or 2 queued (8 x (1 - 100 / 115) = 1.04, rounded up): below alpha (2) or at
+        // it, so noise alone does not shrink the limit, and it grows. The allowance is in requests, so it stops
+        // where noise reads as alpha queued: about 20 here (20 x (1 - 100 / 115) = 2.6).
+        assertThat(limit(set)).isGreaterThan(2 * AdaptiveCapacity.INITIAL_LIMIT);
+    }
+
+    @Test
+    void recordSuccess_latencyRisesUnderLoadWithNoise_limitStaysNearWhatTheServerRuns() {
+        jitterMs = 20;
+        ReplicaSet set = adaptive(ReplicaSetSettings.ADAPTIVE_CEILING);
+
+        int most = saturate(set, 8, 60);
+
+        assertThat(limit(set)).isBetween(7, 11);
+        assertThat(most).isBetween(8, 11);
     }
 
     @Test
