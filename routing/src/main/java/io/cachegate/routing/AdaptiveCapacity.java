@@ -11,12 +11,11 @@ import com.netflix.concurrency.limits.limit.VegasLimit;
  *
  * <p>Vegas rather than Gradient2: its baseline is the least latency seen, which for a model server is the time
  * to first token of an unqueued request, while Gradient2 compares with a long average that drifts up under
- * sustained overload and lets the queue in the backend grow. This class
- * is the only one that sees the library. Not thread-safe: {@link ReplicaSet} calls it under its lock.
+ * sustained overload and lets the queue in the backend grow. This class is the only one that sees the library. Not thread-safe: {@link ReplicaSet} calls it under its lock.
  */
 final class AdaptiveCapacity {
 
-    /** Where a replica starts: low enough for a small server; it grows by about one per round trip from there. */
+    /** Where a replica starts: low enough for a small server; it grows by about one per two round trips. */
     static final int INITIAL_LIMIT = 8;
 
     private static final int PROBE_MULTIPLIER = 100_000;
@@ -34,11 +33,13 @@ final class AdaptiveCapacity {
                 .initialLimit(Math.min(INITIAL_LIMIT, ceiling))
                 .maxConcurrency(ceiling)
                 // A model server answers some requests at once and queues the rest, so at one limit some answers
-                // show the unloaded latency and some a queue. Each unqueued answer adds 1/limit (one per limit's
-                // worth of answers, as TCP Vegas adds one per round trip) instead of the library's jump of beta,
-                // and each queued one takes log10(limit) off: the limit then sits where almost none queue.
+                // show the unloaded latency and some a queue. Each unqueued answer adds 1/(2 x limit) (one per two
+                // limits' worth of answers; TCP Vegas adds one per round trip) instead of the library's jump of
+                // beta, and each queued one takes log10(limit), at least 1, off: the limit sits where almost none
+                // queue, and probes above it slowly, as every probe queues a few requests in the replica.
                 .thresholdFunction(l -> -1)
-                .increaseFunction(l -> l + 1.0 / l)
+                .increaseFunction(l -> l + 0.5 / l)
+                .decreaseFunction(l -> l - Math.max(1, Math.log10(l)))
                 // The queue estimate limit x (1 - unloaded / measured latency), rounded up: below alpha the limit
                 // grows, above beta it shrinks. Two thirds of the library's allowance (3 and 6 x log10 limit), with
                 // floors so that latency noise alone (an estimate of 1 for any answer a little slower than the

@@ -55,7 +55,7 @@ final class Replica {
 
     /**
      * True once per load report that said requests wait in the replica: one report lowers an adaptive limit
-     * once (Vegas backs off by a tenth), however many answers come before the next report.
+     * once (as one queued answer does), however many answers come before the next report.
      */
     boolean takeWaitingReport() {
         boolean reported = waitingReported;

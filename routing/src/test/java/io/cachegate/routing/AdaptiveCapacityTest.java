@@ -107,11 +107,10 @@ class AdaptiveCapacityTest {
         ReplicaSet set = adaptive(ReplicaSetSettings.ADAPTIVE_CEILING);
         assertThat(limit(set)).isEqualTo(AdaptiveCapacity.INITIAL_LIMIT);
 
-        int most = saturate(set, UNBOUNDED, 30);
+        int most = saturate(set, UNBOUNDED, 40);
 
-        // No queueing seen (every first token in 100 ms): each answer adds 1/limit, one per limit's worth of
-        // answers, and a full replica answers 4 x limit a second: +4/s, 8 + 120 after 30 s; the replica is
-        // given that many.
+        // No queueing seen (every first token in 100 ms): each answer adds 1/(2 x limit), and a full replica
+        // answers 4 x limit a second: +2/s, 8 + 80 after 40 s; the replica is given that many.
         assertThat(limit(set)).isGreaterThan(8 * AdaptiveCapacity.INITIAL_LIMIT);
         assertThat(most).isEqualTo(limit(set));
         assertThat(set.requestCapacity()).isEqualTo(limit(set));
@@ -120,14 +119,14 @@ class AdaptiveCapacityTest {
     @Test
     void recordSuccess_latencyRisesUnderLoad_limitShrinksToWhatTheServerRuns() {
         ReplicaSet set = adaptive(ReplicaSetSettings.ADAPTIVE_CEILING);
-        saturate(set, UNBOUNDED, 30);
+        saturate(set, UNBOUNDED, 40);
         int grown = limit(set);
 
         int most = saturate(set, 8, 60);
 
         // The server runs 8 and queues the rest a whole answer (first token at 350 ms instead of 100). A queued
-        // answer's queue estimate, L x (1 - 100 / 350), is above beta (3 log10 L, at least 2) and takes log10 L
-        // off; an unqueued one adds 1/L. From ~128 the limit comes down to 8 and stays within one of it.
+        // answer's queue estimate, L x (1 - 100 / 350), is above beta (4 log10 L, at least 4) and takes log10 L
+        // (at least 1) off; an unqueued one adds 1/(2L). From ~70 the limit comes down to 8 and stays near it.
         assertThat(grown).isGreaterThan(64);
         assertThat(limit(set)).isBetween(7, 9);
         assertThat(most).isBetween(8, 9);
