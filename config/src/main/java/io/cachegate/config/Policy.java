@@ -1,5 +1,6 @@
 package io.cachegate.config;
 
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -47,9 +48,32 @@ public record Policy(String source, ServerSettings server, List<Backend> backend
         return Optional.empty();
     }
 
-    /** The tenant owning this API key, by a map lookup precomputed when the policy was built. */
+    /** The tenant owning this API key: the key is hashed, looked up by digest and compared in constant time. */
     public Optional<Tenant> tenantForApiKey(String apiKey) {
+        return credential(apiKey).map(Credential::tenant);
+    }
+
+    /** The tenant and the key (with its labels) that this presented API key matches, if any. */
+    public Optional<Credential> credential(String apiKey) {
         return ((TenantIndex) tenants).byApiKey(apiKey);
+    }
+
+    /**
+     * What loads but should change, for {@code cachegate validate}: each API key written in plain text. The
+     * problems name the key's place ({@code tenants[0].api_keys[1]}), never the key.
+     */
+    public List<PolicyProblem> warnings() {
+        List<PolicyProblem> warnings = new ArrayList<>();
+        for (int i = 0; i < tenants.size(); i++) {
+            List<ApiKey> keys = tenants.get(i).apiKeys();
+            for (int j = 0; j < keys.size(); j++) {
+                if (!keys.get(j).hashed()) {
+                    warnings.add(new PolicyProblem(source, 0, "tenants[" + i + "].api_keys[" + j + "]",
+                            "a plain API key; write its sha256: form instead (cachegate hash-key prints it)"));
+                }
+            }
+        }
+        return List.copyOf(warnings);
     }
 
     /** True when the policy declares tenants, so every request must carry a known API key. */

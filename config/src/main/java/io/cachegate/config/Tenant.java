@@ -7,10 +7,11 @@ import java.util.Optional;
 /**
  * A client of the gateway, identified by any of its API keys; its id scopes cache entries.
  *
+ * @param apiKeys its keys, held as digests with their access labels
  * @param classes the traffic classes it may ask for with {@code X-Priority}; {@code ["*"]} allows all
  * @param defaultClass its class when the request names none; empty means the route's class
  */
-public record Tenant(String id, List<String> apiKeys, List<String> classes, Optional<String> defaultClass) {
+public record Tenant(String id, List<ApiKey> apiKeys, List<String> classes, Optional<String> defaultClass) {
 
     /** In {@link #classes()}: every class. */
     public static final String ANY_CLASS = "*";
@@ -22,9 +23,9 @@ public record Tenant(String id, List<String> apiKeys, List<String> classes, Opti
         Objects.requireNonNull(defaultClass, "defaultClass");
     }
 
-    /** A tenant that may use every class and has no default class of its own. */
+    /** A tenant that may use every class and has no default class of its own; keys as a policy writes them. */
     public Tenant(String id, List<String> apiKeys) {
-        this(id, apiKeys, List.of(ANY_CLASS), Optional.empty());
+        this(id, apiKeys.stream().map(ApiKey::of).toList(), List.of(ANY_CLASS), Optional.empty());
     }
 
     /** True when this tenant may ask for {@code trafficClass} with {@code X-Priority}. */

@@ -2,42 +2,50 @@ package io.cachegate.config;
 
 import java.util.AbstractList;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.RandomAccess;
 
 /**
- * An immutable tenant list that also indexes tenants by API key. It lets {@link Policy} stay a
- * plain record (no extra fields allowed) while authentication is a map lookup, not a scan.
+ * An immutable tenant list that also indexes tenants by the SHA-256 digest of each API key (never the
+ * key itself). It lets {@link Policy} stay a plain record (no extra fields allowed) while authentication
+ * is one hash and a map lookup, not a scan; the digest found is then compared in constant time.
  */
 final class TenantIndex extends AbstractList<Tenant> implements RandomAccess {
 
     private final List<Tenant> tenants;
-    private final Map<String, Tenant> byApiKey;
+    private final Map<String, Credential> byDigest;
 
     private TenantIndex(List<Tenant> tenants) {
         this.tenants = List.copyOf(tenants);
-        Map<String, Tenant> index = new HashMap<>();
+        Map<String, Credential> index = new HashMap<>();
         for (Tenant tenant : this.tenants) {
-            for (String key : tenant.apiKeys()) {
-                Tenant previous = index.putIfAbsent(key, tenant);
-                if (previous != null && previous != tenant) {
+            for (ApiKey key : tenant.apiKeys()) {
+                Credential previous = index.putIfAbsent(key.hex(), new Credential(tenant, key));
+                if (previous != null && previous.tenant() != tenant) {
                     // Never guess which tenant a request belongs to; the loader reports this with a line.
                     throw new IllegalArgumentException(
-                            "tenants " + previous.id() + " and " + tenant.id() + " share an API key");
+                            "tenants " + previous.tenant().id() + " and " + tenant.id() + " share an API key");
                 }
             }
         }
-        this.byApiKey = Map.copyOf(index);
+        this.byDigest = Map.copyOf(index);
     }
 
     static TenantIndex of(List<Tenant> tenants) {
         return tenants instanceof TenantIndex index ? index : new TenantIndex(tenants);
     }
 
-    Optional<Tenant> byApiKey(String apiKey) {
-        return apiKey == null ? Optional.empty() : Optional.ofNullable(byApiKey.get(apiKey));
+    /** The tenant and key matching a presented key, if any. */
+    Optional<Credential> byApiKey(String presented) {
+        if (presented == null) {
+            return Optional.empty();
+        }
+        byte[] digest = ApiKey.digest(presented);
+        Credential found = byDigest.get(HexFormat.of().formatHex(digest));
+        return found != null && found.key().matches(digest) ? Optional.of(found) : Optional.empty();
     }
 
     @Override

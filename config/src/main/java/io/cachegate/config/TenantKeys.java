@@ -8,8 +8,12 @@ final class TenantKeys {
 
     static final Key<Optional<String>> ID = Key.required("id",
             "unique; scopes the tenant's cache entries; not starting with _");
-    static final Key<List<String>> API_KEYS = Key.readBySection("api_keys", "list of strings", "required",
-            "unique across tenants; keep them in the environment");
+    static final Key<List<String>> API_KEYS = Key.readBySection("api_keys", "list of keys", "required",
+            "each \"sha256:<64 hex>\" (cachegate hash-key prints it) or a plain key (validate warns), or {key: ..., "
+                    + "labels: [hr, ...]} to give the key access labels; unique across tenants");
+    /** Inside an {@code api_keys} item written as a mapping. */
+    static final String KEY = "key";
+    static final String LABELS = "labels";
     static final Key<List<String>> CLASSES = Key.readBySection("classes", "list of class names",
             Key.listText(List.of(Tenant.ANY_CLASS)),
             "classes it may ask for with X-Priority, or [\"*\"] for all");

@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Pattern;
+import org.yaml.snakeyaml.nodes.MappingNode;
 import org.yaml.snakeyaml.nodes.Node;
 
 /**
@@ -14,6 +16,9 @@ import org.yaml.snakeyaml.nodes.Node;
  * classes a tenant may use are checked against the classes already read. Keys in {@link TenantKeys}.
  */
 final class TenantsReader {
+
+    /** A label travels in an {@code X-Cache-Labels} header, comma-separated: no commas or spaces. */
+    private static final Pattern LABEL = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
     private TenantsReader() {
     }
@@ -46,7 +51,7 @@ final class TenantsReader {
                     continue;
                 }
             }
-            List<String> keys = apiKeys(fields, id.orElse("?"), keyOwners);
+            List<ApiKey> keys = apiKeys(fields, id.orElse("?"), keyOwners);
             List<String> allowed = classes(fields, classes.keySet());
             Optional<String> defaultClass = defaultClass(fields, classes.keySet(), allowed);
             id.ifPresent(value -> tenants.add(new Tenant(value, keys, allowed, defaultClass)));
@@ -54,34 +59,81 @@ final class TenantsReader {
         return tenants;
     }
 
-    private static List<String> apiKeys(Fields tenant, String id, Map<String, String> owners) {
-        String key = TenantKeys.API_KEYS.name();
-        List<Node> items = tenant.items(key);
+    /**
+     * {@code api_keys}: each {@code sha256:<hex>}, a plain key, or {@code {key: ..., labels: [...]}}. Keys are
+     * unique by digest, so a plain key and its sha256: form on two tenants are one shared key.
+     */
+    private static List<ApiKey> apiKeys(Fields tenant, String id, Map<String, String> owners) {
+        String name = TenantKeys.API_KEYS.name();
+        List<Node> items = tenant.items(name);
         if (items == null) {
             return List.of();
         }
         if (items.isEmpty()) {
-            tenant.problem(key, "at least one API key is required");
+            tenant.problem(name, "at least one API key is required");
             return List.of();
         }
-        List<String> keys = new ArrayList<>();
+        List<ApiKey> keys = new ArrayList<>();
         for (int i = 0; i < items.size(); i++) {
-            String path = tenant.path(key) + "[" + i + "]";
+            String path = tenant.path(name) + "[" + i + "]";
             Node item = items.get(i);
-            String apiKey = tenant.reader().text(item, path);
-            if (NodeReader.isNull(item) || apiKey != null && apiKey.isBlank()) {
-                tenant.reader().problem(item, path, "must not be empty");
-            } else if (apiKey != null) {
-                String owner = owners.putIfAbsent(apiKey, id);
-                if (owner == null) {
-                    keys.add(apiKey);
-                } else {
-                    String who = owner.equals(id) ? "is listed twice" : "is already used by tenant " + owner;
-                    tenant.reader().problem(item, path, "this API key " + who);
-                }
+            ApiKey apiKey = item instanceof MappingNode ? keyWithLabels(tenant.reader(), item, path) : key(
+                    tenant.reader(), item, path, List.of());
+            if (apiKey == null) {
+                continue;
+            }
+            String owner = owners.putIfAbsent(apiKey.hex(), id);
+            if (owner == null) {
+                keys.add(apiKey);
+            } else {
+                String who = owner.equals(id) ? "is listed twice" : "is already used by tenant " + owner;
+                tenant.reader().problem(item, path, "this API key " + who);
             }
         }
         return keys;
+    }
+
+    private static ApiKey keyWithLabels(NodeReader reader, Node item, String path) {
+        Fields fields = reader.fields(item, path, Set.of(TenantKeys.KEY, TenantKeys.LABELS));
+        if (fields == null) {
+            return null;
+        }
+        if (!fields.has(TenantKeys.KEY)) {
+            fields.problem(TenantKeys.KEY, "required");
+            return null;
+        }
+        int before = reader.problemCount();
+        List<String> labels = fields.strings(TenantKeys.LABELS, List.of());
+        for (int i = 0; i < labels.size(); i++) {
+            String label = labels.get(i);
+            String labelPath = fields.path(TenantKeys.LABELS) + "[" + i + "]";
+            if (!LABEL.matcher(label).matches()) {
+                reader.problem(fields.node(TenantKeys.LABELS), labelPath, Durations.quote(label)
+                        + " is not a label: letters, digits, _ . - only (at most 64)");
+            } else if (labels.indexOf(label) != i) {
+                reader.problem(fields.node(TenantKeys.LABELS), labelPath, Durations.quote(label) + " is listed twice");
+            }
+        }
+        ApiKey key = key(reader, fields.node(TenantKeys.KEY), fields.path(TenantKeys.KEY), labels);
+        return reader.problemCount() == before ? key : null;
+    }
+
+    /** One key's text; never quoted in a problem, which names only its place. */
+    private static ApiKey key(NodeReader reader, Node node, String path, List<String> labels) {
+        String text = reader.text(node, path);
+        if (NodeReader.isNull(node) || text != null && text.isBlank()) {
+            reader.problem(node, path, "must not be empty");
+            return null;
+        }
+        if (text == null) {
+            return null; // a wrong type, already reported
+        }
+        try {
+            return ApiKey.parse(text, labels);
+        } catch (IllegalArgumentException e) {
+            reader.problem(node, path, e.getMessage());
+            return null;
+        }
     }
 
     /** {@code classes}: declared class names, or {@code "*"} for all (the default); each item with its line. */

@@ -174,7 +174,7 @@ class AdmissionPolicyLoaderTest {
     @Test
     void tenant_mayUse() {
         Tenant any = new Tenant("a", List.of("k"));
-        Tenant some = new Tenant("b", List.of("k2"), List.of("batch"), Optional.of("batch"));
+        Tenant some = new Tenant("b", List.of(ApiKey.of("k2")), List.of("batch"), Optional.of("batch"));
 
         assertThat(any.mayUse("interactive")).isTrue();
         assertThat(some.mayUse("batch")).isTrue();

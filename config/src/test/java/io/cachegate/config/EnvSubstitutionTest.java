@@ -23,7 +23,7 @@ class EnvSubstitutionTest {
     void parse_variableSet_isSubstituted() throws PolicyException {
         Policy policy = parse(TENANT, Map.of("ACME_KEY", "sk-acme", "BACKEND", "http://gpu:9000"));
 
-        assertThat(policy.tenants().get(0).apiKeys()).containsExactly("sk-acme");
+        assertThat(policy.tenants().get(0).apiKeys()).containsExactly(ApiKey.of("sk-acme"));
         assertThat(policy.backends().get(0).urls()).containsExactly(URI.create("http://gpu:9000"));
     }
 

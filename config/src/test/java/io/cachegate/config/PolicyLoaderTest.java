@@ -195,6 +195,8 @@ class PolicyLoaderTest {
         assertThat(policy.backends()).extracting(Backend::name).containsExactly("main", "small");
         assertThat(policy.tenants()).extracting(Tenant::id).containsExactly("acme", "globex");
         assertThat(policy.tenantForApiKey("globex-next-key").map(Tenant::id)).contains("globex");
+        assertThat(policy.tenantForApiKey("acme-dev-key").map(Tenant::id)).as("by its sha256: form").contains("acme");
+        assertThat(policy.credential("acme-hr-dev-key").map(c -> c.key().labels())).contains(List.of("hr", "finance"));
         assertThat(policy.server().adminToken()).as("empty default means no token").isEmpty();
         assertThat(policy.routes()).hasSize(2);
         assertThat(policy.routes().get(0).fallback()).contains("small");

@@ -38,6 +38,34 @@ class PolicyTest {
     }
 
     @Test
+    void credential_hashedKey_matchesThePlainKeyAndCarriesItsLabels() throws PolicyException {
+        Policy policy = TestPolicies.parse(TestPolicies.BACKEND + """
+                tenants:
+                  - id: acme
+                    api_keys: ["%s", { key: "%s", labels: [hr, finance] }]
+                """.formatted(ApiKey.hash("ka1"), ApiKey.hash("ka2").toUpperCase(java.util.Locale.ROOT)
+                .replace("SHA256:", "sha256:")));
+
+        assertThat(policy.tenantForApiKey("ka1").map(Tenant::id)).contains("acme");
+        assertThat(policy.credential("ka1").map(c -> c.key().labels())).contains(List.of());
+        assertThat(policy.credential("ka2").map(c -> c.key().labels())).contains(List.of("hr", "finance"));
+        assertThat(policy.tenantForApiKey(ApiKey.hash("ka1"))).as("the digest is not a key").isEmpty();
+        assertThat(policy.tenantForApiKey("ka3")).isEmpty();
+        assertThat(policy.tenants().get(0).apiKeys()).allMatch(ApiKey::hashed);
+    }
+
+    @Test
+    void apiKey_toString_showsNeitherKeyNorDigest() {
+        ApiKey key = ApiKey.parse("sk-very-secret", List.of("hr"));
+
+        assertThat(key).hasToString("ApiKey[labels=[hr]]");
+        assertThat(new Tenant("a", List.of("sk-very-secret")).toString()).doesNotContain("secret")
+                .doesNotContain(ApiKey.hash("sk-very-secret").substring(7));
+        assertThat(ApiKey.hash("abc"))
+                .isEqualTo("sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    }
+
+    @Test
     void constructor_sharedApiKey_isRejected() throws PolicyException {
         Policy policy = TestPolicies.parse(TestPolicies.BACKEND);
         List<Tenant> tenants = List.of(new Tenant("a", List.of("k")), new Tenant("b", List.of("k")));

@@ -163,6 +163,50 @@ class PolicyValidationTest {
     }
 
     @Test
+    void parse_apiKeys_hashedOrWithLabels() {
+        String hash = ApiKey.hash("k1");
+        assertThat(problem(BACKEND + """
+                tenants:
+                  - { id: acme, api_keys: [k1] }
+                  - { id: globex, api_keys: ["%s"] }
+                """.formatted(hash)))
+                .as("a plain key and its sha256: form are one key")
+                .isEqualTo("policy.yaml:6: tenants[1].api_keys[0]: this API key is already used by tenant acme");
+        assertThat(problem(BACKEND + "tenants:\n  - { id: acme, api_keys: [\"sha256:abc\"] }\n"))
+                .isEqualTo("policy.yaml:5: tenants[0].api_keys[0]: sha256: must be followed by 64 hex digits"
+                        + " (cachegate hash-key prints it)");
+        assertThat(problems(BACKEND + """
+                tenants:
+                  - id: acme
+                    api_keys:
+                      - { key: "%s", labels: [hr, "hr", "a b"] }
+                      - { labels: [hr] }
+                      - { key: k2, label: [hr] }
+                """.formatted(hash))).extracting(PolicyProblem::toString).containsExactly(
+                "policy.yaml:7: tenants[0].api_keys[0].labels[1]: \"hr\" is listed twice",
+                "policy.yaml:7: tenants[0].api_keys[0].labels[2]: \"a b\" is not a label: letters, digits, _ . -"
+                        + " only (at most 64)",
+                "policy.yaml:8: tenants[0].api_keys[1].key: required",
+                "policy.yaml:9: tenants[0].api_keys[2].label: unknown key (did you mean labels?)");
+    }
+
+    @Test
+    void parse_plainKeys_loadWithAWarningThatNeverQuotesThem() throws PolicyException {
+        Policy policy = TestPolicies.parse(BACKEND + """
+                tenants:
+                  - id: acme
+                    api_keys: [plain-secret, "%s", { key: other-secret, labels: [hr] }]
+                """.formatted(ApiKey.hash("k2")));
+
+        assertThat(policy.warnings()).extracting(PolicyProblem::toString).containsExactly(
+                "policy.yaml: tenants[0].api_keys[0]: a plain API key; write its sha256: form instead"
+                        + " (cachegate hash-key prints it)",
+                "policy.yaml: tenants[0].api_keys[2]: a plain API key; write its sha256: form instead"
+                        + " (cachegate hash-key prints it)");
+        assertThat(policy.tenants().toString()).doesNotContain("secret").doesNotContain(ApiKey.hash("k2").substring(7));
+    }
+
+    @Test
     void parse_embedderModelFile_needsItsTokenizer() {
         assertThat(problem(BACKEND + "cache:\n  semantic:\n    embedder:\n      model: /m/model.onnx\n"))
                 .isEqualTo("policy.yaml:7: cache.semantic.embedder.model: \"/m/model.onnx\" is neither bundled nor"
