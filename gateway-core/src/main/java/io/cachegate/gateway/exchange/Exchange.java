@@ -59,6 +59,7 @@ public final class Exchange {
     private FullHttpRequest request;
     private Endpoint endpoint;
     private String tenant = DEFAULT_TENANT;
+    private List<String> keyLabels = List.of();
     private OpenAiRequest parsed;
     private ResolvedRoute route;
     private String routeLabel = "none";
@@ -145,6 +146,15 @@ public final class Exchange {
 
     public void tenant(String tenant) {
         this.tenant = tenant;
+    }
+
+    /** The access labels of the API key that authenticated this request; empty without tenants or labels. */
+    public List<String> keyLabels() {
+        return keyLabels;
+    }
+
+    public void keyLabels(List<String> labels) {
+        this.keyLabels = List.copyOf(labels);
     }
 
     /** The parsed body; null for pass-through requests. */
