@@ -77,6 +77,39 @@ class ConnectionHandlingIT {
     }
 
     @Test
+    void moreThanEightPipelinedInOneWrite_eachAnsweredOrRefusedInOrder() throws Exception {
+        int count = 12;
+        java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+        for (int i = 0; i < count; i++) {
+            all.write(RawHttp.rawPost("/v1/chat/completions", CHAT, "X-Request-Id: p" + i));
+        }
+        try (Socket socket = RawHttp.connect(gateway.port())) {
+            socket.getOutputStream().write(all.toByteArray());
+            socket.getOutputStream().flush();
+            InputStream in = socket.getInputStream();
+            int answered = 0;
+            for (int i = 0; i < count; i++) {
+                RawHttp.Response response = RawHttp.read(in);
+                assertThat(response.header("x-request-id")).isEqualTo("p" + i);
+                if (response.status() == 200) {
+                    answered++;
+                } else {
+                    assertThat(response.status()).isEqualTo(429);
+                    assertThat(response.body()).contains("too_many_pipelined_requests");
+                    assertThat(response.header("retry-after")).isEqualTo("1");
+                }
+            }
+            // The first one and the 8 held behind it are served; only those beyond the bound are refused.
+            assertThat(answered).isGreaterThanOrEqualTo(9);
+            // And the connection still serves afterwards.
+            socket.getOutputStream().write(RawHttp.rawPost("/v1/chat/completions", CHAT, "X-Request-Id: after"));
+            RawHttp.Response after = RawHttp.read(in);
+            assertThat(after.status()).isEqualTo(200);
+            assertThat(after.header("x-request-id")).isEqualTo("after");
+        }
+    }
+
+    @Test
     void connectionClose_answerThenClose() throws Exception {
         try (Socket socket = RawHttp.connect(gateway.port())) {
             socket.getOutputStream().write(RawHttp.rawPost("/v1/chat/completions", CHAT, "Connection: close"));

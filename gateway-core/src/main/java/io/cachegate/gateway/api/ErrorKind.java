@@ -19,6 +19,8 @@ public enum ErrorKind {
     QUEUE_FULL(429, "rate_limit_error", "queue_full"),
     QUEUE_WAIT_TOO_LONG(429, "rate_limit_error", "queue_wait_too_long"),
     CLASS_PAUSED(429, "rate_limit_error", "class_paused_in_overload"),
+    /** More requests were pipelined on one connection than the gateway holds; each extra one is refused in order. */
+    TOO_MANY_PIPELINED(429, "rate_limit_error", "too_many_pipelined_requests"),
     /** A queued request outlived its class's max_queue_time. */
     QUEUE_TIMEOUT(503, "server_error", "queue_timeout"),
     UPSTREAM_UNREACHABLE(502, "upstream_error", "upstream_unreachable"),

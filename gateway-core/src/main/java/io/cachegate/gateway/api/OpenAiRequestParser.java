@@ -55,6 +55,11 @@ public final class OpenAiRequestParser {
         if (!(root instanceof ObjectNode)) {
             throw new ApiException(ErrorKind.INVALID_JSON, "Request body must be a JSON object");
         }
+        String overflow = nonFiniteNumber(root);
+        if (overflow != null) {
+            throw new ApiException(ErrorKind.INVALID_REQUEST,
+                    "A number is too large to represent (it would be infinite)", overflow);
+        }
         return (ObjectNode) root;
     }
 
@@ -79,6 +84,32 @@ public final class OpenAiRequestParser {
         }
         SamplingParameters sampling = endpoint == Endpoint.EMBEDDINGS ? SamplingParameters.NONE : sampling(root);
         return new OpenAiRequest(endpoint, model, input, sampling, stream, includeUsage, root);
+    }
+
+    /**
+     * The path of the first number that overflowed a double ({@code 1e999999} reads as infinity), or null. Such a
+     * number would pass range checks as infinity and reach the backend, which fails on it.
+     */
+    private static String nonFiniteNumber(JsonNode node) {
+        if (node.isFloatingPointNumber()) {
+            return Double.isFinite(node.doubleValue()) ? null : "";
+        }
+        if (node.isObject()) {
+            for (var field : node.properties()) {
+                String found = nonFiniteNumber(field.getValue());
+                if (found != null) {
+                    return found.isEmpty() || found.startsWith("[") ? field.getKey() + found : field.getKey() + "." + found;
+                }
+            }
+        } else if (node.isArray()) {
+            for (int i = 0; i < node.size(); i++) {
+                String found = nonFiniteNumber(node.get(i));
+                if (found != null) {
+                    return "[" + i + "]" + (found.isEmpty() || found.startsWith("[") ? found : "." + found);
+                }
+            }
+        }
+        return null;
     }
 
     private static SamplingParameters sampling(ObjectNode root) {

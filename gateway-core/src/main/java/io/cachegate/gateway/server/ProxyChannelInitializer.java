@@ -5,6 +5,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
 
 /** The proxy listener's pipeline, in small named stages; the last one takes each request through the chain. */
@@ -26,8 +27,13 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
         ServerSettings server = paths.current().services().policy().server();
         ChannelPipeline p = ch.pipeline();
         p.addLast("connections", counter);
-        p.addLast("http", new HttpServerCodec(MAX_INITIAL_LINE, server.maxHeaderBytes(), MAX_CHUNK));
-        p.addLast("decode-failures", new DecodeFailureHandler());
+        p.addLast("http", new HttpServerCodec(new HttpDecoderConfig()
+                .setMaxInitialLineLength(MAX_INITIAL_LINE)
+                .setMaxHeaderSize(server.maxHeaderBytes())
+                .setMaxChunkSize(MAX_CHUNK)
+                .setAllowDuplicateContentLengths(false)   // two Content-Lengths, even equal: refused
+                .setStrictLineParsing(true)));            // bare LF line ends: refused
+        p.addLast("front-door", new FrontDoor());
         p.addLast("body-limit", new BodyLimitAggregator((int) Math.min(Integer.MAX_VALUE, server.maxBodyBytes())));
         p.addLast("proxy", new ProxyRequestHandler(paths));
     }

@@ -1,5 +1,7 @@
 package io.cachegate.gateway.server;
 
+import io.cachegate.gateway.api.ErrorKind;
+import io.cachegate.gateway.exchange.ClientResponses;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.exchange.RequestIds;
@@ -15,15 +17,21 @@ import org.slf4j.LoggerFactory;
 /**
  * Turns each complete client request into an {@link Exchange} and takes it through the request path's stages.
  * One request per connection is answered at a time; pipelined ones wait in a small bounded queue with reading
- * paused. A client that leaves cancels the exchange in progress.
+ * paused. Pipelined requests beyond that bound, already read in the same write, are refused in order with 429
+ * (their bodies are released, only the refusal is kept); a {@link Refusal} from the front door is answered in
+ * its turn. A client that leaves cancels the exchange in progress.
  */
 final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
 
     private static final Logger log = LoggerFactory.getLogger(ProxyRequestHandler.class);
-    private static final int MAX_PIPELINED = 8;
+    static final int MAX_PIPELINED = 8;
+    /** Refusals held for one connection at most; a client sending more in one go is cut off. */
+    private static final int MAX_HELD = 1024;
 
     private final RequestPaths paths;
-    private final ArrayDeque<FullHttpRequest> pipelined = new ArrayDeque<>();
+    /** {@link FullHttpRequest}s and {@link Refusal}s, in the order they arrived. */
+    private final ArrayDeque<Object> pipelined = new ArrayDeque<>();
+    private int queuedRequests;
     private Exchange current;
 
     ProxyRequestHandler(RequestPaths paths) {
@@ -32,25 +40,50 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof Refusal refusal) {
+            if (current == null && pipelined.isEmpty()) {
+                answer(ctx, refusal);
+            } else {
+                hold(ctx, refusal);
+            }
+            return;
+        }
         if (!(msg instanceof FullHttpRequest request)) {
             ReferenceCountUtil.release(msg);
             return;
         }
-        if (current != null) {
-            if (pipelined.size() >= MAX_PIPELINED) {
+        if (current != null || !pipelined.isEmpty()) {
+            if (queuedRequests < MAX_PIPELINED) {
+                queuedRequests++;
+                hold(ctx, request);
+            } else {
+                Refusal refusal = new Refusal(ErrorKind.TOO_MANY_PIPELINED,
+                        "More than " + MAX_PIPELINED + " pipelined requests are waiting on this connection",
+                        false, requestId(request));
                 request.release();
-                ctx.close();
-                return;
+                hold(ctx, refusal);
             }
-            pipelined.add(request);
-            ctx.channel().config().setAutoRead(false);
             return;
         }
         handle(ctx, request);
     }
 
+    private void hold(ChannelHandlerContext ctx, Object item) {
+        if (pipelined.size() >= MAX_HELD) {
+            ReferenceCountUtil.release(item);
+            ctx.close();
+            return;
+        }
+        pipelined.add(item);
+        ctx.channel().config().setAutoRead(false);
+    }
+
+    private static String requestId(FullHttpRequest request) {
+        return RequestIds.accept(request.headers().get(GatewayHeaders.X_REQUEST_ID));
+    }
+
     private void handle(ChannelHandlerContext ctx, FullHttpRequest request) {
-        String requestId = RequestIds.accept(request.headers().get(GatewayHeaders.X_REQUEST_ID));
+        String requestId = requestId(request);
         boolean keepAlive = HttpUtil.isKeepAlive(request) && !paths.draining();
         RequestPaths.Current path = paths.current(); // the policy this request lives under, to its end
         ProxyServices services = path.services();
@@ -60,20 +93,60 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
         path.chain().start(x);
     }
 
+    /** Answers a refusal; false when the connection ends with it. */
+    private boolean answer(ChannelHandlerContext ctx, Refusal refusal) {
+        if (refusal.close()) {
+            releaseQueued();
+            ClientResponses.errorThenHalfClose(ctx, refusal.kind(), refusal.message());
+            return false;
+        }
+        boolean keepAlive = !paths.draining();
+        ClientResponses.retryLater(ctx, refusal.kind(), refusal.message(), refusal.requestId(), keepAlive, 1);
+        return keepAlive;
+    }
+
     private void exchangeDone(ChannelHandlerContext ctx) {
         current = null;
-        FullHttpRequest next = pipelined.poll();
-        if (next != null) {
-            ctx.channel().eventLoop().execute(() -> {
-                if (ctx.channel().isActive()) {
-                    handle(ctx, next);
-                } else {
-                    next.release();
+        if (pipelined.isEmpty()) {
+            if (!ctx.channel().config().isAutoRead() && ctx.channel().isActive()) {
+                ctx.channel().config().setAutoRead(true);
+            }
+            return;
+        }
+        ctx.channel().eventLoop().execute(() -> {
+            if (ctx.channel().isActive()) {
+                next(ctx);
+            } else {
+                releaseQueued();
+            }
+        });
+    }
+
+    /** Answers the queued refusals up to the next queued request, then starts that one. */
+    private void next(ChannelHandlerContext ctx) {
+        Object item;
+        while ((item = pipelined.poll()) != null) {
+            if (item instanceof Refusal refusal) {
+                if (!answer(ctx, refusal)) {
+                    return;
                 }
-            });
-        } else if (!ctx.channel().config().isAutoRead() && ctx.channel().isActive()) {
+            } else {
+                queuedRequests--;
+                handle(ctx, (FullHttpRequest) item);
+                return;
+            }
+        }
+        if (!ctx.channel().config().isAutoRead()) {
             ctx.channel().config().setAutoRead(true);
         }
+    }
+
+    private void releaseQueued() {
+        Object queued;
+        while ((queued = pipelined.poll()) != null) {
+            ReferenceCountUtil.release(queued);
+        }
+        queuedRequests = 0;
     }
 
     @Override
@@ -81,10 +154,7 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
         if (current != null) {
             current.cancel();
         }
-        FullHttpRequest queued;
-        while ((queued = pipelined.poll()) != null) {
-            queued.release();
-        }
+        releaseQueued();
         ctx.fireChannelInactive();
     }
 

@@ -134,6 +134,28 @@ class OpenAiRequestParserTest {
     }
 
     @Test
+    void parse_numberOverflowingADouble_isInvalidRequestNamingThePath() {
+        assertThatThrownBy(() -> parser.parse(Endpoint.CHAT_COMPLETIONS,
+                bytes("{\"model\":\"m\"," + MESSAGES + ",\"temperature\":1e999999}")))
+                .isInstanceOfSatisfying(ApiException.class, e -> {
+                    assertThat(e.kind()).isEqualTo(ErrorKind.INVALID_REQUEST);
+                    assertThat(e.kind().status()).isEqualTo(400);
+                    assertThat(e.param()).isEqualTo("temperature");
+                });
+        assertThatThrownBy(() -> parser.parse(Endpoint.CHAT_COMPLETIONS,
+                bytes("{\"model\":\"m\"," + MESSAGES + ",\"logit_bias\":{\"5\":-1e999}}")))
+                .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.param()).isEqualTo("logit_bias.5"));
+        assertThatThrownBy(() -> parser.parseObject(bytes("{\"model\":\"m\",\"x\":[1,[2e400]]}")))
+                .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.param()).isEqualTo("x[1][0]"));
+    }
+
+    @Test
+    void parse_largeButFiniteNumber_isAccepted() {
+        assertThat(parser.parse(Endpoint.CHAT_COMPLETIONS,
+                bytes("{\"model\":\"m\"," + MESSAGES + ",\"top_p\":1e300}")).sampling().topP()).hasValue(1e300);
+    }
+
+    @Test
     void rejection_carriesNoStackTrace() {
         assertThatThrownBy(() -> parser.parse(Endpoint.CHAT_COMPLETIONS, bytes("{")))
                 .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.getStackTrace()).isEmpty());

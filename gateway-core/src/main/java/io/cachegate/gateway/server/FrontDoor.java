@@ -1,0 +1,116 @@
+package io.cachegate.gateway.server;
+
+import io.cachegate.gateway.api.ErrorKind;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.util.ReferenceCountUtil;
+import java.util.List;
+
+/**
+ * The front door: refuses requests that could smuggle a second request past us or be read differently by a proxy
+ * in front or the backend behind. Netty's decoder (header validation on, duplicate Content-Lengths refused)
+ * already fails Content-Length with Transfer-Encoding, two Content-Lengths, control characters in header names
+ * or values, bare LF line ends and bad chunk sizes; this handler turns those failures into answers and adds the
+ * checks the decoder does not make (Host, Authorization, the request target, the transfer coding). A refused
+ * request becomes a {@link Refusal} answered in order by {@link ProxyRequestHandler}, and everything after it on
+ * the connection is dropped: after a broken message the byte stream cannot be trusted for the next one.
+ */
+final class FrontDoor extends ChannelInboundHandlerAdapter {
+
+    private boolean failed;
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (failed) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        if (msg instanceof HttpObject object && object.decoderResult().isFailure()) {
+            refuse(ctx, msg, decodeFailure(object.decoderResult(), msg instanceof HttpRequest));
+            return;
+        }
+        if (msg instanceof HttpRequest request) {
+            String problem = problem(request);
+            if (problem != null) {
+                refuse(ctx, msg, Refusal.closing(ErrorKind.INVALID_REQUEST, problem));
+                return;
+            }
+        }
+        ctx.fireChannelRead(msg);
+    }
+
+    private void refuse(ChannelHandlerContext ctx, Object msg, Refusal refusal) {
+        failed = true;
+        ReferenceCountUtil.release(msg);
+        ctx.fireChannelRead(refusal);
+    }
+
+    private static Refusal decodeFailure(DecoderResult result, boolean head) {
+        Throwable cause = result.cause();
+        if (cause instanceof TooLongHttpHeaderException) {
+            return Refusal.closing(ErrorKind.HEADERS_TOO_LARGE, "Request headers are too large");
+        }
+        if (cause instanceof TooLongHttpLineException) {
+            return Refusal.closing(ErrorKind.URI_TOO_LONG, "Request line is too long");
+        }
+        return Refusal.closing(ErrorKind.INVALID_REQUEST, head ? "Malformed HTTP request" : "Malformed HTTP request body");
+    }
+
+    /** What is wrong with a request head the decoder accepted, or null. */
+    static String problem(HttpRequest request) {
+        HttpHeaders headers = request.headers();
+        List<String> codings = headers.getAll(HttpHeaderNames.TRANSFER_ENCODING);
+        if (!codings.isEmpty() && !(codings.size() == 1 && "chunked".equalsIgnoreCase(codings.get(0).trim()))) {
+            return "Transfer-Encoding other than chunked is not accepted";
+        }
+        int hosts = headers.getAll(HttpHeaderNames.HOST).size();
+        if (hosts > 1) {
+            return "More than one Host header";
+        }
+        if (hosts == 0 && request.protocolVersion().equals(HttpVersion.HTTP_1_1)) {
+            return "Missing Host header";
+        }
+        if (headers.getAll(HttpHeaderNames.AUTHORIZATION).size() > 1) {
+            return "More than one Authorization header";
+        }
+        String uri = request.uri();
+        if (!uri.startsWith("/")) {
+            return "The request target must be a path starting with '/'";
+        }
+        if (hasDotSegment(uri)) {
+            return "Dot segments ('.' or '..') are not allowed in the path";
+        }
+        return null;
+    }
+
+    /** True when a segment of the path (before any query) is {@code .} or {@code ..}, also percent-encoded. */
+    static boolean hasDotSegment(String uri) {
+        int end = uri.length();
+        for (int i = 0; i < uri.length(); i++) {
+            char c = uri.charAt(i);
+            if (c == '?' || c == '#') {
+                end = i;
+                break;
+            }
+        }
+        int start = 1;
+        while (start <= end) {
+            int slash = uri.indexOf('/', start);
+            int segmentEnd = slash < 0 || slash > end ? end : slash;
+            String segment = uri.substring(start, segmentEnd).replace("%2e", ".").replace("%2E", ".");
+            if (segment.equals(".") || segment.equals("..")) {
+                return true;
+            }
+            start = segmentEnd + 1;
+        }
+        return false;
+    }
+}
