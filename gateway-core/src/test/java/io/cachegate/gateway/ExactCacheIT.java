@@ -107,6 +107,27 @@ class ExactCacheIT {
     }
 
     @Test
+    void hit_showsTheGatewaysOwnOriginId_neverTheFirstRequestersId() throws Exception {
+        String body = chat("origin id " + nonce());
+        HttpResponse<String> first = post(body, "X-Request-Id", "trace-of-tenant-a");
+        assertThat(header(first, "X-Request-Id")).isEqualTo("trace-of-tenant-a");
+        HttpResponse<String> hit = post(body);
+        assertThat(xCache(hit)).isEqualTo("HIT");
+        assertThat(header(hit, "X-Cache-Origin-Request-Id")).isNotEqualTo("trace-of-tenant-a").matches("[0-9a-f]{32}");
+    }
+
+    @Test
+    void queryString_onCachedEndpoint_is400AndNeverReachesTheBackend() throws Exception {
+        String body = chat("query " + nonce());
+        long before = sim.stats().requests();
+        HttpResponse<String> response = RawHttp.post(gateway.port(), "/v1/chat/completions?api-version=2024-02-01", body,
+                "Authorization", "Bearer acme-key");
+        assertThat(response.statusCode()).isEqualTo(400);
+        assertThat(response.body()).contains("\"code\":\"invalid_request\"").contains("query string");
+        assertThat(sim.stats().requests() - before).isZero();
+    }
+
+    @Test
     void identicalRequest_secondTime_isHitAndBackendCalledOnce() throws Exception {
         String body = chat("what is a cache " + nonce());
         long before = sim.stats().requests();

@@ -6,7 +6,11 @@ import io.cachegate.gateway.api.ErrorKind;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.Stage;
 
-/** Names the API a request calls: 400 for a malformed request, 404 for a path outside {@code /v1}. */
+/**
+ * Names the API a request calls: 400 for a malformed request, 404 for a path outside {@code /v1}. A query string
+ * on an endpoint whose answers are cached is refused with 400: the cache key does not cover it, while a miss
+ * would forward it, so a hit could answer a request the backend would have read differently.
+ */
 public final class EndpointStage implements Stage {
 
     @Override
@@ -20,6 +24,10 @@ public final class EndpointStage implements Stage {
         Endpoint endpoint = Endpoint.forPath(path);
         if (endpoint == null) {
             throw new ApiException(ErrorKind.NOT_FOUND, "Unknown path " + path + "; the API lives under /v1");
+        }
+        if (q >= 0 && endpoint != Endpoint.PASSTHROUGH && endpoint != Endpoint.MODELS) {
+            throw new ApiException(ErrorKind.INVALID_REQUEST,
+                    "A query string is not accepted on " + path + "; send every parameter in the body");
         }
         x.endpoint(endpoint);
         next.proceed(x);

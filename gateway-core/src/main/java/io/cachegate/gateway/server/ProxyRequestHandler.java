@@ -83,12 +83,13 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void handle(ChannelHandlerContext ctx, FullHttpRequest request) {
-        String requestId = requestId(request);
+        RequestIds.Ids ids = RequestIds.forRequest(request.headers().get(GatewayHeaders.X_REQUEST_ID));
         boolean keepAlive = HttpUtil.isKeepAlive(request) && !paths.draining();
         RequestPaths.Current path = paths.current(); // the policy this request lives under, to its end
         ProxyServices services = path.services();
-        Exchange x = new Exchange(ctx, request, requestId, keepAlive, services.metrics(), services.ticker(),
+        Exchange x = new Exchange(ctx, request, ids.requestId(), keepAlive, services.metrics(), services.ticker(),
                 () -> exchangeDone(ctx));
+        x.set(RequestIds.GATEWAY_ID, ids.gatewayId());
         current = x; // cleared by exchangeDone, possibly before start returns (a hit from memory)
         path.chain().start(x);
     }

@@ -23,6 +23,15 @@ class RequestIdsTest {
     }
 
     @Test
+    void forRequest_alwaysGeneratesTheGatewaysOwnId() {
+        RequestIds.Ids withClientId = RequestIds.forRequest("client-trace-1");
+        assertThat(withClientId.requestId()).isEqualTo("client-trace-1");
+        assertThat(withClientId.gatewayId()).matches("[0-9a-f]{32}").isNotEqualTo("client-trace-1");
+        RequestIds.Ids without = RequestIds.forRequest(null);
+        assertThat(without.requestId()).isEqualTo(without.gatewayId()).matches("[0-9a-f]{32}");
+    }
+
+    @Test
     void generate_isHexAndUnique() {
         Set<String> ids = new HashSet<>();
         for (int i = 0; i < 10_000; i++) {

@@ -37,30 +37,33 @@ final class AnswerCapture implements ResponseTap {
     /**
      * What the entry is filed under and with.
      *
+     * @param originId the gateway's own id of the request whose answer this is ({@link
+     *                 io.cachegate.gateway.exchange.RequestIds#gatewayId}), stored as the entry's origin and shown
+     *                 to every later hit; never the client's {@code X-Request-Id}, which is the client's own
      * @param afterStore runs once the entry was written (on the store's thread): the semantic write-back
      * @param retarget the target for an answer from a fallback (backend, model): its own key, or empty when it
      *                 cannot be keyed (its model version is unknown) and is not stored
      */
-    record Target(CacheStore store, CacheKey key, Duration ttl, Set<String> tags, String requestId,
+    record Target(CacheStore store, CacheKey key, Duration ttl, Set<String> tags, String originId,
                   Set<String> storeFinishReasons, Runnable afterStore,
                   BiFunction<String, String, Optional<Target>> retarget) {
 
-        Target(CacheStore store, CacheKey key, Duration ttl, Set<String> tags, String requestId,
+        Target(CacheStore store, CacheKey key, Duration ttl, Set<String> tags, String originId,
                Set<String> storeFinishReasons) {
-            this(store, key, ttl, tags, requestId, storeFinishReasons, () -> { }, (b, m) -> Optional.empty());
+            this(store, key, ttl, tags, originId, storeFinishReasons, () -> { }, (b, m) -> Optional.empty());
         }
 
         Target afterStore(Runnable action) {
-            return new Target(store, key, ttl, tags, requestId, storeFinishReasons, action, retarget);
+            return new Target(store, key, ttl, tags, originId, storeFinishReasons, action, retarget);
         }
 
         Target retarget(BiFunction<String, String, Optional<Target>> function) {
-            return new Target(store, key, ttl, tags, requestId, storeFinishReasons, afterStore, function);
+            return new Target(store, key, ttl, tags, originId, storeFinishReasons, afterStore, function);
         }
 
         /** The same answer filed under {@code other}: no semantic write-back, no further retargeting. */
         Target movedTo(CacheKey other) {
-            return new Target(store, other, ttl, tags, requestId, storeFinishReasons, () -> { },
+            return new Target(store, other, ttl, tags, originId, storeFinishReasons, () -> { },
                     (b, m) -> Optional.empty());
         }
     }
@@ -142,7 +145,7 @@ final class AnswerCapture implements ResponseTap {
         }
         JsonNode usage = parsed.path("usage");
         CacheEntry entry = new CacheEntry(document.get(), ticker.wallMillis(), target.key().modelVersion(),
-                target.requestId(), usage.path("prompt_tokens").asInt(0), usage.path("completion_tokens").asInt(0),
+                target.originId(), usage.path("prompt_tokens").asInt(0), usage.path("completion_tokens").asInt(0),
                 target.tags());
         long size = document.get().length;
         CompletableFuture<Void> write;
@@ -150,7 +153,7 @@ final class AnswerCapture implements ResponseTap {
             write = target.store().put(target.key(), entry, target.ttl());
         } catch (RuntimeException e) {
             metrics.cacheWriteFailed();
-            log.debug("request {}: cache write refused: {}", target.requestId(), e.toString());
+            log.debug("request {}: cache write refused: {}", target.originId(), e.toString());
             return false;
         }
         write.whenComplete((ok, error) -> {
@@ -159,7 +162,7 @@ final class AnswerCapture implements ResponseTap {
                 target.afterStore().run();
             } else {
                 metrics.cacheWriteFailed();
-                log.debug("request {}: cache write failed: {}", target.requestId(), error.toString());
+                log.debug("request {}: cache write failed: {}", target.originId(), error.toString());
             }
             onSettled.run();
         });

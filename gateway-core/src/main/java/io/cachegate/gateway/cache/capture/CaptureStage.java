@@ -7,6 +7,7 @@ import io.cachegate.gateway.cache.coalesce.CoalesceStage;
 import io.cachegate.gateway.cache.coalesce.SharedAnswer;
 import io.cachegate.gateway.cache.semantic.SemanticCache;
 import io.cachegate.gateway.exchange.Exchange;
+import io.cachegate.gateway.exchange.RequestIds;
 import io.cachegate.gateway.exchange.Stage;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import java.util.function.BooleanSupplier;
@@ -49,7 +50,7 @@ public final class CaptureStage implements Stage {
             next.proceed(x);
             return;
         }
-        AnswerCapture.Target base = new AnswerCapture.Target(store, c.key(), c.ttl(), c.tags(), x.requestId(),
+        AnswerCapture.Target base = new AnswerCapture.Target(store, c.key(), c.ttl(), c.tags(), RequestIds.gatewayId(x),
                 c.storeFinishReasons());
         AnswerCapture.Target target = base.retarget((backend, model) -> keys.keyAnsweredBy(c, backend, model)
                 .map(base::movedTo));

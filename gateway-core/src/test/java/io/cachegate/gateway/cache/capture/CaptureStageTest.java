@@ -16,6 +16,7 @@ import io.cachegate.gateway.exchange.Answers;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.Exchanges;
 import io.cachegate.gateway.exchange.RecordingNext;
+import io.cachegate.gateway.exchange.RequestIds;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -69,7 +70,8 @@ class CaptureStageTest {
         assertThat(stored).isPresent();
         assertThat(new String(stored.get().body(), StandardCharsets.UTF_8)).isEqualTo(Answers.HELLO);
         assertThat(stored.get().createdAtMillis()).isEqualTo(exchanges.ticker().wallMillis());
-        assertThat(stored.get().originRequestId()).isEqualTo(x.requestId());
+        // The gateway's own id, never the client's X-Request-Id, which every later hit would be shown.
+        assertThat(stored.get().originRequestId()).isEqualTo(RequestIds.gatewayId(x));
         assertThat(stored.get().promptTokens()).isEqualTo(5);
         assertThat(stored.get().completionTokens()).isEqualTo(2);
         assertThat(exchanges.count("cachegate.cache.entries.written")).isEqualTo(1);
