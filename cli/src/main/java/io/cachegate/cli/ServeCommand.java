@@ -3,6 +3,7 @@ package io.cachegate.cli;
 import io.cachegate.config.Policy;
 import io.cachegate.config.PolicyException;
 import io.cachegate.gateway.Gateway;
+import io.cachegate.gateway.StartRefusedException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -27,7 +28,13 @@ final class ServeCommand implements Callable<Integer> {
             System.err.println(e.getMessage());
             return 2;
         }
-        Gateway gateway = config == null ? Gateway.start(policy) : Gateway.start(policy, config);
+        Gateway gateway;
+        try {
+            gateway = config == null ? Gateway.start(policy) : Gateway.start(policy, config);
+        } catch (StartRefusedException e) {
+            System.err.println("cachegate: " + e.getMessage());
+            return 2;
+        }
         if (config != null) {
             HangupSignal.onHangup(gateway::reload);
         }

@@ -24,7 +24,9 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -57,6 +59,7 @@ public final class Gateway implements AutoCloseable {
     private Gateway(Policy policy, Optional<Path> policyFile) throws InterruptedException {
         this.policy = policy;
         ServerSettings server = policy.server();
+        checkExposure(policy);
         Transport transport = Transport.best();
         int threads = server.ioThreads() > 0 ? server.ioThreads() : Runtime.getRuntime().availableProcessors();
         this.group = transport.newGroup(threads, "cachegate-io");
@@ -97,6 +100,40 @@ public final class Gateway implements AutoCloseable {
         admissionTick = group.next().scheduleAtFixedRate(reloader::tick, tick, tick, TimeUnit.NANOSECONDS);
         log.info("cachegate listening on {} (admin {}), transport {}, policy {}", proxyChannel.localAddress(),
                 adminChannel.localAddress(), transport, policy.source());
+    }
+
+    /**
+     * Refuses an admin listener (purge, stats, reload) reachable from the network without a token, before anything
+     * is bound; warns about a proxy reachable from the network that asks for no API key.
+     */
+    private static void checkExposure(Policy policy) {
+        ServerSettings server = policy.server();
+        boolean hasToken = server.adminToken().filter(token -> !token.isBlank()).isPresent();
+        if (!hasToken && !isLoopback(server.adminHost())) {
+            throw new StartRefusedException("server.admin_host " + server.adminHost()
+                    + " is not a loopback address and server.admin_token is not set: anyone who can reach port "
+                    + server.adminPort() + " could purge the cache and read its stats. Set server.admin_token (e.g."
+                    + " admin_token: \"${CACHEGATE_ADMIN_TOKEN}\") or bind the admin listener to 127.0.0.1.");
+        }
+        if (!policy.authRequired() && !isLoopback(server.host())) {
+            log.warn("the proxy listens on {} (not loopback) and the policy has no tenants: anyone who can reach "
+                    + "port {} can use the backends without an API key", server.host(), server.port());
+        }
+    }
+
+    /** Whether {@code host} names only this machine; a name that does not resolve counts as exposed. */
+    static boolean isLoopback(String host) {
+        String bare = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+        try {
+            for (InetAddress address : InetAddress.getAllByName(bare)) {
+                if (!address.isLoopbackAddress()) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (UnknownHostException e) {
+            return false;
+        }
     }
 
     /** Binds both listeners; ports 0 pick free ones (see {@link #port()}). The policy is never reloaded. */

@@ -42,7 +42,11 @@ class AdminIT {
     void ready_is200OnceBackendProbed() throws Exception {
         assertThat(Poll.until(Duration.ofSeconds(10), () -> status(gateway.adminPort(), "/ready") == 200)).isTrue();
         HttpResponse<String> response = RawHttp.get(gateway.adminPort(), "/ready");
-        assertThat(response.body()).contains("\"ready\":true").contains(sim.baseUrl().toString());
+        // Without a token /ready is a status only; the backends and the policy are behind it, in /admin/stats.
+        assertThat(response.body()).contains("\"ready\":true").doesNotContain(sim.baseUrl().toString())
+                .doesNotContain("\"policy\"").doesNotContain("backends");
+        HttpResponse<String> stats = RawHttp.get(gateway.adminPort(), "/admin/stats", "Authorization", "Bearer secret");
+        assertThat(stats.body()).contains(sim.baseUrl().toString()).contains("\"policy\"");
     }
 
     @Test
@@ -59,7 +63,8 @@ class AdminIT {
         try (Gateway gw = Gateway.start(TestPolicies.parse(yaml))) {
             // Wait for the probe round that found the live backend; the dead one was probed in the same round.
             String live = "\"" + sim.baseUrl() + "\":true";
-            assertThat(Poll.until(Duration.ofSeconds(10), () -> body(gw.adminPort(), "/ready").contains(live))).isTrue();
+            assertThat(Poll.until(Duration.ofSeconds(10), () -> body(gw.adminPort(), "/admin/stats").contains(live)))
+                    .isTrue();
             HttpResponse<String> response = RawHttp.get(gw.adminPort(), "/ready");
             assertThat(response.statusCode()).isEqualTo(503);
             assertThat(response.body()).contains("\"ready\":false");

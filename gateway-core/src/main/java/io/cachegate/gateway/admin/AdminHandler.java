@@ -32,7 +32,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The admin listener: {@code /health} (live), {@code /ready} (policy loaded, backends reachable),
+ * The admin listener: {@code /health} (live), {@code /ready} (policy loaded, backends reachable: a status only),
  * {@code /metrics} (Prometheus), and, behind {@code server.admin_token} when set,
  * {@code /admin/stats}, {@code POST /admin/purge} and the status page at {@code /}.
  */
@@ -158,13 +158,12 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     }
 
     private void ready(ChannelHandlerContext ctx, boolean keepAlive) throws Exception {
-        ProxyServices services = view.services();
         BackendHealth health = view.health();
         // The semantic cache's model must be warm too: a cold one would queue the first requests behind warm-up.
         boolean semanticReady = cache.semantic().map(SemanticCache::warm).orElse(true);
         boolean ready = health.ready() && semanticReady && !view.draining();
-        ObjectNode body = JSON.createObjectNode().put("ready", ready).put("policy", services.policy().source());
-        body.set("backends", JSON.valueToTree(health.snapshot()));
+        // Open to probes without a token, so a status only: the policy path and backend URLs are in /admin/stats.
+        ObjectNode body = JSON.createObjectNode().put("ready", ready);
         cache.semantic().ifPresent(semantic -> body.put("semanticWarm", semanticReady));
         text(ctx, ready ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE, "application/json",
                 JSON.writeValueAsString(body), keepAlive);
