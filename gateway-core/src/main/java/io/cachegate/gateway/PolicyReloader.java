@@ -215,6 +215,15 @@ final class PolicyReloader implements AdminView, AutoCloseable {
             return count(new ReloadOutcome("rejected", current.number(), List.of(e.getMessage().split("\n")),
                     List.of()));
         }
+        String adminHost = current.policy().server().adminHost(); // restart-only: the listener stays where it is
+        if (!Gateway.isLoopback(adminHost) && next.server().adminToken().filter(t -> !t.isBlank()).isEmpty()) {
+            appliedHash = seen;
+            log.warn("policy reload refused: it removes server.admin_token while the admin listener is on {}",
+                    adminHost);
+            return count(new ReloadOutcome("rejected", current.number(), List.of(file.get()
+                    + ": server.admin_token: the admin listener on " + adminHost + " is reachable from the network"
+                    + " and must keep a token"), List.of()));
+        }
         if (seen != null && Arrays.equals(seen, appliedHash) && next.equals(current.policy())) {
             return count(new ReloadOutcome("unchanged", current.number(), List.of(), List.of()));
         }

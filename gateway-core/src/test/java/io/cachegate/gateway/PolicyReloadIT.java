@@ -236,4 +236,26 @@ class PolicyReloadIT {
         write(policy(List.of("load-key"), 0.999));
         within(Duration.ofSeconds(2), () -> gateway.policyGeneration() > generation);
     }
+
+    @Test
+    void reloadRemovingTheAdminToken_offLoopback_isRefused() throws Exception {
+        Path file = dir.resolve("exposed.yaml");
+        String yaml = """
+                server: {port: 0, admin_port: 0, host: 127.0.0.1, admin_host: 0.0.0.0, admin_token: "%s"}
+                backends:
+                  - {name: main, urls: ["%s"], model_version: "llama@v1"}
+                """;
+        Files.writeString(file, yaml.formatted("secret-admin-token", sim.baseUrl()));
+        try (Gateway exposed = Gateway.start(TestPolicies.parse(Files.readString(file)), file)) {
+            Files.writeString(file, yaml.formatted("", sim.baseUrl()));
+            HttpResponse<String> reload = RawHttp.post(exposed.adminPort(), "/admin/reload", "",
+                    "Authorization", "Bearer secret-admin-token");
+
+            assertThat(reload.statusCode()).isEqualTo(422);
+            assertThat(reload.body()).contains("admin_token").doesNotContain("secret-admin-token");
+            assertThat(exposed.policyGeneration()).isEqualTo(1);
+            assertThat(RawHttp.get(exposed.adminPort(), "/admin/stats").statusCode())
+                    .as("the running token still guards the admin API").isEqualTo(401);
+        }
+    }
 }
