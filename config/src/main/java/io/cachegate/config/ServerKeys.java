@@ -1,6 +1,7 @@
 package io.cachegate.config;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /** The keys of {@code server} and {@code server.json}; {@link ServerReader} reads them. */
@@ -29,11 +30,19 @@ final class ServerKeys {
     static final Key<Integer> MAX_NUMBER_LENGTH = Key.integer("max_number_length", 100, 1, 100_000,
             "digits in one number");
 
+    static final Key<Optional<String>> PASSTHROUGH_PATH = Key.required("path",
+            "an exact path under /v1/, e.g. /v1/rerank");
+    static final Key<List<String>> PASSTHROUGH_METHODS = Key.strings("methods", List.of("POST"),
+            "the HTTP methods forwarded on that path");
+
+    static final Section PASSTHROUGH = Section.list("passthrough", "other /v1 paths forwarded to the backend "
+            + "unparsed and uncached, with its api_key; default none: any other /v1 path is 404",
+            PASSTHROUGH_PATH, PASSTHROUGH_METHODS);
     static final Section JSON = Section.mapping("json", "request JSON limits, against hostile bodies",
             MAX_DEPTH, MAX_STRING_LENGTH, MAX_NUMBER_LENGTH);
     static final Section SECTION = Section.mapping("server", "the proxy and admin listeners, request limits",
             HOST, PORT, ADMIN_HOST, ADMIN_PORT, MAX_BODY_BYTES, MAX_HEADER_BYTES, ADMIN_TOKEN, SHUTDOWN_GRACE,
-            IO_THREADS).with(JSON);
+            IO_THREADS).with(JSON, PASSTHROUGH);
 
     private ServerKeys() {
     }

@@ -10,8 +10,18 @@ import static io.cachegate.config.ServerKeys.MAX_DEPTH;
 import static io.cachegate.config.ServerKeys.MAX_HEADER_BYTES;
 import static io.cachegate.config.ServerKeys.MAX_NUMBER_LENGTH;
 import static io.cachegate.config.ServerKeys.MAX_STRING_LENGTH;
+import static io.cachegate.config.ServerKeys.PASSTHROUGH_METHODS;
+import static io.cachegate.config.ServerKeys.PASSTHROUGH_PATH;
 import static io.cachegate.config.ServerKeys.PORT;
 import static io.cachegate.config.ServerKeys.SHUTDOWN_GRACE;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import org.yaml.snakeyaml.nodes.Node;
 
 /** Reads the {@code server} section (keys in {@link ServerKeys}). */
 final class ServerReader {
@@ -40,7 +50,54 @@ final class ServerReader {
                 server.get(ADMIN_TOKEN),
                 server.get(SHUTDOWN_GRACE),
                 server.get(IO_THREADS),
-                json(server));
+                json(server),
+                passthrough(server));
+    }
+
+    private static List<ServerSettings.Passthrough> passthrough(Fields server) {
+        Section section = ServerKeys.PASSTHROUGH;
+        List<Node> items = server.items(section.name());
+        if (items == null) {
+            return List.of();
+        }
+        List<ServerSettings.Passthrough> out = new ArrayList<>();
+        Set<String> paths = new HashSet<>();
+        for (int i = 0; i < items.size(); i++) {
+            Fields fields = server.reader().fields(items.get(i), server.path(section.name()) + "[" + i + "]",
+                    section.names());
+            if (fields == null) {
+                continue;
+            }
+            Optional<String> path = fields.get(PASSTHROUGH_PATH);
+            List<String> methods = fields.get(PASSTHROUGH_METHODS);
+            if (path.isEmpty()) {
+                continue;
+            }
+            String p = path.get();
+            if (!p.startsWith("/v1/") || p.length() == 4) {
+                fields.problem(PASSTHROUGH_PATH.name(), Durations.quote(p) + " must be a path under /v1/");
+                continue;
+            }
+            if (p.contains("?") || p.contains("#") || p.contains("*") || p.contains("%") || p.contains("/.")) {
+                fields.problem(PASSTHROUGH_PATH.name(), Durations.quote(p)
+                        + " must be an exact path: no query, wildcard, percent-encoding or dot segment");
+                continue;
+            }
+            if (!paths.add(p)) {
+                fields.problem(PASSTHROUGH_PATH.name(), Durations.quote(p) + " is listed twice");
+                continue;
+            }
+            Set<String> upper = new HashSet<>();
+            for (String method : methods) {
+                if (!method.chars().allMatch(c -> (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) {
+                    fields.problem(PASSTHROUGH_METHODS.name(), Durations.quote(method) + " is not an HTTP method");
+                } else {
+                    upper.add(method.toUpperCase(Locale.ROOT));
+                }
+            }
+            out.add(new ServerSettings.Passthrough(p, upper));
+        }
+        return out;
     }
 
     private static JsonLimits json(Fields server) {

@@ -47,7 +47,7 @@ final class RequestPath {
         stages.add(new EndpointStage());                                       // which API: 400, 404
         stages.add(new AuthenticateStage(policy));                             // API key -> tenant: 401
         stages.add(new ModelListStage(policy, backends, services.upstream())); // GET /v1/models answered here
-        stages.add(new ParseStage(services.parser()));                         // strict JSON: 400, 405
+        stages.add(new ParseStage(services.parser(), policy.server()));        // strict JSON: 400, 405; other: 404
         stages.add(new RouteStage(services.routes(), services.parser()));      // model, tenant -> route: 404
         stages.add(new CacheKeyStage(policy, keys, services.metrics()));       // cacheability and key, or BYPASS
         stages.add(new ExactCacheStage(store, coalescer, services.metrics()));  // L1/L2 lookup: HIT exact

@@ -53,7 +53,7 @@ public final class Exchanges implements AutoCloseable {
 
     public Exchanges(Policy policy) {
         OpenAiRequestParser parser = new OpenAiRequestParser(policy.server().json());
-        this.front = StageChain.of(new EndpointStage(), new ParseStage(parser),
+        this.front = StageChain.of(new EndpointStage(), new ParseStage(parser, policy.server()),
                 new RouteStage(RouteTable.of(policy), parser), (x, next) -> { });
     }
 
