@@ -81,6 +81,32 @@ class FrontDoorIT {
     }
 
     @Test
+    void obsFoldedHeader_is400AndCloses() throws Exception {
+        assertRefusedAndClosed("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nX-Note: a\r\n b\r\n" + JSON_LENGTH
+                + "\r\n\r\n" + CHAT);
+        assertRefusedAndClosed("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\r\n\tb\r\n"
+                + JSON_LENGTH + "\r\n\r\n" + CHAT);
+    }
+
+    @Test
+    void headRequest_answeredWithoutABody_connectionStillServes() throws Exception {
+        try (Socket socket = RawHttp.connect(gateway.port())) {
+            socket.getOutputStream().write(("HEAD /v1/models HTTP/1.1\r\nHost: x\r\n\r\n" + GOOD)
+                    .getBytes(StandardCharsets.ISO_8859_1));
+            InputStream in = socket.getInputStream();
+            String status = RawHttp.line(in);
+            assertThat(status).startsWith("HTTP/1.1 ");
+            String line;
+            while ((line = RawHttp.line(in)) != null && !line.isEmpty()) {
+                // the head's headers; no body follows
+            }
+            RawHttp.Response next = RawHttp.read(in);
+            assertThat(next.status()).as(next.body()).isEqualTo(200);
+            assertThat(next.body()).contains("chat.completion");
+        }
+    }
+
+    @Test
     void missingHost_is400AndCloses() throws Exception {
         assertRefusedAndClosed("POST /v1/chat/completions HTTP/1.1\r\n" + JSON_LENGTH + "\r\n\r\n" + CHAT);
     }

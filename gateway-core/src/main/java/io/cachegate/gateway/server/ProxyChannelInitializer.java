@@ -6,7 +6,6 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
-import io.netty.handler.codec.http.HttpServerCodec;
 
 /** The proxy listener's pipeline, in small named stages; the last one takes each request through the chain. */
 public final class ProxyChannelInitializer extends ChannelInitializer<SocketChannel> {
@@ -27,7 +26,7 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
         ServerSettings server = paths.current().services().policy().server();
         ChannelPipeline p = ch.pipeline();
         p.addLast("connections", counter);
-        p.addLast("http", new HttpServerCodec(new HttpDecoderConfig()
+        p.addLast("http", new StrictServerCodec(new HttpDecoderConfig()
                 .setMaxInitialLineLength(MAX_INITIAL_LINE)
                 .setMaxHeaderSize(server.maxHeaderBytes())
                 .setMaxChunkSize(MAX_CHUNK)

@@ -1,0 +1,99 @@
+package io.cachegate.gateway.server;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.CombinedChannelDuplexHandler;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpRequestDecoder;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseEncoder;
+import io.netty.handler.codec.http.HttpStatusClass;
+import io.netty.handler.codec.http.LastHttpContent;
+import java.util.ArrayDeque;
+import java.util.List;
+
+/**
+ * Netty's {@code HttpServerCodec} with one more refusal: a header continuation line (obs-fold, a line starting with
+ * a space or tab), which Netty's decoder joins silently to the previous header while another hop may read it as a
+ * header of its own. Such a request is marked as a decoder failure, so the {@link FrontDoor} refuses it. Like
+ * {@code HttpServerCodec}, the encoder remembers each request's method, so that the answer to a HEAD has no body.
+ */
+final class StrictServerCodec extends CombinedChannelDuplexHandler<HttpRequestDecoder, HttpResponseEncoder> {
+
+    /** The methods of requests not answered yet, in order; bounded by what the pipeline holds per connection. */
+    private final ArrayDeque<HttpMethod> methods = new ArrayDeque<>();
+
+    StrictServerCodec(HttpDecoderConfig config) {
+        init(new Decoder(config), new Encoder());
+    }
+
+    private final class Decoder extends HttpRequestDecoder {
+
+        /** True while the bytes the decoder consumes are a request line and headers. */
+        private boolean inHead = true;
+        private boolean sawLine;
+        private boolean lastWasLf;
+        private boolean folded;
+
+        Decoder(HttpDecoderConfig config) {
+            super(config);
+        }
+
+        @Override
+        protected void decode(ChannelHandlerContext ctx, ByteBuf buffer, List<Object> out) throws Exception {
+            int start = buffer.readerIndex();
+            int before = out.size();
+            super.decode(ctx, buffer, out);
+            // The decoder returns right after the call that completes the head, so these bytes are head bytes only.
+            if (inHead) {
+                scan(buffer, start, buffer.readerIndex());
+            }
+            for (int i = before; i < out.size(); i++) {
+                Object msg = out.get(i);
+                if (msg instanceof HttpRequest request) {
+                    methods.add(request.method());
+                    if (folded && request.decoderResult().isSuccess()) {
+                        request.setDecoderResult(DecoderResult.failure(
+                                new IllegalArgumentException("obs-fold header continuation line")));
+                    }
+                    inHead = false;
+                    sawLine = false;
+                    lastWasLf = false;
+                    folded = false;
+                }
+                if (msg instanceof LastHttpContent) {
+                    inHead = true;
+                }
+            }
+        }
+
+        /** A line that starts with a space or tab once the request line has begun: obs-fold. */
+        private void scan(ByteBuf buffer, int from, int to) {
+            for (int i = from; i < to; i++) {
+                byte b = buffer.getByte(i);
+                if (lastWasLf && sawLine && (b == ' ' || b == '\t')) {
+                    folded = true;
+                }
+                if (b != '\r' && b != '\n' && b != ' ' && b != '\t') {
+                    sawLine = true;
+                }
+                lastWasLf = b == '\n';
+            }
+        }
+    }
+
+    private final class Encoder extends HttpResponseEncoder {
+
+        @Override
+        protected boolean isContentAlwaysEmpty(HttpResponse msg) {
+            if (msg.status().codeClass() == HttpStatusClass.INFORMATIONAL) {
+                return super.isContentAlwaysEmpty(msg); // 100 Continue: the request's answer is still to come
+            }
+            HttpMethod method = methods.poll();
+            return HttpMethod.HEAD.equals(method) || super.isContentAlwaysEmpty(msg);
+        }
+    }
+}

@@ -1,0 +1,97 @@
+package io.cachegate.gateway.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.ReferenceCountUtil;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class StrictServerCodecTest {
+
+    private final EmbeddedChannel channel = new EmbeddedChannel(new StrictServerCodec(new HttpDecoderConfig()));
+
+    @AfterEach
+    void close() {
+        channel.finishAndReleaseAll();
+    }
+
+    @Test
+    void decode_obsFold_marksTheRequestAsFailed() {
+        List<HttpRequest> requests = decode("POST /v1/x HTTP/1.1\r\nHost: a\r\nX-A: b\r\n c\r\nContent-Length: 0\r\n\r\n");
+        assertThat(requests).hasSize(1);
+        assertThat(requests.get(0).decoderResult().isFailure()).isTrue();
+    }
+
+    @Test
+    void decode_obsFoldWithTabSplitAcrossWrites_marksTheRequestAsFailed() {
+        List<HttpRequest> requests = decode("POST /v1/x HTTP/1.1\r\nHost: a\r\nX-A: b\r\n", "\tc\r\nContent-Length: 0\r\n\r\n");
+        assertThat(requests).hasSize(1);
+        assertThat(requests.get(0).decoderResult().isFailure()).isTrue();
+    }
+
+    @Test
+    void decode_spacesAfterLineEndsInBodies_areNotFolds() {
+        String json = "{\r\n  \"a\": 1\r\n}";
+        String chunk = "{\n \"b\": 2}";
+        List<HttpRequest> requests = decode(
+                "\r\nPOST /v1/x HTTP/1.1\r\nHost: a\r\nContent-Length: " + json.length() + "\r\n\r\n" + json,
+                "POST /v1/y HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        + Integer.toHexString(chunk.length()) + "\r\n" + chunk + "\r\n0\r\n\r\n",
+                "GET /v1/z HTTP/1.1\r\nHost: a\r\n\r\n");
+        assertThat(requests).hasSize(3);
+        assertThat(requests).allSatisfy(r -> assertThat(r.decoderResult().isSuccess()).as(r.uri()).isTrue());
+    }
+
+    @Test
+    void encode_answerToHead_hasNoBody() {
+        decode("HEAD /v1/models HTTP/1.1\r\nHost: a\r\n\r\n", "GET /v1/models HTTP/1.1\r\nHost: a\r\n\r\n");
+        String head = encode("{\"x\":1}");
+        String get = encode("{\"x\":1}");
+        assertThat(head).startsWith("HTTP/1.1 200").contains("content-length: 7").doesNotContain("{\"x\":1}");
+        assertThat(get).endsWith("{\"x\":1}");
+    }
+
+    private List<HttpRequest> decode(String... writes) {
+        List<HttpRequest> requests = new ArrayList<>();
+        for (String write : writes) {
+            channel.writeInbound(Unpooled.copiedBuffer(write, StandardCharsets.ISO_8859_1));
+            Object msg;
+            while ((msg = channel.readInbound()) != null) {
+                if (msg instanceof HttpRequest request) {
+                    requests.add(request);
+                }
+                if (msg instanceof HttpContent) {
+                    ReferenceCountUtil.release(msg);
+                }
+            }
+        }
+        return requests;
+    }
+
+    private String encode(String body) {
+        DefaultFullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+                Unpooled.copiedBuffer(body, StandardCharsets.UTF_8));
+        response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length());
+        channel.writeOutbound(response);
+        StringBuilder out = new StringBuilder();
+        ByteBuf buf;
+        while ((buf = channel.readOutbound()) != null) {
+            out.append(buf.toString(StandardCharsets.ISO_8859_1));
+            buf.release();
+        }
+        return out.toString();
+    }
+}
