@@ -16,9 +16,10 @@ import java.util.List;
 
 /**
  * The front door: refuses requests that could smuggle a second request past us or be read differently by a proxy
- * in front or the backend behind. Netty's decoder (header validation on, duplicate Content-Lengths refused)
- * already fails Content-Length with Transfer-Encoding, two Content-Lengths, control characters in header names
- * or values, bare LF line ends and bad chunk sizes; this handler turns those failures into answers and adds the
+ * in front or the backend behind. The decoder ({@link StrictServerCodec}: Netty's, with header validation on and
+ * duplicate Content-Lengths refused, plus obs-fold) already fails Content-Length with Transfer-Encoding, two
+ * Content-Lengths, control characters in header names or values, bare LF line ends, folded headers and bad chunk
+ * sizes; this handler turns those failures into answers and adds the
  * checks the decoder does not make (Host, Authorization, the request target, the transfer coding). A refused
  * request becomes a {@link Refusal} answered in order by {@link ProxyRequestHandler}, and everything after it on
  * the connection is dropped: after a broken message the byte stream cannot be trusted for the next one.
