@@ -65,10 +65,18 @@ final class CircuitBreaker {
         close();
     }
 
-    void failure(long now) {
+    /**
+     * A request failed. At the threshold a CLOSED circuit opens only when {@code mayOpen} (the set keeps its
+     * last healthy replica in on request failures alone); the count keeps growing, so the next failure after
+     * another replica is back opens it.
+     */
+    void failure(long now, boolean mayOpen) {
         switch (state(now)) {
             case CLOSED -> {
-                if (++consecutiveFailures >= threshold) {
+                if (consecutiveFailures < Integer.MAX_VALUE) {
+                    consecutiveFailures++;
+                }
+                if (consecutiveFailures >= threshold && mayOpen) {
                     open(now);
                 }
             }

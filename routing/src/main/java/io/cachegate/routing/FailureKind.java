@@ -14,7 +14,10 @@ public enum FailureKind {
     STATUS_5XX(true, true),
     /** A 429: the replica is busy, not broken; another replica may have room. */
     STATUS_429(true, false),
-    /** No response (headers or first byte) within the timeout. */
+    /**
+     * No response (headers or first byte) within the timeout. Counts against the replica only on a streamed
+     * request (see {@link #countsAgainstReplica(boolean)}).
+     */
     TIMEOUT_BEFORE_FIRST_BYTE(true, true),
     /** The upstream broke after bytes reached the client: never retried. */
     AFTER_FIRST_BYTE(false, true);
@@ -35,6 +38,17 @@ public enum FailureKind {
     /** Whether the gateway should call {@link ReplicaSet#recordFailure} (a 429 is load, not ill health). */
     public boolean countsAgainstReplica() {
         return replicaFault;
+    }
+
+    /**
+     * Whether this failure of a request says the replica is unwell, given whether the request was
+     * {@code streamed}. A first-byte timeout on a non-streamed request never counts: its first byte comes only
+     * once the whole answer is generated, so the wait grows with the request's {@code max_tokens} and says
+     * nothing about the replica (the request's own timeout still ends it). A streamed answer's head comes
+     * before generation, so a timeout there counts. Every other kind is as {@link #countsAgainstReplica()}.
+     */
+    public boolean countsAgainstReplica(boolean streamed) {
+        return this == TIMEOUT_BEFORE_FIRST_BYTE ? streamed : replicaFault;
     }
 
     /** The kind for an upstream status received before any byte was forwarded; empty when not a failure here. */

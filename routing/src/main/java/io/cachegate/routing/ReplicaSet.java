@@ -168,9 +168,15 @@ public final class ReplicaSet {
         });
     }
 
-    /** A request to {@code replica} failed in a way that says the replica is unwell (see {@link FailureKind}). */
+    /**
+     * A request to {@code replica} failed in a way that says the replica is unwell (see {@link FailureKind}).
+     * Request failures alone never eject the last healthy replica: a CLOSED replica at the threshold opens
+     * only while another replica is CLOSED, else it stays in and the health probe decides (a failed probe
+     * ejects it). A request can fail for reasons of its own; one tenant's bad requests must not take the
+     * only replica away from every tenant. A failed trial of a HALF_OPEN replica (already ejected) reopens it.
+     */
     public void recordFailure(URI replica) {
-        update(replica, (r, now) -> r.breaker.failure(now));
+        update(replica, (r, now) -> r.breaker.failure(now, anotherClosed(r)));
     }
 
     /**
@@ -253,6 +259,20 @@ public final class ReplicaSet {
                 r.breaker.abandonTrial(lease.id());
             }
         }
+    }
+
+    /**
+     * Whether a replica other than {@code r} is CLOSED. Reads the noticed state without moving any other breaker
+     * (that would change a state without telling the listener): an OPEN one past its cool-down is HALF_OPEN,
+     * not CLOSED, either way. Call under the lock.
+     */
+    private boolean anotherClosed(Replica r) {
+        for (Replica other : replicas) {
+            if (other != r && other.breaker.current() == CircuitState.CLOSED) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private int sumOfLimits() {
