@@ -23,6 +23,16 @@ final class ServerKeys {
             "on stop, in-flight requests get this long to finish");
     static final Key<Integer> IO_THREADS = Key.integer("io_threads", 0, 0, 4096,
             "event loop threads; 0 = one per core");
+    static final Key<Duration> HEADER_TIMEOUT = Key.duration("header_timeout", Duration.ofSeconds(10),
+            "a request head must arrive whole within this of its first byte, else 408 and close");
+    static final Key<Duration> BODY_TIMEOUT = Key.duration("body_timeout", Duration.ofSeconds(60),
+            "a request body must arrive whole within this of its head, else 408 and close");
+    static final Key<Duration> IDLE_TIMEOUT = Key.duration("idle_timeout", Duration.ofSeconds(60),
+            "a connection with no request in progress is closed after this; never cuts an answer");
+    static final Key<Integer> MAX_CONNECTIONS = Key.integer("max_connections", 10_000, 1, 10_000_000,
+            "open proxy connections; one more is closed at accept, before it is read");
+    static final Key<Integer> MAX_CONNECTIONS_PER_ADDRESS = Key.integer("max_connections_per_address", 1000, 1,
+            10_000_000, "open proxy connections from one client IP address; one more is closed at accept");
 
     static final Key<Integer> MAX_DEPTH = Key.integer("max_depth", 64, 1, 10_000, "nesting depth");
     static final Key<Integer> MAX_STRING_LENGTH = Key.intSize("max_string_length", 4 << 20, 1, Integer.MAX_VALUE,
@@ -42,7 +52,8 @@ final class ServerKeys {
             MAX_DEPTH, MAX_STRING_LENGTH, MAX_NUMBER_LENGTH);
     static final Section SECTION = Section.mapping("server", "the proxy and admin listeners, request limits",
             HOST, PORT, ADMIN_HOST, ADMIN_PORT, MAX_BODY_BYTES, MAX_HEADER_BYTES, ADMIN_TOKEN, SHUTDOWN_GRACE,
-            IO_THREADS).with(JSON, PASSTHROUGH);
+            IO_THREADS, HEADER_TIMEOUT, BODY_TIMEOUT, IDLE_TIMEOUT, MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS)
+            .with(JSON, PASSTHROUGH);
 
     private ServerKeys() {
     }

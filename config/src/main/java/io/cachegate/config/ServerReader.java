@@ -3,9 +3,14 @@ package io.cachegate.config;
 import static io.cachegate.config.ServerKeys.ADMIN_HOST;
 import static io.cachegate.config.ServerKeys.ADMIN_PORT;
 import static io.cachegate.config.ServerKeys.ADMIN_TOKEN;
+import static io.cachegate.config.ServerKeys.BODY_TIMEOUT;
+import static io.cachegate.config.ServerKeys.HEADER_TIMEOUT;
 import static io.cachegate.config.ServerKeys.HOST;
+import static io.cachegate.config.ServerKeys.IDLE_TIMEOUT;
 import static io.cachegate.config.ServerKeys.IO_THREADS;
 import static io.cachegate.config.ServerKeys.MAX_BODY_BYTES;
+import static io.cachegate.config.ServerKeys.MAX_CONNECTIONS;
+import static io.cachegate.config.ServerKeys.MAX_CONNECTIONS_PER_ADDRESS;
 import static io.cachegate.config.ServerKeys.MAX_DEPTH;
 import static io.cachegate.config.ServerKeys.MAX_HEADER_BYTES;
 import static io.cachegate.config.ServerKeys.MAX_NUMBER_LENGTH;
@@ -51,7 +56,9 @@ final class ServerReader {
                 server.get(SHUTDOWN_GRACE),
                 server.get(IO_THREADS),
                 json(server),
-                passthrough(server));
+                passthrough(server),
+                new ServerSettings.Connections(server.get(HEADER_TIMEOUT), server.get(BODY_TIMEOUT),
+                        server.get(IDLE_TIMEOUT), server.get(MAX_CONNECTIONS), server.get(MAX_CONNECTIONS_PER_ADDRESS)));
     }
 
     private static List<ServerSettings.Passthrough> passthrough(Fields server) {

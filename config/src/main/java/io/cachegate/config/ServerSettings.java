@@ -12,10 +12,36 @@ import java.util.Set;
  *
  * @param ioThreads event loop threads; 0 means one per available core
  * @param passthrough the other {@code /v1} paths forwarded to the backend; empty: none
+ * @param connections read timeouts and connection caps of the proxy listener
  */
 public record ServerSettings(String host, int port, String adminHost, int adminPort, long maxBodyBytes,
                              int maxHeaderBytes, Optional<String> adminToken, Duration shutdownGrace,
-                             int ioThreads, JsonLimits json, List<Passthrough> passthrough) {
+                             int ioThreads, JsonLimits json, List<Passthrough> passthrough,
+                             Connections connections) {
+
+    /**
+     * What the proxy listener allows one connection and all of them: applied to each new connection.
+     *
+     * @param headerTimeout a request head must be whole this long after its first byte
+     * @param bodyTimeout a request body must be whole this long after its head
+     * @param idleTimeout a connection with no request in progress is closed after this
+     */
+    public record Connections(Duration headerTimeout, Duration bodyTimeout, Duration idleTimeout,
+                              int maxConnections, int maxConnectionsPerAddress) {
+
+        public Connections {
+            Objects.requireNonNull(headerTimeout, "headerTimeout");
+            Objects.requireNonNull(bodyTimeout, "bodyTimeout");
+            Objects.requireNonNull(idleTimeout, "idleTimeout");
+        }
+
+        /** Every key at its default (see {@code ServerKeys}). */
+        public static Connections defaults() {
+            return new Connections(ServerKeys.HEADER_TIMEOUT.fallback(), ServerKeys.BODY_TIMEOUT.fallback(),
+                    ServerKeys.IDLE_TIMEOUT.fallback(), ServerKeys.MAX_CONNECTIONS.fallback(),
+                    ServerKeys.MAX_CONNECTIONS_PER_ADDRESS.fallback());
+        }
+    }
 
     /**
      * One path forwarded as it is (unparsed, uncached) with the backend's own API key.
@@ -40,7 +66,16 @@ public record ServerSettings(String host, int port, String adminHost, int adminP
         Objects.requireNonNull(adminToken, "adminToken");
         Objects.requireNonNull(shutdownGrace, "shutdownGrace");
         Objects.requireNonNull(json, "json");
+        Objects.requireNonNull(connections, "connections");
         passthrough = List.copyOf(passthrough);
+    }
+
+    /** Settings with the default timeouts and connection caps. */
+    public ServerSettings(String host, int port, String adminHost, int adminPort, long maxBodyBytes,
+                          int maxHeaderBytes, Optional<String> adminToken, Duration shutdownGrace,
+                          int ioThreads, JsonLimits json, List<Passthrough> passthrough) {
+        this(host, port, adminHost, adminPort, maxBodyBytes, maxHeaderBytes, adminToken, shutdownGrace, ioThreads,
+                json, passthrough, Connections.defaults());
     }
 
     /** Settings without passthrough paths. */
@@ -67,7 +102,7 @@ public record ServerSettings(String host, int port, String adminHost, int adminP
                 ServerKeys.ADMIN_HOST.fallback(), ServerKeys.ADMIN_PORT.fallback(),
                 ServerKeys.MAX_BODY_BYTES.fallback(), ServerKeys.MAX_HEADER_BYTES.fallback(),
                 ServerKeys.ADMIN_TOKEN.fallback(), ServerKeys.SHUTDOWN_GRACE.fallback(),
-                ServerKeys.IO_THREADS.fallback(), JsonLimits.defaults(), List.of());
+                ServerKeys.IO_THREADS.fallback(), JsonLimits.defaults(), List.of(), Connections.defaults());
     }
 
     @Override
@@ -76,6 +111,7 @@ public record ServerSettings(String host, int port, String adminHost, int adminP
         return "ServerSettings[host=" + host + ", port=" + port + ", adminHost=" + adminHost + ", adminPort="
                 + adminPort + ", maxBodyBytes=" + maxBodyBytes + ", maxHeaderBytes=" + maxHeaderBytes
                 + ", adminToken=" + (adminToken.isPresent() ? "<redacted>" : "none") + ", shutdownGrace="
-                + shutdownGrace + ", ioThreads=" + ioThreads + ", json=" + json + ", passthrough=" + passthrough + "]";
+                + shutdownGrace + ", ioThreads=" + ioThreads + ", json=" + json + ", passthrough=" + passthrough
+                + ", connections=" + connections + "]";
     }
 }

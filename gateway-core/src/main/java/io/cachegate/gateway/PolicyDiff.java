@@ -48,7 +48,8 @@ final class PolicyDiff {
         ServerSettings a = running.server();
         ServerSettings b = next.server();
         ServerSettings server = new ServerSettings(a.host(), a.port(), a.adminHost(), a.adminPort(), b.maxBodyBytes(),
-                b.maxHeaderBytes(), b.adminToken(), b.shutdownGrace(), a.ioThreads(), b.json(), b.passthrough());
+                b.maxHeaderBytes(), b.adminToken(), b.shutdownGrace(), a.ioThreads(), b.json(), b.passthrough(),
+                b.connections());
         ExactCacheSettings x = running.cache().exact();
         ExactCacheSettings exact = new ExactCacheSettings(x.store(), x.redisUri(), next.cache().exact().ttl(),
                 x.timeout(), x.maxBytes(), x.l1Ttl(), x.l1MaxBytes(), x.compressAboveBytes(), x.redisQueueSize());

@@ -12,6 +12,8 @@ public enum ErrorKind {
     MODEL_NOT_FOUND(404, "invalid_request_error", "model_not_found"),
     NOT_FOUND(404, "invalid_request_error", "not_found"),
     METHOD_NOT_ALLOWED(405, "invalid_request_error", "method_not_allowed"),
+    /** The request head or body did not arrive within server.header_timeout or server.body_timeout. */
+    REQUEST_TIMEOUT(408, "invalid_request_error", "request_timeout"),
     BODY_TOO_LARGE(413, "invalid_request_error", "request_too_large"),
     URI_TOO_LONG(414, "invalid_request_error", "uri_too_long"),
     HEADERS_TOO_LARGE(431, "invalid_request_error", "headers_too_large"),

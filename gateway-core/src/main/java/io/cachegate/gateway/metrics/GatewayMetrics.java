@@ -81,6 +81,18 @@ public final class GatewayMetrics implements AutoCloseable {
         activeConnections.decrementAndGet();
     }
 
+    /** A connection closed at accept, over a cap; {@code reason} is {@code total} or {@code per_address}. */
+    public void connectionRefused(String reason) {
+        counter("cachegate.connections.refused", "Connections closed at accept because a connection cap was reached",
+                "reason", reason, null, null).increment();
+    }
+
+    /** A connection closed by a read timeout; {@code phase} is {@code header}, {@code body} or {@code idle}. */
+    public void connectionTimedOut(String phase) {
+        counter("cachegate.connections.timed_out", "Connections closed because a request head or body, or the next "
+                + "request, did not arrive in time", "phase", phase, null, null).increment();
+    }
+
     public int activeConnections() {
         return activeConnections.get();
     }

@@ -1,25 +1,54 @@
 package io.cachegate.gateway.server;
 
+import io.cachegate.config.ServerSettings;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.group.ChannelGroup;
+import io.netty.util.AttributeKey;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
-/** Counts open client connections and tracks them, so a graceful shutdown can find and close them. */
+/**
+ * Counts open client connections, in total and per client address, and closes one over
+ * {@code server.max_connections} or {@code server.max_connections_per_address} at accept, before anything is read.
+ * Tracks the admitted ones so a graceful shutdown can find and close them. Shared by every connection of the
+ * listener (the counts span the event loops); the caps are read from the current policy for each new connection.
+ */
 @ChannelHandler.Sharable
 final class ConnectionCounter extends ChannelInboundHandlerAdapter {
 
+    /** The address a connection was counted under; absent on a refused connection, which is never counted. */
+    private static final AttributeKey<InetAddress> COUNTED = AttributeKey.valueOf(ConnectionCounter.class, "counted");
+
     private final GatewayMetrics metrics;
     private final ChannelGroup channels;
+    private final RequestPaths paths;
+    private final AtomicInteger total = new AtomicInteger();
+    private final ConcurrentMap<InetAddress, Integer> perAddress = new ConcurrentHashMap<>();
 
-    ConnectionCounter(GatewayMetrics metrics, ChannelGroup channels) {
+    ConnectionCounter(GatewayMetrics metrics, ChannelGroup channels, RequestPaths paths) {
         this.metrics = metrics;
         this.channels = channels;
+        this.paths = paths;
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
+        ServerSettings.Connections caps = paths.current().services().policy().server().connections();
+        InetAddress address = address(ctx.channel().remoteAddress());
+        String refused = admit(address, caps);
+        if (refused != null) {
+            metrics.connectionRefused(refused);
+            ctx.close(); // not fired on: the pipeline behind never sees this connection
+            return;
+        }
+        ctx.channel().attr(COUNTED).set(address);
         metrics.connectionOpened();
         channels.add(ctx.channel());
         ctx.fireChannelActive();
@@ -27,7 +56,42 @@ final class ConnectionCounter extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        InetAddress address = ctx.channel().attr(COUNTED).getAndSet(null);
+        if (address == null) {
+            return; // refused at accept
+        }
+        total.decrementAndGet();
+        perAddress.computeIfPresent(address, (a, n) -> n == 1 ? null : n - 1);
         metrics.connectionClosed();
         ctx.fireChannelInactive();
+    }
+
+    /** Counts the connection in, or returns why it is refused ({@code total}, {@code per_address}). */
+    private String admit(InetAddress address, ServerSettings.Connections caps) {
+        if (total.incrementAndGet() > caps.maxConnections()) {
+            total.decrementAndGet();
+            return "total";
+        }
+        boolean[] over = new boolean[1];
+        perAddress.compute(address, (a, n) -> {
+            int now = n == null ? 0 : n;
+            if (now >= caps.maxConnectionsPerAddress()) {
+                over[0] = true;
+                return n;
+            }
+            return now + 1;
+        });
+        if (over[0]) {
+            total.decrementAndGet();
+            return "per_address";
+        }
+        return null;
+    }
+
+    private static InetAddress address(SocketAddress remote) {
+        if (remote instanceof InetSocketAddress inet && inet.getAddress() != null) {
+            return inet.getAddress();
+        }
+        return InetAddress.getLoopbackAddress(); // an embedded or local channel: one shared bucket
     }
 }

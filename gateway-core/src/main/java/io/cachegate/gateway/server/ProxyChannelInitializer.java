@@ -18,20 +18,24 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
 
     public ProxyChannelInitializer(RequestPaths paths, ChannelGroup channels) {
         this.paths = paths;
-        this.counter = new ConnectionCounter(paths.current().services().metrics(), channels);
+        this.counter = new ConnectionCounter(paths.current().services().metrics(), channels, paths);
     }
 
     @Override
     protected void initChannel(SocketChannel ch) {
-        ServerSettings server = paths.current().services().policy().server();
+        ProxyServices services = paths.current().services();
+        ServerSettings server = services.policy().server();
+        ReadTimeouts timeouts = new ReadTimeouts(server.connections(), services.metrics());
         ChannelPipeline p = ch.pipeline();
         p.addLast("connections", counter);
+        p.addLast("head-bytes", timeouts.bytes());
         p.addLast("http", new StrictServerCodec(new HttpDecoderConfig()
                 .setMaxInitialLineLength(MAX_INITIAL_LINE)
                 .setMaxHeaderSize(server.maxHeaderBytes())
                 .setMaxChunkSize(MAX_CHUNK)
                 .setAllowDuplicateContentLengths(false)   // two Content-Lengths, even equal: refused
                 .setStrictLineParsing(true)));            // bare LF line ends: refused
+        p.addLast("read-timeouts", timeouts);
         p.addLast("front-door", new FrontDoor());
         p.addLast("body-limit", new BodyLimitAggregator((int) Math.min(Integer.MAX_VALUE, server.maxBodyBytes())));
         p.addLast("proxy", new ProxyRequestHandler(paths));

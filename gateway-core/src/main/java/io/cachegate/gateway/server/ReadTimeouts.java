@@ -1,0 +1,168 @@
+package io.cachegate.gateway.server;
+
+import io.cachegate.config.ServerSettings;
+import io.cachegate.gateway.api.ErrorKind;
+import io.cachegate.gateway.exchange.ClientResponses;
+import io.cachegate.gateway.metrics.GatewayMetrics;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpStatusClass;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import java.time.Duration;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The proxy listener's read timeouts, one timer per connection on its event loop: a request head must be whole
+ * within {@code server.header_timeout} of its first byte, its body within {@code server.body_timeout} of the head,
+ * and a connection with no request in progress is closed after {@code server.idle_timeout}. Once a request is
+ * whole no timer runs until its answer has been written, so a long streamed answer is never cut. A request cut
+ * off before it was answered gets 408 {@code request_timeout}; an idle connection is closed without a word.
+ *
+ * <p>Sits after the HTTP codec, where it sees request heads and ends and the answers going out; {@link #bytes()}
+ * is its companion before the codec, which sees the first byte of a head.
+ */
+final class ReadTimeouts extends ChannelDuplexHandler {
+
+    private enum Phase { IDLE, HEAD, BODY, ANSWERING, CLOSED }
+
+    private final ServerSettings.Connections limits;
+    private final GatewayMetrics metrics;
+    private ChannelHandlerContext ctx;
+    private Phase phase = Phase.IDLE;
+    /** Requests whole but not yet answered in full (pipelined ones count too). */
+    private int unanswered;
+    private ScheduledFuture<?> timer;
+
+    ReadTimeouts(ServerSettings.Connections limits, GatewayMetrics metrics) {
+        this.limits = limits;
+        this.metrics = metrics;
+    }
+
+    /** The companion placed before the codec: marks the first byte of a request head. */
+    ChannelInboundHandlerAdapter bytes() {
+        return new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext c, Object msg) {
+                if (msg instanceof ByteBuf buf && buf.isReadable() && phase == Phase.IDLE && unanswered == 0) {
+                    enter(Phase.HEAD, limits.headerTimeout());
+                }
+                c.fireChannelRead(msg);
+            }
+        };
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        if (ctx.channel().isActive()) {
+            enter(Phase.IDLE, limits.idleTimeout());
+        }
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        enter(Phase.IDLE, limits.idleTimeout());
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (phase == Phase.CLOSED) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        if (msg instanceof HttpRequest && unanswered == 0) {
+            enter(Phase.BODY, limits.bodyTimeout());
+        }
+        if (msg instanceof LastHttpContent) {
+            unanswered++;
+            enter(Phase.ANSWERING, null);
+        }
+        ctx.fireChannelRead(msg);
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (msg instanceof LastHttpContent && !interim(msg)) {
+            ChannelPromise p = promise.unvoid();
+            p.addListener((ChannelFutureListener) f -> answered());
+            ctx.write(msg, p);
+            return;
+        }
+        ctx.write(msg, promise);
+    }
+
+    /** A 1xx answer (100 Continue) ends no request. */
+    private static boolean interim(Object msg) {
+        return msg instanceof HttpResponse response && response.status().codeClass() == HttpStatusClass.INFORMATIONAL;
+    }
+
+    /** An answer was written in full: with none left to write the connection is idle again. */
+    private void answered() {
+        if (unanswered > 0) {
+            unanswered--;
+        }
+        if (unanswered == 0 && phase == Phase.ANSWERING) {
+            enter(Phase.IDLE, limits.idleTimeout());
+        }
+    }
+
+    private void enter(Phase next, Duration timeout) {
+        cancel();
+        phase = next;
+        if (timeout != null && ctx != null) {
+            timer = ctx.executor().schedule(() -> expired(next), timeout.toNanos(), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private void expired(Phase when) {
+        if (phase != when || !ctx.channel().isActive()) {
+            return;
+        }
+        timer = null;
+        phase = Phase.CLOSED;
+        switch (when) {
+            case HEAD -> {
+                metrics.connectionTimedOut("header");
+                ClientResponses.errorThenHalfClose(ctx, ErrorKind.REQUEST_TIMEOUT,
+                        "The request head did not arrive within " + limits.headerTimeout().toMillis() + " ms");
+            }
+            case BODY -> {
+                metrics.connectionTimedOut("body");
+                ClientResponses.errorThenHalfClose(ctx, ErrorKind.REQUEST_TIMEOUT,
+                        "The request body did not arrive within " + limits.bodyTimeout().toMillis() + " ms");
+            }
+            default -> {
+                metrics.connectionTimedOut("idle");
+                ctx.close();
+            }
+        }
+    }
+
+    private void cancel() {
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        cancel();
+        phase = Phase.CLOSED;
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        cancel();
+    }
+}
