@@ -52,8 +52,8 @@ class ReplicaChoiceStageTest {
     @Test
     void handle_everyReplicaDown_answers503() {
         Exchange x = planned();
-        backends.get("main").replicas().recordFailure(A);
-        backends.get("main").replicas().recordFailure(B);
+        backends.get("main").replicas().recordProbe(A, false); // down by its probe: request failures never eject the last replica
+        backends.get("main").replicas().recordProbe(B, false);
 
         stage.handle(x, next);
 
@@ -65,8 +65,8 @@ class ReplicaChoiceStageTest {
 
     @Test
     void admission_everyReplicaDownAndNoFallback_answers503WithTheBackendsEjectTime() {
-        backends.get("main").replicas().recordFailure(A);
-        backends.get("main").replicas().recordFailure(B);
+        backends.get("main").replicas().recordProbe(A, false); // down by its probe: request failures never eject the last replica
+        backends.get("main").replicas().recordProbe(B, false);
         Exchange x = exchanges.chat(Exchanges.chatBody("llama-3.1-8b", "hello"));
 
         admission.handle(x, next);
