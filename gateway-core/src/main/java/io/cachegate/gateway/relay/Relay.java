@@ -299,7 +299,8 @@ final class Relay implements UpstreamListener {
                 attempt(); // the same replica: a pooled connection the backend had closed, a fresh one will do
                 return;
             }
-            if (countsAgainstReplica(failure)) {
+            // Pass-through requests count as streamed: their head is not known to wait for a whole generation.
+            if (failure.countsAgainstReplica(x.parsed() == null || x.parsed().stream())) {
                 plan.serving().replicas().recordFailure(currentUrl);
             }
             // Only a failed connect is retried: after a timeout the model may be generating already.
@@ -325,22 +326,6 @@ final class Relay implements UpstreamListener {
             ClientResponses.error(ctx, kind, failure.message(settings.backend()), null, x.requestId(), x.keepAlive());
         }
         end(kind.status());
-    }
-
-    /**
-     * Whether a failure before the response head says the replica is unwell: not a pool of our own that is full,
-     * and not a first-byte timeout of a non-streamed request (see {@link FailureKind#countsAgainstReplica(boolean)});
-     * pass-through requests count as streamed (their head is not known to wait for a generation).
-     */
-    private boolean countsAgainstReplica(UpstreamFailure failure) {
-        if (failure == UpstreamFailure.POOL_EXHAUSTED) {
-            return false;
-        }
-        if (failure == UpstreamFailure.FIRST_BYTE_TIMEOUT) {
-            boolean streamed = x.parsed() == null || x.parsed().stream();
-            return FailureKind.TIMEOUT_BEFORE_FIRST_BYTE.countsAgainstReplica(streamed);
-        }
-        return true;
     }
 
     /** The answer's last piece; the connection closes after it unless kept alive. */

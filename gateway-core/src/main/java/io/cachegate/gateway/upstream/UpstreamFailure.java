@@ -1,6 +1,7 @@
 package io.cachegate.gateway.upstream;
 
 import io.cachegate.gateway.api.ErrorKind;
+import io.cachegate.routing.FailureKind;
 
 /** Why an upstream attempt failed, each with the client error it becomes and whether another URL may be tried. */
 public enum UpstreamFailure {
@@ -35,6 +36,16 @@ public enum UpstreamFailure {
 
     public String metricName() {
         return metricName;
+    }
+
+    /**
+     * Whether this failure before the response head speaks against the replica: not when a pool of our own is
+     * full, and not a first-byte timeout of a non-streamed request (its first byte comes only when the whole
+     * answer is generated: see {@link FailureKind#countsAgainstReplica(boolean)}).
+     */
+    public boolean countsAgainstReplica(boolean streamed) {
+        return this != POOL_EXHAUSTED
+                && (this != FIRST_BYTE_TIMEOUT || FailureKind.TIMEOUT_BEFORE_FIRST_BYTE.countsAgainstReplica(streamed));
     }
 
     /** What the client is told when this failure ends an exchange with {@code backend}. */
