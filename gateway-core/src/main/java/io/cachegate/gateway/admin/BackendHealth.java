@@ -85,7 +85,7 @@ public final class BackendHealth implements AutoCloseable {
      */
     private void probe(EventLoop loop, Backend backend, URI url) {
         ReplicaSet replicas = backends.get(backend.name()).replicas();
-        UpstreamSettings settings = UpstreamSettings.of(backend);
+        UpstreamSettings settings = backends.get(backend.name()).upstream();
         boolean modelsAreHealth = backend.health().path().equals(HealthSettings.DEFAULT_PATH);
         BackendProbe.fetchModels(services.upstream(), loop, url, settings, backend.apiKey(), result -> {
             boolean ok = result.ok();

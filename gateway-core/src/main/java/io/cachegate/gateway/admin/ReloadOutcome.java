@@ -12,8 +12,4 @@ import java.util.List;
  * @param restartRequired keys that changed but only take effect on a restart; their old values stay
  */
 public record ReloadOutcome(String outcome, long generation, List<String> problems, List<String> restartRequired) {
-
-    public boolean applied() {
-        return outcome.equals("applied");
-    }
 }

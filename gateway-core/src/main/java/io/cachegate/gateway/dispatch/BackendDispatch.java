@@ -3,16 +3,17 @@ package io.cachegate.gateway.dispatch;
 import io.cachegate.admission.AdmissionController;
 import io.cachegate.config.Backend;
 import io.cachegate.config.Balance;
+import io.cachegate.gateway.upstream.UpstreamSettings;
 import io.cachegate.routing.ReplicaSet;
 import io.cachegate.routing.RetryPolicy;
 import java.util.Optional;
 
 /**
- * One backend as dispatch sees it: its replicas and their state, its retry policy, and its admission
- * controller when the policy turns admission control on.
+ * One backend as dispatch sees it: its replicas and their state, its retry policy, its admission
+ * controller when the policy turns admission control on, and the settings of calls to it.
  */
 public record BackendDispatch(Backend backend, ReplicaSet replicas, RetryPolicy retry,
-                              Optional<AdmissionController> admission) {
+                              Optional<AdmissionController> admission, UpstreamSettings upstream) {
 
     public String name() {
         return backend.name();

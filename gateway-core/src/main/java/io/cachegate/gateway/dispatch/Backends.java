@@ -7,6 +7,7 @@ import io.cachegate.config.Ticker;
 import io.cachegate.config.Backend;
 import io.cachegate.config.Policy;
 import io.cachegate.gateway.metrics.AdmissionMetrics;
+import io.cachegate.gateway.upstream.UpstreamSettings;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.routing.ReplicaLease;
 import io.cachegate.routing.ReplicaSet;
@@ -50,7 +51,8 @@ public final class Backends {
                 listener.watch(c, policy.classes().keySet());
                 controller = Optional.of(c);
             }
-            map.put(backend.name(), new BackendDispatch(backend, replicas, PolicyMappings.retry(backend), controller));
+            map.put(backend.name(), new BackendDispatch(backend, replicas, PolicyMappings.retry(backend), controller,
+                    UpstreamSettings.of(backend)));
         }
         this.byName = Map.copyOf(map);
     }

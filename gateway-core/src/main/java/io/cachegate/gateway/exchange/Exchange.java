@@ -262,10 +262,6 @@ public final class Exchange {
         }
     }
 
-    public boolean isCancelled() {
-        return cancelled;
-    }
-
     public boolean isDone() {
         return done;
     }

@@ -15,24 +15,18 @@ public final class StageChain {
 
     private static final Logger log = LoggerFactory.getLogger(StageChain.class);
 
-    private final List<Stage> stages;
     private final Stage.Next first;
 
     public StageChain(List<Stage> stages) {
-        this.stages = List.copyOf(stages);
         Stage.Next next = StageChain::unanswered;
-        for (int i = this.stages.size() - 1; i >= 0; i--) {
-            next = link(this.stages.get(i), next);
+        for (int i = stages.size() - 1; i >= 0; i--) {
+            next = link(stages.get(i), next);
         }
         this.first = next;
     }
 
     public static StageChain of(Stage... stages) {
         return new StageChain(List.of(stages));
-    }
-
-    public List<Stage> stages() {
-        return stages;
     }
 
     /** Takes {@code x} through the chain from the first stage. */

@@ -80,7 +80,7 @@ final class Relay implements UpstreamListener {
 
     private void serve(ServePlan next) {
         this.plan = next;
-        this.settings = stage.settings(next.serving().name());
+        this.settings = next.serving().upstream();
         this.routing = next.routing();
         this.attempts = 0;
         x.set(ServePlan.KEY, next);

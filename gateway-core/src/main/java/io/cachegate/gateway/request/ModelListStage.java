@@ -16,7 +16,6 @@ import io.cachegate.gateway.exchange.Stage;
 import io.cachegate.gateway.upstream.BackendProbe;
 import io.cachegate.gateway.upstream.BufferedAnswer;
 import io.cachegate.gateway.upstream.UpstreamClient;
-import io.cachegate.gateway.upstream.UpstreamSettings;
 import io.cachegate.routing.CircuitState;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -64,7 +63,7 @@ public final class ModelListStage implements Stage {
             int index = i;
             BackendDispatch backend = all.get(i);
             BackendProbe.fetchModels(client, x.ctx().channel().eventLoop(), pick(backend),
-                    UpstreamSettings.of(backend.backend()), backend.backend().apiKey(), r -> {
+                    backend.upstream(), backend.backend().apiKey(), r -> {
                         results[index] = r;
                         if (--expected[0] == 0 && !x.isDone()) {
                             answer(x, results);

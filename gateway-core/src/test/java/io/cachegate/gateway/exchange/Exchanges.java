@@ -44,6 +44,15 @@ public final class Exchanges implements AutoCloseable {
 
     public static final String CHAT = "/v1/chat/completions";
 
+    /** One backend with a pinned model version, the in-memory exact cache: what most cache-stage tests need. */
+    public static final Policy MEMORY_CACHE_POLICY = policy("""
+            server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 1}
+            backends:
+              - {name: main, urls: ["http://replica-a:8000"], model_version: "llama@1"}
+            cache:
+              exact: {store: memory, ttl: 1h}
+            """);
+
     private final FakeTicker ticker = new FakeTicker();
     private final GatewayMetrics metrics = new GatewayMetrics();
     private final StageChain front;

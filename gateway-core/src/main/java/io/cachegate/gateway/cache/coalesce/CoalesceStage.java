@@ -17,6 +17,8 @@ public final class CoalesceStage implements Stage {
 
     /** The answer this request leads, which its followers read; the capture settles it once stored. */
     public static final Exchange.Key<SharedAnswer> LEADING = Exchange.Key.named("coalesce.leading");
+    /** The answer in flight the exact-cache stage found instead of looking the key up: this request follows it. */
+    public static final Exchange.Key<SharedAnswer> FOLLOW = Exchange.Key.named("coalesce.follow");
 
     private final Coalescer coalescer;
     private final GatewayMetrics metrics;
@@ -39,6 +41,11 @@ public final class CoalesceStage implements Stage {
             next.proceed(x); // nothing will be stored, so nothing is shared either
             return;
         }
+        SharedAnswer found = x.get(FOLLOW);
+        if (found != null) {
+            follow(x, c, found, next);
+            return;
+        }
         join(x, c, next);
     }
 
@@ -50,7 +57,11 @@ public final class CoalesceStage implements Stage {
             next.proceed(x);
             return;
         }
-        FollowerRelay follower = new FollowerRelay(x, role.answer(), metrics, coalesceAgain -> {
+        follow(x, c, role.answer(), next);
+    }
+
+    private void follow(Exchange x, CacheableRequest c, SharedAnswer answer, Next next) {
+        FollowerRelay follower = new FollowerRelay(x, answer, metrics, coalesceAgain -> {
             if (coalesceAgain) {
                 join(x, c, next); // the leader failed: one of the waiting requests leads now
             } else {

@@ -37,9 +37,9 @@ public final class Coalescer {
         return new Role(answer == created[0], answer);
     }
 
-    /** True when an answer for the same key and form is in flight: a request that finds one follows it without a lookup. */
-    public boolean inFlight(CacheKey key, boolean stream, boolean includeUsage) {
-        return inFlight.containsKey(new Flight(key, stream, stream && includeUsage));
+    /** The answer in flight for the same key and form, or null: a request that finds one follows it without a lookup. */
+    public SharedAnswer inFlight(CacheKey key, boolean stream, boolean includeUsage) {
+        return inFlight.get(new Flight(key, stream, stream && includeUsage));
     }
 
     /** Answers being generated right now (for stats). */

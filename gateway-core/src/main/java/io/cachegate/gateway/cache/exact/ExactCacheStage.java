@@ -4,7 +4,9 @@ import io.cachegate.cache.exact.CacheEntry;
 import io.cachegate.cache.exact.CacheStore;
 import io.cachegate.gateway.cache.CacheableRequest;
 import io.cachegate.gateway.cache.CachedAnswerWriter;
+import io.cachegate.gateway.cache.coalesce.CoalesceStage;
 import io.cachegate.gateway.cache.coalesce.Coalescer;
+import io.cachegate.gateway.cache.coalesce.SharedAnswer;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.Stage;
 import io.cachegate.gateway.metrics.GatewayMetrics;
@@ -36,9 +38,12 @@ public final class ExactCacheStage implements Stage {
             next.proceed(x);
             return;
         }
-        if (c.decision().write() && coalescer.inFlight(c.key(), x.parsed().stream(), x.parsed().includeUsage())) {
+        SharedAnswer flight = c.decision().write()
+                ? coalescer.inFlight(c.key(), x.parsed().stream(), x.parsed().includeUsage()) : null;
+        if (flight != null) {
             metrics.cacheLookup("exact", "miss");
             c.endLookups();
+            x.set(CoalesceStage.FOLLOW, flight); // that very answer, even if it settles before the coalescing stage
             next.proceed(x);
             return;
         }

@@ -93,6 +93,24 @@ class CoalesceStageTest {
     }
 
     @Test
+    void handle_flightFoundByTheExactStage_isFollowedEvenAfterItSettled() {
+        Exchange leader = keyed(HELLO);
+        stage.handle(leader, next);
+        SharedAnswer flight = leader.get(CoalesceStage.LEADING);
+        Exchange follower = keyed(HELLO);
+        follower.set(CoalesceStage.FOLLOW, flight); // what the exact-cache stage leaves when it skips its lookup
+        relayed(leader, Answers.HELLO);
+        flight.settle(); // stored: no longer joinable by key
+
+        stage.handle(follower, next);
+        Exchanges.runPending(follower);
+
+        assertThat(coalescer.inFlight()).isZero();
+        assertThat(next.exchanges()).as("no second call for the same answer").containsExactly(leader);
+        assertThat(Exchanges.written(follower).body()).isEqualTo(Answers.HELLO);
+    }
+
+    @Test
     void handle_followerJoinsAfterTheHead_getsTheAnswerFromItsStart() {
         Exchange leader = keyed(HELLO);
         stage.handle(leader, next);

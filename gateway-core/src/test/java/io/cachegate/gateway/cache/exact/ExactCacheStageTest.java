@@ -28,13 +28,7 @@ import org.junit.jupiter.api.Test;
 
 class ExactCacheStageTest {
 
-    private static final Policy POLICY = Exchanges.policy("""
-            server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 1}
-            backends:
-              - {name: main, urls: ["http://replica-a:8000"], model_version: "llama@1"}
-            cache:
-              exact: {store: memory, ttl: 1h}
-            """);
+    private static final Policy POLICY = Exchanges.MEMORY_CACHE_POLICY;
     private static final String HELLO = Exchanges.chatBody("llama-3.1-8b", "hello");
 
     private final Exchanges exchanges = new Exchanges(POLICY);
