@@ -3,6 +3,7 @@ package io.cachegate.gateway;
 import static io.cachegate.gateway.CacheCalls.CHAT;
 import static io.cachegate.gateway.CacheCalls.chat;
 import static io.cachegate.gateway.CacheCalls.content;
+import static io.cachegate.gateway.CacheCalls.header;
 import static io.cachegate.gateway.CacheCalls.metric;
 import static io.cachegate.gateway.CacheCalls.nonce;
 import static io.cachegate.gateway.CacheCalls.streamedContent;
@@ -97,6 +98,13 @@ class CoalescingIT {
         assertThat(metric(gateway, "cachegate_cache_coalesced_total") - coalesced).isEqualTo(followers);
         assertThat(xCache(RawHttp.post(gateway.port(), CHAT, body, "Authorization", "Bearer acme-key"))).isEqualTo("HIT");
         assertThat(Poll.until(Duration.ofSeconds(5), () -> gateway.metrics().inFlight() == 0)).isTrue();
+        List<String> leaders = responses.stream()
+                .filter(r -> xCache(r).equals("MISS") && r.headers().firstValue("X-Cache-Coalesced").isEmpty())
+                .map(r -> header(r, "X-Request-Id")).toList();
+        assertThat(leaders).as("one request generated").hasSize(1);
+        assertThat(responses.stream().filter(r -> !leaders.contains(header(r, "X-Request-Id")))
+                .map(r -> header(r, "X-Cache-Origin-Request-Id")).distinct())
+                .as("followers and hits name the request that generated their answer").containsExactly(leaders.get(0));
     }
 
     @Test

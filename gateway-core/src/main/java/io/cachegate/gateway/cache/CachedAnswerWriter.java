@@ -38,7 +38,6 @@ import java.util.Optional;
 public final class CachedAnswerWriter {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    static final AsciiString X_CACHE_ORIGIN = AsciiString.cached("x-cache-origin-request-id");
     private static final AsciiString EXACT = AsciiString.cached("exact");
     private static final AsciiString SEMANTIC = AsciiString.cached("semantic");
     // Every header name set here is one of our constants: checking them on each hit is wasted work.
@@ -125,7 +124,7 @@ public final class CachedAnswerWriter {
                 .set(GatewayHeaders.X_CACHE, GatewayHeaders.HIT)
                 .set(GatewayHeaders.X_CACHE_LAYER, semantic == null ? EXACT : SEMANTIC)
                 .set(HttpHeaderNames.AGE, Long.toString(entry.ageSeconds(nowMillis)))
-                .set(X_CACHE_ORIGIN, entry.originRequestId())
+                .set(GatewayHeaders.X_CACHE_ORIGIN_REQUEST_ID, entry.originRequestId())
                 .set(GatewayHeaders.SERVER_TIMING, timing);
         if (semantic != null) {
             headers.set(GatewayHeaders.X_CACHE_SIMILARITY, String.format(Locale.ROOT, "%.4f", semantic.similarity()));

@@ -9,6 +9,8 @@ public final class GatewayHeaders {
     public static final AsciiString X_CACHE = AsciiString.cached("x-cache");
     public static final AsciiString SERVER_TIMING = AsciiString.cached("server-timing");
     public static final AsciiString X_CACHE_LAYER = AsciiString.cached("x-cache-layer");
+    /** The gateway's id of the request that generated an answer served from the cache or shared with a follower. */
+    public static final AsciiString X_CACHE_ORIGIN_REQUEST_ID = AsciiString.cached("x-cache-origin-request-id");
     public static final AsciiString X_CACHE_COALESCED = AsciiString.cached("x-cache-coalesced");
     public static final AsciiString X_CACHE_CONTEXT = AsciiString.cached("x-cache-context");
     public static final AsciiString X_CACHE_TAGS = AsciiString.cached("x-cache-tags");

@@ -2,6 +2,7 @@ package io.cachegate.gateway.cache.coalesce;
 
 import io.cachegate.gateway.cache.CacheableRequest;
 import io.cachegate.gateway.exchange.Exchange;
+import io.cachegate.gateway.exchange.RequestIds;
 import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.exchange.Stage;
 import io.cachegate.gateway.metrics.GatewayMetrics;
@@ -50,7 +51,8 @@ public final class CoalesceStage implements Stage {
     }
 
     private void join(Exchange x, CacheableRequest c, Next next) {
-        Coalescer.Role role = coalescer.join(c.key(), x.parsed().stream(), x.parsed().includeUsage());
+        Coalescer.Role role = coalescer.join(c.key(), x.parsed().stream(), x.parsed().includeUsage(),
+                RequestIds.gatewayId(x));
         if (role.leader()) {
             x.set(LEADING, role.answer());
             x.addTap(role.answer());

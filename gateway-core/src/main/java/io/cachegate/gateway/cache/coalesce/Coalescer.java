@@ -27,11 +27,11 @@ public final class Coalescer {
         this.maxAnswerBytes = maxAnswerBytes;
     }
 
-    Role join(CacheKey key, boolean stream, boolean includeUsage) {
+    Role join(CacheKey key, boolean stream, boolean includeUsage, String requestId) {
         Flight flight = new Flight(key, stream, stream && includeUsage);
         SharedAnswer[] created = new SharedAnswer[1];
         SharedAnswer answer = inFlight.computeIfAbsent(flight, k -> {
-            created[0] = new SharedAnswer(maxAnswerBytes, () -> inFlight.remove(k, created[0]));
+            created[0] = new SharedAnswer(maxAnswerBytes, requestId, () -> inFlight.remove(k, created[0]));
             return created[0];
         });
         return new Role(answer == created[0], answer);

@@ -98,6 +98,7 @@ final class FollowerRelay implements SharedAnswer.Subscriber {
         head.headers().set(GatewayHeaders.X_REQUEST_ID, x.requestId())
                 .set(GatewayHeaders.X_CACHE, GatewayHeaders.MISS)
                 .set(GatewayHeaders.X_CACHE_COALESCED, "1")
+                .set(GatewayHeaders.X_CACHE_ORIGIN_REQUEST_ID, answer.leaderRequestId())
                 .set(GatewayHeaders.SERVER_TIMING, timing);
         if (x.keepAlive()) {
             head.headers().remove(HttpHeaderNames.CONNECTION);

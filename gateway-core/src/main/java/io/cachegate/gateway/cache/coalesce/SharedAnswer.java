@@ -33,6 +33,7 @@ public final class SharedAnswer implements ResponseTap {
     enum State { WAITING, STREAMING, COMPLETE, ABORTED }
 
     private final long maxBytes;
+    private final String leaderRequestId;
     private final Runnable onEnd;
     private final List<byte[]> pieces = new ArrayList<>();
     private final List<Waiter> waiters = new ArrayList<>();
@@ -43,9 +44,15 @@ public final class SharedAnswer implements ResponseTap {
     private boolean overflowed;
     private boolean settled;
 
-    SharedAnswer(long maxBytes, Runnable onEnd) {
+    SharedAnswer(long maxBytes, String leaderRequestId, Runnable onEnd) {
         this.maxBytes = maxBytes;
+        this.leaderRequestId = leaderRequestId;
         this.onEnd = onEnd;
+    }
+
+    /** The gateway's id of the request that generates this answer: what a follower shows as its origin. */
+    String leaderRequestId() {
+        return leaderRequestId;
     }
 
     /** Attaches a follower; false when the answer can no longer be shared (ended badly or overflowed). */
