@@ -115,10 +115,17 @@ public final class Gateway implements AutoCloseable {
                     + server.adminPort() + " could purge the cache and read its stats. Set server.admin_token (e.g."
                     + " admin_token: \"${CACHEGATE_ADMIN_TOKEN}\") or bind the admin listener to 127.0.0.1.");
         }
-        if (!policy.authRequired() && !isLoopback(server.host())) {
-            log.warn("the proxy listens on {} (not loopback) and the policy has no tenants: anyone who can reach "
-                    + "port {} can use the backends without an API key", server.host(), server.port());
+        openProxyWarning(policy).ifPresent(log::warn);
+    }
+
+    /** Set when the proxy is reachable from the network and asks for no API key: an open proxy to the backends. */
+    static Optional<String> openProxyWarning(Policy policy) {
+        ServerSettings server = policy.server();
+        if (policy.authRequired() || isLoopback(server.host())) {
+            return Optional.empty();
         }
+        return Optional.of("the proxy listens on " + server.host() + " (not loopback) and the policy has no tenants:"
+                + " anyone who can reach port " + server.port() + " can use the backends without an API key");
     }
 
     /** Whether {@code host} names only this machine; a name that does not resolve counts as exposed. */

@@ -37,6 +37,17 @@ class GatewayExposureTest {
     }
 
     @Test
+    void openProxyWarning_onlyForANonLoopbackProxyWithoutTenants() {
+        String open = "server: {host: 0.0.0.0, port: 0, admin_port: 0}\nbackends: [{name: main, urls: [\"http://127.0.0.1:9\"]}]\n";
+        String tenants = "tenants: [{id: acme, api_keys: [\"sha256:" + "ab".repeat(32) + "\"]}]\n";
+
+        assertThat(Gateway.openProxyWarning(TestPolicies.parse(open))).get().asString()
+                .contains("0.0.0.0 (not loopback)").contains("without an API key");
+        assertThat(Gateway.openProxyWarning(TestPolicies.parse(open + tenants))).isEmpty();
+        assertThat(Gateway.openProxyWarning(TestPolicies.parse(open.replace("0.0.0.0", "127.0.0.1")))).isEmpty();
+    }
+
+    @Test
     void isLoopback_namesOnlyThisMachine() {
         assertThat(Gateway.isLoopback("127.0.0.1")).isTrue();
         assertThat(Gateway.isLoopback("localhost")).isTrue();
