@@ -195,6 +195,25 @@ class PolicyReloadIT {
     }
 
     @Test
+    void backendsRebuilt_admissionMetricsReadTheNewGeneration() throws Exception {
+        write(policy(List.of("load-key"), 0.999, 64));
+        within(Duration.ofSeconds(3), () -> status("load-key") == 200);
+        long generation = gateway.policyGeneration();
+        write(policy(List.of("load-key"), 0.999, 48)); // another pool size rebuilds the backend and its queues
+        within(Duration.ofSeconds(3), () -> gateway.policyGeneration() > generation);
+        double before = metric(gateway, "cachegate_admission_dispatched_total", "backend=\"main\"");
+
+        for (int i = 0; i < 5; i++) {
+            assertThat(status("load-key")).isEqualTo(200);
+        }
+
+        assertThat(metric(gateway, "cachegate_admission_dispatched_total", "backend=\"main\"") - before)
+                .as("dispatches of the rebuilt backend's controller").isEqualTo(5);
+        assertThat(metric(gateway, "cachegate_admission_overloaded", "backend=\"main\"")).isZero();
+        assertThat(metric(gateway, "cachegate_queue_depth", "backend=\"main\"")).isZero();
+    }
+
+    @Test
     void routeThreshold_changed_decidesTheNextMatchWithinOneSecond() throws Exception {
         String system = "support bot " + nonce();
         write(policy(List.of("load-key"), 0.999));

@@ -51,6 +51,8 @@ class RoutingIT {
             assertThat(response.statusCode()).isEqualTo(503);
             assertThat(json(response.body()).path("error").path("message").asText()).contains("down");
             assertThat(response.headers().firstValue("Retry-After")).isPresent();
+            assertThat(CacheCalls.metric(gw, "cachegate_backend_ejections_total", "backend=\"main\""))
+                    .as("both replicas ejected, counted for the alert rules").isGreaterThanOrEqualTo(2);
         }
     }
 

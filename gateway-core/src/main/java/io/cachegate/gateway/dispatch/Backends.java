@@ -34,8 +34,10 @@ public final class Backends {
             ReplicaSet replicas = ReplicaSet.builder(backend.name(), backend.urls())
                     .settings(PolicyMappings.replicaSet(backend, admission))
                     .ticker(ticker)
-                    .listener((name, replica, from, to) -> log.info("backend {}: replica {} {} -> {}", name, replica,
-                            from, to))
+                    .listener((name, replica, from, to) -> {
+                        log.info("backend {}: replica {} {} -> {}", name, replica, from, to);
+                        metrics.replicaStateChanged(name, to);
+                    })
                     .build();
             Optional<AdmissionController> controller = Optional.empty();
             if (admission) {

@@ -1,5 +1,6 @@
 package io.cachegate.gateway.metrics;
 
+import io.cachegate.routing.CircuitState;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -136,6 +137,14 @@ public final class GatewayMetrics implements AutoCloseable {
                 .description("Upstream attempts that failed, by backend and kind")
                 .tag("backend", backend).tag("kind", kind)
                 .register(registry)).increment();
+    }
+
+    /** A replica's circuit changed state; counted when it opened (the replica was ejected). */
+    public void replicaStateChanged(String backend, CircuitState to) {
+        if (to == CircuitState.OPEN) {
+            counter("cachegate.backend.ejections", "Replicas ejected (circuit opened), by backend",
+                    "backend", backend, null, null).increment();
+        }
     }
 
     /** A request sent to its route's fallback; {@code reason} is primary_down or degraded. */
