@@ -42,6 +42,9 @@ public final class Gateway implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(Gateway.class);
 
+    /** How often the status page's series take a point. */
+    static final long STATUS_SAMPLE_MILLIS = 2_000;
+
     private final Policy policy;
     private final EventLoopGroup group;
     private final GatewayMetrics metrics;
@@ -49,6 +52,7 @@ public final class Gateway implements AutoCloseable {
     private final Ticker ticker;
     private final PolicyReloader reloader;
     private final ScheduledFuture<?> admissionTick;
+    private final ScheduledFuture<?> statusSample;
     private final CacheStore store;
     private final SemanticCache semantic;
     private final ChannelGroup clientChannels = new DefaultChannelGroup("clients", GlobalEventExecutor.INSTANCE);
@@ -98,6 +102,8 @@ public final class Gateway implements AutoCloseable {
         // Ticked whether or not admission is on now: a reload may turn it on, and a tick without queues is free.
         long tick = policy.admission().tick().toNanos();
         admissionTick = group.next().scheduleAtFixedRate(reloader::tick, tick, tick, TimeUnit.NANOSECONDS);
+        statusSample = group.next().scheduleAtFixedRate(metrics.series()::sample, 0, STATUS_SAMPLE_MILLIS,
+                TimeUnit.MILLISECONDS);
         log.info("cachegate listening on {} (admin {}), transport {}, policy {}", proxyChannel.localAddress(),
                 adminChannel.localAddress(), transport, policy.source());
     }
@@ -220,6 +226,7 @@ public final class Gateway implements AutoCloseable {
         }
         reloader.close();
         admissionTick.cancel(false);
+        statusSample.cancel(false);
         adminChannel.close().syncUninterruptibly();
         clientChannels.close().awaitUninterruptibly();
         upstream.close();

@@ -99,7 +99,20 @@ class AdminIT {
         assertThat(with.statusCode()).isEqualTo(200);
         assertThat(with.body()).contains("\"inFlight\"").contains("\"backends\"");
 
-        assertThat(status(gateway.adminPort(), "/")).isEqualTo(401);
+        assertThat(status(gateway.adminPort(), "/admin/series")).isEqualTo(401);
+        assertThat(RawHttp.get(gateway.adminPort(), "/admin/series", "Authorization", "Bearer secret").body())
+                .startsWith("{\"points\":[");
+    }
+
+    @Test
+    void statusPageFiles_needNoToken_andHoldNoData() throws Exception {
+        HttpResponse<String> page = RawHttp.get(gateway.adminPort(), "/");
+        assertThat(page.statusCode()).isEqualTo(200);
+        assertThat(page.headers().firstValue("Content-Type")).hasValue("text/html; charset=utf-8");
+        assertThat(page.body()).contains("/status/status.js").doesNotContain("policy.yaml").doesNotContain("http://");
+        assertThat(status(gateway.adminPort(), "/status/status.js")).isEqualTo(200);
+        assertThat(RawHttp.get(gateway.adminPort(), "/status/uPlot.iife.min.js").body()).contains("uPlot");
+        assertThat(status(gateway.adminPort(), "/status/other.js")).isEqualTo(404);
     }
 
     @Test

@@ -33,8 +33,9 @@ import java.util.Set;
 
 /**
  * The admin listener: {@code /health} (live), {@code /ready} (policy loaded, backends reachable: a status only),
- * {@code /metrics} (Prometheus), and, behind {@code server.admin_token} when set,
- * {@code /admin/stats}, {@code POST /admin/purge} and the status page at {@code /}.
+ * {@code /metrics} (Prometheus), the status page at {@code /} (its files only), and, behind
+ * {@code server.admin_token} when set, {@code /admin/stats}, {@code /admin/series} (the page's charts),
+ * {@code POST /admin/purge} and {@code POST /admin/reload}.
  */
 @ChannelHandler.Sharable
 final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
@@ -56,8 +57,9 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) throws Exception {
         boolean keepAlive = HttpUtil.isKeepAlive(request);
         String path = request.uri().split("\\?", 2)[0];
-        boolean known = switch (path) {
-            case "/health", "/ready", "/metrics", "/admin/stats", "/admin/purge", "/admin/reload", "/" -> true;
+        Optional<StatusAssets.Asset> asset = StatusAssets.find(path);
+        boolean known = asset.isPresent() || switch (path) {
+            case "/health", "/ready", "/metrics", "/admin/stats", "/admin/series", "/admin/purge", "/admin/reload" -> true;
             default -> false;
         };
         if (!known) {
@@ -69,7 +71,8 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             ClientResponses.error(ctx, ErrorKind.METHOD_NOT_ALLOWED, "Use " + expected, null, null, keepAlive);
             return;
         }
-        boolean open = path.equals("/health") || path.equals("/ready") || path.equals("/metrics");
+        // The status page's files hold no data: what it shows comes from /admin/series and /admin/stats.
+        boolean open = path.equals("/health") || path.equals("/ready") || path.equals("/metrics") || asset.isPresent();
         if (!open && !authorised(request)) {
             ClientResponses.error(ctx, ErrorKind.INVALID_API_KEY, "This admin endpoint needs 'Authorization: Bearer <admin token>'",
                     null, null, keepAlive);
@@ -84,8 +87,10 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             case "/admin/stats" -> text(ctx, HttpResponseStatus.OK, "application/json",
                     JSON.writeValueAsString(stats()), keepAlive);
             case "/admin/purge" -> purge(ctx, services, request, keepAlive);
+            case "/admin/series" -> text(ctx, HttpResponseStatus.OK, "application/json",
+                    JSON.writeValueAsString(services.metrics().series().json()), keepAlive);
             case "/admin/reload" -> reload(ctx, keepAlive);
-            default -> text(ctx, HttpResponseStatus.OK, "text/html; charset=utf-8", StatusPage.render(stats()), keepAlive);
+            default -> send(ctx, HttpResponseStatus.OK, asset.orElseThrow().contentType(), asset.get().bytes(), keepAlive);
         }
     }
 
@@ -227,7 +232,11 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private static void text(ChannelHandlerContext ctx, HttpResponseStatus status, String contentType, String body,
                              boolean keepAlive) {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        send(ctx, status, contentType, body.getBytes(StandardCharsets.UTF_8), keepAlive);
+    }
+
+    private static void send(ChannelHandlerContext ctx, HttpResponseStatus status, String contentType, byte[] bytes,
+                             boolean keepAlive) {
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(bytes));
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType).setInt(HttpHeaderNames.CONTENT_LENGTH, bytes.length);
         if (!keepAlive) {

@@ -336,7 +336,8 @@ public final class Exchange {
         }
         request.release();
         long nanos = ticker.nanos() - startNanos;
-        metrics.requestFinished(routeLabel, endpointName(), status, nanos);
+        metrics.requestFinished(routeLabel, endpointName(), status, status >= 400 ? "error" : GatewayHeaders.outcome(xCache),
+                nanos);
         if (log.isDebugEnabled()) {
             log.debug("request {} {} route={} status={} x-cache={} {}us", requestId, endpointName(), routeLabel, status,
                     xCache, nanos / 1_000);

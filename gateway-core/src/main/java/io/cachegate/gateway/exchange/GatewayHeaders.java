@@ -25,6 +25,14 @@ public final class GatewayHeaders {
     private GatewayHeaders() {
     }
 
+    /** The {@code X-Cache} value as a metric tag: hit, miss or bypass. */
+    public static String outcome(CharSequence xCache) {
+        if (HIT.contentEqualsIgnoreCase(xCache)) {
+            return "hit";
+        }
+        return MISS.contentEqualsIgnoreCase(xCache) ? "miss" : "bypass";
+    }
+
     /** Formats one Server-Timing metric, e.g. {@code upstream;dur=12.345} (milliseconds). */
     public static void appendTiming(StringBuilder out, String name, long nanos) {
         if (out.length() > 0) {

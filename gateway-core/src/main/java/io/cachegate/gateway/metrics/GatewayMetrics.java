@@ -1,5 +1,6 @@
 package io.cachegate.gateway.metrics;
 
+import io.cachegate.config.Ticker;
 import io.cachegate.routing.CircuitState;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -42,6 +43,7 @@ public final class GatewayMetrics implements AutoCloseable {
     private final Timer storeTimer;
     private final SemanticMetrics semantic = new SemanticMetrics(registry);
     private final List<Object> watched = new CopyOnWriteArrayList<>();
+    private final StatusSeries series = new StatusSeries(registry, Ticker.system());
 
     public GatewayMetrics() {
         new ClassLoaderMetrics().bindTo(registry);
@@ -102,19 +104,27 @@ public final class GatewayMetrics implements AutoCloseable {
         inFlight.incrementAndGet();
     }
 
-    /** Records one finished request; {@code route} is the route index or "none". */
-    public void requestFinished(String route, String endpoint, int status, long durationNanos) {
+    /**
+     * Records one finished request; {@code route} is the route index or "none", {@code cache} the cache outcome
+     * ({@code hit}, {@code miss}, {@code bypass}; {@code error} for any answer with a status of 400 or more).
+     */
+    public void requestFinished(String route, String endpoint, int status, String cache, long durationNanos) {
         inFlight.decrementAndGet();
         requestCounters.computeIfAbsent(new RequestKey(route, endpoint, status), k -> Counter.builder("cachegate.requests")
                 .description("Requests answered, by route, endpoint and status")
                 .tag("route", route).tag("endpoint", endpoint).tag("status", Integer.toString(status))
                 .register(registry)).increment();
-        requestTimers.computeIfAbsent(endpoint, e -> Timer.builder("cachegate.request.duration")
-                .description("Time from a complete request to the end of its answer")
-                .tag("endpoint", e)
+        requestTimers.computeIfAbsent(endpoint + '|' + cache, k -> Timer.builder("cachegate.request.duration")
+                .description("Time from a complete request to the end of its answer, by endpoint and cache outcome")
+                .tag("endpoint", endpoint).tag("cache", cache)
                 .publishPercentileHistogram()
                 .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofMinutes(10))
                 .register(registry)).record(durationNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** The recent past of these meters, for the status page; {@link StatusSeries#sample()} is called on a timer. */
+    public StatusSeries series() {
+        return series;
     }
 
     public int inFlight() {
