@@ -84,6 +84,11 @@ final class CacheKeys {
     static final Key<Duration> QDRANT_TIMEOUT = Key.duration("timeout", Duration.ofMillis(200),
             "deadline of each call; slower is a semantic miss");
 
+    static final Key<Optional<String>> PATTERN_NAME = Key.required("name",
+            "what logs call a match (letters, digits, _); never the matched text");
+    static final Key<Optional<String>> PATTERN_REGEX = Key.required("regex",
+            "an RE2 regular expression (linear-time: no catastrophic backtracking), e.g. \"EMP-\\\\d{6}\"");
+
     static final Section EXACT = Section.mapping("exact", "identical (canonical) requests",
             EXACT_STORE, REDIS_URI, EXACT_TTL, TIMEOUT, MAX_BYTES, L1_TTL, L1_MAX_BYTES, COMPRESS_ABOVE,
             REDIS_QUEUE_SIZE);
@@ -96,8 +101,11 @@ final class CacheKeys {
     static final Section SEMANTIC = Section.mapping("semantic", "paraphrases of earlier deterministic requests",
             ENABLED, SEMANTIC_STORE, THRESHOLD, DECISION, NEIGHBOURS, SEMANTIC_TTL, PATH, MAX_ENTRIES, SWEEP_INTERVAL,
             MODEL).with(EMBEDDER, QDRANT);
+    static final Section SENSITIVE_PATTERNS = Section.list("sensitive_patterns",
+            "the policy's own sensitive data, besides the built-in detectors (routes' cache.sensitive applies)",
+            PATTERN_NAME, PATTERN_REGEX);
     static final Section SECTION = Section.mapping("cache", "the exact store and the semantic index")
-            .with(EXACT, SEMANTIC);
+            .with(EXACT, SEMANTIC, SENSITIVE_PATTERNS);
 
     private CacheKeys() {
     }

@@ -37,11 +37,21 @@ import static io.cachegate.config.CacheKeys.TLS;
 import static io.cachegate.config.CacheKeys.TOKENIZER;
 import static io.cachegate.config.CacheKeys.WORKERS;
 
+import com.google.re2j.PatternSyntaxException;
 import io.cachegate.config.SemanticCacheSettings.EmbedderSettings;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Pattern;
+import org.yaml.snakeyaml.nodes.Node;
 
 /** Reads the {@code cache} section (keys in {@link CacheKeys}): the exact store and the semantic index. */
 final class CacheReader {
+
+    /** A pattern's name shows in debug logs next to the built-in kinds (email, payment_card, ...). */
+    private static final Pattern PATTERN_NAME = Pattern.compile("[A-Za-z0-9_]{1,64}");
 
     private CacheReader() {
     }
@@ -51,7 +61,51 @@ final class CacheReader {
         if (cache == null) {
             return CacheSettings.defaults();
         }
-        return new CacheSettings(exact(cache), semantic(cache));
+        return new CacheSettings(exact(cache), semantic(cache), sensitivePatterns(cache));
+    }
+
+    /** {@code sensitive_patterns}: unique names, each regex compiled here so a bad one fails with its line. */
+    private static List<SensitivePattern> sensitivePatterns(Fields cache) {
+        Section section = CacheKeys.SENSITIVE_PATTERNS;
+        List<Node> items = cache.items(section.name());
+        if (items == null) {
+            return List.of();
+        }
+        List<SensitivePattern> patterns = new ArrayList<>();
+        Map<String, Integer> nameLines = new HashMap<>();
+        for (int i = 0; i < items.size(); i++) {
+            Fields fields = cache.reader().fields(items.get(i), cache.path(section.name()) + "[" + i + "]",
+                    section.names());
+            if (fields == null) {
+                continue;
+            }
+            Optional<String> name = fields.get(CacheKeys.PATTERN_NAME);
+            Optional<String> regex = fields.get(CacheKeys.PATTERN_REGEX);
+            String nameKey = CacheKeys.PATTERN_NAME.name();
+            if (name.isPresent() && !PATTERN_NAME.matcher(name.get()).matches()) {
+                fields.problem(nameKey, Durations.quote(name.get())
+                        + " is not a pattern name: letters, digits and _ only (at most 64)");
+                continue;
+            }
+            if (name.isPresent()) {
+                Integer first = nameLines.putIfAbsent(name.get(), fields.line(nameKey));
+                if (first != null) {
+                    fields.problem(nameKey, Durations.quote(name.get()) + " is already the name of the pattern on line "
+                            + first);
+                    continue;
+                }
+            }
+            if (name.isEmpty() || regex.isEmpty()) {
+                continue; // reported as required
+            }
+            try {
+                patterns.add(new SensitivePattern(name.get(), regex.get()));
+            } catch (PatternSyntaxException e) {
+                fields.problem(CacheKeys.PATTERN_REGEX.name(), "is not a valid RE2 regular expression: "
+                        + e.getDescription() + " (RE2 has no backreferences or lookaround)");
+            }
+        }
+        return patterns;
     }
 
     private static ExactCacheSettings exact(Fields cache) {

@@ -21,11 +21,12 @@ import java.util.Set;
  * @param semanticMaxTurns conversations with more user turns than this are not matched semantically (1 by
  *                         default: earlier turns are where stale and misplaced answers come from)
  * @param threshold this route's semantic similarity threshold, instead of {@code cache.semantic.threshold}
+ * @param sensitive what happens to a request or answer holding personal data or a secret
  */
 public record RouteCache(boolean exact, boolean semantic, Optional<Duration> ttl, Optional<String> context,
                          Normalize normalize, boolean shared, boolean nondeterministic, boolean keyOnUser,
                          Set<String> storeFinishReasons, Embed embed, int semanticMaxTurns,
-                         Optional<Double> threshold) {
+                         Optional<Double> threshold, SensitiveMode sensitive) {
 
     /** The finish reasons a route may allow to be stored (the OpenAI ones). */
     public static final Set<String> FINISH_REASONS = Set.copyOf(RouteKeys.FINISH_REASONS);
@@ -41,12 +42,21 @@ public record RouteCache(boolean exact, boolean semantic, Optional<Duration> ttl
         }
         Objects.requireNonNull(embed, "embed");
         Objects.requireNonNull(threshold, "threshold");
+        Objects.requireNonNull(sensitive, "sensitive");
         if (semanticMaxTurns < 1) {
             throw new IllegalArgumentException("semanticMaxTurns must be at least 1, was " + semanticMaxTurns);
         }
         if (threshold.isPresent() && !(threshold.get() > 0 && threshold.get() <= 1)) {
             throw new IllegalArgumentException("threshold must be in (0, 1], was " + threshold.get());
         }
+    }
+
+    /** With the default {@code sensitive} mode ({@code no_store}). */
+    public RouteCache(boolean exact, boolean semantic, Optional<Duration> ttl, Optional<String> context,
+                      Normalize normalize, boolean shared, boolean nondeterministic, boolean keyOnUser,
+                      Set<String> storeFinishReasons, Embed embed, int semanticMaxTurns, Optional<Double> threshold) {
+        this(exact, semantic, ttl, context, normalize, shared, nondeterministic, keyOnUser, storeFinishReasons, embed,
+                semanticMaxTurns, threshold, RouteKeys.SENSITIVE.fallback());
     }
 
     /**
@@ -59,6 +69,6 @@ public record RouteCache(boolean exact, boolean semantic, Optional<Duration> ttl
                 RouteKeys.CONTEXT.fallback(), RouteKeys.NORMALIZE.fallback(), RouteKeys.SHARED.fallback(),
                 RouteKeys.NONDETERMINISTIC.fallback(), RouteKeys.KEY_ON_USER.fallback(),
                 RouteKeys.STORE_FINISH_REASONS.fallback(), RouteKeys.EMBED.fallback(),
-                RouteKeys.SEMANTIC_MAX_TURNS.fallback(), RouteKeys.THRESHOLD.fallback());
+                RouteKeys.SEMANTIC_MAX_TURNS.fallback(), RouteKeys.THRESHOLD.fallback(), RouteKeys.SENSITIVE.fallback());
     }
 }

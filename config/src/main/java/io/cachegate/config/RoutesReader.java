@@ -16,6 +16,7 @@ import static io.cachegate.config.RouteKeys.NONDETERMINISTIC;
 import static io.cachegate.config.RouteKeys.NORMALIZE;
 import static io.cachegate.config.RouteKeys.SEMANTIC;
 import static io.cachegate.config.RouteKeys.SEMANTIC_MAX_TURNS;
+import static io.cachegate.config.RouteKeys.SENSITIVE;
 import static io.cachegate.config.RouteKeys.SHARED;
 import static io.cachegate.config.RouteKeys.STORE_FINISH_REASONS;
 import static io.cachegate.config.RouteKeys.THRESHOLD;
@@ -146,6 +147,7 @@ final class RoutesReader {
                 cache.get(STORE_FINISH_REASONS),
                 cache.get(EMBED),
                 cache.get(SEMANTIC_MAX_TURNS),
-                cache.get(THRESHOLD));
+                cache.get(THRESHOLD),
+                cache.get(SENSITIVE));
     }
 }

@@ -1,0 +1,61 @@
+package io.cachegate.cache.sensitive;
+
+/** Character classes the detectors share; ASCII only, as every format they look for is ASCII. */
+final class Chars {
+
+    private Chars() {
+    }
+
+    static boolean digit(char c) {
+        return c >= '0' && c <= '9';
+    }
+
+    static boolean upper(char c) {
+        return c >= 'A' && c <= 'Z';
+    }
+
+    static boolean letter(char c) {
+        return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z';
+    }
+
+    static boolean alnum(char c) {
+        return digit(c) || letter(c);
+    }
+
+    /** Part of a word: a token never starts right after one. */
+    static boolean word(char c) {
+        return alnum(c) || c == '_';
+    }
+
+    /** Base64url, the alphabet of JWT segments and of most API-key bodies. */
+    static boolean base64url(char c) {
+        return alnum(c) || c == '_' || c == '-';
+    }
+
+    /** Whether {@code i} ends a token: the end of the text or a character that cannot continue a word. */
+    static boolean endsAt(CharSequence text, int i) {
+        return i >= text.length() || !word(text.charAt(i));
+    }
+
+    /** The length of the run of {@code base64url} characters from {@code start}, at most {@code max}. */
+    static int base64urlRun(CharSequence text, int start, int max) {
+        int end = max >= text.length() - start ? text.length() : start + max;
+        int i = start;
+        while (i < end && base64url(text.charAt(i))) {
+            i++;
+        }
+        return i - start;
+    }
+
+    static boolean startsWith(CharSequence text, int at, String prefix) {
+        if (at + prefix.length() > text.length()) {
+            return false;
+        }
+        for (int k = 0; k < prefix.length(); k++) {
+            if (text.charAt(at + k) != prefix.charAt(k)) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

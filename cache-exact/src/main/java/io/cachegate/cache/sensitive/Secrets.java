@@ -1,0 +1,158 @@
+package io.cachegate.cache.sensitive;
+
+import static io.cachegate.cache.sensitive.Chars.startsWith;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.EnumSet;
+
+/**
+ * Credentials by their shape: vendor API keys by prefix and a long enough body (so "sk-learn" is not one), AWS
+ * access key ids ({@code AKIA}/{@code ASIA} and 16 characters), JWTs (three base64url parts whose first decodes
+ * to a JSON header naming its {@code alg}) and PEM private keys.
+ */
+final class Secrets {
+
+    /** A vendor prefix and the body that must follow it: at least {@code minBody} characters of its alphabet. */
+    private record Prefix(String prefix, int minBody, boolean dashes) {
+    }
+
+    /** By first letter, so a token start costs one switch unless it begins with one of these letters. */
+    private static final Prefix[] S = {new Prefix("sk-", 20, true), new Prefix("sk_live_", 16, false),
+        new Prefix("sk_test_", 16, false)};
+    private static final Prefix[] R = {new Prefix("rk_live_", 16, false), new Prefix("rk_test_", 16, false)};
+    private static final Prefix[] G = {new Prefix("ghp_", 30, false), new Prefix("gho_", 30, false),
+        new Prefix("ghu_", 30, false), new Prefix("ghs_", 30, false), new Prefix("ghr_", 30, false),
+        new Prefix("github_pat_", 22, false), new Prefix("glpat-", 20, true)};
+    private static final Prefix[] X = {new Prefix("xoxb-", 10, true), new Prefix("xoxa-", 10, true),
+        new Prefix("xoxp-", 10, true), new Prefix("xoxr-", 10, true), new Prefix("xoxs-", 10, true)};
+    private static final Prefix[] A = {new Prefix("AIza", 35, true)};
+    private static final Prefix[] H = {new Prefix("hf_", 30, false)};
+    private static final String PEM_BEGIN = "-----BEGIN ";
+    private static final String PEM_PRIVATE = "PRIVATE KEY-----";
+    private static final int MAX_JWT_HEADER = 2048;
+
+    private Secrets() {
+    }
+
+    /**
+     * The secrets that start at {@code start}, a token start with a letter. Returns where the scan goes on: past
+     * a JWT-like run already read, so a hostile run of {@code eyJ-eyJ-...} is read once, not once per start.
+     */
+    static int at(CharSequence text, int start, EnumSet<SensitiveKind> found) {
+        char c = text.charAt(start);
+        Prefix[] prefixes = switch (c) {
+            case 's' -> S;
+            case 'r' -> R;
+            case 'g' -> G;
+            case 'x' -> X;
+            case 'h' -> H;
+            case 'A' -> {
+                if (awsKeyId(text, start)) {
+                    found.add(SensitiveKind.AWS_ACCESS_KEY);
+                }
+                yield A;
+            }
+            default -> null;
+        };
+        if (c == 'e') {
+            return jwt(text, start, found);
+        }
+        if (prefixes != null && vendorKey(text, start, prefixes)) {
+            found.add(SensitiveKind.API_KEY);
+        }
+        return start + 1;
+    }
+
+    private static boolean vendorKey(CharSequence text, int start, Prefix[] prefixes) {
+        for (Prefix p : prefixes) {
+            if (startsWith(text, start, p.prefix())) {
+                int from = start + p.prefix().length();
+                int i = from;
+                // Only as far as the shortest body: "sk-sk-sk-..." costs a constant per start, not its length.
+                int n = Math.min(text.length(), from + p.minBody());
+                while (i < n && (Chars.alnum(text.charAt(i)) || text.charAt(i) == '_'
+                        || p.dashes() && text.charAt(i) == '-')) {
+                    i++;
+                }
+                if (i - from >= p.minBody()) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** {@code AKIA} (long-term) or {@code ASIA} (temporary) and 16 upper-case letters or digits. */
+    private static boolean awsKeyId(CharSequence text, int start) {
+        if (!startsWith(text, start, "AKIA") && !startsWith(text, start, "ASIA")) {
+            return false;
+        }
+        int end = start + 20;
+        if (end > text.length()) {
+            return false;
+        }
+        for (int i = start + 4; i < end; i++) {
+            char c = text.charAt(i);
+            if (!Chars.upper(c) && !Chars.digit(c)) {
+                return false;
+            }
+        }
+        return Chars.endsAt(text, end);
+    }
+
+    /**
+     * {@code eyJ...}: a header and a payload of base64url joined by dots, then a signature (possibly empty).
+     * Returns the index after what was read.
+     */
+    private static int jwt(CharSequence text, int start, EnumSet<SensitiveKind> found) {
+        if (!startsWith(text, start, "eyJ")) {
+            return start + 1;
+        }
+        int header = Chars.base64urlRun(text, start, MAX_JWT_HEADER + 1);
+        int dot = start + header;
+        if (header < 10 || header > MAX_JWT_HEADER || dot >= text.length() || text.charAt(dot) != '.') {
+            return dot;
+        }
+        int payload = Chars.base64urlRun(text, dot + 1, Integer.MAX_VALUE);
+        int second = dot + 1 + payload;
+        if (payload < 2 || second >= text.length() || text.charAt(second) != '.') {
+            return dot;
+        }
+        int end = second + 1 + Chars.base64urlRun(text, second + 1, Integer.MAX_VALUE);
+        if (Chars.endsAt(text, end) && header(text, start, dot)) {
+            found.add(SensitiveKind.JWT);
+        }
+        return end;
+    }
+
+    /** Whether {@code text[start, dot)} decodes to a JSON object naming its {@code alg}. */
+    private static boolean header(CharSequence text, int start, int dot) {
+        try {
+            byte[] decoded = Base64.getUrlDecoder().decode(text.subSequence(start, dot).toString());
+            String json = new String(decoded, StandardCharsets.UTF_8).strip();
+            return json.startsWith("{") && json.contains("\"alg\"");
+        } catch (IllegalArgumentException e) {
+            return false; // not base64url after all
+        }
+    }
+
+    /** {@code -----BEGIN [RSA |EC |OPENSSH |ENCRYPTED ...]PRIVATE KEY-----} at {@code start}. */
+    static boolean privateKey(CharSequence text, int start) {
+        if (!startsWith(text, start, PEM_BEGIN)) {
+            return false;
+        }
+        int from = start + PEM_BEGIN.length();
+        int last = Math.min(text.length() - PEM_PRIVATE.length(), from + 24);
+        for (int i = from; i <= last; i++) {
+            char c = text.charAt(i);
+            if (c == 'P' && startsWith(text, i, PEM_PRIVATE)) {
+                return true;
+            }
+            if (!Chars.upper(c) && c != ' ') {
+                return false;
+            }
+        }
+        return false;
+    }
+}

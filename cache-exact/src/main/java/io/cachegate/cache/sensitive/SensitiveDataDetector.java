@@ -1,0 +1,108 @@
+package io.cachegate.cache.sensitive;
+
+import io.cachegate.config.SensitivePattern;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+
+/**
+ * Finds sensitive data in text: the built-in kinds ({@link SensitiveKind}) in one pass, then the policy's own
+ * patterns. The pass looks at each character once and starts a check only where a format can begin (an
+ * {@code @}, a digit, {@code +} or {@code (} at a token start, a letter that starts a known prefix, five dashes),
+ * and every check reads a bounded stretch or skips what it read, so the time is linear in the text whatever it
+ * holds. Policy patterns run on RE2/J, also linear. Immutable and thread-safe: one per policy generation.
+ */
+public final class SensitiveDataDetector {
+
+    private static final SensitiveDataDetector BUILT_IN = new SensitiveDataDetector(List.of());
+
+    private final List<SensitivePattern> patterns;
+
+    private SensitiveDataDetector(List<SensitivePattern> patterns) {
+        this.patterns = List.copyOf(patterns);
+    }
+
+    /** The built-in kinds only. */
+    public static SensitiveDataDetector builtIn() {
+        return BUILT_IN;
+    }
+
+    /** The built-in kinds and {@code patterns} (compiled when the policy was read). */
+    public static SensitiveDataDetector with(List<SensitivePattern> patterns) {
+        return patterns.isEmpty() ? BUILT_IN : new SensitiveDataDetector(patterns);
+    }
+
+    /** What {@code text} holds; {@link Findings#NONE} for clean text. */
+    public Findings scan(CharSequence text) {
+        EnumSet<SensitiveKind> found = EnumSet.noneOf(SensitiveKind.class);
+        builtIn(text, found);
+        List<String> matched = null;
+        for (SensitivePattern p : patterns) {
+            if (p.regex().matcher(text).find()) {
+                if (matched == null) {
+                    matched = new ArrayList<>(2);
+                }
+                matched.add(p.name());
+            }
+        }
+        if (found.isEmpty() && matched == null) {
+            return Findings.NONE;
+        }
+        return new Findings(found, matched == null ? List.of() : matched);
+    }
+
+    private static void builtIn(CharSequence text, EnumSet<SensitiveKind> found) {
+        int n = text.length();
+        int i = 0;
+        while (i < n) {
+            char c = text.charAt(i);
+            if (c == '@') {
+                if (!found.contains(SensitiveKind.EMAIL) && Emails.at(text, i)) {
+                    found.add(SensitiveKind.EMAIL);
+                }
+                i++;
+            } else if (!tokenStart(text, i)) {
+                i++;
+            } else if (Chars.digit(c)) {
+                i = Numbers.run(text, i, found);
+            } else if (Chars.letter(c)) {
+                int next = Secrets.at(text, i, found);
+                if (Chars.upper(c) && !found.contains(SensitiveKind.IBAN) && Iban.at(text, i)) {
+                    found.add(SensitiveKind.IBAN);
+                }
+                i = skipWord(text, Math.max(next, i + 1));
+            } else if (c == '+' && i + 1 < n && Chars.digit(text.charAt(i + 1))) {
+                i = Numbers.international(text, i, found);
+            } else if (c == '(') {
+                i = Numbers.parenthesised(text, i, found);
+            } else if (c == '-' && Secrets.privateKey(text, i)) {
+                found.add(SensitiveKind.PRIVATE_KEY);
+                i += 5;
+            } else {
+                i++;
+            }
+        }
+    }
+
+    /** Not inside a word, nor the fraction or thousands of a number ("3.14", "1,234"). */
+    private static boolean tokenStart(CharSequence text, int i) {
+        if (i == 0) {
+            return true;
+        }
+        char before = text.charAt(i - 1);
+        if (Chars.word(before)) {
+            return false;
+        }
+        return !((before == '.' || before == ',') && i >= 2 && Chars.digit(text.charAt(i - 2))
+                && Chars.digit(text.charAt(i)));
+    }
+
+    /** Past the rest of a word: no check starts inside one. */
+    private static int skipWord(CharSequence text, int i) {
+        int n = text.length();
+        while (i < n && Chars.word(text.charAt(i))) {
+            i++;
+        }
+        return i;
+    }
+}
