@@ -4,6 +4,7 @@ import io.cachegate.cache.exact.CacheStore;
 import io.cachegate.config.Policy;
 import io.cachegate.gateway.cache.CacheKeyStage;
 import io.cachegate.gateway.cache.CacheKeys;
+import io.cachegate.gateway.cache.SensitiveDataStage;
 import io.cachegate.gateway.cache.capture.CaptureStage;
 import io.cachegate.gateway.cache.coalesce.CoalesceStage;
 import io.cachegate.gateway.cache.coalesce.Coalescer;
@@ -50,6 +51,7 @@ final class RequestPath {
         stages.add(new ParseStage(services.parser(), policy.server()));        // strict JSON: 400, 405; other: 404
         stages.add(new RouteStage(services.routes(), services.parser()));      // model, tenant -> route: 404
         stages.add(new CacheKeyStage(policy, keys, services.metrics()));       // cacheability and key, or BYPASS
+        stages.add(new SensitiveDataStage(policy, keys, services.metrics())); // personal data, secrets: BYPASS, private
         stages.add(new ExactCacheStage(store, coalescer, services.metrics()));  // L1/L2 lookup: HIT exact
         if (semantic != null) {
             stages.add(new SemanticCacheStage(semantic, store, services.metrics())); // nearest neighbour: HIT semantic

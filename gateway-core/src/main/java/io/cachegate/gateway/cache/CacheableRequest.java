@@ -52,6 +52,23 @@ public final class CacheableRequest {
         this.requestThreshold = requestThreshold;
     }
 
+    /**
+     * This request filed under a key of {@code owner}'s own (a hashed end user or API key, mixed into the key's
+     * context with the tenant), so no other user's request can hit it; never matched by meaning.
+     */
+    CacheableRequest privateTo(String owner, CacheKeys keys) {
+        String privateContext = context + "\u0000private\u0000" + tenant + "\u0000" + owner;
+        CacheKey own = keys.key(kind, body, routePolicy, tenant, key.modelVersion(), privateContext);
+        return new CacheableRequest(kind, body, routePolicy, tenant, own, decision, control, privateContext, ttl,
+                tags, null, 0);
+    }
+
+    /** This request without its semantic query: the exact cache only. */
+    CacheableRequest withoutSemantic() {
+        return new CacheableRequest(kind, body, routePolicy, tenant, key, decision, control, context, ttl, tags, null,
+                0);
+    }
+
     public CacheKey key() {
         return key;
     }

@@ -8,6 +8,7 @@ import io.cachegate.cache.exact.CacheStore;
 import io.cachegate.cache.exact.StorePolicy;
 import io.cachegate.cache.exact.StreamAssembler;
 import io.cachegate.config.Ticker;
+import io.cachegate.gateway.cache.AnswerScreen;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.gateway.exchange.ResponseTap;
 import io.netty.buffer.ByteBuf;
@@ -73,12 +74,20 @@ final class AnswerCapture implements ResponseTap {
     private final GatewayMetrics metrics;
     private final Ticker ticker;
     private final Runnable onSettled;
+    /** The sensitive-data check of the answer, or null when it is stored as it is. */
+    private final AnswerScreen screen;
     private int status;
     private StreamAssembler assembler;
     private ByteArrayOutputStream body;
     private boolean abandoned;
 
     AnswerCapture(Target target, long maxBytes, GatewayMetrics metrics, Ticker ticker, Runnable onSettled) {
+        this(target, maxBytes, metrics, ticker, onSettled, null);
+    }
+
+    AnswerCapture(Target target, long maxBytes, GatewayMetrics metrics, Ticker ticker, Runnable onSettled,
+                  AnswerScreen screen) {
+        this.screen = screen;
         this.target = target;
         this.ticker = ticker;
         this.maxBytes = maxBytes;
@@ -143,6 +152,11 @@ final class AnswerCapture implements ResponseTap {
         if (parsed == null || !StorePolicy.storable(status, parsed, target.storeFinishReasons())) {
             return false;
         }
+        AnswerScreen.Verdict verdict = screen == null ? AnswerScreen.Verdict.STORE : screen.check(parsed);
+        if (verdict == AnswerScreen.Verdict.DROP) {
+            return false;
+        }
+        Runnable afterStore = verdict == AnswerScreen.Verdict.STORE ? target.afterStore() : () -> { };
         JsonNode usage = parsed.path("usage");
         CacheEntry entry = new CacheEntry(document.get(), ticker.wallMillis(), target.key().modelVersion(),
                 target.originId(), usage.path("prompt_tokens").asInt(0), usage.path("completion_tokens").asInt(0),
@@ -159,7 +173,7 @@ final class AnswerCapture implements ResponseTap {
         write.whenComplete((ok, error) -> {
             if (error == null) {
                 metrics.cacheWritten(size);
-                target.afterStore().run();
+                afterStore.run();
             } else {
                 metrics.cacheWriteFailed();
                 log.debug("request {}: cache write failed: {}", target.originId(), error.toString());

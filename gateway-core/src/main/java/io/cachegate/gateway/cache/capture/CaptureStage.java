@@ -1,6 +1,7 @@
 package io.cachegate.gateway.cache.capture;
 
 import io.cachegate.cache.exact.CacheStore;
+import io.cachegate.gateway.cache.AnswerScreen;
 import io.cachegate.gateway.cache.CacheKeys;
 import io.cachegate.gateway.cache.CacheableRequest;
 import io.cachegate.gateway.cache.coalesce.CoalesceStage;
@@ -59,7 +60,7 @@ public final class CaptureStage implements Stage {
         }
         SharedAnswer leading = x.get(CoalesceStage.LEADING);
         x.addTap(new AnswerCapture(target, MAX_ENTRY_BYTES, metrics, x.ticker(),
-                leading == null ? () -> { } : leading::settle));
+                leading == null ? () -> { } : leading::settle, x.get(AnswerScreen.KEY)));
         next.proceed(x);
     }
 
