@@ -214,7 +214,8 @@ final class DemoCommand implements Callable<Integer> {
         ServerSettings server = new ServerSettings("127.0.0.1", 0, "127.0.0.1", 0, s.maxBodyBytes(), s.maxHeaderBytes(),
                 s.adminToken(), s.shutdownGrace(), s.ioThreads(), s.json());
         // The semantic index goes to a fresh temporary directory: the demo leaves nothing in the working directory.
-        CacheSettings cache = new CacheSettings(base.cache().exact(), base.cache().semantic().withPath(index.toString()));
+        CacheSettings cache = new CacheSettings(base.cache().exact(), base.cache().semantic().withPath(index.toString()),
+                base.cache().sensitivePatterns());
         return new Policy("embedded default (demo)", server, base.backends(), base.tenants(), base.classes(),
                 cache, base.routes(), base.admission());
     }

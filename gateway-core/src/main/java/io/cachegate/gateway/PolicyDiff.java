@@ -54,7 +54,8 @@ final class PolicyDiff {
         ExactCacheSettings exact = new ExactCacheSettings(x.store(), x.redisUri(), next.cache().exact().ttl(),
                 x.timeout(), x.maxBytes(), x.l1Ttl(), x.l1MaxBytes(), x.compressAboveBytes(), x.redisQueueSize());
         return new Policy(next.source(), server, next.backends(), next.tenants(), next.classes(),
-                new CacheSettings(exact, running.cache().semantic()), next.routes(), next.admission());
+                new CacheSettings(exact, running.cache().semantic(), next.cache().sensitivePatterns()), next.routes(),
+                next.admission());
     }
 
     private static void check(List<String> keys, String key, Object was, Object is) {
