@@ -6,11 +6,11 @@ final class Luhn {
     private Luhn() {
     }
 
-    /** Whether {@code digits[0..length)} (values 0-9) pass the Luhn check. */
-    static boolean valid(byte[] digits, int length) {
+    /** Whether {@code digits[offset, offset + length)} (values 0-9) pass the Luhn check. */
+    static boolean valid(byte[] digits, int offset, int length) {
         int sum = 0;
         boolean doubled = false;
-        for (int i = length - 1; i >= 0; i--) {
+        for (int i = offset + length - 1; i >= offset; i--) {
             int d = digits[i];
             if (doubled) {
                 d *= 2;

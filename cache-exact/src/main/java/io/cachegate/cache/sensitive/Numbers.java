@@ -21,15 +21,22 @@ final class Numbers {
     private Numbers() {
     }
 
+    /** Buffers for one scan's runs, so reading a number allocates nothing. */
+    static final class Scratch {
+        final byte[] digits = new byte[MAX_RUN_DIGITS];
+        final int[] groups = new int[MAX_GROUPS];
+        final char[] gaps = new char[MAX_GROUPS];
+    }
+
     /**
      * Reads the run of digit groups that starts at {@code start} (groups joined by one space, dash or dot) and
      * adds what it holds to {@code found}. Returns the index after the run.
      */
-    static int run(CharSequence text, int start, EnumSet<SensitiveKind> found) {
+    static int run(CharSequence text, int start, EnumSet<SensitiveKind> found, Scratch scratch) {
         int n = text.length();
-        byte[] digits = new byte[MAX_RUN_DIGITS];
-        int[] groups = new int[MAX_GROUPS];
-        char[] gaps = new char[MAX_GROUPS];
+        byte[] digits = scratch.digits;
+        int[] groups = scratch.groups;
+        char[] gaps = scratch.gaps;
         int count = 0;
         int groupCount = 0;
         int length = 0;
@@ -95,12 +102,9 @@ final class Numbers {
             if (total > 19) {
                 return false;
             }
-            if (total >= 13 && cardGroups(groups, s, e) && issuer(digits, offset, total)) {
-                byte[] number = new byte[total];
-                System.arraycopy(digits, offset, number, 0, total);
-                if (Luhn.valid(number, total)) {
-                    return true;
-                }
+            if (total >= 13 && cardGroups(groups, s, e) && issuer(digits, offset, total)
+                    && Luhn.valid(digits, offset, total)) {
+                return true;
             }
         }
         return false;

@@ -53,6 +53,7 @@ public final class SensitiveDataDetector {
 
     private static void builtIn(CharSequence text, EnumSet<SensitiveKind> found) {
         int n = text.length();
+        Numbers.Scratch scratch = null;
         int i = 0;
         while (i < n) {
             char c = text.charAt(i);
@@ -64,7 +65,10 @@ public final class SensitiveDataDetector {
             } else if (!tokenStart(text, i)) {
                 i++;
             } else if (Chars.digit(c)) {
-                i = Numbers.run(text, i, found);
+                if (scratch == null) {
+                    scratch = new Numbers.Scratch();
+                }
+                i = Numbers.run(text, i, found, scratch);
             } else if (Chars.letter(c)) {
                 int next = Secrets.at(text, i, found);
                 if (Chars.upper(c) && !found.contains(SensitiveKind.IBAN) && Iban.at(text, i)) {
