@@ -34,6 +34,9 @@ final class CacheKeys {
             "Redis: bodies larger than this are stored compressed");
     static final Key<Integer> REDIS_QUEUE_SIZE = Key.integer("redis_queue_size", 10_000, 1, 1_000_000,
             "Redis commands waiting at once; beyond it, misses");
+    static final Key<Optional<SigningKey>> SIGNING_KEY = Key.of("signing_key", "string", Optional.empty(),
+            "none: CRC only", ">= 32 bytes", "Redis: HMAC-SHA256 key signing entries; unsigned or badly signed is a miss",
+            CacheKeys::signingKey);
 
     static final Key<Boolean> ENABLED = Key.bool("enabled", false, "answer paraphrases of earlier requests");
     static final Key<SemanticStore> SEMANTIC_STORE = Key.choice("store", SemanticStore.EMBEDDED, false,
@@ -91,7 +94,7 @@ final class CacheKeys {
 
     static final Section EXACT = Section.mapping("exact", "identical (canonical) requests",
             EXACT_STORE, REDIS_URI, EXACT_TTL, TIMEOUT, MAX_BYTES, L1_TTL, L1_MAX_BYTES, COMPRESS_ABOVE,
-            REDIS_QUEUE_SIZE);
+            REDIS_QUEUE_SIZE, SIGNING_KEY);
     static final Section EMBEDDER = Section.mapping("embedder",
             "the model turning prompts into vectors, run in-process on ONNX Runtime",
             EMBEDDER_MODEL, TOKENIZER, POOLING, NORMALIZE, MAX_TOKENS, MAX_BATCH, MAX_WAIT, QUEUE_SIZE, WORKERS,
@@ -118,6 +121,17 @@ final class CacheKeys {
                     + " redis-cluster://h1:7000,h2:7000)");
         }
         return redisUri;
+    }
+
+    private static Optional<SigningKey> signingKey(Fields exact) {
+        Optional<String> text = exact.optional(SIGNING_KEY.name());
+        try {
+            return text.map(SigningKey::of);
+        } catch (IllegalArgumentException e) {
+            // The message says how long it is, never what it is.
+            exact.problem(SIGNING_KEY.name(), "the signing key " + e.getMessage());
+            return Optional.empty();
+        }
     }
 
     private static boolean isRedisUri(String text) {

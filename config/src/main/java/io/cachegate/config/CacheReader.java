@@ -30,6 +30,7 @@ import static io.cachegate.config.CacheKeys.REDIS_QUEUE_SIZE;
 import static io.cachegate.config.CacheKeys.REDIS_URI;
 import static io.cachegate.config.CacheKeys.SEMANTIC_STORE;
 import static io.cachegate.config.CacheKeys.SEMANTIC_TTL;
+import static io.cachegate.config.CacheKeys.SIGNING_KEY;
 import static io.cachegate.config.CacheKeys.SWEEP_INTERVAL;
 import static io.cachegate.config.CacheKeys.THRESHOLD;
 import static io.cachegate.config.CacheKeys.TIMEOUT;
@@ -123,7 +124,8 @@ final class CacheReader {
                 exact.get(L1_TTL),
                 exact.get(L1_MAX_BYTES),
                 exact.get(COMPRESS_ABOVE),
-                exact.get(REDIS_QUEUE_SIZE));
+                exact.get(REDIS_QUEUE_SIZE),
+                exact.get(SIGNING_KEY));
     }
 
     private static SemanticCacheSettings semantic(Fields cache) {

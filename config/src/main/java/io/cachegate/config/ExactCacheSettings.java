@@ -2,6 +2,7 @@ package io.cachegate.config;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The exact-match cache.
@@ -17,9 +18,11 @@ import java.util.Objects;
  * @param l1MaxBytes bound of that L1, in bytes
  * @param compressAboveBytes bodies larger than this are stored compressed in Redis
  * @param redisQueueSize commands that may wait for Redis at once; more are rejected (a miss), never queued without bound
+ * @param signingKey when present, Redis entries are HMAC-signed with it and an unsigned or badly signed one is a miss
  */
 public record ExactCacheSettings(ExactStore store, String redisUri, Duration ttl, Duration timeout, long maxBytes,
-                                 Duration l1Ttl, long l1MaxBytes, long compressAboveBytes, int redisQueueSize) {
+                                 Duration l1Ttl, long l1MaxBytes, long compressAboveBytes, int redisQueueSize,
+                                 Optional<SigningKey> signingKey) {
 
     public ExactCacheSettings {
         Objects.requireNonNull(store, "store");
@@ -27,6 +30,14 @@ public record ExactCacheSettings(ExactStore store, String redisUri, Duration ttl
         Objects.requireNonNull(ttl, "ttl");
         Objects.requireNonNull(timeout, "timeout");
         Objects.requireNonNull(l1Ttl, "l1Ttl");
+        Objects.requireNonNull(signingKey, "signingKey");
+    }
+
+    /** These settings without a signing key. */
+    public ExactCacheSettings(ExactStore store, String redisUri, Duration ttl, Duration timeout, long maxBytes,
+                              Duration l1Ttl, long l1MaxBytes, long compressAboveBytes, int redisQueueSize) {
+        this(store, redisUri, ttl, timeout, maxBytes, l1Ttl, l1MaxBytes, compressAboveBytes, redisQueueSize,
+                Optional.empty());
     }
 
     /** Every key of {@code cache.exact} at its default (see {@code CacheKeys}). */
@@ -34,6 +45,6 @@ public record ExactCacheSettings(ExactStore store, String redisUri, Duration ttl
         return new ExactCacheSettings(CacheKeys.EXACT_STORE.fallback(), CacheKeys.REDIS_URI.fallback(),
                 CacheKeys.EXACT_TTL.fallback(), CacheKeys.TIMEOUT.fallback(), CacheKeys.MAX_BYTES.fallback(),
                 CacheKeys.L1_TTL.fallback(), CacheKeys.L1_MAX_BYTES.fallback(), CacheKeys.COMPRESS_ABOVE.fallback(),
-                CacheKeys.REDIS_QUEUE_SIZE.fallback());
+                CacheKeys.REDIS_QUEUE_SIZE.fallback(), CacheKeys.SIGNING_KEY.fallback());
     }
 }

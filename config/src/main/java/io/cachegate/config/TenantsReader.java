@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Pattern;
 import org.yaml.snakeyaml.nodes.MappingNode;
 import org.yaml.snakeyaml.nodes.Node;
 
@@ -16,9 +15,6 @@ import org.yaml.snakeyaml.nodes.Node;
  * classes a tenant may use are checked against the classes already read. Keys in {@link TenantKeys}.
  */
 final class TenantsReader {
-
-    /** A label travels in an {@code X-Cache-Labels} header, comma-separated: no commas or spaces. */
-    private static final Pattern LABEL = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
     private TenantsReader() {
     }
@@ -107,7 +103,7 @@ final class TenantsReader {
         for (int i = 0; i < labels.size(); i++) {
             String label = labels.get(i);
             String labelPath = fields.path(TenantKeys.LABELS) + "[" + i + "]";
-            if (!LABEL.matcher(label).matches()) {
+            if (!AccessLabel.valid(label)) {
                 reader.problem(fields.node(TenantKeys.LABELS), labelPath, Durations.quote(label)
                         + " is not a label: letters, digits, _ . - only (at most 64)");
             } else if (labels.indexOf(label) != i) {

@@ -1,5 +1,7 @@
 package io.cachegate.cache.exact;
 
+import java.util.Collection;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -14,12 +16,29 @@ import java.util.Set;
  * @param promptTokens usage.prompt_tokens of the answer (0 when unknown)
  * @param completionTokens usage.completion_tokens of the answer (0 when unknown), for "tokens saved"
  * @param tags the X-Cache-Tags the answer was stored under, for purge by tag
+ * @param labels the access labels the request declared ({@code X-Cache-Labels}): a reader's key must hold every
+ *               one of them; empty for an unlabelled entry
+ * @param userDigest the {@link UserDigest} of the end user it was written for, for purge by user; "" for none
  */
 public record CacheEntry(byte[] body, long createdAtMillis, String modelVersion, String originRequestId,
-                         int promptTokens, int completionTokens, Set<String> tags) {
+                         int promptTokens, int completionTokens, Set<String> tags, Set<String> labels,
+                         String userDigest) {
 
     public CacheEntry {
         tags = Set.copyOf(tags);
+        labels = Set.copyOf(labels);
+        Objects.requireNonNull(userDigest, "userDigest");
+    }
+
+    /** An unlabelled entry written for no particular end user. */
+    public CacheEntry(byte[] body, long createdAtMillis, String modelVersion, String originRequestId,
+                      int promptTokens, int completionTokens, Set<String> tags) {
+        this(body, createdAtMillis, modelVersion, originRequestId, promptTokens, completionTokens, tags, Set.of(), "");
+    }
+
+    /** True when a reader holding {@code heldLabels} may be served this entry: it holds every label of it. */
+    public boolean readableWith(Collection<String> heldLabels) {
+        return labels.isEmpty() || heldLabels.containsAll(labels);
     }
 
     /** Seconds since the answer was generated, never negative. */

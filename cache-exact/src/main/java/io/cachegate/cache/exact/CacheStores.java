@@ -39,6 +39,7 @@ public final class CacheStores {
     static RedisCacheStore redis(ExactCacheSettings settings, StoreHealth health) {
         return RedisCacheStore.connect(settings.redisUri(), clientResources(),
                 new EntryCodec((int) Math.min(Integer.MAX_VALUE, settings.compressAboveBytes())),
+                settings.signingKey().map(k -> EntrySigner.hmacSha256(k.bytes())).orElse(EntrySigner.none()),
                 RedisStoreOptions.of(settings.timeout(), settings.redisQueueSize()), health);
     }
 

@@ -23,7 +23,7 @@ public final class CanonicalRequest {
     private static final List<String> ANSWER_NEUTRAL = List.of(
             "stream", "stream_options", "metadata", "store", "request_id", "prompt_cache_key");
     /** Who is asking: in the key only when the route keys on the user. */
-    private static final List<String> USER_FIELDS = List.of("user", "safety_identifier");
+    static final List<String> USER_FIELDS = List.of("user", "safety_identifier");
 
     private static final Map<String, JsonNode> CHAT_DEFAULTS = Map.of(
             "temperature", NODES.numberNode(1),

@@ -3,7 +3,9 @@ package io.cachegate.cache.exact;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.HexFormat;
+import java.util.Collection;
 import java.util.Optional;
+import java.util.TreeSet;
 
 /**
  * The part of the key for what beyond the request decides the answer: the client's
@@ -31,6 +33,23 @@ public final class ContextHash {
         field(sha, clientHeader);
         field(sha, routeContext);
         return HexFormat.of().formatHex(sha.digest());
+    }
+
+    /**
+     * {@code context} scoped to the access labels a request declared: requests declaring different label sets
+     * never share an exact entry or an answer in flight, so a reader who may not see a labelled entry never
+     * overwrites it either. No labels: {@code context} unchanged, so unlabelled keys stay what they were.
+     */
+    public static String withLabels(String context, Collection<String> labels) {
+        if (labels.isEmpty()) {
+            return context;
+        }
+        MessageDigest sha = Sha256.threadDigest();
+        Sha256.field(sha, context.getBytes(StandardCharsets.UTF_8));
+        for (String label : new TreeSet<>(labels)) {
+            Sha256.field(sha, label.getBytes(StandardCharsets.UTF_8));
+        }
+        return "labels-" + HexFormat.of().formatHex(sha.digest());
     }
 
     private static void field(MessageDigest sha, Optional<String> value) {

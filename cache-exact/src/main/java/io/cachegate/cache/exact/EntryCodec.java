@@ -18,12 +18,15 @@ import java.util.zip.Inflater;
  * {@code 'C' 'G' version flags crc32c} then {@code createdAt promptTokens completionTokens}, the
  * length-prefixed UTF-8 strings model version and origin request id, the tag count and tags, the
  * body length, and the body; with the compressed flag, the raw body length precedes the deflated body.
+ * Version 2 adds, after the tags, the label count and labels and the end user's digest; an entry with neither is
+ * still written as version 1, and version 1 entries read as unlabelled, so old and new gateways share a Redis.
  */
 public final class EntryCodec {
 
     static final byte MAGIC_0 = 'C';
     static final byte MAGIC_1 = 'G';
     static final byte VERSION = 1;
+    static final byte VERSION_LABELLED = 2;
     static final int FLAG_DEFLATED = 1;
     // magic (2) + version + flags + crc32c (4): the checksum covers everything after it, so a
     // truncated or bit-flipped value is caught before any field is trusted.
@@ -33,6 +36,7 @@ public final class EntryCodec {
     static final int MAX_BODY_BYTES = 64 << 20;
     private static final int MAX_STRING_BYTES = 1 << 16;
     private static final int MAX_TAGS = 1 << 12;
+    private static final int MAX_LABELS = 1 << 12;
 
     private final int compressAboveBytes;
 
@@ -57,20 +61,30 @@ public final class EntryCodec {
         }
         byte[] modelVersion = utf8(entry.modelVersion());
         byte[] requestId = utf8(entry.originRequestId());
-        byte[][] tags = entry.tags().stream().sorted().map(EntryCodec::utf8).toArray(byte[][]::new);
+        byte[][] tags = sortedUtf8(entry.tags());
+        byte[][] labels = sortedUtf8(entry.labels());
+        byte[] user = utf8(entry.userDigest());
+        boolean labelled = labels.length > 0 || user.length > 0;
         int size = HEADER + 8 + 4 + 4 + 4 + modelVersion.length + 4 + requestId.length + 4
                 + (flags != 0 ? 4 : 0) + 4 + stored.length;
         for (byte[] tag : tags) {
             size += 4 + tag.length;
         }
+        if (labelled) {
+            size += 4 + 4 + user.length;
+            for (byte[] label : labels) {
+                size += 4 + label.length;
+            }
+        }
         ByteBuffer out = ByteBuffer.allocate(size);
-        out.put(MAGIC_0).put(MAGIC_1).put(VERSION).put((byte) flags).putInt(0);
+        out.put(MAGIC_0).put(MAGIC_1).put(labelled ? VERSION_LABELLED : VERSION).put((byte) flags).putInt(0);
         out.putLong(entry.createdAtMillis()).putInt(entry.promptTokens()).putInt(entry.completionTokens());
         out.putInt(modelVersion.length).put(modelVersion);
         out.putInt(requestId.length).put(requestId);
-        out.putInt(tags.length);
-        for (byte[] tag : tags) {
-            out.putInt(tag.length).put(tag);
+        putAll(out, tags);
+        if (labelled) {
+            putAll(out, labels);
+            out.putInt(user.length).put(user);
         }
         if (flags != 0) {
             out.putInt(body.length);
@@ -91,7 +105,8 @@ public final class EntryCodec {
         if (bytes[0] != MAGIC_0 || bytes[1] != MAGIC_1) {
             throw new CorruptEntryException("not a cache entry: bad magic");
         }
-        if (bytes[2] != VERSION) {
+        byte version = bytes[2];
+        if (version != VERSION && version != VERSION_LABELLED) {
             throw new CorruptEntryException("unknown entry format version " + bytes[2]);
         }
         int flags = bytes[3];
@@ -116,6 +131,16 @@ public final class EntryCodec {
             for (int i = 0; i < tagCount; i++) {
                 tags.add(string(in, "tag"));
             }
+            Set<String> labels = Set.of();
+            String user = "";
+            if (version == VERSION_LABELLED) {
+                int labelCount = length(in, MAX_LABELS, "label count");
+                labels = new HashSet<>(labelCount * 2);
+                for (int i = 0; i < labelCount; i++) {
+                    labels.add(string(in, "label"));
+                }
+                user = string(in, "user digest");
+            }
             int rawLength = (flags & FLAG_DEFLATED) != 0 ? length(in, MAX_BODY_BYTES, "body length") : -1;
             int storedLength = length(in, MAX_BODY_BYTES, "stored body length");
             if (storedLength != in.remaining()) {
@@ -124,9 +149,21 @@ public final class EntryCodec {
             byte[] body = rawLength < 0
                     ? copy(bytes, in.position(), storedLength)
                     : inflate(bytes, in.position(), storedLength, rawLength);
-            return new CacheEntry(body, createdAt, modelVersion, requestId, promptTokens, completionTokens, tags);
+            return new CacheEntry(body, createdAt, modelVersion, requestId, promptTokens, completionTokens, tags,
+                    labels, user);
         } catch (BufferUnderflowException e) {
             throw new CorruptEntryException("entry truncated", e);
+        }
+    }
+
+    private static byte[][] sortedUtf8(Set<String> values) {
+        return values.stream().sorted().map(EntryCodec::utf8).toArray(byte[][]::new);
+    }
+
+    private static void putAll(ByteBuffer out, byte[][] values) {
+        out.putInt(values.length);
+        for (byte[] value : values) {
+            out.putInt(value.length).put(value);
         }
     }
 

@@ -101,9 +101,12 @@ public final class MemoryCacheStore implements TtlAwareCacheStore {
     static int weigh(CacheKey key, CacheEntry entry) {
         long bytes = (long) OVERHEAD_BYTES + entry.body().length
                 + 2L * (key.tenant().length() + key.modelVersion().length() + key.digest().length()
-                        + entry.modelVersion().length() + entry.originRequestId().length());
+                        + entry.modelVersion().length() + entry.originRequestId().length() + entry.userDigest().length());
         for (String tag : entry.tags()) {
             bytes += 48 + 2L * tag.length();
+        }
+        for (String label : entry.labels()) {
+            bytes += 48 + 2L * label.length();
         }
         return (int) Math.min(Integer.MAX_VALUE, bytes);
     }

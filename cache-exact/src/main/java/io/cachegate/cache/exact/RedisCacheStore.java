@@ -41,6 +41,7 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
     private final RedisConnector connector;
     private final ClientResources resources;
     private final EntryCodec codec;
+    private final EntrySigner signer;
     private final StoreHealth health;
     private final RateLimitedLog warnings;
     private final String target;
@@ -48,11 +49,12 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
     private volatile RedisConnector.Connected connected;
     private volatile boolean closed;
 
-    private RedisCacheStore(RedisConnector connector, ClientResources resources, EntryCodec codec,
+    private RedisCacheStore(RedisConnector connector, ClientResources resources, EntryCodec codec, EntrySigner signer,
                             RedisStoreOptions options, StoreHealth health, String target) {
         this.connector = connector;
         this.resources = resources;
         this.codec = codec;
+        this.signer = signer;
         this.health = health;
         this.warnings = new RateLimitedLog(LOG, options.warnInterval());
         this.target = target;
@@ -64,8 +66,14 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
      */
     public static RedisCacheStore connect(String uri, ClientResources resources, EntryCodec codec,
                                           RedisStoreOptions options, StoreHealth health) {
+        return connect(uri, resources, codec, EntrySigner.none(), options, health);
+    }
+
+    /** As above, every value signed and checked by {@code signer} (see {@link EntrySigner}). */
+    public static RedisCacheStore connect(String uri, ClientResources resources, EntryCodec codec, EntrySigner signer,
+                                          RedisStoreOptions options, StoreHealth health) {
         RedisConnector connector = RedisConnector.create(uri, resources, options);
-        RedisCacheStore store = new RedisCacheStore(connector, resources, codec, options, health, redact(uri));
+        RedisCacheStore store = new RedisCacheStore(connector, resources, codec, signer, options, health, redact(uri));
         connector.client().addListener(store.new StateListener());
         store.connectLoop(0);
         return store;
@@ -115,18 +123,27 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
         }
         String redisKey = key.redisKey();
         long millis = Math.max(1, ttl.toMillis());
-        List<CompletableFuture<?>> sent = new ArrayList<>(1 + 3 * entry.tags().size());
-        sent.add(c.set(redisKey, codec.encode(entry), SetArgs.Builder.px(millis)).toCompletableFuture());
+        List<CompletableFuture<?>> sent = new ArrayList<>(4 + 3 * entry.tags().size());
+        sent.add(c.set(redisKey, signer.sign(redisKey, codec.encode(entry)), SetArgs.Builder.px(millis))
+                .toCompletableFuture());
         byte[] member = redisKey.getBytes(StandardCharsets.UTF_8);
         for (String tag : entry.tags()) {
-            String tagKey = RedisKeys.tagKey(tag);
-            sent.add(c.sadd(tagKey, member).toCompletableFuture());
-            // NX gives a new set its first expiry (GT alone treats "no expiry" as infinite and would
-            // leave it persistent); GT then only ever lengthens it to cover the longest-lived entry.
-            sent.add(c.pexpire(tagKey, millis + TAG_SLACK_MILLIS, ExpireArgs.Builder.nx()).toCompletableFuture());
-            sent.add(c.pexpire(tagKey, millis + TAG_SLACK_MILLIS, ExpireArgs.Builder.gt()).toCompletableFuture());
+            addToSet(c, RedisKeys.tagKey(tag), member, millis, sent);
+        }
+        if (!entry.userDigest().isEmpty()) {
+            addToSet(c, RedisKeys.userKey(entry.userDigest()), member, millis, sent);
         }
         return guard(CompletableFuture.allOf(sent.toArray(CompletableFuture<?>[]::new)));
+    }
+
+    /** Files {@code member} in the index set {@code setKey} (a tag's, a user's), which outlives it a little. */
+    private static void addToSet(RedisClusterAsyncCommands<String, byte[]> c, String setKey, byte[] member,
+                                 long millis, List<CompletableFuture<?>> sent) {
+        sent.add(c.sadd(setKey, member).toCompletableFuture());
+        // NX gives a new set its first expiry (GT alone treats "no expiry" as infinite and would
+        // leave it persistent); GT then only ever lengthens it to cover the longest-lived entry.
+        sent.add(c.pexpire(setKey, millis + TAG_SLACK_MILLIS, ExpireArgs.Builder.nx()).toCompletableFuture());
+        sent.add(c.pexpire(setKey, millis + TAG_SLACK_MILLIS, ExpireArgs.Builder.gt()).toCompletableFuture());
     }
 
     @Override
@@ -136,7 +153,9 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
             return notConnected();
         }
         Purge purge = new Purge(c, scope);
-        if (scope.all() || scope.tag().isEmpty()) {
+        if (scope.user().isPresent()) {
+            purge.scanUser(ScanCursor.INITIAL);
+        } else if (scope.all() || scope.tag().isEmpty()) {
             purge.scan(ScanCursor.INITIAL);
         } else {
             purge.scanTag(ScanCursor.INITIAL);
@@ -200,9 +219,10 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
 
     private Optional<CacheEntry> decode(RedisClusterAsyncCommands<String, byte[]> c, CacheKey key, byte[] bytes) {
         try {
-            return Optional.of(codec.decode(bytes));
+            return Optional.of(codec.decode(signer.verify(key.redisKey(), bytes)));
         } catch (CorruptEntryException e) {
-            // A corrupt entry is a miss, and is removed so the next answer can replace it.
+            // A corrupt or badly signed entry is a miss, and is removed so the next answer can replace it. The
+            // message names the check that failed, never the entry's content.
             fail(e);
             c.unlink(key.redisKey());
             return Optional.empty();
@@ -329,6 +349,61 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
                     c.unlink(tagKey);
                 }
             });
+        }
+
+        /**
+         * A user purge: SSCAN the user's set, and of its members (entries of the scope's tenant and model version)
+         * unlink those still written for that user. A member since overwritten by another user's answer (same
+         * key) is left, so the count is that user's entries; one no longer readable (damaged, signed with another
+         * key) goes too, since it can never be served.
+         */
+        void scanUser(ScanCursor cursor) {
+            String user = scope.user().orElseThrow();
+            String setKey = RedisKeys.userKey(user);
+            boolean narrowed = scope.tenant().isPresent() || scope.modelVersion().isPresent();
+            c.sscan(setKey, cursor, ScanArgs.Builder.limit(SCAN_BATCH)).whenComplete((page, error) -> {
+                if (error != null) {
+                    result.completeExceptionally(unavailable(error));
+                    return;
+                }
+                List<String> members = new ArrayList<>();
+                List<CompletableFuture<byte[]>> values = new ArrayList<>();
+                for (byte[] m : page.getValues()) {
+                    String key = new String(m, StandardCharsets.UTF_8);
+                    if (RedisKeys.inScope(scope, key)) {
+                        members.add(key);
+                        values.add(c.get(key).toCompletableFuture());
+                    }
+                }
+                CompletableFuture.allOf(values.toArray(CompletableFuture<?>[]::new)).thenCompose(v -> {
+                    List<String> theirs = new ArrayList<>();
+                    for (int i = 0; i < members.size(); i++) {
+                        byte[] value = values.get(i).join(); // complete: allOf has completed
+                        if (value != null && writtenFor(members.get(i), value, user)) {
+                            theirs.add(members.get(i));
+                        }
+                    }
+                    if (narrowed && !members.isEmpty()) {
+                        c.srem(setKey, members.stream().map(k -> k.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new));
+                    }
+                    return unlink(theirs);
+                }).whenComplete((n, e) -> next(page, n, e, () -> {
+                    if (!page.isFinished()) {
+                        scanUser(page);
+                    }
+                }));
+                if (page.isFinished() && !narrowed) {
+                    c.unlink(setKey);
+                }
+            });
+        }
+
+        private boolean writtenFor(String redisKey, byte[] value, String user) {
+            try {
+                return codec.decode(signer.verify(redisKey, value)).userDigest().equals(user);
+            } catch (CorruptEntryException e) {
+                return true;
+            }
         }
 
         private CompletableFuture<Long> unlink(List<String> keys) {

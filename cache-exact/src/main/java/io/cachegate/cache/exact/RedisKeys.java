@@ -5,7 +5,8 @@ import java.util.Optional;
 
 /**
  * The Redis key space: entries under {@code cg:v1:{tenant}:modelVersion:digest} (see
- * {@link CacheKey#redisKey()}), one set per tag under {@code cg:v1:tag:<escaped tag>}, and the SCAN
+ * {@link CacheKey#redisKey()}), one set per tag under {@code cg:v1:tag:<escaped tag>}, one per end user under
+ * {@code cg:v1:user:<digest>}, and the SCAN
  * patterns of a purge. Patterns are a coarse filter; {@link #inScope} decides exactly.
  */
 final class RedisKeys {
@@ -13,6 +14,7 @@ final class RedisKeys {
     static final String PREFIX = "cg:" + CacheKey.SCHEMA + ":";
     static final String ENTRY_PREFIX = PREFIX + "{";
     static final String TAG_PREFIX = PREFIX + "tag:";
+    static final String USER_PREFIX = PREFIX + "user:";
     private static final int DIGEST = 64;
 
     private RedisKeys() {
@@ -36,6 +38,11 @@ final class RedisKeys {
             }
         }
         return out.toString();
+    }
+
+    /** The set of keys written for the end user whose {@link UserDigest} is {@code digest} (hex: nothing to escape). */
+    static String userKey(String digest) {
+        return USER_PREFIX + CacheKey.redisSafe(digest);
     }
 
     /** The SCAN MATCH pattern that covers {@code scope} when it has no tag (a tag purge reads the tag's set). */
