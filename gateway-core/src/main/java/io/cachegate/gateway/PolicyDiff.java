@@ -38,6 +38,7 @@ final class PolicyDiff {
         check(keys, "cache.exact.l1_max_bytes", x.l1MaxBytes(), y.l1MaxBytes());
         check(keys, "cache.exact.compress_above", x.compressAboveBytes(), y.compressAboveBytes());
         check(keys, "cache.exact.redis_queue_size", x.redisQueueSize(), y.redisQueueSize());
+        check(keys, "cache.exact.signing_key", x.signingKey(), y.signingKey());
         check(keys, "cache.semantic", running.cache().semantic(), next.cache().semantic());
         check(keys, "admission.tick", running.admission().tick(), next.admission().tick());
         return keys;
@@ -52,7 +53,8 @@ final class PolicyDiff {
                 b.connections());
         ExactCacheSettings x = running.cache().exact();
         ExactCacheSettings exact = new ExactCacheSettings(x.store(), x.redisUri(), next.cache().exact().ttl(),
-                x.timeout(), x.maxBytes(), x.l1Ttl(), x.l1MaxBytes(), x.compressAboveBytes(), x.redisQueueSize());
+                x.timeout(), x.maxBytes(), x.l1Ttl(), x.l1MaxBytes(), x.compressAboveBytes(), x.redisQueueSize(),
+                x.signingKey());
         return new Policy(next.source(), server, next.backends(), next.tenants(), next.classes(),
                 new CacheSettings(exact, running.cache().semantic(), next.cache().sensitivePatterns()), next.routes(),
                 next.admission());

@@ -2,6 +2,7 @@ package io.cachegate.gateway;
 
 import io.cachegate.cache.exact.CacheStore;
 import io.cachegate.config.Policy;
+import io.cachegate.gateway.cache.AccessLabelsStage;
 import io.cachegate.gateway.cache.CacheKeyStage;
 import io.cachegate.gateway.cache.CacheKeys;
 import io.cachegate.gateway.cache.SensitiveDataStage;
@@ -50,6 +51,7 @@ final class RequestPath {
         stages.add(new ModelListStage(policy, backends, services.upstream())); // GET /v1/models answered here
         stages.add(new ParseStage(services.parser(), policy.server()));        // strict JSON: 400, 405; other: 404
         stages.add(new RouteStage(services.routes(), services.parser()));      // model, tenant -> route: 404
+        stages.add(new AccessLabelsStage(policy));                             // X-Cache-Labels held by the key: 403
         stages.add(new CacheKeyStage(policy, keys, services.metrics()));       // cacheability and key, or BYPASS
         stages.add(new SensitiveDataStage(policy, keys, services.metrics())); // personal data, secrets: BYPASS, private
         stages.add(new ExactCacheStage(store, coalescer, services.metrics()));  // L1/L2 lookup: HIT exact

@@ -5,17 +5,25 @@ import java.util.Optional;
 
 /**
  * Which index entries a purge removes: all of them, or those matching every given field (tenant, model
- * version, tag), as the exact cache's purge does. At least one field must be given unless {@code all}.
+ * version, tag, end user digest), as the exact cache's purge does. At least one field must be given unless
+ * {@code all}.
  */
-public record IndexPurge(boolean all, Optional<String> tenant, Optional<String> modelVersion, Optional<String> tag) {
+public record IndexPurge(boolean all, Optional<String> tenant, Optional<String> modelVersion, Optional<String> tag,
+                         Optional<String> user) {
 
     public IndexPurge {
         Objects.requireNonNull(tenant, "tenant");
         Objects.requireNonNull(modelVersion, "modelVersion");
         Objects.requireNonNull(tag, "tag");
-        if (!all && tenant.isEmpty() && modelVersion.isEmpty() && tag.isEmpty()) {
-            throw new IllegalArgumentException("a purge needs a tenant, a model_version, a tag, or all");
+        Objects.requireNonNull(user, "user");
+        if (!all && tenant.isEmpty() && modelVersion.isEmpty() && tag.isEmpty() && user.isEmpty()) {
+            throw new IllegalArgumentException("a purge needs a tenant, a model_version, a tag, a user, or all");
         }
+    }
+
+    /** A purge without a user. */
+    public IndexPurge(boolean all, Optional<String> tenant, Optional<String> modelVersion, Optional<String> tag) {
+        this(all, tenant, modelVersion, tag, Optional.empty());
     }
 
     public static IndexPurge everything() {
@@ -34,6 +42,11 @@ public record IndexPurge(boolean all, Optional<String> tenant, Optional<String> 
         return new IndexPurge(false, Optional.empty(), Optional.empty(), Optional.of(tag));
     }
 
+    /** Every entry written for the end user whose digest is {@code userDigest}. */
+    public static IndexPurge user(String userDigest) {
+        return new IndexPurge(false, Optional.empty(), Optional.empty(), Optional.empty(), Optional.of(userDigest));
+    }
+
     /** True when {@code entry} is inside this purge. */
     public boolean matches(IndexEntry entry) {
         if (all) {
@@ -41,6 +54,7 @@ public record IndexPurge(boolean all, Optional<String> tenant, Optional<String> 
         }
         return tenant.map(entry.tenant()::equals).orElse(true)
                 && modelVersion.map(entry.modelVersion()::equals).orElse(true)
-                && tag.map(entry.tags()::contains).orElse(true);
+                && tag.map(entry.tags()::contains).orElse(true)
+                && user.map(entry.userDigest()::equals).orElse(true);
     }
 }

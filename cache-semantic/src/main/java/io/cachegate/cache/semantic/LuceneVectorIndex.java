@@ -28,6 +28,7 @@ import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.AutomatonQuery;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.FieldDoc;
 import org.apache.lucene.search.IndexSearcher;
@@ -39,6 +40,10 @@ import org.apache.lucene.search.SearcherManager;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortedNumericSelector;
 import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.util.BytesRef;
+import org.apache.lucene.util.automaton.Automata;
+import org.apache.lucene.util.automaton.Automaton;
+import org.apache.lucene.util.automaton.Operations;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.search.TopFieldDocs;
 import org.apache.lucene.search.TotalHits;
@@ -64,6 +69,8 @@ public final class LuceneVectorIndex implements VectorIndex {
     static final String TENANT = "tenant";
     static final String MODEL_VERSION = "model_version";
     static final String TAG = "tag";
+    static final String LABEL = "label";
+    static final String USER = "user";
     static final String VECTOR = "vector";
     static final String TEXT = "text";
     static final String CREATED = "created_at";
@@ -169,21 +176,41 @@ public final class LuceneVectorIndex implements VectorIndex {
     }
 
     @Override
-    public CompletableFuture<List<Neighbour>> search(String scope, float[] vector, int k, long nowMillis) {
+    public CompletableFuture<List<Neighbour>> search(String scope, float[] vector, int k, long nowMillis,
+                                                     ReadableLabels readable) {
         Vectors.check(vector, options.dimension());
         if (k <= 0) {
             throw new IllegalArgumentException("k must be positive, was " + k);
         }
         float[] query = vector.clone();
-        return IndexThreads.submit(executor, () -> searchNow(scope, query, k, nowMillis));
+        return IndexThreads.submit(executor, () -> searchNow(scope, query, k, nowMillis, readable));
     }
 
-    private List<Neighbour> searchNow(String scope, float[] vector, int k, long nowMillis) throws IOException {
-        Query filter = new BooleanQuery.Builder()
+    private List<Neighbour> searchNow(String scope, float[] vector, int k, long nowMillis, ReadableLabels readable)
+            throws IOException {
+        BooleanQuery.Builder filter = new BooleanQuery.Builder()
                 .add(new TermQuery(new Term(SCOPE, scope)), BooleanClause.Occur.FILTER)
                 .add(LongField.newRangeQuery(EXPIRES, nowMillis == Long.MAX_VALUE ? nowMillis : nowMillis + 1, Long.MAX_VALUE),
-                        BooleanClause.Occur.FILTER)
-                .build();
+                        BooleanClause.Occur.FILTER);
+        if (!readable.unrestricted()) {
+            filter.add(unreadable(readable.held()), BooleanClause.Occur.MUST_NOT);
+        }
+        return searchFiltered(vector, k, filter.build());
+    }
+
+    /**
+     * Entries with a label outside {@code held}: an automaton over the label terms accepting every string but the
+     * held ones. Excluding them inside the k-NN pre-filter leaves exactly the entries whose labels are all held.
+     */
+    static Query unreadable(Set<String> held) {
+        List<BytesRef> sorted = held.stream().map(BytesRef::new).sorted().toList();
+        Automaton others = sorted.isEmpty() ? Automata.makeAnyString()
+                : Operations.minus(Automata.makeAnyString(), Automata.makeStringUnion(sorted),
+                        Operations.DEFAULT_DETERMINIZE_WORK_LIMIT);
+        return new AutomatonQuery(new Term(LABEL), others);
+    }
+
+    private List<Neighbour> searchFiltered(float[] vector, int k, Query filter) throws IOException {
         IndexSearcher searcher = searchers.acquire();
         try {
             TopDocs top = searcher.search(new ScopedKnnQuery(vector, k, filter, options.exactSearchLimit()), k);
@@ -283,6 +310,7 @@ public final class LuceneVectorIndex implements VectorIndex {
         purge.tenant().ifPresent(t -> query.add(new TermQuery(new Term(TENANT, t)), BooleanClause.Occur.FILTER));
         purge.modelVersion().ifPresent(m -> query.add(new TermQuery(new Term(MODEL_VERSION, m)), BooleanClause.Occur.FILTER));
         purge.tag().ifPresent(t -> query.add(new TermQuery(new Term(TAG, t)), BooleanClause.Occur.FILTER));
+        purge.user().ifPresent(u -> query.add(new TermQuery(new Term(USER, u)), BooleanClause.Occur.FILTER));
         return query.build();
     }
 
@@ -294,6 +322,12 @@ public final class LuceneVectorIndex implements VectorIndex {
         doc.add(new StringField(MODEL_VERSION, entry.modelVersion(), Field.Store.NO));
         for (String tag : entry.tags()) {
             doc.add(new StringField(TAG, tag, Field.Store.NO));
+        }
+        for (String label : entry.labels()) {
+            doc.add(new StringField(LABEL, label, Field.Store.NO));
+        }
+        if (!entry.userDigest().isEmpty()) {
+            doc.add(new StringField(USER, entry.userDigest(), Field.Store.NO));
         }
         doc.add(new KnnFloatVectorField(VECTOR, entry.vectorUnsafe(), VectorSimilarityFunction.DOT_PRODUCT));
         doc.add(new StoredField(TEXT, entry.text()));

@@ -1,5 +1,7 @@
 package io.cachegate.cache.semantic;
 
+import static io.qdrant.client.ConditionFactory.isEmpty;
+import static io.qdrant.client.ConditionFactory.matchExceptKeywords;
 import static io.qdrant.client.ConditionFactory.matchKeyword;
 import static io.qdrant.client.ConditionFactory.range;
 import static io.qdrant.client.PointIdFactory.id;
@@ -52,6 +54,8 @@ public final class QdrantVectorIndex implements VectorIndex {
     static final String TENANT = "tenant";
     static final String MODEL_VERSION = "model_version";
     static final String TAGS = "tags";
+    static final String LABELS = "labels";
+    static final String USER = "user";
     static final String MODEL_ID = "model_id";
     static final String TEXT = "text";
     static final String CREATED_AT = "created_at";
@@ -135,6 +139,12 @@ public final class QdrantVectorIndex implements VectorIndex {
         payload.put(TENANT, value(entry.tenant()));
         payload.put(MODEL_VERSION, value(entry.modelVersion()));
         payload.put(TAGS, list(tags));
+        List<Value> labels = new ArrayList<>(entry.labels().size());
+        entry.labels().forEach(l -> labels.add(value(l)));
+        payload.put(LABELS, list(labels));
+        if (!entry.userDigest().isEmpty()) {
+            payload.put(USER, value(entry.userDigest()));
+        }
         payload.put(MODEL_ID, value(modelId));
         payload.put(TEXT, value(entry.text()));
         payload.put(CREATED_AT, value(entry.createdAtMillis()));
@@ -150,7 +160,8 @@ public final class QdrantVectorIndex implements VectorIndex {
     }
 
     @Override
-    public CompletableFuture<List<Neighbour>> search(String scope, float[] vector, int k, long nowMillis) {
+    public CompletableFuture<List<Neighbour>> search(String scope, float[] vector, int k, long nowMillis,
+                                                     ReadableLabels readable) {
         Vectors.check(vector, dimension);
         if (k <= 0) {
             throw new IllegalArgumentException("k must be positive, was " + k);
@@ -158,10 +169,7 @@ public final class QdrantVectorIndex implements VectorIndex {
         SearchPoints.Builder request = SearchPoints.newBuilder()
                 .setCollectionName(collection)
                 .setLimit(k)
-                .setFilter(Filter.newBuilder()
-                        .addMust(matchKeyword(SCOPE, scope))
-                        .addMust(matchKeyword(MODEL_ID, modelId))
-                        .addMust(range(EXPIRES_AT, Range.newBuilder().setGt(nowMillis).build())))
+                .setFilter(searchFilter(scope, nowMillis, readable))
                 .setWithPayload(include(RESULT_FIELDS));
         for (float f : vector) {
             request.addVector(f);
@@ -169,6 +177,22 @@ public final class QdrantVectorIndex implements VectorIndex {
         SearchPoints built = request.build();
         return ready().thenCompose(v -> ListenableFutures.toCompletable(client.searchAsync(built, timeout)))
                 .thenApply(QdrantVectorIndex::toNeighbours);
+    }
+
+    Filter searchFilter(String scope, long nowMillis, ReadableLabels readable) {
+        Filter.Builder filter = Filter.newBuilder()
+                .addMust(matchKeyword(SCOPE, scope))
+                .addMust(matchKeyword(MODEL_ID, modelId))
+                .addMust(range(EXPIRES_AT, Range.newBuilder().setGt(nowMillis).build()));
+        if (!readable.unrestricted()) {
+            if (readable.held().isEmpty()) {
+                filter.addMust(isEmpty(LABELS)); // no labels held: unlabelled entries (or points from before labels)
+            } else {
+                // "except" matches a point with at least one label outside the list: those are left out.
+                filter.addMustNot(matchExceptKeywords(LABELS, List.copyOf(readable.held())));
+            }
+        }
+        return filter.build();
     }
 
     private static List<Neighbour> toNeighbours(List<ScoredPoint> points) {
@@ -228,6 +252,7 @@ public final class QdrantVectorIndex implements VectorIndex {
         purge.tenant().ifPresent(t -> filter.addMust(matchKeyword(TENANT, t)));
         purge.modelVersion().ifPresent(m -> filter.addMust(matchKeyword(MODEL_VERSION, m)));
         purge.tag().ifPresent(t -> filter.addMust(matchKeyword(TAGS, t)));  // matches any element of the array
+        purge.user().ifPresent(u -> filter.addMust(matchKeyword(USER, u)));
         return filter.build();
     }
 
@@ -289,7 +314,7 @@ public final class QdrantVectorIndex implements VectorIndex {
 
     private static Map<String, FieldType> payloadIndexes() {
         Map<String, FieldType> fields = new LinkedHashMap<>();
-        for (String keyword : List.of(SCOPE, MODEL_ID, TENANT, MODEL_VERSION, TAGS)) {
+        for (String keyword : List.of(SCOPE, MODEL_ID, TENANT, MODEL_VERSION, TAGS, LABELS, USER)) {
             fields.put(keyword, FieldType.FieldTypeKeyword);
         }
         fields.put(EXPIRES_AT, FieldType.FieldTypeInteger);

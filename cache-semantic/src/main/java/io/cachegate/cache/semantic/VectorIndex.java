@@ -14,10 +14,17 @@ public interface VectorIndex extends AutoCloseable {
     CompletableFuture<Void> add(IndexEntry entry);
 
     /**
-     * The {@code k} nearest entries of exactly {@code scope} that have not expired at {@code nowMillis}, most
-     * similar first. {@code vector} must be L2-normalised and of the index's dimension.
+     * The {@code k} nearest entries of exactly {@code scope} that have not expired at {@code nowMillis} and that
+     * {@code readable} admits by their labels, most similar first. {@code vector} must be L2-normalised and of
+     * the index's dimension.
      */
-    CompletableFuture<List<Neighbour>> search(String scope, float[] vector, int k, long nowMillis);
+    CompletableFuture<List<Neighbour>> search(String scope, float[] vector, int k, long nowMillis,
+                                              ReadableLabels readable);
+
+    /** As above, whatever the entries' labels (tools and benchmarks; the gateway always passes the reader's). */
+    default CompletableFuture<List<Neighbour>> search(String scope, float[] vector, int k, long nowMillis) {
+        return search(scope, vector, k, nowMillis, ReadableLabels.any());
+    }
 
     /** Removes the entry pointing at {@code entryKey}, if any (a dangling pointer, or the exact entry purged). */
     CompletableFuture<Void> delete(String entryKey);

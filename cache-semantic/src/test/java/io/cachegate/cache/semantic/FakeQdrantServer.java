@@ -332,6 +332,10 @@ final class FakeQdrantServer implements AutoCloseable {
         if (condition.hasFilter()) {
             return matches(condition.getFilter(), p);
         }
+        if (condition.hasIsEmpty()) {
+            Value value = p.payload().get(condition.getIsEmpty().getKey());
+            return value == null || value.hasNullValue() || value.hasListValue() && value.getListValue().getValuesCount() == 0;
+        }
         if (!condition.hasField()) {
             throw Status.UNIMPLEMENTED.withDescription("condition " + condition.getConditionOneOfCase()).asRuntimeException();
         }
@@ -342,6 +346,12 @@ final class FakeQdrantServer implements AutoCloseable {
         }
         if (field.hasMatch()) {
             Match match = field.getMatch();
+            if (match.hasExceptKeywords()) {
+                // Qdrant: true when at least one of the values is outside the list.
+                List<String> except = match.getExceptKeywords().getStringsList();
+                List<Value> values = value.hasListValue() ? value.getListValue().getValuesList() : List.of(value);
+                return values.stream().anyMatch(v -> !except.contains(v.getStringValue()));
+            }
             if (!match.hasKeyword()) {
                 throw Status.UNIMPLEMENTED.withDescription("match " + match.getMatchValueCase()).asRuntimeException();
             }

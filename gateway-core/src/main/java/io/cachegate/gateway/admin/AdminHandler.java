@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cachegate.cache.exact.PurgeScope;
+import io.cachegate.cache.exact.UserDigest;
 import io.cachegate.gateway.api.ErrorKind;
 import io.cachegate.admission.AdmissionSnapshot;
 import io.cachegate.gateway.cache.semantic.SemanticCache;
@@ -41,7 +42,7 @@ import java.util.Set;
 final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Set<String> PURGE_FIELDS = Set.of("tenant", "model_version", "tag", "all");
+    private static final Set<String> PURGE_FIELDS = Set.of("tenant", "model_version", "tag", "user", "all");
 
     private final AdminView view;
     private final CacheAdmin cache;
@@ -94,7 +95,10 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         }
     }
 
-    /** {@code POST /admin/purge} with {@code {"tenant","model_version","tag"}} (any combination) or {@code {"all":true}}. */
+    /**
+     * {@code POST /admin/purge} with {@code {"tenant","model_version","tag"}} (any combination), {@code {"user"}}
+     * (with tenant and model_version, not tag), or {@code {"all":true}}.
+     */
     private void purge(ChannelHandlerContext ctx, ProxyServices services, FullHttpRequest request, boolean keepAlive) {
         PurgeScope scope;
         try {
@@ -105,11 +109,12 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
                 String field = it.next();
                 if (!PURGE_FIELDS.contains(field)) {
-                    throw new IllegalArgumentException("unknown field '" + field + "'; use tenant, model_version, tag or all");
+                    throw new IllegalArgumentException("unknown field '" + field + "'; use tenant, model_version, tag, user or all");
                 }
             }
+            // The end user's id is digested as entries record it; the raw id is neither kept nor logged.
             scope = new PurgeScope(body.path("all").asBoolean(false), text(body, "tenant"), text(body, "model_version"),
-                    text(body, "tag"));
+                    text(body, "tag"), text(body, "user").map(UserDigest::of));
         } catch (IOException | IllegalArgumentException e) {
             String message = e instanceof IOException ? "the body is not valid JSON" : e.getMessage();
             ClientResponses.error(ctx, ErrorKind.INVALID_REQUEST, "Purge: " + message, null, null, keepAlive);

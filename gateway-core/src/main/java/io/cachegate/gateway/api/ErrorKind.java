@@ -9,6 +9,8 @@ public enum ErrorKind {
     INVALID_REQUEST(400, "invalid_request_error", "invalid_request"),
     INVALID_API_KEY(401, "invalid_request_error", "invalid_api_key"),
     FORBIDDEN(403, "invalid_request_error", "forbidden"),
+    /** X-Cache-Labels named a label the request's API key does not hold. */
+    LABEL_NOT_PERMITTED(403, "invalid_request_error", "label_not_permitted"),
     MODEL_NOT_FOUND(404, "invalid_request_error", "model_not_found"),
     NOT_FOUND(404, "invalid_request_error", "not_found"),
     METHOD_NOT_ALLOWED(405, "invalid_request_error", "method_not_allowed"),

@@ -75,7 +75,10 @@ public final class CacheKeyStage implements Stage {
         Set<String> tags = tags(x.header(GatewayHeaders.X_CACHE_TAGS));
         String context = ContextHash.of(Optional.ofNullable(x.header(GatewayHeaders.X_CACHE_CONTEXT)),
                 routeCache.context());
-        CacheKey key = keys.key(kind, parsed.body(), routePolicy, x.tenant(), version.get(), context);
+        // Declared labels are part of the exact key (and so of the answer in flight), not of the semantic scope:
+        // there the index filters by the labels the key holds.
+        String keyContext = ContextHash.withLabels(context, EntryAccess.of(x).declared());
+        CacheKey key = keys.key(kind, parsed.body(), routePolicy, x.tenant(), version.get(), keyContext);
         Duration ttl = routeCache.ttl().orElse(policy.cache().exact().ttl());
         SemanticQuery query = null;
         if (semanticMaxChars > 0 && routeCache.semantic()) {
@@ -87,7 +90,7 @@ public final class CacheKeyStage implements Stage {
         }
         double threshold = query == null ? 0 : threshold(x.header(GatewayHeaders.X_CACHE_THRESHOLD));
         x.set(CacheableRequest.KEY, new CacheableRequest(kind, parsed.body(), routePolicy, x.tenant(), key, decision,
-                control, context, ttl, tags, query, threshold));
+                control, keyContext, ttl, tags, query, threshold));
         next.proceed(x);
     }
 

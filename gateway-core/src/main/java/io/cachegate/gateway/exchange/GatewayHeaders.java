@@ -14,6 +14,7 @@ public final class GatewayHeaders {
     public static final AsciiString X_CACHE_COALESCED = AsciiString.cached("x-cache-coalesced");
     public static final AsciiString X_CACHE_CONTEXT = AsciiString.cached("x-cache-context");
     public static final AsciiString X_CACHE_TAGS = AsciiString.cached("x-cache-tags");
+    public static final AsciiString X_CACHE_LABELS = AsciiString.cached("x-cache-labels");
     public static final AsciiString X_CACHE_THRESHOLD = AsciiString.cached("x-cache-threshold");
     /** The model that answered: the request's own, or the route's fallback when it was moved there. */
     public static final AsciiString X_CACHEGATE_MODEL = AsciiString.cached("x-cachegate-model");

@@ -9,6 +9,7 @@ import io.cachegate.cache.exact.StorePolicy;
 import io.cachegate.cache.exact.StreamAssembler;
 import io.cachegate.config.Ticker;
 import io.cachegate.gateway.cache.AnswerScreen;
+import io.cachegate.gateway.cache.EntryAccess;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.gateway.exchange.ResponseTap;
 import io.netty.buffer.ByteBuf;
@@ -38,6 +39,7 @@ final class AnswerCapture implements ResponseTap {
     /**
      * What the entry is filed under and with.
      *
+     * @param access the labels the entry is written with and the end user it is written for
      * @param originId the gateway's own id of the request whose answer this is ({@link
      *                 io.cachegate.gateway.exchange.RequestIds#gatewayId}), stored as the entry's origin and shown
      *                 to every later hit; never the client's {@code X-Request-Id}, which is the client's own
@@ -45,26 +47,26 @@ final class AnswerCapture implements ResponseTap {
      * @param retarget the target for an answer from a fallback (backend, model): its own key, or empty when it
      *                 cannot be keyed (its model version is unknown) and is not stored
      */
-    record Target(CacheStore store, CacheKey key, Duration ttl, Set<String> tags, String originId,
-                  Set<String> storeFinishReasons, Runnable afterStore,
+    record Target(CacheStore store, CacheKey key, Duration ttl, Set<String> tags, EntryAccess access,
+                  String originId, Set<String> storeFinishReasons, Runnable afterStore,
                   BiFunction<String, String, Optional<Target>> retarget) {
 
-        Target(CacheStore store, CacheKey key, Duration ttl, Set<String> tags, String originId,
+        Target(CacheStore store, CacheKey key, Duration ttl, Set<String> tags, EntryAccess access, String originId,
                Set<String> storeFinishReasons) {
-            this(store, key, ttl, tags, originId, storeFinishReasons, () -> { }, (b, m) -> Optional.empty());
+            this(store, key, ttl, tags, access, originId, storeFinishReasons, () -> { }, (b, m) -> Optional.empty());
         }
 
         Target afterStore(Runnable action) {
-            return new Target(store, key, ttl, tags, originId, storeFinishReasons, action, retarget);
+            return new Target(store, key, ttl, tags, access, originId, storeFinishReasons, action, retarget);
         }
 
         Target retarget(BiFunction<String, String, Optional<Target>> function) {
-            return new Target(store, key, ttl, tags, originId, storeFinishReasons, afterStore, function);
+            return new Target(store, key, ttl, tags, access, originId, storeFinishReasons, afterStore, function);
         }
 
         /** The same answer filed under {@code other}: no semantic write-back, no further retargeting. */
         Target movedTo(CacheKey other) {
-            return new Target(store, other, ttl, tags, originId, storeFinishReasons, () -> { },
+            return new Target(store, other, ttl, tags, access, originId, storeFinishReasons, () -> { },
                     (b, m) -> Optional.empty());
         }
     }
@@ -160,7 +162,7 @@ final class AnswerCapture implements ResponseTap {
         JsonNode usage = parsed.path("usage");
         CacheEntry entry = new CacheEntry(document.get(), ticker.wallMillis(), target.key().modelVersion(),
                 target.originId(), usage.path("prompt_tokens").asInt(0), usage.path("completion_tokens").asInt(0),
-                target.tags());
+                target.tags(), target.access().declared(), target.access().userDigest());
         long size = document.get().length;
         CompletableFuture<Void> write;
         try {

@@ -4,6 +4,7 @@ import io.cachegate.cache.exact.CacheStore;
 import io.cachegate.gateway.cache.AnswerScreen;
 import io.cachegate.gateway.cache.CacheKeys;
 import io.cachegate.gateway.cache.CacheableRequest;
+import io.cachegate.gateway.cache.EntryAccess;
 import io.cachegate.gateway.cache.coalesce.CoalesceStage;
 import io.cachegate.gateway.cache.coalesce.SharedAnswer;
 import io.cachegate.gateway.cache.semantic.SemanticCache;
@@ -51,12 +52,13 @@ public final class CaptureStage implements Stage {
             next.proceed(x);
             return;
         }
-        AnswerCapture.Target base = new AnswerCapture.Target(store, c.key(), c.ttl(), c.tags(), RequestIds.gatewayId(x),
-                c.storeFinishReasons());
+        EntryAccess access = EntryAccess.of(x);
+        AnswerCapture.Target base = new AnswerCapture.Target(store, c.key(), c.ttl(), c.tags(), access,
+                RequestIds.gatewayId(x), c.storeFinishReasons());
         AnswerCapture.Target target = base.retarget((backend, model) -> keys.keyAnsweredBy(c, backend, model)
                 .map(base::movedTo));
         if (semantic != null && c.query() != null) {
-            target = target.afterStore(() -> writeBack(c));
+            target = target.afterStore(() -> writeBack(c, access));
         }
         SharedAnswer leading = x.get(CoalesceStage.LEADING);
         x.addTap(new AnswerCapture(target, MAX_ENTRY_BYTES, metrics, x.ticker(),
@@ -65,11 +67,11 @@ public final class CaptureStage implements Stage {
     }
 
     /** After the answer was stored (on the store's thread): file the request's vector in the semantic index. */
-    private void writeBack(CacheableRequest c) {
+    private void writeBack(CacheableRequest c, EntryAccess access) {
         if (skipOptionalWork.getAsBoolean()) {
             semantic.metrics().writeBack("skipped"); // overload: the embedder's CPU is better spent elsewhere
             return;
         }
-        semantic.writeBack(c.query(), c.vector(), c.key(), c.tags(), c.ttl());
+        semantic.writeBack(c.query(), c.vector(), c.key(), c.tags(), c.ttl(), access.declared(), access.userDigest());
     }
 }

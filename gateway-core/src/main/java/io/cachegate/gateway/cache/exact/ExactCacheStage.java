@@ -4,6 +4,7 @@ import io.cachegate.cache.exact.CacheEntry;
 import io.cachegate.cache.exact.CacheStore;
 import io.cachegate.gateway.cache.CacheableRequest;
 import io.cachegate.gateway.cache.CachedAnswerWriter;
+import io.cachegate.gateway.cache.EntryAccess;
 import io.cachegate.gateway.cache.coalesce.CoalesceStage;
 import io.cachegate.gateway.cache.coalesce.Coalescer;
 import io.cachegate.gateway.cache.coalesce.SharedAnswer;
@@ -80,7 +81,9 @@ public final class ExactCacheStage implements Stage {
             next.proceed(x);
             return;
         }
-        if (entry.isPresent() && c.control().accepts(x.ticker().wallMillis() - entry.get().createdAtMillis())) {
+        // An entry with a label this request's key does not hold (now) is a miss like any other: nothing says it exists.
+        if (entry.isPresent() && EntryAccess.of(x).mayRead(entry.get())
+                && c.control().accepts(x.ticker().wallMillis() - entry.get().createdAtMillis())) {
             if (!CachedAnswerWriter.answer(x, entry.get(), lookupNanos, null, metrics)) {
                 c.endLookups(); // stored, but not replayable as a stream: the backend answers
                 next.proceed(x);

@@ -9,6 +9,7 @@ import io.cachegate.cache.semantic.MatchDecision;
 import io.cachegate.cache.semantic.MatchDecisions;
 import io.cachegate.cache.semantic.MicroBatchingEmbedder;
 import io.cachegate.cache.semantic.Neighbour;
+import io.cachegate.cache.semantic.ReadableLabels;
 import io.cachegate.cache.semantic.Sweeper;
 import io.cachegate.cache.semantic.VectorIndex;
 import io.cachegate.config.RouteCache;
@@ -77,8 +78,10 @@ public final class SemanticCache implements AutoCloseable {
      * embedder or index thread; continue on the client's event loop.
      *
      * @param requestThreshold {@code X-Cache-Threshold}, 0 for none; only a stricter value counts
+     * @param readable the entries the requester's key may read, by their labels: filtered inside the search
      */
-    public CompletableFuture<Result> lookup(SemanticQuery query, RouteCache route, double requestThreshold) {
+    public CompletableFuture<Result> lookup(SemanticQuery query, RouteCache route, double requestThreshold,
+                                            ReadableLabels readable) {
         CompletableFuture<Result> result = new CompletableFuture<>();
         long start = ticker.nanos();
         embed(query.text()).whenComplete((vector, embedError) -> {
@@ -90,7 +93,7 @@ public final class SemanticCache implements AutoCloseable {
                 return;
             }
             long searchStart = ticker.nanos();
-            index.search(query.scope(), vector, settings.neighbours(), ticker.wallMillis())
+            index.search(query.scope(), vector, settings.neighbours(), ticker.wallMillis(), readable)
                     .whenComplete((neighbours, searchError) -> {
                         long searchNanos = ticker.nanos() - searchStart;
                         metrics.searchTime(searchNanos);
@@ -112,8 +115,12 @@ public final class SemanticCache implements AutoCloseable {
     /**
      * Files {@code query} under the exact entry {@code key} once that entry is stored. Embeds the text when the
      * lookup did not ({@code vector} null). Asynchronous; failures are counted and logged, never thrown.
+     *
+     * @param labels the access labels the request declared, as on the exact entry
+     * @param userDigest the digest of the request's end user, "" for none
      */
-    public void writeBack(SemanticQuery query, float[] vector, CacheKey key, Set<String> tags, Duration exactTtl) {
+    public void writeBack(SemanticQuery query, float[] vector, CacheKey key, Set<String> tags, Duration exactTtl,
+                          Set<String> labels, String userDigest) {
         pendingWrites.incrementAndGet();
         CompletableFuture<float[]> embedded = vector != null ? CompletableFuture.completedFuture(vector) : embed(query.text());
         embedded.thenCompose(v -> {
@@ -121,7 +128,7 @@ public final class SemanticCache implements AutoCloseable {
             // The index entry never outlives the answer it points at.
             long ttl = Math.min(settings.ttl().toMillis(), exactTtl.toMillis());
             return index.add(new IndexEntry(key.redisKey(), query.scope(), key.tenant(), key.modelVersion(), tags, v,
-                    query.text(), now, now + ttl));
+                    query.text(), now, now + ttl, labels, userDigest));
         }).whenComplete((ok, error) -> {
             pendingWrites.decrementAndGet();
             if (error == null) {
@@ -152,7 +159,7 @@ public final class SemanticCache implements AutoCloseable {
 
     /** Removes the index entries in {@code scope}; completes with how many. */
     public CompletableFuture<Long> purge(PurgeScope scope) {
-        return index.purge(new IndexPurge(scope.all(), scope.tenant(), scope.modelVersion(), scope.tag()));
+        return index.purge(new IndexPurge(scope.all(), scope.tenant(), scope.modelVersion(), scope.tag(), scope.user()));
     }
 
     public SemanticMetrics metrics() {

@@ -6,6 +6,7 @@ import io.cachegate.cache.exact.CacheStore;
 import io.cachegate.cache.semantic.MatchDecision;
 import io.cachegate.gateway.cache.CacheableRequest;
 import io.cachegate.gateway.cache.CachedAnswerWriter;
+import io.cachegate.gateway.cache.EntryAccess;
 import io.cachegate.gateway.cache.SemanticHit;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.Stage;
@@ -38,7 +39,8 @@ public final class SemanticCacheStage implements Stage {
             next.proceed(x); // not matched by meaning, or the client asked for a fresh answer (no-cache)
             return;
         }
-        semantic.lookup(c.query(), x.route().route().cache(), c.requestThreshold()).whenComplete((result, error) ->
+        semantic.lookup(c.query(), x.route().route().cache(), c.requestThreshold(), EntryAccess.of(x).readable())
+                .whenComplete((result, error) ->
                 x.resume(() -> looked(x, c, error == null ? result : SemanticCache.Result.FAILED, next)));
     }
 
@@ -75,7 +77,8 @@ public final class SemanticCacheStage implements Stage {
             } else if (entry.isEmpty()) {
                 semantic.forget(entryKey);
                 metrics.cacheLookup("semantic", "miss");
-            } else if (!c.control().accepts(x.ticker().wallMillis() - entry.get().createdAtMillis())) {
+            } else if (!EntryAccess.of(x).mayRead(entry.get())
+                    || !c.control().accepts(x.ticker().wallMillis() - entry.get().createdAtMillis())) {
                 metrics.cacheLookup("semantic", "miss");
             } else {
                 SemanticHit hit = new SemanticHit(match.similarity(), result.embedNanos(), result.searchNanos());

@@ -3,6 +3,8 @@ package io.cachegate.gateway.cache.capture;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cachegate.cache.exact.CacheKey;
+import io.cachegate.cache.exact.UserDigest;
+import io.cachegate.gateway.cache.EntryAccess;
 import io.cachegate.gateway.cache.ScriptedStore;
 import io.cachegate.gateway.exchange.Answers;
 import io.cachegate.gateway.exchange.Exchanges;
@@ -27,6 +29,8 @@ class AnswerCaptureTest {
 
     private static final CacheKey KEY = new CacheKey("default", "llama@1", "a".repeat(64));
     private static final int SIZE = Answers.HELLO.getBytes(StandardCharsets.UTF_8).length;
+    private static final EntryAccess ACCESS = new EntryAccess(Set.of("hr"), Set.of("hr", "finance"), true,
+            UserDigest.of("alice"));
 
     private final FakeTicker ticker = new FakeTicker();
     private final GatewayMetrics metrics = new GatewayMetrics();
@@ -48,6 +52,18 @@ class AnswerCaptureTest {
 
         assertThat(store.stored(KEY)).isPresent();
         assertThat(settled).hasValue(1);
+    }
+
+    @Test
+    void onComplete_entryCarriesTheDeclaredLabelsAndTheEndUsersDigest() {
+        AnswerCapture capture = capture(SIZE);
+
+        feed(capture, Answers.HELLO);
+        capture.onComplete();
+
+        // The declared labels, not all the key holds: a reader needs only what the prompt depended on.
+        assertThat(store.stored(KEY).orElseThrow().labels()).containsExactly("hr");
+        assertThat(store.stored(KEY).orElseThrow().userDigest()).isEqualTo(UserDigest.of("alice")).hasSize(64);
     }
 
     @Test
@@ -88,7 +104,7 @@ class AnswerCaptureTest {
     }
 
     private AnswerCapture capture(long maxBytes) {
-        AnswerCapture.Target target = new AnswerCapture.Target(store, KEY, Duration.ofHours(1), Set.of(), "req-1",
+        AnswerCapture.Target target = new AnswerCapture.Target(store, KEY, Duration.ofHours(1), Set.of(), ACCESS, "req-1",
                 Set.of("stop"));
         return new AnswerCapture(target, maxBytes, metrics, ticker, settled::incrementAndGet);
     }

@@ -3,6 +3,7 @@ package io.cachegate.gateway.cache.semantic;
 import io.cachegate.cache.semantic.IndexEntry;
 import io.cachegate.cache.semantic.IndexPurge;
 import io.cachegate.cache.semantic.Neighbour;
+import io.cachegate.cache.semantic.ReadableLabels;
 import io.cachegate.cache.semantic.VectorIndex;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -35,13 +36,14 @@ final class MemoryVectorIndex implements VectorIndex {
     }
 
     @Override
-    public CompletableFuture<List<Neighbour>> search(String scope, float[] vector, int k, long nowMillis) {
+    public CompletableFuture<List<Neighbour>> search(String scope, float[] vector, int k, long nowMillis,
+                                                     ReadableLabels readable) {
         if (searchFailure != null) {
             return CompletableFuture.failedFuture(searchFailure);
         }
         List<Neighbour> found = new ArrayList<>();
         for (IndexEntry e : entries.values()) {
-            if (e.scope().equals(scope) && !e.expiredAt(nowMillis)) {
+            if (e.scope().equals(scope) && !e.expiredAt(nowMillis) && readable.admits(e.labels())) {
                 found.add(new Neighbour(e.entryKey(), dot(vector, e.vector()), e.text(), e.createdAtMillis(),
                         e.expiresAtMillis()));
             }
@@ -59,9 +61,7 @@ final class MemoryVectorIndex implements VectorIndex {
     @Override
     public CompletableFuture<Long> purge(IndexPurge purge) {
         long before = entries.size();
-        if (purge.all()) {
-            entries.clear();
-        }
+        entries.values().removeIf(purge::matches);
         return CompletableFuture.completedFuture(before - entries.size());
     }
 

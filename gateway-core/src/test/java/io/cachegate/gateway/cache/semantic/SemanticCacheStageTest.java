@@ -158,7 +158,7 @@ class SemanticCacheStageTest {
     void handle_neighbourWhoseAnswerIsGone_isMiss_andTheDanglingEntryIsRemoved() {
         Exchange asked = keyed(ASKED);
         CacheableRequest c = asked.get(CacheableRequest.KEY);
-        semantic.writeBack(c.query(), null, c.key(), Set.of(), Duration.ofHours(1)); // indexed, never stored
+        semantic.writeBack(c.query(), null, c.key(), Set.of(), Duration.ofHours(1), Set.of(), ""); // indexed, never stored
         Exchange x = keyed(PARAPHRASE);
 
         stage.handle(x, next);
@@ -195,7 +195,7 @@ class SemanticCacheStageTest {
         CacheableRequest c = keyed(question).get(CacheableRequest.KEY);
         store.put(c.key(), new CacheEntry(Answers.HELLO.getBytes(StandardCharsets.UTF_8),
                 exchanges.ticker().wallMillis(), "llama@1", "origin-1", 5, 2, Set.of()), Duration.ofHours(1)).join();
-        semantic.writeBack(c.query(), null, c.key(), Set.of(), Duration.ofHours(1));
+        semantic.writeBack(c.query(), null, c.key(), Set.of(), Duration.ofHours(1), Set.of(), "");
         assertThat(exchanges.count("cachegate.semantic.writes", "outcome", "written")).isPositive();
     }
 
