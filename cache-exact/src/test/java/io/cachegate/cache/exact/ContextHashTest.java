@@ -2,10 +2,26 @@ package io.cachegate.cache.exact;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class ContextHashTest {
+
+    @Test
+    void withLabels_none_leavesTheContextAsItWas() {
+        assertThat(ContextHash.withLabels("none", Set.of())).isEqualTo("none");
+    }
+
+    @Test
+    void withLabels_differentSets_differ_sameSetInAnyOrder_same() {
+        String hr = ContextHash.withLabels("none", Set.of("hr"));
+        assertThat(hr).isNotEqualTo("none").isNotEqualTo(ContextHash.withLabels("none", Set.of("hr", "finance")));
+        assertThat(ContextHash.withLabels("none", List.of("finance", "hr")))
+                .isEqualTo(ContextHash.withLabels("none", List.of("hr", "finance")));
+        assertThat(ContextHash.withLabels("ctx", Set.of("hr"))).isNotEqualTo(hr);
+    }
 
     @Test
     void of_bothAbsent_isNone() {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -91,6 +92,61 @@ class EntryCodecTest {
         byte[] future = bytes.clone();
         future[2] = 9;
         assertThatThrownBy(() -> codec.decode(future)).hasMessageContaining("version 9");
+    }
+
+    /** Written by the codec before labels (main at 66bba63): {"id":"old"}, tag doc:42. */
+    private static final String VERSION_1_ENTRY = "43470100b19f62ed0000018bcfe568000000000c00000022000000036d4031"
+            + "000000057265712d310000000100000006646f633a34320000000c7b226964223a226f6c64227d";
+
+    @Test
+    void decode_entryWrittenBeforeLabels_readsAsUnlabelledWithoutUser() {
+        CacheEntry old = codec.decode(HexFormat.of().parseHex(VERSION_1_ENTRY));
+        assertThat(TestEntries.body(old)).isEqualTo("{\"id\":\"old\"}");
+        assertThat(old.tags()).containsExactly("doc:42");
+        assertThat(old.promptTokens()).isEqualTo(12);
+        assertThat(old.labels()).isEmpty();
+        assertThat(old.userDigest()).isEmpty();
+        assertThat(old.readableWith(Set.of())).isTrue();
+    }
+
+    @Test
+    void encode_unlabelledEntry_isStillVersion1_byteForByte() {
+        CacheEntry entry = new CacheEntry("{\"id\":\"old\"}".getBytes(StandardCharsets.UTF_8), 1_700_000_000_000L,
+                "m@1", "req-1", 12, 34, Set.of("doc:42"));
+        // Gateways of the version before share the Redis: what they can read is written in their format.
+        assertThat(HexFormat.of().formatHex(codec.encode(entry))).isEqualTo(VERSION_1_ENTRY);
+    }
+
+    @Test
+    void roundTrip_labelsAndUser_writtenAsVersion2() {
+        CacheEntry entry = labelled("short");
+        byte[] bytes = codec.encode(entry);
+        assertThat(bytes[2]).isEqualTo(EntryCodec.VERSION_LABELLED);
+        assertEqual(codec.decode(bytes), entry);
+        CacheEntry big = labelled("long and compressible ".repeat(100));
+        assertEqual(codec.decode(codec.encode(big)), big);
+        assertThat(codec.decode(codec.encode(big)).readableWith(Set.of("hr"))).isFalse();
+        assertThat(codec.decode(codec.encode(big)).readableWith(Set.of("hr", "contracts", "x"))).isTrue();
+    }
+
+    @Test
+    void decode_labelledEntryTruncatedOrFlipped_throwsCorrupt() {
+        byte[] bytes = codec.encode(labelled("body"));
+        for (int n = 0; n < bytes.length; n++) {
+            byte[] cut = Arrays.copyOf(bytes, n);
+            assertThatThrownBy(() -> codec.decode(cut)).as("truncated to %d", n).isInstanceOf(CorruptEntryException.class);
+        }
+        for (int i = 0; i < bytes.length; i++) {
+            byte[] flipped = bytes.clone();
+            flipped[i] ^= 0x01;
+            assertThatThrownBy(() -> codec.decode(flipped)).as("bit flipped at %d", i)
+                    .isInstanceOf(CorruptEntryException.class);
+        }
+    }
+
+    private static CacheEntry labelled(String body) {
+        return new CacheEntry(body.getBytes(StandardCharsets.UTF_8), 1, "m@1", "r", 1, 2, Set.of("doc:1"),
+                Set.of("hr", "contracts"), UserDigest.of("alice"));
     }
 
     @Test

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.cachegate.testkit.FakeTicker;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class MemoryCacheStoreTest {
@@ -90,6 +91,34 @@ class MemoryCacheStoreTest {
         assertThat(store.purge(scope("a", null, null)).join()).isZero();
         assertThat(store.purge(PurgeScope.everything()).join()).isEqualTo(1);
         assertThat(store.size()).isZero();
+    }
+
+    @Test
+    void purge_byUser_removesThatUsersEntriesOnly_alsoWithinATenant() {
+        String alice = UserDigest.of("alice");
+        CacheKey a1 = key("a", "m@1");
+        CacheKey a2 = key("a", "m@2");
+        CacheKey b1 = key("b", "m@1");
+        CacheKey bob = key("a", "m@1");
+        CacheKey nobody = key("a", "m@1");
+        Duration ttl = Duration.ofMinutes(1);
+        store.put(a1, forUser("a1", alice), ttl);
+        store.put(a2, forUser("a2", alice), ttl);
+        store.put(b1, forUser("b1", alice), ttl);
+        store.put(bob, forUser("bob", UserDigest.of("bob")), ttl);
+        store.put(nobody, entry("nobody"), ttl);
+
+        PurgeScope aliceInA = new PurgeScope(false, Optional.of("a"), Optional.empty(), Optional.empty(),
+                Optional.of(alice));
+        assertThat(store.purge(aliceInA).join()).isEqualTo(2);
+        assertThat(present(a1, a2, b1, bob, nobody)).containsExactly(false, false, true, true, true);
+        assertThat(store.purge(PurgeScope.user(alice)).join()).isEqualTo(1);
+        assertThat(present(b1, bob, nobody)).containsExactly(false, true, true);
+    }
+
+    static CacheEntry forUser(String body, String userDigest) {
+        return new CacheEntry(body.getBytes(java.nio.charset.StandardCharsets.UTF_8), 1, "m@1", "r", 0, 0, Set.of(),
+                Set.of(), userDigest);
     }
 
     private boolean[] present(CacheKey... keys) {

@@ -8,9 +8,11 @@ import static io.cachegate.cache.exact.TestEntries.key;
 import static io.cachegate.cache.exact.TestEntries.randomTenant;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -79,6 +81,69 @@ class RedisCacheStoreIT {
         assertThat(store.get(key).join()).isEmpty();
         assertThat(store.health().errors()).isGreaterThan(errors);
         await(Duration.ofSeconds(2), () -> RedisTestServer.command(uri, "EXISTS", key.redisKey()).equals(":0"));
+    }
+
+    @Test
+    void purge_byUser_removesThatUsersEntries_notOnesSinceOverwrittenByAnother() {
+        String alice = UserDigest.of("alice-" + tenant);
+        String bob = UserDigest.of("bob-" + tenant);
+        String other = randomTenant();
+        CacheKey a1 = key(tenant, "m@1");
+        CacheKey a2 = key(tenant, "m@2");
+        CacheKey aOther = key(other, "m@1");
+        CacheKey overwritten = key(tenant, "m@1");
+        CacheKey b1 = key(tenant, "m@1");
+        Duration ttl = Duration.ofMinutes(1);
+        store.put(a1, MemoryCacheStoreTest.forUser("a1", alice), ttl).join();
+        store.put(a2, MemoryCacheStoreTest.forUser("a2", alice), ttl).join();
+        store.put(aOther, MemoryCacheStoreTest.forUser("a3", alice), ttl).join();
+        store.put(overwritten, MemoryCacheStoreTest.forUser("was alice's", alice), ttl).join();
+        store.put(overwritten, MemoryCacheStoreTest.forUser("now bob's", bob), ttl).join();
+        store.put(b1, MemoryCacheStoreTest.forUser("b1", bob), ttl).join();
+
+        PurgeScope aliceHere = new PurgeScope(false, Optional.of(tenant), Optional.empty(), Optional.empty(),
+                Optional.of(alice));
+        assertThat(store.purge(aliceHere).join()).isEqualTo(2);
+        assertThat(store.get(a1).join()).isEmpty();
+        assertThat(store.get(a2).join()).isEmpty();
+        assertThat(store.get(aOther).join()).as("another tenant").isPresent();
+        assertThat(store.get(overwritten).join()).as("now bob's").isPresent();
+        assertThat(store.purge(PurgeScope.user(alice)).join()).isEqualTo(1);
+        assertThat(store.get(aOther).join()).isEmpty();
+        assertThat(RedisTestServer.command(uri, "EXISTS", RedisKeys.userKey(alice))).as("the set goes too").isEqualTo(":0");
+        assertThat(store.purge(PurgeScope.user(bob)).join()).isEqualTo(2);
+    }
+
+    @Test
+    void signedStore_roundTrips_andRefusesUnsignedTamperedOrMovedValues() {
+        try (RedisCacheStore signed = RedisCacheStore.connect(uri, CacheStores.clientResources(), new EntryCodec(256),
+                EntrySigner.hmacSha256("a-signing-key-of-at-least-32-bytes".getBytes(StandardCharsets.UTF_8)),
+                RedisStoreOptions.of(Duration.ofMillis(500), 1000), new StoreHealth())) {
+            await(Duration.ofSeconds(10), signed::available);
+            CacheKey key = key(tenant, "m@1");
+            signed.put(key, entry("{\"id\":\"signed\"}", "doc:1"), Duration.ofMinutes(1)).join();
+            assertThat(TestEntries.body(signed.get(key).join().orElseThrow())).isEqualTo("{\"id\":\"signed\"}");
+
+            // Moved: the same bytes under another key are refused (the MAC covers the key).
+            CacheKey moved = key(tenant, "m@1");
+            RedisTestServer.command(uri, "COPY", key.redisKey(), moved.redisKey());
+            long errors = signed.health().errors();
+            assertThat(signed.get(moved).join()).isEmpty();
+            assertThat(signed.health().errors()).as("counted like a corrupt entry").isGreaterThan(errors);
+
+            // Unsigned: written by a store without the key (or planted), CRC intact.
+            CacheKey planted = key(tenant, "m@1");
+            store.put(planted, entry("{\"id\":\"planted\"}"), Duration.ofMinutes(1)).join();
+            assertThat(store.get(planted).join()).as("readable without signing").isPresent();
+            assertThat(signed.get(planted).join()).isEmpty();
+
+            // Tampered: one byte of the stored value changed, TTL kept.
+            RedisTestServer.command(uri, "EVAL", "local v = redis.call('GET', KEYS[1]); "
+                    + "redis.call('SETRANGE', KEYS[1], 30, string.char((string.byte(v, 31) + 1) % 256)); return 1",
+                    "1", key.redisKey());
+            assertThat(signed.get(key).join()).isEmpty();
+            await(Duration.ofSeconds(2), () -> RedisTestServer.command(uri, "EXISTS", key.redisKey()).equals(":0"));
+        }
     }
 
     @Test

@@ -48,6 +48,18 @@ class TieredCacheStoreTest {
     }
 
     @Test
+    void purge_byUser_clearsBothTiers_countsL2() {
+        CacheKey alice = key("a", "m");
+        CacheKey bob = key("a", "m");
+        tiered.put(alice, MemoryCacheStoreTest.forUser("x", UserDigest.of("alice")), Duration.ofMinutes(1));
+        tiered.put(bob, MemoryCacheStoreTest.forUser("y", UserDigest.of("bob")), Duration.ofMinutes(1));
+        assertThat(tiered.purge(PurgeScope.user(UserDigest.of("alice"))).join()).isEqualTo(1);
+        assertThat(l1.get(alice).join()).isEmpty();
+        assertThat(l2.get(alice).join()).isEmpty();
+        assertThat(tiered.get(bob).join()).isPresent();
+    }
+
+    @Test
     void put_shortTtl_l1NeverOutlivesEntry() {
         CacheKey key = key("a", "m");
         tiered.put(key, entry("x"), Duration.ofSeconds(1));

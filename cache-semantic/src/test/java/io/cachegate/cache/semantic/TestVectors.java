@@ -56,6 +56,11 @@ final class TestVectors {
         return new IndexEntry(key, scope, tenant, modelVersion, tags, vector, "text of " + key, NOW, NOW + HOUR);
     }
 
+    static IndexEntry labelled(String key, String scope, float[] vector, Set<String> labels, String userDigest) {
+        return new IndexEntry(key, scope, "acme", "m@1", Set.of(), vector, "text of " + key, NOW, NOW + HOUR, labels,
+                userDigest);
+    }
+
     static IndexEntry expiring(String key, String scope, float[] vector, long expiresAt) {
         return new IndexEntry(key, scope, "acme", "m@1", Set.of(), vector, "text of " + key, NOW, expiresAt);
     }

@@ -6,6 +6,7 @@ import static io.cachegate.cache.semantic.TestVectors.NOW;
 import static io.cachegate.cache.semantic.TestVectors.axis;
 import static io.cachegate.cache.semantic.TestVectors.entry;
 import static io.cachegate.cache.semantic.TestVectors.expiring;
+import static io.cachegate.cache.semantic.TestVectors.labelled;
 import static io.cachegate.cache.semantic.TestVectors.towards;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -162,6 +163,53 @@ abstract class VectorIndexContractTest {
         await(index.delete("never-added"));
 
         assertThat(keys(search("s", axis(0), 10))).containsExactly("b");
+    }
+
+    @Test
+    void search_labelledEntries_onlyForReadersHoldingEveryLabel() {
+        float[] query = axis(0);
+        await(index.add(labelled("both", "s", query, Set.of("hr", "finance"), "")));
+        await(index.add(labelled("hr", "s", towards(query, 1, 0.2f), Set.of("hr"), "")));
+        await(index.add(labelled("open", "s", towards(query, 1, 0.5f), Set.of(), "")));
+
+        assertThat(keys(labelSearch(query, ReadableLabels.any()))).containsExactly("both", "hr", "open");
+        assertThat(keys(labelSearch(query, ReadableLabels.holding(Set.of())))).containsExactly("open");
+        assertThat(keys(labelSearch(query, ReadableLabels.holding(Set.of("hr"))))).containsExactly("hr", "open");
+        assertThat(keys(labelSearch(query, ReadableLabels.holding(Set.of("finance"))))).containsExactly("open");
+        assertThat(keys(labelSearch(query, ReadableLabels.holding(Set.of("finance", "hr", "legal")))))
+                .containsExactly("both", "hr", "open");
+        // Labels compare exactly, as the policy spells them.
+        assertThat(keys(labelSearch(query, ReadableLabels.holding(Set.of("HR"))))).containsExactly("open");
+    }
+
+    @Test
+    void search_unreadableNearerEntries_doNotCrowdOutAReadableOne() {
+        float[] query = axis(0);
+        for (int i = 0; i < 5; i++) {
+            await(index.add(labelled("secret-" + i, "s", towards(query, 1 + i % 3, 0.05f * (i + 1)), Set.of("hr"), "")));
+        }
+        await(index.add(labelled("open", "s", towards(query, 1, 1.5f), Set.of(), "")));
+
+        // k = 1: the filter runs inside the search, not on its k results.
+        assertThat(keys(await(index.search("s", query, 1, NOW, ReadableLabels.holding(Set.of())))))
+                .containsExactly("open");
+    }
+
+    @Test
+    void purge_byUser_removesThatUsersEntriesOnly() {
+        await(index.add(labelled("a1", "s", axis(0), Set.of(), "alice-digest")));
+        await(index.add(labelled("a2", "s2", axis(1), Set.of("hr"), "alice-digest")));
+        await(index.add(labelled("b", "s", axis(2), Set.of(), "bob-digest")));
+        await(index.add(labelled("none", "s", axis(3), Set.of(), "")));
+
+        assertThat(await(index.purge(IndexPurge.user("alice-digest")))).isEqualTo(2);
+
+        assertThat(await(index.size())).isEqualTo(2);
+        assertThat(keys(search("s", axis(2), 10))).containsExactlyInAnyOrder("b", "none");
+    }
+
+    private List<Neighbour> labelSearch(float[] query, ReadableLabels readable) {
+        return await(index.search("s", query, 10, NOW, readable));
     }
 
     @Test

@@ -8,6 +8,7 @@ import io.cachegate.config.Policy;
 import io.cachegate.gateway.cache.CacheKeyStage;
 import io.cachegate.gateway.cache.CacheKeys;
 import io.cachegate.gateway.cache.CacheableRequest;
+import io.cachegate.gateway.cache.EntryAccess;
 import io.cachegate.gateway.cache.ModelVersions;
 import io.cachegate.gateway.cache.ScriptedStore;
 import io.cachegate.gateway.cache.coalesce.CoalesceStage;
@@ -197,6 +198,57 @@ class ExactCacheStageTest {
 
         assertThat(next.count(x)).isEqualTo(1);
         assertThat(store.gets()).isZero();
+    }
+
+    @Test
+    void handle_entryWithALabelTheKeyDoesNotHold_isAMiss_likeNoEntry() {
+        Exchange x = keyed(HELLO, access(Set.of(), Set.of("finance")));
+        store.put(x.get(CacheableRequest.KEY).key(), labelledEntry(Set.of("hr", "finance")), Duration.ofHours(1)).join();
+
+        stage.handle(x, next);
+
+        assertThat(next.count(x)).isEqualTo(1);
+        assertThat(Exchanges.written(x).nothing()).isTrue();
+        assertThat(exchanges.count("cachegate.cache.lookups", "layer", "exact", "outcome", "miss")).isEqualTo(1);
+    }
+
+    @Test
+    void handle_entryWhoseEveryLabelTheKeyHolds_isAHit() {
+        Exchange x = keyed(HELLO, access(Set.of(), Set.of("finance", "hr", "legal")));
+        store.put(x.get(CacheableRequest.KEY).key(), labelledEntry(Set.of("hr", "finance")), Duration.ofHours(1)).join();
+
+        stage.handle(x, next);
+
+        assertThat(next.called()).isFalse();
+        assertThat(Exchanges.written(x).header(GatewayHeaders.X_CACHE)).isEqualTo("HIT");
+    }
+
+    @Test
+    void keyStage_declaredLabels_partOfTheKey_soDifferentlyLabelledRequestsNeverShareAnEntryOrAFlight() {
+        CacheKey none = keyed(HELLO, access(Set.of(), Set.of("hr"))).get(CacheableRequest.KEY).key();
+        CacheKey hr = keyed(HELLO, access(Set.of("hr"), Set.of("hr"))).get(CacheableRequest.KEY).key();
+        CacheKey hrAgain = keyed(HELLO, access(Set.of("hr"), Set.of("hr", "x"))).get(CacheableRequest.KEY).key();
+
+        assertThat(hr).isNotEqualTo(none).isEqualTo(hrAgain);
+        assertThat(none).as("unlabelled keys as before").isEqualTo(keyed(HELLO).get(CacheableRequest.KEY).key());
+    }
+
+    private static EntryAccess access(Set<String> declared, Set<String> held) {
+        return new EntryAccess(declared, held, true, "");
+    }
+
+    private CacheEntry labelledEntry(Set<String> labels) {
+        return new CacheEntry(Answers.HELLO.getBytes(StandardCharsets.UTF_8), exchanges.ticker().wallMillis(),
+                "llama@1", "origin-1", 5, 2, Set.of(), labels, "");
+    }
+
+    private Exchange keyed(String body, EntryAccess access) {
+        Exchange x = exchanges.chat(body);
+        x.set(EntryAccess.KEY, access);
+        RecordingNext keyed = new RecordingNext();
+        keys.handle(x, keyed);
+        assertThat(keyed.count(x)).isEqualTo(1);
+        return x;
     }
 
     private Exchange keyed(String body, String... headers) {

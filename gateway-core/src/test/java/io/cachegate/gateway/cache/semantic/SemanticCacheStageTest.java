@@ -7,6 +7,7 @@ import io.cachegate.config.Policy;
 import io.cachegate.gateway.cache.CacheKeyStage;
 import io.cachegate.gateway.cache.CacheKeys;
 import io.cachegate.gateway.cache.CacheableRequest;
+import io.cachegate.gateway.cache.EntryAccess;
 import io.cachegate.gateway.cache.ModelVersions;
 import io.cachegate.gateway.cache.ScriptedStore;
 import io.cachegate.gateway.exchange.Answers;
@@ -190,12 +191,55 @@ class SemanticCacheStageTest {
         assertThat(exchanges.count("cachegate.cache.lookups", "layer", "semantic", "outcome", "error")).isEqualTo(1);
     }
 
+    @Test
+    void handle_paraphraseOfALabelledAnswer_keyWithoutTheLabel_isAMiss() {
+        answeredAndIndexed(ASKED, Set.of("hr"), Set.of("hr"));
+        Exchange x = keyed(PARAPHRASE, new EntryAccess(Set.of(), Set.of("finance"), true, ""));
+
+        stage.handle(x, next);
+        Exchanges.runPending(x);
+
+        assertThat(next.count(x)).isEqualTo(1);
+        assertThat(Exchanges.written(x).nothing()).isTrue();
+        assertThat(exchanges.count("cachegate.cache.lookups", "layer", "semantic", "outcome", "miss")).isEqualTo(1);
+    }
+
+    @Test
+    void handle_paraphraseOfALabelledAnswer_keyHoldingTheLabel_isAHit_withoutDeclaringIt() {
+        answeredAndIndexed(ASKED, Set.of("hr"), Set.of("hr"));
+        Exchange x = keyed(PARAPHRASE, new EntryAccess(Set.of(), Set.of("hr"), true, ""));
+
+        stage.handle(x, next);
+        Exchanges.runPending(x);
+
+        assertThat(next.called()).isFalse();
+        assertThat(Exchanges.written(x).header(GatewayHeaders.X_CACHE)).isEqualTo("HIT");
+    }
+
+    @Test
+    void handle_indexEntryUnlabelled_butTheExactEntryLabelled_isAMiss() {
+        // The index said readable; the entry it points at says otherwise (written elsewhere, or planted): the entry wins.
+        answeredAndIndexed(ASKED, Set.of("hr"), Set.of());
+        Exchange x = keyed(PARAPHRASE, new EntryAccess(Set.of(), Set.of(), true, ""));
+
+        stage.handle(x, next);
+        Exchanges.runPending(x);
+
+        assertThat(next.count(x)).isEqualTo(1);
+        assertThat(Exchanges.written(x).nothing()).isTrue();
+    }
+
     /** {@code question} was answered ({@link Answers#HELLO} stored under its key) and filed in the index. */
     private void answeredAndIndexed(String question) {
+        answeredAndIndexed(question, Set.of(), Set.of());
+    }
+
+    private void answeredAndIndexed(String question, Set<String> entryLabels, Set<String> indexLabels) {
         CacheableRequest c = keyed(question).get(CacheableRequest.KEY);
         store.put(c.key(), new CacheEntry(Answers.HELLO.getBytes(StandardCharsets.UTF_8),
-                exchanges.ticker().wallMillis(), "llama@1", "origin-1", 5, 2, Set.of()), Duration.ofHours(1)).join();
-        semantic.writeBack(c.query(), null, c.key(), Set.of(), Duration.ofHours(1), Set.of(), "");
+                exchanges.ticker().wallMillis(), "llama@1", "origin-1", 5, 2, Set.of(), entryLabels, ""),
+                Duration.ofHours(1)).join();
+        semantic.writeBack(c.query(), null, c.key(), Set.of(), Duration.ofHours(1), indexLabels, "");
         assertThat(exchanges.count("cachegate.semantic.writes", "outcome", "written")).isPositive();
     }
 
@@ -203,8 +247,19 @@ class SemanticCacheStageTest {
         return keyedBody(Exchanges.chatBody("llama-3.1-8b", question));
     }
 
+    private Exchange keyed(String question, EntryAccess access) {
+        return keyedBody(Exchanges.chatBody("llama-3.1-8b", question), access);
+    }
+
     private Exchange keyedBody(String body) {
+        return keyedBody(body, null);
+    }
+
+    private Exchange keyedBody(String body, EntryAccess access) {
         Exchange x = exchanges.chat(body);
+        if (access != null) {
+            x.set(EntryAccess.KEY, access);
+        }
         RecordingNext keyed = new RecordingNext();
         keys.handle(x, keyed);
         assertThat(keyed.count(x)).isEqualTo(1);
