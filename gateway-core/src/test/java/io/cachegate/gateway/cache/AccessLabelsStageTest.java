@@ -42,7 +42,7 @@ class AccessLabelsStageTest {
 
     @Test
     void handle_labelsTheKeyHolds_areDeclared_andTheKeysLabelsAreHeld() {
-        Exchange x = run(POLICY, "hr-key", " hr , finance");
+        Exchange x = run(POLICY, "hr-key", "hr , finance");
 
         assertThat(next.count(x)).isEqualTo(1);
         EntryAccess access = x.get(EntryAccess.KEY);
