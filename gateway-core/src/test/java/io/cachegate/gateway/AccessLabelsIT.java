@@ -109,7 +109,7 @@ class AccessLabelsIT {
         post("a-key", body, "X-Cache-Labels", "hr");
         assertThat(untilHit("a-key", body, "X-Cache-Labels", "hr")).isTrue();
         try {
-            write(policy("[]"));
+            write(policy("[finance]"));
             HttpResponse<String> reload = RawHttp.post(gateway.adminPort(), "/admin/reload", "");
             assertThat(reload.statusCode()).as(reload.body()).isEqualTo(200);
 
