@@ -3,6 +3,8 @@ package io.cachegate.gateway.cache.semantic;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cachegate.cache.exact.CacheEntry;
+import io.cachegate.cache.exact.PurgeScope;
+import io.cachegate.cache.exact.UserDigest;
 import io.cachegate.config.Policy;
 import io.cachegate.gateway.cache.CacheKeyStage;
 import io.cachegate.gateway.cache.CacheKeys;
@@ -227,6 +229,20 @@ class SemanticCacheStageTest {
 
         assertThat(next.count(x)).isEqualTo(1);
         assertThat(Exchanges.written(x).nothing()).isTrue();
+    }
+
+    @Test
+    void purge_byUser_removesTheIndexEntriesWrittenForThatUserOnly() {
+        CacheableRequest alice = keyed(ASKED).get(CacheableRequest.KEY);
+        CacheableRequest bob = keyed(UNRELATED).get(CacheableRequest.KEY);
+        semantic.writeBack(alice.query(), null, alice.key(), Set.of(), Duration.ofHours(1), Set.of("hr"),
+                UserDigest.of("alice"));
+        semantic.writeBack(bob.query(), null, bob.key(), Set.of(), Duration.ofHours(1), Set.of(), UserDigest.of("bob"));
+
+        assertThat(semantic.purge(PurgeScope.user(UserDigest.of("alice"))).join()).isEqualTo(1);
+
+        assertThat(index.contains(alice.key().redisKey())).isFalse();
+        assertThat(index.contains(bob.key().redisKey())).isTrue();
     }
 
     /** {@code question} was answered ({@link Answers#HELLO} stored under its key) and filed in the index. */
