@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.cachegate.cache.exact.CacheKey;
 import io.cachegate.cache.sensitive.SensitiveDataDetector;
 import io.cachegate.gateway.cache.AnswerScreen;
+import io.cachegate.gateway.cache.EntryAccess;
 import io.cachegate.gateway.cache.ScriptedStore;
 import io.cachegate.gateway.exchange.Answers;
 import io.cachegate.gateway.exchange.Exchanges;
@@ -105,8 +106,8 @@ class SensitiveAnswerCaptureTest {
     }
 
     private AnswerCapture capture(boolean allowRoute) {
-        AnswerCapture.Target target = new AnswerCapture.Target(store, KEY, Duration.ofHours(1), Set.of(), "req-1",
-                Set.of("stop")).afterStore(writtenBack::incrementAndGet);
+        AnswerCapture.Target target = new AnswerCapture.Target(store, KEY, Duration.ofHours(1), Set.of(),
+                new EntryAccess(Set.of(), Set.of(), false, ""), "req-1", Set.of("stop")).afterStore(writtenBack::incrementAndGet);
         AnswerScreen screen = new AnswerScreen(SensitiveDataDetector.builtIn(), allowRoute, metrics, "req-1");
         return new AnswerCapture(target, 1 << 20, metrics, ticker, settled::incrementAndGet, screen);
     }
