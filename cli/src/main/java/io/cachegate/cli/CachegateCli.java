@@ -3,6 +3,7 @@ package io.cachegate.cli;
 import io.cachegate.benchmarks.BenchCommand;
 import io.cachegate.benchmarks.ChildLauncher;
 import io.cachegate.cache.semantic.NativeLibraries;
+import io.cachegate.cli.analyze.AnalyzeCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -11,6 +12,7 @@ import picocli.CommandLine.Command;
         description = "An inference caching reverse proxy for OpenAI-compatible model servers.",
         subcommands = {ServeCommand.class, DemoCommand.class, SimulateBackendCommand.class, BenchCommand.class,
                 ValidateCommand.class, HashKeyCommand.class, EvalSemanticCommand.class, FitDecisionCommand.class,
+                AnalyzeCommand.class,
                 CommandLine.HelpCommand.class})
 public final class CachegateCli implements Runnable {
 

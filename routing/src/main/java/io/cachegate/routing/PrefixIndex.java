@@ -9,12 +9,12 @@ import java.util.Map;
  * most recently used and evicted last; "block i present" then implies "blocks before i present",
  * which lets {@link #longestMatch} binary-search. Thread-safe (its own monitor).
  */
-final class PrefixIndex {
+public final class PrefixIndex {
 
     private final int maxEntries;
     private final LinkedHashMap<Long, Boolean> lru;
 
-    PrefixIndex(int maxEntries) {
+    public PrefixIndex(int maxEntries) {
         this.maxEntries = maxEntries;
         this.lru = new LinkedHashMap<>(Math.min(maxEntries, 1024) * 2, 0.75f, true) {
             @Override
@@ -25,7 +25,7 @@ final class PrefixIndex {
     }
 
     /** How many leading blocks of {@code hashes} this replica likely holds. */
-    synchronized int longestMatch(PrefixHashes hashes) {
+    public synchronized int longestMatch(PrefixHashes hashes) {
         int lo = 0;
         int hi = hashes.size();
         while (lo < hi) {
@@ -40,7 +40,7 @@ final class PrefixIndex {
         return lo;
     }
 
-    synchronized void record(PrefixHashes hashes) {
+    public synchronized void record(PrefixHashes hashes) {
         for (int i = hashes.size() - 1; i >= 0; i--) {
             lru.put(hashes.get(i), Boolean.TRUE);
         }

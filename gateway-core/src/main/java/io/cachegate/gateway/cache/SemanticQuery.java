@@ -46,7 +46,7 @@ public record SemanticQuery(String text, String scope) {
      * @param maxChars texts longer than this are not matched: the embedder would truncate them, and two texts
      *                 that differ only after the cut would look identical
      */
-    static Prepared of(RequestKind kind, ObjectNode body, Embed embed, int maxTurns, int maxChars,
+    public static Prepared of(RequestKind kind, ObjectNode body, Embed embed, int maxTurns, int maxChars,
                        CanonicalOptions options, ExactKeyFactory keys, String namespace, String modelVersion,
                        String context) {
         ObjectNode blanked = body.deepCopy();

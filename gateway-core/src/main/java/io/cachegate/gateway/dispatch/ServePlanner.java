@@ -176,7 +176,7 @@ public final class ServePlanner {
      * The chat template adds a few tokens per message, which the over-estimate and max_tokens absorb. Earlier
      * turns come first, so a growing conversation keeps them as a common prefix for prefix affinity.
      */
-    static String promptText(JsonNode input) {
+    public static String promptText(JsonNode input) {
         if (input == null) {
             return "";
         }

@@ -1,0 +1,13 @@
+package io.cachegate.cli.analyze;
+
+import io.cachegate.cache.exact.RequestKind;
+import io.cachegate.gateway.api.OpenAiRequest;
+
+/**
+ * One request of the log, parsed and validated as the gateway parses it.
+ *
+ * @param line the line number in the file, from 1
+ * @param tenant the tenant named by the line, or the gateway's default tenant
+ */
+record LoggedRequest(long line, String tenant, RequestKind kind, OpenAiRequest request) {
+}

@@ -1,0 +1,99 @@
+package io.cachegate.cli.analyze;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cachegate.cache.exact.RequestKind;
+import io.cachegate.config.JsonLimits;
+import io.cachegate.gateway.api.ApiException;
+import io.cachegate.gateway.api.Endpoint;
+import io.cachegate.gateway.api.OpenAiRequest;
+import io.cachegate.gateway.api.OpenAiRequestParser;
+import io.cachegate.gateway.exchange.Exchange;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import java.util.OptionalDouble;
+
+/**
+ * Reads one line of a request log: an OpenAI request body; or {@code {"tenant": …, "body": {…}}}; or, with a
+ * text field, any JSON object whose text field becomes the single user message of a chat request. The endpoint
+ * follows from the body ({@code messages}: chat, {@code prompt}: completions, {@code input}: embeddings); the body
+ * is then validated by the gateway's own {@link OpenAiRequestParser}, so a line counts as malformed exactly when
+ * the gateway would have answered 400.
+ */
+final class RequestLogParser {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final OpenAiRequestParser parser = new OpenAiRequestParser(JsonLimits.defaults());
+    private final Optional<String> textField;
+    private final String defaultModel;
+    private final OptionalDouble assumedTemperature;
+
+    /**
+     * @param textField wrap this field of each line as a user message instead of reading a request body
+     * @param defaultModel the model of a text-field line that names none
+     * @param assumedTemperature the temperature of chat and completion requests that give none (a what-if)
+     */
+    RequestLogParser(Optional<String> textField, String defaultModel, OptionalDouble assumedTemperature) {
+        this.textField = textField;
+        this.defaultModel = defaultModel;
+        this.assumedTemperature = assumedTemperature;
+    }
+
+    ParsedLine parse(long lineNumber, String line) {
+        try {
+            byte[] bytes = line.getBytes(StandardCharsets.UTF_8);
+            ObjectNode root = parser.parseObject(bytes);
+            String tenant = root.path("tenant").isTextual() && !root.get("tenant").textValue().isEmpty()
+                    ? root.get("tenant").textValue() : Exchange.DEFAULT_TENANT;
+            ObjectNode body;
+            if (textField.isPresent()) {
+                body = wrapText(root, textField.get());
+                if (body == null) {
+                    return new ParsedLine.Malformed(lineNumber, "no text field '" + textField.get() + "'");
+                }
+            } else if (root.get("body") instanceof ObjectNode inner && !root.has("model")) {
+                body = inner;
+            } else {
+                body = root;
+            }
+            RequestKind kind = body.has("messages") ? RequestKind.CHAT
+                    : body.has("prompt") ? RequestKind.COMPLETION
+                    : body.has("input") ? RequestKind.EMBEDDING : null;
+            if (kind == null) {
+                return new ParsedLine.Malformed(lineNumber, "not a request: no messages, prompt or input");
+            }
+            if (kind != RequestKind.EMBEDDING && assumedTemperature.isPresent() && !body.hasNonNull("temperature")) {
+                body = body.deepCopy().put("temperature", assumedTemperature.getAsDouble());
+            }
+            byte[] validated = body == root ? bytes : JSON.writeValueAsBytes(body);
+            OpenAiRequest request = parser.parse(endpoint(kind), validated);
+            return new ParsedLine.Request(new LoggedRequest(lineNumber, tenant, kind, request));
+        } catch (ApiException e) {
+            return new ParsedLine.Malformed(lineNumber, e.getMessage());
+        } catch (JsonProcessingException e) {
+            return new ParsedLine.Malformed(lineNumber, "cannot re-encode the body: " + e.getOriginalMessage());
+        }
+    }
+
+    private ObjectNode wrapText(ObjectNode root, String field) {
+        JsonNode text = root.get(field);
+        if (text == null || !text.isTextual()) {
+            return null;
+        }
+        ObjectNode body = JSON.createObjectNode();
+        body.put("model", root.path("model").isTextual() ? root.get("model").textValue() : defaultModel);
+        body.putArray("messages").addObject().put("role", "user").put("content", text.textValue());
+        return body;
+    }
+
+    private static Endpoint endpoint(RequestKind kind) {
+        return switch (kind) {
+            case CHAT -> Endpoint.CHAT_COMPLETIONS;
+            case COMPLETION -> Endpoint.COMPLETIONS;
+            case EMBEDDING -> Endpoint.EMBEDDINGS;
+        };
+    }
+}
