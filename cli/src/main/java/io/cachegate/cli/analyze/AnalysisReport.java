@@ -77,6 +77,12 @@ public final class AnalysisReport {
         m.put("prefix", ordered("share", share(t.prefixChars, t.promptChars), "shared_chars", t.prefixChars,
                 "prompt_chars", t.promptChars, "shared_tokens", t.prefixTokens, "prompt_tokens", t.promptTokens));
         Map<String, Object> semantic = new LinkedHashMap<>();
+        if (!embedded) {
+            m.put("semantic", null);
+            m.put("projected", ordered("exact", layer(t.exactHits, t.requests, t.exactTokensIn, t.exactTokensOut),
+                    "semantic", null, "total", layer(t.exactHits, t.requests, t.exactTokensIn, t.exactTokensOut)));
+            return m;
+        }
         semantic.put("candidates", t.semanticCandidates);
         semantic.put("compared", t.compared);
         Map<String, Object> ineligible = new LinkedHashMap<>();
@@ -85,14 +91,13 @@ public final class AnalysisReport {
         Map<String, Object> near = new LinkedHashMap<>();
         for (int i = 0; i < t.thresholds.size(); i++) {
             near.put(String.format(Locale.ROOT, "%.2f", t.thresholds.get(i)),
-                    embedded ? share(t.nearDuplicates[i], t.requests) : null);
+                    share(t.nearDuplicates[i], t.requests));
         }
         semantic.put("near_duplicate_share", near);
         m.put("semantic", semantic);
         Map<String, Object> projected = new LinkedHashMap<>();
         projected.put("exact", layer(t.exactHits, t.requests, t.exactTokensIn, t.exactTokensOut));
-        projected.put("semantic", embedded
-                ? layer(t.semanticHits, t.requests, t.semanticTokensIn, t.semanticTokensOut) : null);
+        projected.put("semantic", layer(t.semanticHits, t.requests, t.semanticTokensIn, t.semanticTokensOut));
         projected.put("total", layer(t.exactHits + t.semanticHits, t.requests, t.exactTokensIn + t.semanticTokensIn,
                 t.exactTokensOut + t.semanticTokensOut));
         m.put("projected", projected);
@@ -136,12 +141,15 @@ public final class AnalysisReport {
         out.append('\n');
         for (Map<String, Object> r : rows) {
             Map<String, Object> prefix = (Map<String, Object>) r.get("prefix");
-            Map<String, Object> near = (Map<String, Object>) ((Map<String, Object>) r.get("semantic"))
-                    .get("near_duplicate_share");
+            Map<String, Object> semantic = (Map<String, Object>) r.get("semantic");
             out.append(pad(label(r), width)).append(String.format(Locale.ROOT, "%,9d %7s %7s %7s %7s %7s",
                     (Long) r.get("requests"), pct(r.get("deterministic_share")), pct(r.get("exact_repeat_share")),
                     pct(r.get("whitespace_repeat_share")), pct(r.get("case_repeat_share")), pct(prefix.get("share"))));
-            near.values().forEach(v -> out.append(String.format(Locale.ROOT, " %7s", pct(v))));
+            for (double th : thresholds) {
+                Object share = semantic == null ? null : ((Map<String, Object>) semantic.get("near_duplicate_share"))
+                        .get(String.format(Locale.ROOT, "%.2f", th));
+                out.append(String.format(Locale.ROOT, " %7s", pct(share)));
+            }
             out.append('\n');
         }
         boolean priced = priceIn > 0 || priceOut > 0;

@@ -130,7 +130,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
         try (InputStream in = stdin ? System.in : Files.newInputStream(file);
              Embedder embedder = noSemantic ? null : MicroBatchingEmbedder.start(
                      SemanticCacheSettings.EmbedderSettings.defaults())) {
-            LogAnalysis run = new LogAnalysis(new TrafficAnalyzer(settings), parser, Optional.ofNullable(embedder),
+            LogAnalysis run = new LogAnalysis(new TrafficAnalyzer(settings, embedder != null), parser, Optional.ofNullable(embedder),
                     maxLineChars);
             boolean showProgress = progress != null ? progress : System.console() != null;
             run.run(in, showProgress ? Optional.of(new ProgressLine(System.err, stdin ? 0 : Files.size(file)))

@@ -37,6 +37,7 @@ public final class TrafficAnalyzer {
     private static final String OTHER = "(other)";
 
     private final AnalyzerSettings settings;
+    private final boolean semantic;
     private final RouteCache route = RouteCache.defaults();
     private final RouteCachePolicy policy = RouteCachePolicy.of(route);
     private final ExactKeyFactory keys = new ExactKeyFactory();
@@ -50,8 +51,10 @@ public final class TrafficAnalyzer {
     private final ScopeTally overall;
     private final Map<String, ScopeTally> groups = new LinkedHashMap<>();
 
-    public TrafficAnalyzer(AnalyzerSettings settings) {
+    /** @param semantic prepare the semantic query of each request (off: no near-duplicate search, less work) */
+    public TrafficAnalyzer(AnalyzerSettings settings, boolean semantic) {
         this.settings = settings;
+        this.semantic = semantic;
         this.exact = new DigestSet(settings.maxKeys());
         this.whitespace = new DigestSet(settings.maxKeys());
         this.lowerCase = new DigestSet(settings.maxKeys());
@@ -60,7 +63,10 @@ public final class TrafficAnalyzer {
         this.overall = tally(ALL, ALL);
     }
 
-    /** A request's keys and the text the semantic cache would embed: computed before its vector is. */
+    /**
+     * A request's keys and the text the semantic cache would embed (or why it would not), computed before its vector
+     * is; {@code semantic} is null when the analyzer does no semantic search.
+     */
     record Keyed(LoggedRequest request, long exactKey, long whitespaceKey, long caseKey,
                  SemanticQuery.Prepared semantic) {
     }
@@ -69,15 +75,16 @@ public final class TrafficAnalyzer {
         ObjectNode body = r.request().body();
         String namespace = policy.namespace(r.tenant());
         String model = r.request().model();
-        SemanticQuery.Prepared semantic = SemanticQuery.of(r.kind(), body, route.embed(), route.semanticMaxTurns(),
-                semanticMaxChars, policy.canonicalOptions(), keys, namespace, model, ContextHash.NONE);
+        SemanticQuery.Prepared query = !semantic ? null : SemanticQuery.of(r.kind(), body, route.embed(),
+                route.semanticMaxTurns(), semanticMaxChars, policy.canonicalOptions(), keys, namespace, model,
+                ContextHash.NONE);
         return new Keyed(r, digest(r, namespace, Normalize.NONE), digest(r, namespace, Normalize.WHITESPACE),
-                digest(r, namespace, Normalize.CASE), semantic);
+                digest(r, namespace, Normalize.CASE), query);
     }
 
     /** True when the semantic layer would compare this request (so it needs a vector), judged before it is seen. */
     boolean wantsVector(Keyed k) {
-        return k.semantic().query().isPresent() && !exact.contains(k.exactKey());
+        return k.semantic() != null && k.semantic().query().isPresent() && !exact.contains(k.exactKey());
     }
 
     /** Records the request; {@code vector} is its embedded text, or null when the embedder is off. */
@@ -97,9 +104,10 @@ public final class TrafficAnalyzer {
         prefixes.record(blocks);
         long prefixChars = (long) matched * settings.blockChars();
 
-        Optional<SemanticQuery.Ineligible> ineligible = exactRepeat ? Optional.empty() : k.semantic().reason();
+        Optional<SemanticQuery.Ineligible> ineligible = exactRepeat || k.semantic() == null ? Optional.empty()
+                : k.semantic().reason();
         float similarity = -1;
-        if (!exactRepeat && vector != null && k.semantic().query().isPresent()) {
+        if (!exactRepeat && vector != null && k.semantic() != null && k.semantic().query().isPresent()) {
             String scope = k.semantic().query().get().scope();
             similarity = vectors.bestSimilarity(scope, vector);
             vectors.add(scope, vector);
