@@ -7,7 +7,8 @@ import java.util.Map;
  * The prefix block hashes recently routed to one replica: an LRU bounded by entries, a guess at what
  * its KV cache holds. Blocks are recorded last to first, so a prefix's leading blocks are always the
  * most recently used and evicted last; "block i present" then implies "blocks before i present",
- * which lets {@link #longestMatch} binary-search. Thread-safe (its own monitor).
+ * which lets {@link #longestMatch} binary-search. Thread-safe (its own monitor). Public for the traffic
+ * analyzer ({@code cachegate analyze}), which replays a log through one.
  */
 public final class PrefixIndex {
 

@@ -12,7 +12,7 @@ import java.util.Optional;
  * docs/cli.md) and as aligned text ({@link #text()}). Shares are of all requests of the scope, rounded to four
  * decimals; costs appear only when a price was given.
  */
-public final class AnalysisReport {
+final class AnalysisReport {
 
     private final Map<String, Object> document = new LinkedHashMap<>();
     private final double priceIn;
@@ -61,7 +61,7 @@ public final class AnalysisReport {
     }
 
     /** The report as nested maps and lists, for a JSON writer. */
-    public Map<String, Object> document() {
+    Map<String, Object> document() {
         return document;
     }
 
@@ -115,7 +115,7 @@ public final class AnalysisReport {
 
     /** Aligned text: a header, one table of shares, one of projected savings, the malformed lines. */
     @SuppressWarnings("unchecked")
-    public String text() {
+    String text() {
         StringBuilder out = new StringBuilder();
         Map<String, Object> settings = (Map<String, Object>) document.get("settings");
         Map<String, Object> malformed = (Map<String, Object>) document.get("malformed");
@@ -181,6 +181,12 @@ public final class AnalysisReport {
                 + " earlier request began with; ~T: near-duplicate of an earlier distinct request at cosine >= T;"
                 + " semantic hits at %.2f%s.%n", settings.get("block_chars"), (Double) settings.get("threshold"),
                 embedded ? "" : " (embedder off)"));
+        Map<String, Object> overallSemantic = (Map<String, Object>) rows.get(0).get("semantic");
+        if (overallSemantic != null) {
+            out.append(String.format(Locale.ROOT, "semantic lookups: %,d requests eligible (not exact repeats), %,d with"
+                    + " an earlier request of their scope; not eligible: %s%n", (Long) overallSemantic.get("candidates"),
+                    (Long) overallSemantic.get("compared"), overallSemantic.get("ineligible")));
+        }
         Map<String, Object> bounds = (Map<String, Object>) document.get("bounds");
         if ((Boolean) bounds.get("keys_saturated") || (Long) bounds.get("vectors_evicted") > 0) {
             out.append("bounds reached: ").append(bounds).append(" (repeats beyond them are under-counted)\n");
@@ -199,8 +205,13 @@ public final class AnalysisReport {
         return String.format(Locale.ROOT, "%-" + width + "s", text);
     }
 
+    /** One decimal, two below 1% so a small non-zero share does not read as zero. */
     private static String pct(Object share) {
-        return share == null ? "-" : String.format(Locale.ROOT, "%.1f%%", 100 * ((Number) share).doubleValue());
+        if (share == null) {
+            return "-";
+        }
+        double percent = 100 * ((Number) share).doubleValue();
+        return String.format(Locale.ROOT, percent > 0 && percent < 1 ? "%.2f%%" : "%.1f%%", percent);
     }
 
     private static double share(long part, long whole) {

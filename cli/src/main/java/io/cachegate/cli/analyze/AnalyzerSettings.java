@@ -14,7 +14,7 @@ import java.util.List;
  * @param threshold the semantic layer's threshold for the projected hits
  * @param completionTokens output tokens assumed for a request that gives no {@code max_tokens}
  */
-public record AnalyzerSettings(int blockChars, int maxPrefixBlocks, long maxKeys, int maxVectors, int maxGroups,
+record AnalyzerSettings(int blockChars, int maxPrefixBlocks, long maxKeys, int maxVectors, int maxGroups,
                                List<Double> thresholds, double threshold, long completionTokens) {
 
     public AnalyzerSettings {

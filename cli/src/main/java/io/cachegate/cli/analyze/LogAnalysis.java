@@ -18,7 +18,7 @@ import java.util.concurrent.ExecutionException;
  * the embedder's workers stay busy), then hands the requests to the analyzer in file order. Memory is one chunk
  * plus the analyzer's bounded structures.
  */
-public final class LogAnalysis {
+final class LogAnalysis {
 
     private static final int CHUNK = 256;
     private static final int MAX_MALFORMED_SHOWN = 5;

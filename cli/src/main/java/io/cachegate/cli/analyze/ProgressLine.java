@@ -20,6 +20,7 @@ final class ProgressLine {
     ProgressLine(PrintStream out, long totalBytes) {
         this.out = out;
         this.totalBytes = totalBytes;
+        this.lastDrawn = started - REDRAW_NANOS; // the first update draws
     }
 
     void update(long bytesRead, long lines) {

@@ -31,7 +31,7 @@ import java.util.Optional;
  * the {@link SemanticQuery} the semantic cache would embed. The model name stands for its model version and no
  * request carries {@code X-Cache-Context}: a log has neither. Single-threaded.
  */
-public final class TrafficAnalyzer {
+final class TrafficAnalyzer {
 
     private static final String ALL = "*";
     private static final String OTHER = "(other)";
@@ -52,7 +52,7 @@ public final class TrafficAnalyzer {
     private final Map<String, ScopeTally> groups = new LinkedHashMap<>();
 
     /** @param semantic prepare the semantic query of each request (off: no near-duplicate search, less work) */
-    public TrafficAnalyzer(AnalyzerSettings settings, boolean semantic) {
+    TrafficAnalyzer(AnalyzerSettings settings, boolean semantic) {
         this.settings = settings;
         this.semantic = semantic;
         this.exact = new DigestSet(settings.maxKeys());
