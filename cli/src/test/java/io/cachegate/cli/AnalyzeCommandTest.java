@@ -39,7 +39,7 @@ class AnalyzeCommandTest {
         assertThat(doc.path("malformed").path("first").get(0).path("line").asInt()).isEqualTo(4);
         JsonNode all = doc.path("overall");
         assertThat(all.fieldNames()).toIterable().containsExactly("tenant", "model", "requests",
-                "deterministic_share", "exact_repeat_share", "whitespace_repeat_share", "case_repeat_share", "prefix",
+                "deterministic_share", "sensitive_share", "exact_repeat_share", "whitespace_repeat_share", "case_repeat_share", "prefix",
                 "semantic", "projected");
         assertThat(all.path("exact_repeat_share").asDouble()).isEqualTo(0.3333);
         JsonNode exact = all.path("projected").path("exact");

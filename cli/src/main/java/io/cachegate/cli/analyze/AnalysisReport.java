@@ -71,6 +71,7 @@ final class AnalysisReport {
         m.put("model", t.model);
         m.put("requests", t.requests);
         m.put("deterministic_share", share(t.deterministic, t.requests));
+        m.put("sensitive_share", share(t.sensitive, t.requests));
         m.put("exact_repeat_share", share(t.exactRepeats, t.requests));
         m.put("whitespace_repeat_share", share(t.whitespaceRepeats, t.requests));
         m.put("case_repeat_share", share(t.caseRepeats, t.requests));
@@ -134,7 +135,7 @@ final class AnalysisReport {
                 .orElse(0)) + 2;
         List<Double> thresholds = (List<Double>) settings.get("thresholds");
         out.append('\n').append(pad("share of requests", width)).append(String.format(Locale.ROOT,
-                "%9s %7s %7s %7s %7s %7s", "requests", "determ", "exact", "space", "case", "prefix"));
+                "%9s %7s %7s %7s %7s %7s %7s", "requests", "determ", "sensit", "exact", "space", "case", "prefix"));
         for (double th : thresholds) {
             out.append(String.format(Locale.ROOT, " %7s", String.format(Locale.ROOT, "~%.2f", th)));
         }
@@ -142,8 +143,9 @@ final class AnalysisReport {
         for (Map<String, Object> r : rows) {
             Map<String, Object> prefix = (Map<String, Object>) r.get("prefix");
             Map<String, Object> semantic = (Map<String, Object>) r.get("semantic");
-            out.append(pad(label(r), width)).append(String.format(Locale.ROOT, "%,9d %7s %7s %7s %7s %7s",
-                    (Long) r.get("requests"), pct(r.get("deterministic_share")), pct(r.get("exact_repeat_share")),
+            out.append(pad(label(r), width)).append(String.format(Locale.ROOT, "%,9d %7s %7s %7s %7s %7s %7s",
+                    (Long) r.get("requests"), pct(r.get("deterministic_share")), pct(r.get("sensitive_share")),
+                    pct(r.get("exact_repeat_share")),
                     pct(r.get("whitespace_repeat_share")), pct(r.get("case_repeat_share")), pct(prefix.get("share"))));
             for (double th : thresholds) {
                 Object share = semantic == null ? null : ((Map<String, Object>) semantic.get("near_duplicate_share"))
@@ -176,8 +178,8 @@ final class AnalysisReport {
             }
             out.append('\n');
         }
-        out.append(String.format(Locale.ROOT, "%nexact: exact key (temperature 0 or a seed; default policy); space/case:"
-                + " key after normalising whitespace/also case; prefix: prompt characters in %s-character blocks an"
+        out.append(String.format(Locale.ROOT, "%nsensit: holds personal data or a secret (bypassed by default); exact:"
+                + " exact key (temperature 0 or a seed; default policy); space/case: key after normalising whitespace/also case; prefix: prompt characters in %s-character blocks an"
                 + " earlier request began with; ~T: near-duplicate of an earlier distinct request at cosine >= T;"
                 + " semantic hits at %.2f%s.%n", settings.get("block_chars"), (Double) settings.get("threshold"),
                 embedded ? "" : " (embedder off)"));

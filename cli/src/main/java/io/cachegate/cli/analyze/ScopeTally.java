@@ -14,6 +14,7 @@ final class ScopeTally {
     final double operatingThreshold;
     long requests;
     long deterministic;
+    long sensitive;
     long exactRepeats;
     long whitespaceRepeats;
     long caseRepeats;
@@ -45,6 +46,7 @@ final class ScopeTally {
     void add(RequestFacts f) {
         requests++;
         deterministic += f.deterministic() ? 1 : 0;
+        sensitive += f.sensitive() ? 1 : 0;
         exactRepeats += f.exactRepeat() ? 1 : 0;
         whitespaceRepeats += f.whitespaceRepeat() ? 1 : 0;
         caseRepeats += f.caseRepeat() ? 1 : 0;
@@ -64,11 +66,12 @@ final class ScopeTally {
                 nearDuplicates[i]++;
             }
         }
-        if (f.deterministic() && f.exactRepeat()) {
+        boolean cacheable = f.deterministic() && !f.sensitive();
+        if (cacheable && f.exactRepeat()) {
             exactHits++;
             exactTokensIn += f.promptTokens();
             exactTokensOut += f.completionTokens();
-        } else if (f.deterministic() && f.similarity() >= operatingThreshold) {
+        } else if (cacheable && f.similarity() >= operatingThreshold) {
             semanticHits++;
             semanticTokensIn += f.promptTokens();
             semanticTokensOut += f.completionTokens();

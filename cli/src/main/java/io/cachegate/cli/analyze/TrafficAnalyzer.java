@@ -10,6 +10,7 @@ import io.cachegate.cache.exact.Cacheability;
 import io.cachegate.cache.exact.ContextHash;
 import io.cachegate.cache.exact.ExactKeyFactory;
 import io.cachegate.cache.exact.RouteCachePolicy;
+import io.cachegate.cache.sensitive.SensitiveDataDetector;
 import io.cachegate.config.Normalize;
 import io.cachegate.config.PrefixAffinitySettings;
 import io.cachegate.config.RouteCache;
@@ -42,6 +43,8 @@ final class TrafficAnalyzer {
     private final RouteCachePolicy policy = RouteCachePolicy.of(route);
     private final ExactKeyFactory keys = new ExactKeyFactory();
     private final TokenEstimator tokens = TokenEstimator.heuristic();
+    /** The default route's {@code cache.sensitive: no_store}: a request holding personal data or a secret is a BYPASS. */
+    private final SensitiveDataDetector sensitive = SensitiveDataDetector.builtIn();
     private final int semanticMaxChars = SemanticCacheSettings.EmbedderSettings.defaults().maxTokens() - 2;
     private final DigestSet exact;
     private final DigestSet whitespace;
@@ -96,6 +99,7 @@ final class TrafficAnalyzer {
         boolean deterministic = !Cacheability.decide(r.kind(), r.request().body(), policy, CacheControl.NONE).bypassed();
 
         String prompt = ServePlanner.promptText(r.request().input());
+        boolean sensitiveData = sensitive.scan(prompt).any();
         // What the router hashes (ServePlanner): the model name first, so two models never share a prefix.
         String hashed = r.request().model() + "\n" + prompt;
         PrefixHashes blocks = PrefixHashes.of(hashed, settings.blockChars(),
@@ -112,8 +116,8 @@ final class TrafficAnalyzer {
             similarity = vectors.bestSimilarity(scope, vector);
             vectors.add(scope, vector);
         }
-        RequestFacts facts = new RequestFacts(r.tenant(), r.request().model(), deterministic, exactRepeat,
-                whitespaceRepeat, caseRepeat, hashed.length(), prefixChars, tokens.estimate(prompt),
+        RequestFacts facts = new RequestFacts(r.tenant(), r.request().model(), deterministic, sensitiveData,
+                exactRepeat, whitespaceRepeat, caseRepeat, hashed.length(), prefixChars, tokens.estimate(prompt),
                 prefixChars == 0 ? 0 : tokens.estimate(hashed.subSequence(0, (int) prefixChars)),
                 completionTokens(r.request().body()), ineligible, similarity);
         overall.add(facts);

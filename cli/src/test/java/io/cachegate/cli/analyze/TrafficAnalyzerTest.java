@@ -101,6 +101,20 @@ class TrafficAnalyzerTest {
     }
 
     @Test
+    void analyze_sensitiveRepeat_isARepeat_butNoProjectedHit() throws Exception {
+        // The default route's cache.sensitive is no_store: the gateway bypasses the cache for an e-mail address.
+        String mail = "{\"model\":\"m\",\"prompt\":\"Write to jane.doe@example.com about the order\",\"temperature\":0}";
+        String clean = "{\"model\":\"m\",\"prompt\":\"Write to the customer about the order\",\"temperature\":0}";
+
+        Map<String, Object> all = map(analyze(String.join("\n", mail, mail, clean, clean), settings(), Optional.empty(),
+                textless()), "overall");
+
+        assertThat(all.get("sensitive_share")).isEqualTo(0.5);
+        assertThat(all.get("exact_repeat_share")).isEqualTo(0.5);
+        assertThat(map(map(all, "projected"), "exact").get("hits")).isEqualTo(1L); // the clean repeat only
+    }
+
+    @Test
     void analyze_manyTenants_beyondTheGroupCap_summedUnderOther() throws Exception {
         StringBuilder text = new StringBuilder();
         for (int i = 0; i < 5; i++) {
