@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.function.DoubleFunction;
 import java.util.function.DoublePredicate;
 import java.util.function.Function;
@@ -89,6 +90,18 @@ final class Key<T> {
                     int value = (int) f.integer(name, min, min, max);
                     return f.reader().problemCount() == before ? OptionalInt.of(value) : OptionalInt.empty();
                 });
+    }
+
+    /** A whole number that may be left out: empty then, and {@code absent} says what that means. */
+    static Key<OptionalLong> optionalLong(String name, String absent, long min, long max, String doc) {
+        return new Key<>(name, "integer", OptionalLong.empty(), absent, range(min, max, Long.MAX_VALUE), doc, f -> {
+            if (!f.has(name)) {
+                return OptionalLong.empty();
+            }
+            int before = f.reader().problemCount();
+            long value = f.integer(name, min, min, max);
+            return f.reader().problemCount() == before ? OptionalLong.of(value) : OptionalLong.empty();
+        });
     }
 
     static Key<Long> longInteger(String name, long fallback, long min, long max, String doc) {

@@ -10,8 +10,10 @@ import java.util.Optional;
  * @param apiKeys its keys, held as digests with their access labels
  * @param classes the traffic classes it may ask for with {@code X-Priority}; {@code ["*"]} allows all
  * @param defaultClass its class when the request names none; empty means the route's class
+ * @param limits its rate, token and concurrency limits; {@link TenantLimits#NONE} when it has none
  */
-public record Tenant(String id, List<ApiKey> apiKeys, List<String> classes, Optional<String> defaultClass) {
+public record Tenant(String id, List<ApiKey> apiKeys, List<String> classes, Optional<String> defaultClass,
+                     TenantLimits limits) {
 
     /** In {@link #classes()}: every class. */
     public static final String ANY_CLASS = "*";
@@ -21,11 +23,17 @@ public record Tenant(String id, List<ApiKey> apiKeys, List<String> classes, Opti
         apiKeys = List.copyOf(apiKeys);
         classes = List.copyOf(classes);
         Objects.requireNonNull(defaultClass, "defaultClass");
+        Objects.requireNonNull(limits, "limits");
+    }
+
+    /** A tenant without limits. */
+    public Tenant(String id, List<ApiKey> apiKeys, List<String> classes, Optional<String> defaultClass) {
+        this(id, apiKeys, classes, defaultClass, TenantLimits.NONE);
     }
 
     /** A tenant that may use every class and has no default class of its own; keys as a policy writes them. */
     public Tenant(String id, List<String> apiKeys) {
-        this(id, apiKeys.stream().map(ApiKey::of).toList(), List.of(ANY_CLASS), Optional.empty());
+        this(id, apiKeys.stream().map(ApiKey::of).toList(), List.of(ANY_CLASS), Optional.empty(), TenantLimits.NONE);
     }
 
     /** True when this tenant may ask for {@code trafficClass} with {@code X-Priority}. */
@@ -37,6 +45,6 @@ public record Tenant(String id, List<ApiKey> apiKeys, List<String> classes, Opti
     public String toString() {
         // Keys are secrets: say how many, never which.
         return "Tenant[id=" + id + ", apiKeys=" + apiKeys.size() + " key(s), classes=" + classes + ", defaultClass="
-                + defaultClass + "]";
+                + defaultClass + ", limits=" + limits + "]";
     }
 }

@@ -2,6 +2,7 @@ package io.cachegate.config;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /** The keys of each {@code tenants} item; {@link TenantsReader} reads them. */
 final class TenantKeys {
@@ -20,9 +21,21 @@ final class TenantKeys {
     static final Key<Optional<String>> DEFAULT_CLASS = Key.readBySection("default_class", "class name",
             "the route's class", "its class when the request names none; one of its classes");
 
+    static final Key<OptionalLong> REQUESTS_PER_SECOND = Key.optionalLong("requests_per_second", "no limit", 1,
+            1_000_000, "requests refilled per second, cache hits included; more get 429 rate_limit_exceeded");
+    static final Key<OptionalLong> BURST = Key.optionalLong("burst", "as requests_per_second", 1, 1_000_000_000,
+            "requests at once after a quiet spell (the request bucket's size); needs requests_per_second");
+    static final Key<OptionalLong> TOKENS_PER_MINUTE = Key.optionalLong("tokens_per_minute", "no limit", 1,
+            1_000_000_000_000L, "prompt plus completion tokens of answers from a backend (never of cache hits)");
+    static final Key<OptionalLong> MAX_CONCURRENT = Key.optionalLong("max_concurrent", "no limit", 1, 1_000_000,
+            "its requests in flight at once on one gateway; more get 429 at once");
+
+    static final Section LIMITS = Section.mapping("limits", "per-tenant rate limits: per gateway, or shared "
+            + "through Redis when cache.exact.store is redis or tiered", REQUESTS_PER_SECOND, BURST,
+            TOKENS_PER_MINUTE, MAX_CONCURRENT);
     static final Section SECTION = Section.list("tenants",
             "clients of the gateway; when any are listed, every request needs an API key",
-            ID, API_KEYS, CLASSES, DEFAULT_CLASS);
+            ID, API_KEYS, CLASSES, DEFAULT_CLASS).with(LIMITS);
 
     private TenantKeys() {
     }

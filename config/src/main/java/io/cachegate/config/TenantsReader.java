@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import org.yaml.snakeyaml.nodes.MappingNode;
 import org.yaml.snakeyaml.nodes.Node;
@@ -50,7 +51,8 @@ final class TenantsReader {
             List<ApiKey> keys = apiKeys(fields, id.orElse("?"), keyOwners);
             List<String> allowed = classes(fields, classes.keySet());
             Optional<String> defaultClass = defaultClass(fields, classes.keySet(), allowed);
-            id.ifPresent(value -> tenants.add(new Tenant(value, keys, allowed, defaultClass)));
+            TenantLimits limits = limits(fields);
+            id.ifPresent(value -> tenants.add(new Tenant(value, keys, allowed, defaultClass, limits)));
         }
         return tenants;
     }
@@ -167,6 +169,21 @@ final class TenantsReader {
             return all;
         }
         return out.isEmpty() ? all : out;
+    }
+
+    /** {@code limits}: each one optional; a burst needs a rate to refill it. */
+    private static TenantLimits limits(Fields tenant) {
+        Fields limits = tenant.section(TenantKeys.LIMITS);
+        if (limits == null) {
+            return TenantLimits.NONE;
+        }
+        OptionalLong rate = limits.get(TenantKeys.REQUESTS_PER_SECOND);
+        OptionalLong burst = limits.get(TenantKeys.BURST);
+        if (burst.isPresent() && !limits.has(TenantKeys.REQUESTS_PER_SECOND.name())) {
+            limits.problem(TenantKeys.BURST.name(), "needs requests_per_second, the rate that refills it");
+        }
+        return new TenantLimits(rate, burst, limits.get(TenantKeys.TOKENS_PER_MINUTE),
+                limits.get(TenantKeys.MAX_CONCURRENT));
     }
 
     /** {@code default_class}: a declared class this tenant may use. */
