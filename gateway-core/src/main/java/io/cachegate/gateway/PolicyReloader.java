@@ -16,6 +16,7 @@ import io.cachegate.gateway.cache.semantic.SemanticCache;
 import io.cachegate.gateway.dispatch.BackendDispatch;
 import io.cachegate.gateway.dispatch.Backends;
 import io.cachegate.gateway.metrics.GatewayMetrics;
+import io.cachegate.gateway.quota.Quotas;
 import io.cachegate.gateway.server.ProxyServices;
 import io.cachegate.gateway.server.RequestPaths;
 import io.cachegate.gateway.upstream.UpstreamClient;
@@ -76,6 +77,7 @@ final class PolicyReloader implements AdminView, AutoCloseable {
     private final CacheStore store;
     private final SemanticCache semantic;
     private final Coalescer coalescer = new Coalescer(MAX_SHARED_BYTES);
+    private final Quotas quotas;
     private final Optional<Path> file;
     private final PolicyLoader loader = PolicyLoader.withEnvironment(System::getenv);
     private final ScheduledExecutorService thread;
@@ -108,6 +110,8 @@ final class PolicyReloader implements AdminView, AutoCloseable {
         });
         executor.setRemoveOnCancelPolicy(true);
         this.thread = executor;
+        // Shared or local by the exact store, a restart-only setting: built once, like the store.
+        this.quotas = Quotas.forStore(policy.cache().exact(), metrics, ticker);
         this.current = build(policy, null);
         this.paths = new RequestPaths(current.path());
         this.appliedHash = file.map(PolicyReloader::hash).orElse(null);
@@ -274,16 +278,18 @@ final class PolicyReloader implements AdminView, AutoCloseable {
                 health.seed(previous.health());
             }
         }
+        quotas.configure(policy.tenants());
         long number = generationNumber.incrementAndGet();
         RequestPaths.Current path = new RequestPaths.Current(number, services,
                 RequestPath.assemble(services, store, semantic, new CacheKeys(policy, versions), coalescer,
-                        backends));
+                        quotas, backends));
         return new Generation(number, policy, services, backends, health, path);
     }
 
     private static boolean sameBackends(Policy a, Policy b) {
+        // Breakers count failing tenants only when there are several (PolicyMappings.replicaSet).
         return a.backends().equals(b.backends()) && a.classes().equals(b.classes())
-                && a.admission().equals(b.admission());
+                && a.admission().equals(b.admission()) && (a.tenants().size() > 1) == (b.tenants().size() > 1);
     }
 
     /** One probe round serves every backend: at the shortest interval any of them asks for. */
@@ -342,5 +348,6 @@ final class PolicyReloader implements AdminView, AutoCloseable {
     public void close() {
         thread.shutdownNow();
         current.health().close();
+        quotas.close();
     }
 }

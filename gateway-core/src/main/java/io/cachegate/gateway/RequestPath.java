@@ -17,6 +17,8 @@ import io.cachegate.gateway.dispatch.Backends;
 import io.cachegate.gateway.dispatch.ReplicaChoiceStage;
 import io.cachegate.gateway.dispatch.ServePlanner;
 import io.cachegate.gateway.exchange.Stage;
+import io.cachegate.gateway.quota.QuotaStage;
+import io.cachegate.gateway.quota.Quotas;
 import io.cachegate.gateway.exchange.StageChain;
 import io.cachegate.gateway.relay.RelayStage;
 import io.cachegate.gateway.request.AuthenticateStage;
@@ -40,9 +42,10 @@ final class RequestPath {
 
     /**
      * @param coalescer shared by every policy generation: identical misses on either side of a reload share a call
+     * @param quotas shared by every policy generation too: a reload re-configures the tenants' buckets, never refills
      */
     static StageChain assemble(ProxyServices services, CacheStore store, SemanticCache semantic, CacheKeys keys,
-                               Coalescer coalescer, Backends backends) {
+                               Coalescer coalescer, Quotas quotas, Backends backends) {
         Policy policy = services.policy();
         ServePlanner planner = new ServePlanner(policy, backends, services.metrics());
         List<Stage> stages = new ArrayList<>();
@@ -52,6 +55,7 @@ final class RequestPath {
         stages.add(new ParseStage(services.parser(), policy.server()));        // strict JSON: 400, 405; other: 404
         stages.add(new RouteStage(services.routes(), services.parser()));      // model, tenant -> route: 404
         stages.add(new AccessLabelsStage(policy));                             // X-Cache-Labels held by the key: 403
+        stages.add(new QuotaStage(quotas));                                    // tenant limits: 429 + x-ratelimit-*
         stages.add(new CacheKeyStage(policy, keys, services.metrics()));       // cacheability and key, or BYPASS
         stages.add(new SensitiveDataStage(policy, keys, services.metrics())); // personal data, secrets: BYPASS, private
         stages.add(new ExactCacheStage(store, coalescer, services.metrics()));  // L1/L2 lookup: HIT exact

@@ -1,15 +1,23 @@
 package io.cachegate.routing;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * One replica's breaker: CLOSED → OPEN after {@code threshold} consecutive failures; OPEN for the
  * cool-down, then HALF_OPEN (noticed lazily, when next looked at); HALF_OPEN lets exactly one trial
- * request through, and its outcome (or a probe's) closes or reopens. Not thread-safe: the owning
+ * request through, and its outcome (or a probe's) closes or reopens. With {@code tenantsToEject} above 1, the
+ * consecutive failures must also come from that many different tenants before they open a CLOSED circuit: one
+ * tenant sending requests the backend fails on is that tenant's problem, not the replica's. Not thread-safe: the owning
  * {@link ReplicaSet} guards it with its lock. Times are {@link io.cachegate.config.Ticker#nanos()} readings.
  */
 final class CircuitBreaker {
 
     private final int threshold;
     private final long coolDownNanos;
+    private final int tenantsToEject;
+    /** The different tenants of the current run of failures, up to {@code tenantsToEject}. */
+    private final List<String> failingTenants = new ArrayList<>(2);
     private CircuitState state = CircuitState.CLOSED;
     private int consecutiveFailures;
     private long openedAt;
@@ -19,6 +27,7 @@ final class CircuitBreaker {
     CircuitBreaker(BreakerSettings settings) {
         this.threshold = settings.failureThreshold();
         this.coolDownNanos = settings.coolDown().toNanos();
+        this.tenantsToEject = settings.tenantsToEject();
     }
 
     /** The state as last noticed, without looking at the clock. */
@@ -68,15 +77,18 @@ final class CircuitBreaker {
     /**
      * A request failed. At the threshold a CLOSED circuit opens only when {@code mayOpen} (the set keeps its
      * last healthy replica in on request failures alone); the count keeps growing, so the next failure after
-     * another replica is back opens it.
+     * another replica is back opens it. The failures must also come from {@code tenantsToEject} tenants.
      */
-    void failure(long now, boolean mayOpen) {
+    void failure(long now, boolean mayOpen, String tenant) {
         switch (state(now)) {
             case CLOSED -> {
                 if (consecutiveFailures < Integer.MAX_VALUE) {
                     consecutiveFailures++;
                 }
-                if (consecutiveFailures >= threshold && mayOpen) {
+                if (failingTenants.size() < tenantsToEject && !failingTenants.contains(tenant)) {
+                    failingTenants.add(tenant);
+                }
+                if (consecutiveFailures >= threshold && failingTenants.size() >= tenantsToEject && mayOpen) {
                     open(now);
                 }
             }
@@ -102,6 +114,7 @@ final class CircuitBreaker {
     }
 
     private void open(long now) {
+        failingTenants.clear();
         state = CircuitState.OPEN;
         openedAt = now;
         trial = 0;
@@ -110,6 +123,7 @@ final class CircuitBreaker {
     private void close() {
         state = CircuitState.CLOSED;
         consecutiveFailures = 0;
+        failingTenants.clear();
         trial = 0;
     }
 }

@@ -174,9 +174,18 @@ public final class ReplicaSet {
      * only while another replica is CLOSED, else it stays in and the health probe decides (a failed probe
      * ejects it). A request can fail for reasons of its own; one tenant's bad requests must not take the
      * only replica away from every tenant. A failed trial of a HALF_OPEN replica (already ejected) reopens it.
+     * Without a tenant (a policy with none), see {@link #recordFailure(URI, String)}.
      */
     public void recordFailure(URI replica) {
-        update(replica, (r, now) -> r.breaker.failure(now, anotherClosed(r)));
+        recordFailure(replica, "");
+    }
+
+    /**
+     * As {@link #recordFailure(URI)}, for a request of {@code tenant}: with {@link BreakerSettings#tenantsToEject()}
+     * above 1, failures from one tenant alone never eject a replica (its requests may be what fails), however many.
+     */
+    public void recordFailure(URI replica, String tenant) {
+        update(replica, (r, now) -> r.breaker.failure(now, anotherClosed(r), tenant));
     }
 
     /**

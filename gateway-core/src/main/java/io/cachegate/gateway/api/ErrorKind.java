@@ -25,6 +25,9 @@ public enum ErrorKind {
     CLASS_PAUSED(429, "rate_limit_error", "class_paused_in_overload"),
     /** More requests were pipelined on one connection than the gateway holds; each extra one is refused in order. */
     TOO_MANY_PIPELINED(429, "rate_limit_error", "too_many_pipelined_requests"),
+    /** The tenant's limits (tenants[].limits): requests per second or in flight, and tokens per minute. */
+    RATE_LIMITED_REQUESTS(429, "requests", "rate_limit_exceeded"),
+    RATE_LIMITED_TOKENS(429, "tokens", "rate_limit_exceeded"),
     /** A queued request outlived its class's max_queue_time. */
     QUEUE_TIMEOUT(503, "server_error", "queue_timeout"),
     UPSTREAM_UNREACHABLE(502, "upstream_error", "upstream_unreachable"),

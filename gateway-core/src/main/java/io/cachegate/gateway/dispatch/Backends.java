@@ -32,7 +32,7 @@ public final class Backends {
         Map<String, BackendDispatch> map = new LinkedHashMap<>();
         for (Backend backend : policy.backends()) {
             ReplicaSet replicas = ReplicaSet.builder(backend.name(), backend.urls())
-                    .settings(PolicyMappings.replicaSet(backend, admission))
+                    .settings(PolicyMappings.replicaSet(backend, admission, policy.tenants().size()))
                     .ticker(ticker)
                     .listener((name, replica, from, to) -> {
                         log.info("backend {}: replica {} {} -> {}", name, replica, from, to);

@@ -25,12 +25,14 @@ final class PolicyMappings {
      * The backend's replica settings. Without admission control a replica has no request or token bound here
      * (the connection pool bounds it, as before); with it, {@code max_concurrency} and {@code max_inflight_tokens},
      * or without {@code max_concurrency} ({@code auto}) a request limit each replica finds from its time to first
-     * token, up to {@link ReplicaSetSettings#ADAPTIVE_CEILING}.
+     * token, up to {@link ReplicaSetSettings#ADAPTIVE_CEILING}. With several tenants, request failures eject a
+     * replica only when they come from two of them: one tenant's bad requests are not the replica's ill health.
      */
-    static ReplicaSetSettings replicaSet(Backend backend, boolean admission) {
+    static ReplicaSetSettings replicaSet(Backend backend, boolean admission, int tenants) {
         ReplicaSetSettings settings = ReplicaSetSettings.defaults()
                 .withBalance(backend.balance())
-                .withBreaker(new BreakerSettings(backend.health().failuresToEject(), backend.health().ejectFor()))
+                .withBreaker(new BreakerSettings(backend.health().failuresToEject(), backend.health().ejectFor())
+                        .withTenantsToEject(tenants > 1 ? 2 : 1))
                 .withAffinity(backend.prefixAffinity());
         if (!admission) {
             return settings.withCapacity(Integer.MAX_VALUE, ReplicaSetSettings.UNLIMITED_TOKENS);

@@ -84,6 +84,7 @@ public final class Exchange {
         this.ticker = ticker;
         this.onDone = onDone;
         this.startNanos = ticker.nanos();
+        ResponseHeaders.clear(ctx); // one exchange at a time per connection: the last one's are written or moot
         metrics.requestStarted();
     }
 
@@ -192,6 +193,11 @@ public final class Exchange {
 
     public void xCache(CharSequence value) {
         this.xCache = value;
+    }
+
+    /** Adds a header to this exchange's answer, whichever writes it (see {@link ResponseHeaders}). */
+    public void responseHeader(CharSequence name, Object value) {
+        ResponseHeaders.add(ctx, name, value);
     }
 
     /** Puts a tap on the answer that the relay will write; taps see it in the order they were added. */

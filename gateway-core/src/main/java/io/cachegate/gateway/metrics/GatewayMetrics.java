@@ -169,6 +169,18 @@ public final class GatewayMetrics implements AutoCloseable {
                 "backend", backend, null, null).increment();
     }
 
+    /** A request of {@code tenant} refused by its limits; {@code kind} is requests, tokens or concurrent. */
+    public void quotaLimited(String tenant, String kind) {
+        counter("cachegate.quota.limited", "Requests refused with 429 by their tenant's limits, by tenant and kind",
+                "tenant", tenant, "kind", kind).increment();
+    }
+
+    /** A shared (Redis) bucket did not answer in time: the tenant's local bucket decided instead. */
+    public void quotaFailOpen() {
+        counter("cachegate.quota.fail_open", "Limit checks decided by the gateway's own bucket because the shared "
+                + "one in Redis failed or was slow", null, null, null, null).increment();
+    }
+
     /** One cache lookup; {@code outcome} is hit, miss, bypass or error. */
     public void cacheLookup(String layer, String outcome) {
         counter("cachegate.cache.lookups", "Cache lookups by layer and outcome", "layer", layer, "outcome", outcome).increment();

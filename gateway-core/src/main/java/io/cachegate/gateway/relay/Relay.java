@@ -156,7 +156,7 @@ final class Relay implements UpstreamListener {
         if (failed.isPresent()) {
             stage.metrics().upstreamFailed(settings.backend(), code == 429 ? "status_429" : "status_5xx");
             if (failed.get().countsAgainstReplica()) {
-                plan.serving().replicas().recordFailure(currentUrl);
+                plan.serving().replicas().recordFailure(currentUrl, x.tenant());
             }
             if (retryElsewhere(failed.get())) {
                 return false;
@@ -301,14 +301,14 @@ final class Relay implements UpstreamListener {
             }
             // Pass-through requests count as streamed: their head is not known to wait for a whole generation.
             if (failure.countsAgainstReplica(x.parsed() == null || x.parsed().stream())) {
-                plan.serving().replicas().recordFailure(currentUrl);
+                plan.serving().replicas().recordFailure(currentUrl, x.tenant());
             }
             // Only a failed connect is retried: after a timeout the model may be generating already.
             if (failure == UpstreamFailure.CONNECT_FAILED && retryElsewhere(FailureKind.CONNECT_FAILED)) {
                 return;
             }
         } else {
-            plan.serving().replicas().recordFailure(currentUrl);
+            plan.serving().replicas().recordFailure(currentUrl, x.tenant());
         }
         tap.onAbort();
         if (responseStarted) {

@@ -1,6 +1,7 @@
 package io.cachegate.gateway.server;
 
 import io.cachegate.config.ServerSettings;
+import io.cachegate.gateway.exchange.ResponseHeaders;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
@@ -38,6 +39,7 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
         p.addLast("read-timeouts", timeouts);
         p.addLast("front-door", new FrontDoor());
         p.addLast("body-limit", new BodyLimitAggregator((int) Math.min(Integer.MAX_VALUE, server.maxBodyBytes())));
+        p.addLast("exchange-headers", ResponseHeaders.INSTANCE); // headers stages set, on every answer
         p.addLast("proxy", new ProxyRequestHandler(paths));
     }
 }
