@@ -63,7 +63,7 @@ public final class ResponseHeaders extends ChannelOutboundHandlerAdapter {
         if (containsRateLimit(extra)) {
             target.names().stream().filter(ResponseHeaders::isRateLimit).toList().forEach(target::remove);
         }
-        target.set(extra);
+        target.setAll(extra); // set(HttpHeaders) would clear the others first
     }
 
     private static boolean containsRateLimit(HttpHeaders headers) {
