@@ -1,6 +1,7 @@
 package io.cachegate.config;
 
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * Every section of a policy file, in the order the example file lists them: the tree of {@link Key}s
@@ -58,7 +59,8 @@ final class PolicyKeys {
     /** A default value as code, as YAML writes it; a default said in words ("the route's class") as it is. */
     private static String defaultOf(Key<?> key) {
         Object fallback = key.fallback();
-        boolean value = fallback != null && !Optional.empty().equals(fallback) || key.defaultText().startsWith("[");
+        boolean value = fallback != null && !Optional.empty().equals(fallback) && !OptionalLong.empty().equals(fallback)
+                || key.defaultText().startsWith("[");
         return value ? code(key.defaultText()) : key.defaultText();
     }
 
