@@ -109,7 +109,7 @@ public final class ServePlanner {
             metrics.fallback(target.reason().name().toLowerCase(Locale.ROOT));
             moveTo(x, target, model);
         }
-        String prompt = x.parsed() == null ? "" : promptText(x.parsed().input());
+        String prompt = x.parsed() == null ? "" : x.parsed().promptText();
         long cost = cost(x, prompt);
         // Hashed here, once: a queued request is offered to the replicas again on every release, under
         // admission's lock, and must not re-hash a long prompt each time.
@@ -169,37 +169,6 @@ public final class ServePlanner {
         JsonNode max = body.has("max_completion_tokens") ? body.get("max_completion_tokens") : body.get("max_tokens");
         OptionalLong maxTokens = max != null && max.canConvertToLong() ? OptionalLong.of(max.asLong()) : OptionalLong.empty();
         return routeTokenizers.getOrDefault(x.route().route().index(), estimate).cost(prompt, maxTokens, defaultMax);
-    }
-
-    /**
-     * The text the model reads: message contents (and text parts), a prompt, or an input, joined by newlines.
-     * The chat template adds a few tokens per message, which the over-estimate and max_tokens absorb. Earlier
-     * turns come first, so a growing conversation keeps them as a common prefix for prefix affinity.
-     */
-    public static String promptText(JsonNode input) {
-        if (input == null) {
-            return "";
-        }
-        if (input.isTextual()) {
-            return input.textValue();
-        }
-        StringBuilder text = new StringBuilder();
-        for (JsonNode item : input) {
-            JsonNode content = item.isObject() ? item.get("content") : item;
-            if (content == null) {
-                continue;
-            }
-            if (content.isTextual()) {
-                text.append(content.textValue()).append('\n');
-            } else if (content.isArray()) {
-                for (JsonNode part : content) {
-                    if (part.path("text").isTextual()) {
-                        text.append(part.path("text").textValue()).append('\n');
-                    }
-                }
-            }
-        }
-        return text.toString();
     }
 
     /** The request with another {@code model}: the fallback's. */

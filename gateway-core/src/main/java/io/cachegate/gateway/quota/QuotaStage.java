@@ -2,7 +2,6 @@ package io.cachegate.gateway.quota;
 
 import io.cachegate.admission.TokenEstimator;
 import io.cachegate.gateway.api.ErrorKind;
-import io.cachegate.gateway.dispatch.ServePlanner;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.Stage;
 import io.github.bucket4j.ConsumptionProbe;
@@ -97,6 +96,6 @@ public final class QuotaStage implements Stage {
 
     /** The prompt's tokens, estimated as admission does (over rather than under). */
     private long estimate(Exchange x) {
-        return x.parsed() == null ? 0 : estimator.estimate(ServePlanner.promptText(x.parsed().input()));
+        return x.parsed() == null ? 0 : estimator.estimate(x.parsed().promptText());
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cachegate.admission.TokenEstimator;
+import io.cachegate.gateway.api.OpenAiRequest;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,11 +51,11 @@ class TokenizerCountTest {
     @Test
     void promptText_joinsContentsAndTextParts() throws Exception {
         ObjectMapper json = new ObjectMapper();
-        assertThat(ServePlanner.promptText(json.readTree("[{\"role\":\"system\",\"content\":\"be brief\"},"
+        assertThat(OpenAiRequest.promptText(json.readTree("[{\"role\":\"system\",\"content\":\"be brief\"},"
                 + "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"},{\"type\":\"image_url\"}]}]")))
                 .isEqualTo("be brief\nhi\n");
-        assertThat(ServePlanner.promptText(json.readTree("\"once upon a time\""))).isEqualTo("once upon a time");
-        assertThat(ServePlanner.promptText(json.readTree("[\"a\",\"b\"]"))).isEqualTo("a\nb\n");
-        assertThat(ServePlanner.promptText(null)).isEmpty();
+        assertThat(OpenAiRequest.promptText(json.readTree("\"once upon a time\""))).isEqualTo("once upon a time");
+        assertThat(OpenAiRequest.promptText(json.readTree("[\"a\",\"b\"]"))).isEqualTo("a\nb\n");
+        assertThat(OpenAiRequest.promptText(null)).isEmpty();
     }
 }
