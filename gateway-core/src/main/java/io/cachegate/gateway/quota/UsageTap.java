@@ -66,7 +66,6 @@ final class UsageTap implements ResponseTap {
         if (status == 0 || status >= 400) {
             settle(-estimate);
         }
-        settled = true;
     }
 
     private void settle(long difference) {
