@@ -16,7 +16,6 @@ import io.cachegate.config.PrefixAffinitySettings;
 import io.cachegate.config.RouteCache;
 import io.cachegate.config.SemanticCacheSettings;
 import io.cachegate.gateway.cache.SemanticQuery;
-import io.cachegate.gateway.dispatch.ServePlanner;
 import io.cachegate.routing.PrefixHashes;
 import io.cachegate.routing.PrefixIndex;
 import java.util.Collection;
@@ -98,7 +97,7 @@ final class TrafficAnalyzer {
         boolean caseRepeat = lowerCase.seenOrAdd(k.caseKey());
         boolean deterministic = !Cacheability.decide(r.kind(), r.request().body(), policy, CacheControl.NONE).bypassed();
 
-        String prompt = ServePlanner.promptText(r.request().input());
+        String prompt = r.request().promptText();
         boolean sensitiveData = sensitive.scan(prompt).any();
         // What the router hashes (ServePlanner): the model name first, so two models never share a prefix.
         String hashed = r.request().model() + "\n" + prompt;
