@@ -10,7 +10,7 @@ final class RedisStores {
 
     /** A generous timeout: a loaded CI machine must not turn a correct test into a flaky one. */
     static RedisCacheStore connected(String uri) {
-        RedisCacheStore store = open(uri, Duration.ofMillis(500), new StoreHealth());
+        RedisCacheStore store = open(uri, Duration.ofSeconds(5), new StoreHealth());
         TestEntries.await(Duration.ofSeconds(10), store::available);
         return store;
     }
