@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cachegate.config.Policy;
-import io.cachegate.gateway.api.ApiException;
 import io.cachegate.gateway.api.Endpoint;
 import io.cachegate.gateway.api.ErrorKind;
 import io.cachegate.gateway.dispatch.BackendDispatch;
@@ -17,7 +16,6 @@ import io.cachegate.gateway.upstream.BackendProbe;
 import io.cachegate.gateway.upstream.BufferedAnswer;
 import io.cachegate.gateway.upstream.UpstreamClient;
 import io.cachegate.routing.CircuitState;
-import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.io.IOException;
 import java.net.URI;
@@ -52,10 +50,7 @@ public final class ModelListStage implements Stage {
             next.proceed(x);
             return;
         }
-        if (!x.request().method().equals(HttpMethod.GET)) {
-            throw new ApiException(ErrorKind.METHOD_NOT_ALLOWED,
-                    "Method " + x.request().method() + " is not allowed here; use " + HttpMethod.GET);
-        }
+        HeadRules.method(Endpoint.MODELS, x.request().method(), x.request().uri(), policy.server());
         List<BackendDispatch> all = policy.backends().stream().map(b -> backends.get(b.name())).toList();
         BufferedAnswer.Result[] results = new BufferedAnswer.Result[all.size()];
         int[] expected = {all.size()};

@@ -38,6 +38,7 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
                 .setStrictLineParsing(true)));            // bare LF line ends: refused
         p.addLast("read-timeouts", timeouts);
         p.addLast("front-door", new FrontDoor());
+        p.addLast("head-check", new HeadCheck(paths));
         p.addLast("body-limit", new BodyLimitAggregator((int) Math.min(Integer.MAX_VALUE, server.maxBodyBytes())));
         p.addLast("exchange-headers", ResponseHeaders.INSTANCE); // headers stages set, on every answer
         p.addLast("proxy", new ProxyRequestHandler(paths));

@@ -102,7 +102,11 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
             return false;
         }
         boolean keepAlive = !paths.draining();
-        ClientResponses.retryLater(ctx, refusal.kind(), refusal.message(), refusal.requestId(), keepAlive, 1);
+        if (refusal.kind().status() == 429) {
+            ClientResponses.retryLater(ctx, refusal.kind(), refusal.message(), refusal.requestId(), keepAlive, 1);
+        } else {
+            ClientResponses.error(ctx, refusal.kind(), refusal.message(), null, refusal.requestId(), keepAlive);
+        }
         return keepAlive;
     }
 
