@@ -1,6 +1,7 @@
 package io.cachegate.gateway.api;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
@@ -44,8 +45,11 @@ public final class OpenAiRequestParser {
             root = mapper.readTree(body);
         } catch (StreamConstraintsException e) {
             throw new ApiException(ErrorKind.INVALID_JSON, "Request body exceeds a JSON limit: " + e.getOriginalMessage());
-        } catch (JsonProcessingException e) {
+        } catch (JsonParseException e) {
             throw new ApiException(ErrorKind.INVALID_JSON, "Request body is not valid JSON: " + e.getOriginalMessage());
+        } catch (JsonProcessingException e) {
+            // Data after the value; databind's own message names Java types and features (found by fuzzing).
+            throw new ApiException(ErrorKind.INVALID_JSON, "Request body is not valid JSON: data follows the JSON value");
         } catch (IOException e) {
             throw new ApiException(ErrorKind.INVALID_JSON, "Request body could not be read: " + e.getMessage());
         }

@@ -128,6 +128,12 @@ class OpenAiRequestParserTest {
     }
 
     @Test
+    void parse_trailingValue_messageNamesNoJavaType() {
+        rejects("{\"model\":\"m\"," + MESSAGES + "} {}", ErrorKind.INVALID_JSON)
+                .hasMessage("Request body is not valid JSON: data follows the JSON value");
+    }
+
+    @Test
     void parse_nonFiniteNumbers_areInvalidJson() {
         rejects("{\"model\":\"m\"," + MESSAGES + ",\"temperature\":NaN}", ErrorKind.INVALID_JSON);
         rejects("{\"model\":\"m\"," + MESSAGES + ",\"temperature\":Infinity}", ErrorKind.INVALID_JSON);
