@@ -17,6 +17,8 @@ public enum ErrorKind {
     /** The request head or body did not arrive within server.header_timeout or server.body_timeout. */
     REQUEST_TIMEOUT(408, "invalid_request_error", "request_timeout"),
     BODY_TOO_LARGE(413, "invalid_request_error", "request_too_large"),
+    /** A body sent as something other than JSON (Content-Type), on an endpoint that reads JSON. */
+    UNSUPPORTED_MEDIA_TYPE(415, "invalid_request_error", "unsupported_media_type"),
     URI_TOO_LONG(414, "invalid_request_error", "uri_too_long"),
     HEADERS_TOO_LARGE(431, "invalid_request_error", "headers_too_large"),
     /** Admission control turned the request away (queue full, wait too long, class paused in overload). */

@@ -18,7 +18,7 @@ import java.util.OptionalLong;
 
 /**
  * Parses and type-checks OpenAI request bodies. Strict on purpose: duplicate keys, trailing data,
- * NaN, invalid UTF-8 and oversized nesting, strings or numbers are rejected, because a backend that
+ * NaN, invalid UTF-8, a byte order mark or UTF-16/32, and oversized nesting, strings or numbers are rejected, because a backend that
  * read such a body differently (Python's json keeps the last duplicate) could be given one prompt
  * while a cached answer is keyed on another.
  */
@@ -40,6 +40,10 @@ public final class OpenAiRequestParser {
 
     /** Parses any JSON object body (used where only the model is of interest). */
     public ObjectNode parseObject(byte[] body) {
+        if (body.length > 0 && (body[0] == 0 || (body[0] & 0x80) != 0 || (body.length > 1 && body[1] == 0))) {
+            // A byte order mark or UTF-16/32, which Jackson would detect and decode: JSON between systems is UTF-8.
+            throw new ApiException(ErrorKind.INVALID_JSON, "Request body must be JSON in UTF-8, without a byte order mark");
+        }
         JsonNode root;
         try {
             root = mapper.readTree(body);

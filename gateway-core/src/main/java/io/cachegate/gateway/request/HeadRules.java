@@ -68,6 +68,23 @@ public final class HeadRules {
         }
     }
 
+    /**
+     * A body the endpoint parses must be JSON: a {@code Content-Type} other than {@code application/json} (or a
+     * {@code +json} type) is 415; none at all is read as JSON, as OpenAI's API does.
+     */
+    public static void contentType(Endpoint endpoint, String contentType) {
+        if (contentType == null || endpoint == Endpoint.PASSTHROUGH || endpoint == Endpoint.MODELS) {
+            return;
+        }
+        int semicolon = contentType.indexOf(';');
+        String media = (semicolon < 0 ? contentType : contentType.substring(0, semicolon)).trim()
+                .toLowerCase(java.util.Locale.ROOT);
+        if (!media.equals("application/json") && !(media.startsWith("application/") && media.endsWith("+json"))) {
+            throw new ApiException(ErrorKind.UNSUPPORTED_MEDIA_TYPE,
+                    "Content-Type must be application/json on " + endpoint.path());
+        }
+    }
+
     private static String path(String uri) {
         int q = uri.indexOf('?');
         return q < 0 ? uri : uri.substring(0, q);

@@ -6,6 +6,7 @@ import io.cachegate.gateway.api.OpenAiRequestParser;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.Stage;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.handler.codec.http.HttpHeaderNames;
 
 /**
  * Parses an OpenAI request body strictly (400 with the offending field, 405 for another method). Other
@@ -26,6 +27,7 @@ public final class ParseStage implements Stage {
     public void handle(Exchange x, Next next) {
         HeadRules.method(x.endpoint(), x.request().method(), x.request().uri(), server);
         if (x.endpoint() != Endpoint.PASSTHROUGH) {
+            HeadRules.contentType(x.endpoint(), x.header(HttpHeaderNames.CONTENT_TYPE));
             x.parsed(parser.parse(x.endpoint(), ByteBufUtil.getBytes(x.request().content())));
         }
         next.proceed(x);

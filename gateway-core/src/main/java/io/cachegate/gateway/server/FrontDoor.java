@@ -9,10 +9,12 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.ReferenceCountUtil;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * The front door: refuses requests that could smuggle a second request past us or be read differently by a proxy
@@ -26,6 +28,12 @@ import java.util.List;
  */
 final class FrontDoor extends ChannelInboundHandlerAdapter {
 
+    /** Header fields per request at most (Apache httpd's LimitRequestFields default); no client needs more. */
+    static final int MAX_HEADERS = 100;
+    /** A Host value: a name or IPv4 address, or a bracketed IPv6 literal, with an optional port (RFC 9110 7.2). */
+    private static final Pattern HOST = Pattern.compile(
+            "(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9._~!$&'()*+,;=%-]*)(:[0-9]{0,5})?");
+
     private boolean failed;
 
     @Override
@@ -36,6 +44,15 @@ final class FrontDoor extends ChannelInboundHandlerAdapter {
         }
         if (msg instanceof HttpObject object && object.decoderResult().isFailure()) {
             refuse(ctx, msg, decodeFailure(object.decoderResult(), msg instanceof HttpRequest));
+            return;
+        }
+        if (msg instanceof LastHttpContent last && !last.trailingHeaders().isEmpty()) {
+            refuse(ctx, msg, Refusal.closing(ErrorKind.INVALID_REQUEST, "Trailer fields are not accepted"));
+            return;
+        }
+        if (msg instanceof HttpRequest request && request.headers().size() > MAX_HEADERS) {
+            refuse(ctx, msg, Refusal.closing(ErrorKind.HEADERS_TOO_LARGE,
+                    "More than " + MAX_HEADERS + " header fields"));
             return;
         }
         if (msg instanceof HttpRequest request) {
@@ -78,6 +95,9 @@ final class FrontDoor extends ChannelInboundHandlerAdapter {
         }
         if (hosts == 0 && request.protocolVersion().equals(HttpVersion.HTTP_1_1)) {
             return "Missing Host header";
+        }
+        if (hosts == 1 && !HOST.matcher(headers.get(HttpHeaderNames.HOST)).matches()) {
+            return "The Host header is not a host name with an optional port";
         }
         if (headers.getAll(HttpHeaderNames.AUTHORIZATION).size() > 1) {
             return "More than one Authorization header";

@@ -19,7 +19,7 @@ import io.netty.util.ReferenceCountUtil;
 /**
  * Early refusal: decides what the request head alone decides before any of the body is read or buffered — a body
  * over {@code server.max_body_bytes} by its Content-Length (413), an unknown path (404), a missing or unknown API
- * key (401), a method the endpoint does not take (405), in the order the stages would answer them, with the same
+ * key (401), a method the endpoint does not take (405), a body that is not JSON (415), in the order the stages would answer them, with the same
  * rules ({@link HeadRules}) under the current policy generation. Without it a client with no key could make the
  * gateway hold a whole body before being told no. The stages keep their checks.
  *
@@ -94,6 +94,7 @@ final class HeadCheck extends ChannelInboundHandlerAdapter {
                 HeadRules.credential(policy, head.headers().get(HttpHeaderNames.AUTHORIZATION));
             }
             HeadRules.method(endpoint, head.method(), head.uri(), policy.server());
+            HeadRules.contentType(endpoint, head.headers().get(HttpHeaderNames.CONTENT_TYPE));
             return null;
         } catch (ApiException e) {
             return e;

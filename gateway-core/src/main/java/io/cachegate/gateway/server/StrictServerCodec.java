@@ -14,14 +14,24 @@ import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
- * Netty's {@code HttpServerCodec} with one more refusal: a header continuation line (obs-fold, a line starting with
+ * Netty's {@code HttpServerCodec} with two more refusals: a header continuation line (obs-fold, a line starting with
  * a space or tab), which Netty's decoder joins silently to the previous header while another hop may read it as a
- * header of its own. Such a request is marked as a decoder failure, so the {@link FrontDoor} refuses it. Like
+ * header of its own, and a request line Netty reads leniently (see {@link #REQUEST_LINE}). Such a request is marked as a decoder failure, so the {@link FrontDoor} refuses it. Like
  * {@code HttpServerCodec}, the encoder remembers each request's method, so that the answer to a HEAD has no body.
  */
 final class StrictServerCodec extends CombinedChannelDuplexHandler<HttpRequestDecoder, HttpResponseEncoder> {
+
+    /**
+     * A request line read strictly (RFC 9112 3): a method token, one space, a target without spaces or controls, one
+     * space, and HTTP/1.0 or HTTP/1.1 exactly. Netty's decoder also takes runs of spaces or tabs, lower-case or other
+     * versions (HTTP/2.0, HTTP/1.2) and a missing version, which another hop could read differently.
+     */
+    private static final Pattern REQUEST_LINE =
+            Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+ [\\x21-\\x7e\\x80-\\xff]+ HTTP/1\\.[01]");
+    private static final int MAX_LINE = 16 * 1024;
 
     /** The methods of requests not answered yet, in order; bounded by what the pipeline holds per connection. */
     private final ArrayDeque<HttpMethod> methods = new ArrayDeque<>();
@@ -37,6 +47,9 @@ final class StrictServerCodec extends CombinedChannelDuplexHandler<HttpRequestDe
         private boolean sawLine;
         private boolean lastWasLf;
         private boolean folded;
+        /** The request line as sent (the decoder reads it leniently); bounded by the decoder's initial-line limit. */
+        private final StringBuilder requestLine = new StringBuilder();
+        private boolean lineDone;
 
         Decoder(HttpDecoderConfig config) {
             super(config);
@@ -59,10 +72,16 @@ final class StrictServerCodec extends CombinedChannelDuplexHandler<HttpRequestDe
                         request.setDecoderResult(DecoderResult.failure(
                                 new IllegalArgumentException("obs-fold header continuation line")));
                     }
+                    if (request.decoderResult().isSuccess() && !REQUEST_LINE.matcher(requestLine).matches()) {
+                        request.setDecoderResult(DecoderResult.failure(
+                                new IllegalArgumentException("request line is not method SP target SP HTTP/1.x")));
+                    }
                     inHead = false;
                     sawLine = false;
                     lastWasLf = false;
                     folded = false;
+                    requestLine.setLength(0);
+                    lineDone = false;
                 }
                 if (msg instanceof LastHttpContent) {
                     inHead = true;
@@ -76,6 +95,15 @@ final class StrictServerCodec extends CombinedChannelDuplexHandler<HttpRequestDe
                 byte b = buffer.getByte(i);
                 if (lastWasLf && sawLine && (b == ' ' || b == '\t')) {
                     folded = true;
+                }
+                if (sawLine && !lineDone) {
+                    if (b == '\n') {
+                        lineDone = true;
+                    } else if (b != '\r' && requestLine.length() <= MAX_LINE) {
+                        requestLine.append((char) (b & 0xFF));
+                    }
+                } else if (!sawLine && b != '\r' && b != '\n' && b != ' ' && b != '\t') {
+                    requestLine.append((char) (b & 0xFF));
                 }
                 if (b != '\r' && b != '\n' && b != ' ' && b != '\t') {
                     sawLine = true;
