@@ -59,6 +59,14 @@ public record Policy(String source, ServerSettings server, List<Backend> backend
     }
 
     /**
+     * The tenant a verified TLS client certificate authenticates: {@code fingerprint} is the SHA-256 of its DER
+     * encoding in lower-case hex. A fingerprint cannot be forged the way a subject name can be issued twice.
+     */
+    public Optional<Tenant> tenantForCertificate(String fingerprint) {
+        return ((TenantIndex) tenants).byCertificate(fingerprint);
+    }
+
+    /**
      * What loads but should change, for {@code cachegate validate}: each API key written in plain text. The
      * problems name the key's place ({@code tenants[0].api_keys[1]}), never the key.
      */

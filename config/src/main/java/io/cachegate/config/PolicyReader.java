@@ -35,6 +35,7 @@ final class PolicyReader {
         // shows only among problems on one line.
         Map<String, TrafficClass> classes = ClassesReader.read(fields);
         List<Tenant> tenants = TenantsReader.read(fields, classes);
+        checkClientCertificates(reader, fields, server, tenants);
         CacheSettings cache = CacheReader.read(fields);
         List<Route> routes = new RoutesReader(fields, backends, tenants, classes).read();
         AdmissionPolicy admission = AdmissionReader.read(fields);
@@ -43,6 +44,20 @@ final class PolicyReader {
             throw new PolicyException(problems);
         }
         return new Policy(source, server, backends, tenants, classes, cache, routes, admission);
+    }
+
+    /** Client certificates mapped to tenants are only ever seen when the proxy listener asks for them. */
+    private static void checkClientCertificates(NodeReader reader, Fields root, ServerSettings server,
+                                                List<Tenant> tenants) {
+        boolean asked = server.tls().filter(tls -> tls.clientAuth() != ClientAuth.NONE).isPresent();
+        for (int i = 0; i < tenants.size() && !asked; i++) {
+            if (!tenants.get(i).clientCertificates().isEmpty()) {
+                reader.problem(root.line(TenantKeys.SECTION.name()), "tenants[" + i + "].client_certificates",
+                        "needs server.tls with client_auth: optional or require, else no client certificate is"
+                                + " asked for");
+                return;
+            }
+        }
     }
 
     /** The document's root node, or null for an empty document. */

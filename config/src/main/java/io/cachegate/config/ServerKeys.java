@@ -45,15 +45,29 @@ final class ServerKeys {
     static final Key<List<String>> PASSTHROUGH_METHODS = Key.strings("methods", List.of("POST"),
             "the HTTP methods forwarded on that path");
 
+    static final Key<Optional<String>> TLS_CERTIFICATE = Key.optional("certificate", "none: plain HTTP",
+            "PEM certificate chain; re-read when the file changes (new connections get the new one)");
+    static final Key<Optional<String>> TLS_KEY = Key.optional("key", "none: plain HTTP",
+            "its PEM private key, PKCS#8 (BEGIN PRIVATE KEY); re-read with the certificate");
+    static final Key<Optional<String>> TLS_CLIENT_CA = Key.optional("client_ca", "none",
+            "PEM CA certificates that client certificates must chain to; needed by optional and require");
+    static final Key<ClientAuth> TLS_CLIENT_AUTH = Key.choice("client_auth", ClientAuth.NONE, false,
+            "ask clients for a certificate: none, optional (no certificate: the API key decides), require "
+                    + "(no trusted certificate: the handshake fails)");
+
     static final Section PASSTHROUGH = Section.list("passthrough", "other /v1 paths forwarded to the backend "
             + "unparsed and uncached, with its api_key; default none: any other /v1 path is 404",
             PASSTHROUGH_PATH, PASSTHROUGH_METHODS);
     static final Section JSON = Section.mapping("json", "request JSON limits, against hostile bodies",
             MAX_DEPTH, MAX_STRING_LENGTH, MAX_NUMBER_LENGTH);
+    static final Section TLS = Section.mapping("tls", "TLS on the proxy listener; without certificate and key "
+            + "it speaks plain HTTP", TLS_CERTIFICATE, TLS_KEY, TLS_CLIENT_CA, TLS_CLIENT_AUTH);
+    static final Section ADMIN_TLS = Section.mapping("admin_tls", "TLS on the admin listener, as tls",
+            TLS_CERTIFICATE, TLS_KEY, TLS_CLIENT_CA, TLS_CLIENT_AUTH);
     static final Section SECTION = Section.mapping("server", "the proxy and admin listeners, request limits",
             HOST, PORT, ADMIN_HOST, ADMIN_PORT, MAX_BODY_BYTES, MAX_HEADER_BYTES, ADMIN_TOKEN, SHUTDOWN_GRACE,
             IO_THREADS, HEADER_TIMEOUT, BODY_TIMEOUT, IDLE_TIMEOUT, MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS)
-            .with(JSON, PASSTHROUGH);
+            .with(JSON, PASSTHROUGH, TLS, ADMIN_TLS);
 
     private ServerKeys() {
     }

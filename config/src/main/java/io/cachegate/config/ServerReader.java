@@ -58,7 +58,9 @@ final class ServerReader {
                 json(server),
                 passthrough(server),
                 new ServerSettings.Connections(server.get(HEADER_TIMEOUT), server.get(BODY_TIMEOUT),
-                        server.get(IDLE_TIMEOUT), server.get(MAX_CONNECTIONS), server.get(MAX_CONNECTIONS_PER_ADDRESS)));
+                        server.get(IDLE_TIMEOUT), server.get(MAX_CONNECTIONS), server.get(MAX_CONNECTIONS_PER_ADDRESS)),
+                TlsReader.read(server, ServerKeys.TLS),
+                TlsReader.read(server, ServerKeys.ADMIN_TLS));
     }
 
     private static List<ServerSettings.Passthrough> passthrough(Fields server) {

@@ -13,11 +13,14 @@ import java.util.Set;
  * @param ioThreads event loop threads; 0 means one per available core
  * @param passthrough the other {@code /v1} paths forwarded to the backend; empty: none
  * @param connections read timeouts and connection caps of the proxy listener
+ * @param tls TLS on the proxy listener; empty: plain HTTP
+ * @param adminTls TLS on the admin listener; empty: plain HTTP
  */
 public record ServerSettings(String host, int port, String adminHost, int adminPort, long maxBodyBytes,
                              int maxHeaderBytes, Optional<String> adminToken, Duration shutdownGrace,
                              int ioThreads, JsonLimits json, List<Passthrough> passthrough,
-                             Connections connections) {
+                             Connections connections, Optional<TlsSettings> tls,
+                             Optional<TlsSettings> adminTls) {
 
     /**
      * What the proxy listener allows one connection and all of them: applied to each new connection.
@@ -68,6 +71,22 @@ public record ServerSettings(String host, int port, String adminHost, int adminP
         Objects.requireNonNull(json, "json");
         Objects.requireNonNull(connections, "connections");
         passthrough = List.copyOf(passthrough);
+        Objects.requireNonNull(tls, "tls");
+        Objects.requireNonNull(adminTls, "adminTls");
+    }
+
+    /** Settings with both listeners on plain HTTP. */
+    public ServerSettings(String host, int port, String adminHost, int adminPort, long maxBodyBytes,
+                          int maxHeaderBytes, Optional<String> adminToken, Duration shutdownGrace,
+                          int ioThreads, JsonLimits json, List<Passthrough> passthrough, Connections connections) {
+        this(host, port, adminHost, adminPort, maxBodyBytes, maxHeaderBytes, adminToken, shutdownGrace, ioThreads,
+                json, passthrough, connections, Optional.empty(), Optional.empty());
+    }
+
+    /** These settings with {@code tls} on the proxy listener and {@code adminTls} on the admin listener. */
+    public ServerSettings withTls(Optional<TlsSettings> tls, Optional<TlsSettings> adminTls) {
+        return new ServerSettings(host, port, adminHost, adminPort, maxBodyBytes, maxHeaderBytes, adminToken,
+                shutdownGrace, ioThreads, json, passthrough, connections, tls, adminTls);
     }
 
     /** Settings with the default timeouts and connection caps. */
@@ -112,6 +131,6 @@ public record ServerSettings(String host, int port, String adminHost, int adminP
                 + adminPort + ", maxBodyBytes=" + maxBodyBytes + ", maxHeaderBytes=" + maxHeaderBytes
                 + ", adminToken=" + (adminToken.isPresent() ? "<redacted>" : "none") + ", shutdownGrace="
                 + shutdownGrace + ", ioThreads=" + ioThreads + ", json=" + json + ", passthrough=" + passthrough
-                + ", connections=" + connections + "]";
+                + ", connections=" + connections + ", tls=" + tls + ", adminTls=" + adminTls + "]";
     }
 }

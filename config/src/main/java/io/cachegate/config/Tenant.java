@@ -11,9 +11,11 @@ import java.util.Optional;
  * @param classes the traffic classes it may ask for with {@code X-Priority}; {@code ["*"]} allows all
  * @param defaultClass its class when the request names none; empty means the route's class
  * @param limits its rate, token and concurrency limits; {@link TenantLimits#NONE} when it has none
+ * @param clientCertificates SHA-256 fingerprints (64 lower-case hex digits) of the TLS client certificates
+ *     that authenticate as this tenant
  */
 public record Tenant(String id, List<ApiKey> apiKeys, List<String> classes, Optional<String> defaultClass,
-                     TenantLimits limits) {
+                     TenantLimits limits, List<String> clientCertificates) {
 
     /** In {@link #classes()}: every class. */
     public static final String ANY_CLASS = "*";
@@ -24,6 +26,13 @@ public record Tenant(String id, List<ApiKey> apiKeys, List<String> classes, Opti
         classes = List.copyOf(classes);
         Objects.requireNonNull(defaultClass, "defaultClass");
         Objects.requireNonNull(limits, "limits");
+        clientCertificates = List.copyOf(clientCertificates);
+    }
+
+    /** A tenant that no client certificate authenticates. */
+    public Tenant(String id, List<ApiKey> apiKeys, List<String> classes, Optional<String> defaultClass,
+                  TenantLimits limits) {
+        this(id, apiKeys, classes, defaultClass, limits, List.of());
     }
 
     /** A tenant without limits. */
@@ -45,6 +54,6 @@ public record Tenant(String id, List<ApiKey> apiKeys, List<String> classes, Opti
     public String toString() {
         // Keys are secrets: say how many, never which.
         return "Tenant[id=" + id + ", apiKeys=" + apiKeys.size() + " key(s), classes=" + classes + ", defaultClass="
-                + defaultClass + ", limits=" + limits + "]";
+                + defaultClass + ", limits=" + limits + ", clientCertificates=" + clientCertificates.size() + "]";
     }
 }

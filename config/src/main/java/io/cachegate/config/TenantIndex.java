@@ -17,6 +17,7 @@ final class TenantIndex extends AbstractList<Tenant> implements RandomAccess {
 
     private final List<Tenant> tenants;
     private final Map<String, Credential> byDigest;
+    private final Map<String, Tenant> byCertificate;
 
     private TenantIndex(List<Tenant> tenants) {
         this.tenants = List.copyOf(tenants);
@@ -32,6 +33,17 @@ final class TenantIndex extends AbstractList<Tenant> implements RandomAccess {
             }
         }
         this.byDigest = Map.copyOf(index);
+        Map<String, Tenant> certificates = new HashMap<>();
+        for (Tenant tenant : this.tenants) {
+            for (String fingerprint : tenant.clientCertificates()) {
+                Tenant previous = certificates.putIfAbsent(fingerprint, tenant);
+                if (previous != null && previous != tenant) {
+                    throw new IllegalArgumentException(
+                            "tenants " + previous.id() + " and " + tenant.id() + " share a client certificate");
+                }
+            }
+        }
+        this.byCertificate = Map.copyOf(certificates);
     }
 
     static TenantIndex of(List<Tenant> tenants) {
@@ -46,6 +58,11 @@ final class TenantIndex extends AbstractList<Tenant> implements RandomAccess {
         byte[] digest = ApiKey.digest(presented);
         Credential found = byDigest.get(HexFormat.of().formatHex(digest));
         return found != null && found.key().matches(digest) ? Optional.of(found) : Optional.empty();
+    }
+
+    /** The tenant a client certificate (by its SHA-256 fingerprint, lower-case hex) authenticates, if any. */
+    Optional<Tenant> byCertificate(String fingerprint) {
+        return fingerprint == null ? Optional.empty() : Optional.ofNullable(byCertificate.get(fingerprint));
     }
 
     @Override

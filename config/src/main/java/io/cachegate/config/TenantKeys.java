@@ -30,12 +30,17 @@ final class TenantKeys {
     static final Key<OptionalLong> MAX_CONCURRENT = Key.optionalLong("max_concurrent", "no limit", 1, 1_000_000,
             "its requests in flight at once on one gateway; more get 429 at once");
 
+    static final Key<List<String>> CLIENT_CERTIFICATES = Key.readBySection("client_certificates",
+            "list of SHA-256 fingerprints", "none", "TLS client certificates that authenticate as this tenant "
+                    + "without an API key: `openssl x509 -noout -fingerprint -sha256` (colons optional); needs "
+                    + "server.tls.client_auth optional or require; unique across tenants");
+
     static final Section LIMITS = Section.mapping("limits", "per-tenant rate limits: per gateway, or shared "
             + "through Redis when cache.exact.store is redis or tiered", REQUESTS_PER_SECOND, BURST,
             TOKENS_PER_MINUTE, MAX_CONCURRENT);
     static final Section SECTION = Section.list("tenants",
             "clients of the gateway; when any are listed, every request needs an API key",
-            ID, API_KEYS, CLASSES, DEFAULT_CLASS).with(LIMITS);
+            ID, API_KEYS, CLASSES, DEFAULT_CLASS, CLIENT_CERTIFICATES).with(LIMITS);
 
     private TenantKeys() {
     }

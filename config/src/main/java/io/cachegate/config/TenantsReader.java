@@ -3,10 +3,12 @@ package io.cachegate.config;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.regex.Pattern;
 import org.yaml.snakeyaml.nodes.MappingNode;
 import org.yaml.snakeyaml.nodes.Node;
 
@@ -16,6 +18,8 @@ import org.yaml.snakeyaml.nodes.Node;
  * classes a tenant may use are checked against the classes already read. Keys in {@link TenantKeys}.
  */
 final class TenantsReader {
+
+    private static final Pattern FINGERPRINT = Pattern.compile("[0-9a-f]{64}");
 
     private TenantsReader() {
     }
@@ -29,6 +33,7 @@ final class TenantsReader {
         List<Tenant> tenants = new ArrayList<>();
         Map<String, Integer> idLines = new HashMap<>();
         Map<String, String> keyOwners = new HashMap<>();
+        Map<String, String> certificateOwners = new HashMap<>();
         for (int i = 0; i < items.size(); i++) {
             Fields fields = root.reader().fields(items.get(i), section.name() + "[" + i + "]", section.names());
             if (fields == null) {
@@ -52,7 +57,8 @@ final class TenantsReader {
             List<String> allowed = classes(fields, classes.keySet());
             Optional<String> defaultClass = defaultClass(fields, classes.keySet(), allowed);
             TenantLimits limits = limits(fields);
-            id.ifPresent(value -> tenants.add(new Tenant(value, keys, allowed, defaultClass, limits)));
+            List<String> certificates = clientCertificates(fields, id.orElse("?"), certificateOwners);
+            id.ifPresent(value -> tenants.add(new Tenant(value, keys, allowed, defaultClass, limits, certificates)));
         }
         return tenants;
     }
@@ -66,6 +72,9 @@ final class TenantsReader {
         List<Node> items = tenant.items(name);
         if (items == null) {
             return List.of();
+        }
+        if (items.isEmpty() && !tenant.has(name) && tenant.has(TenantKeys.CLIENT_CERTIFICATES.name())) {
+            return List.of(); // authenticated by client certificate alone
         }
         if (items.isEmpty()) {
             tenant.problem(name, "at least one API key is required");
@@ -132,6 +141,37 @@ final class TenantsReader {
             reader.problem(node, path, e.getMessage());
             return null;
         }
+    }
+
+    /**
+     * {@code client_certificates}: SHA-256 fingerprints as {@code openssl x509 -fingerprint -sha256} prints them
+     * (colons and case do not matter), held as 64 lower-case hex digits; unique across tenants.
+     */
+    private static List<String> clientCertificates(Fields tenant, String id, Map<String, String> owners) {
+        String name = TenantKeys.CLIENT_CERTIFICATES.name();
+        if (!tenant.has(name)) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>();
+        List<String> written = tenant.strings(name, List.of());
+        for (int i = 0; i < written.size(); i++) {
+            String path = tenant.path(name) + "[" + i + "]";
+            String hex = written.get(i).strip().replace(":", "").toLowerCase(Locale.ROOT);
+            if (!FINGERPRINT.matcher(hex).matches()) {
+                tenant.reader().problem(tenant.node(name), path, Durations.quote(written.get(i))
+                        + " is not a SHA-256 fingerprint: 64 hex digits, colons allowed"
+                        + " (openssl x509 -noout -fingerprint -sha256 -in client.pem)");
+                continue;
+            }
+            String owner = owners.putIfAbsent(hex, id);
+            if (owner == null) {
+                out.add(hex);
+            } else {
+                String who = owner.equals(id) ? "is listed twice" : "is already used by tenant " + owner;
+                tenant.reader().problem(tenant.node(name), path, "this client certificate " + who);
+            }
+        }
+        return out;
     }
 
     /** {@code classes}: declared class names, or {@code "*"} for all (the default); each item with its line. */

@@ -28,6 +28,9 @@ final class PolicyDiff {
         check(keys, "server.admin_host", a.adminHost(), b.adminHost());
         check(keys, "server.admin_port", a.adminPort(), b.adminPort());
         check(keys, "server.io_threads", a.ioThreads(), b.ioThreads());
+        // The files are watched and re-read (TlsContextWatcher); turning TLS on or off rebinds a listener.
+        check(keys, "server.tls", a.tls(), b.tls());
+        check(keys, "server.admin_tls", a.adminTls(), b.adminTls());
         ExactCacheSettings x = running.cache().exact();
         ExactCacheSettings y = next.cache().exact();
         check(keys, "cache.exact.store", x.store(), y.store());
@@ -50,7 +53,7 @@ final class PolicyDiff {
         ServerSettings b = next.server();
         ServerSettings server = new ServerSettings(a.host(), a.port(), a.adminHost(), a.adminPort(), b.maxBodyBytes(),
                 b.maxHeaderBytes(), b.adminToken(), b.shutdownGrace(), a.ioThreads(), b.json(), b.passthrough(),
-                b.connections());
+                b.connections(), a.tls(), a.adminTls());
         ExactCacheSettings x = running.cache().exact();
         ExactCacheSettings exact = new ExactCacheSettings(x.store(), x.redisUri(), next.cache().exact().ttl(),
                 x.timeout(), x.maxBytes(), x.l1Ttl(), x.l1MaxBytes(), x.compressAboveBytes(), x.redisQueueSize(),
