@@ -14,6 +14,9 @@ import io.cachegate.gateway.cache.semantic.SemanticCache;
 import io.cachegate.gateway.cache.semantic.SemanticCaches;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.gateway.server.ProxyChannelInitializer;
+import io.cachegate.gateway.server.tls.ListenerTls;
+import io.cachegate.gateway.server.tls.TlsFileException;
+import io.cachegate.config.TlsSettings;
 import io.cachegate.gateway.transport.Transport;
 import io.cachegate.gateway.upstream.UpstreamClient;
 import io.netty.bootstrap.ServerBootstrap;
@@ -58,6 +61,8 @@ public final class Gateway implements AutoCloseable {
     private final ChannelGroup clientChannels = new DefaultChannelGroup("clients", GlobalEventExecutor.INSTANCE);
     private final Channel proxyChannel;
     private final Channel adminChannel;
+    private final Optional<ListenerTls> proxyTls;
+    private final Optional<ListenerTls> adminTls;
     private boolean closed;
 
     private Gateway(Policy policy, Optional<Path> policyFile) throws InterruptedException {
@@ -78,34 +83,58 @@ public final class Gateway implements AutoCloseable {
         this.store = CacheStores.create(policy.cache().exact(), storeHealth, ticker);
         this.reloader = new PolicyReloader(policy, policyFile, group, metrics, upstream, ticker, versions, store,
                 semantic);
+        Optional<ListenerTls> tls = Optional.empty();
+        Optional<ListenerTls> admin = Optional.empty();
         try {
+            // The handshake is part of a request head: a client that never finishes it is cut off as slowly.
+            Duration handshake = server.connections().headerTimeout();
+            tls = startTls("proxy", server.tls(), handshake);
+            admin = startTls("admin", server.adminTls(), handshake);
             this.proxyChannel = new ServerBootstrap()
                     .group(group)
                     .channel(transport.serverChannel())
                     .option(ChannelOption.SO_BACKLOG, 1024)
                     .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childHandler(new ProxyChannelInitializer(reloader.paths(), clientChannels))
+                    .childHandler(new ProxyChannelInitializer(reloader.paths(), clientChannels, tls))
                     .bind(server.host(), server.port()).sync().channel();
             this.adminChannel = new ServerBootstrap()
                     .group(group)
                     .channel(transport.serverChannel())
                     .childHandler(new AdminChannelInitializer(reloader,
-                            new CacheAdmin(store, Optional.ofNullable(semantic)), versions))
+                            new CacheAdmin(store, Optional.ofNullable(semantic)), versions, admin))
                     .bind(server.adminHost(), server.adminPort()).sync().channel();
         } catch (RuntimeException | InterruptedException e) {
+            tls.ifPresent(ListenerTls::close);
+            admin.ifPresent(ListenerTls::close);
             reloader.close();
             closeCaches();
             group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             throw e;
         }
+        this.proxyTls = tls;
+        this.adminTls = admin;
         reloader.start();
         // Ticked whether or not admission is on now: a reload may turn it on, and a tick without queues is free.
         long tick = policy.admission().tick().toNanos();
         admissionTick = group.next().scheduleAtFixedRate(reloader::tick, tick, tick, TimeUnit.NANOSECONDS);
         statusSample = group.next().scheduleAtFixedRate(metrics.series()::sample, 0, STATUS_SAMPLE_MILLIS,
                 TimeUnit.MILLISECONDS);
-        log.info("cachegate listening on {} (admin {}), transport {}, policy {}", proxyChannel.localAddress(),
+        log.info("cachegate listening on {} {} (admin {} {}), transport {}, policy {}",
+                tls.isPresent() ? "https" : "http", proxyChannel.localAddress(), admin.isPresent() ? "https" : "http",
                 adminChannel.localAddress(), transport, policy.source());
+    }
+
+    /** TLS for one listener, its files read and checked now: unusable files refuse the start. */
+    private Optional<ListenerTls> startTls(String listener, Optional<TlsSettings> settings, Duration handshake) {
+        if (settings.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(ListenerTls.start(listener, settings.get(), handshake, metrics.registry()));
+        } catch (TlsFileException e) {
+            throw new StartRefusedException("server." + (listener.equals("proxy") ? "tls" : "admin_tls") + ": "
+                    + e.getMessage());
+        }
     }
 
     /**
@@ -228,6 +257,8 @@ public final class Gateway implements AutoCloseable {
         admissionTick.cancel(false);
         statusSample.cancel(false);
         adminChannel.close().syncUninterruptibly();
+        proxyTls.ifPresent(ListenerTls::close);
+        adminTls.ifPresent(ListenerTls::close);
         clientChannels.close().awaitUninterruptibly();
         upstream.close();
         closeCaches();

@@ -3,10 +3,12 @@ package io.cachegate.gateway.request;
 import io.cachegate.config.Credential;
 import io.cachegate.config.Policy;
 import io.cachegate.config.ServerSettings;
+import io.cachegate.config.Tenant;
 import io.cachegate.gateway.api.ApiException;
 import io.cachegate.gateway.api.Endpoint;
 import io.cachegate.gateway.api.ErrorKind;
 import io.netty.handler.codec.http.HttpMethod;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -32,6 +34,29 @@ public final class HeadRules {
                     "A query string is not accepted on " + path + "; send every parameter in the body");
         }
         return endpoint;
+    }
+
+    /**
+     * Who sends the request: a verified TLS client certificate ({@code fingerprint}, null without one) that a
+     * tenant lists under {@code client_certificates} names that tenant without a key (and grants no labels);
+     * otherwise, or when a key comes with it, the key decides (see {@link #credential}), and a key of another
+     * tenant than the certificate's is 401.
+     */
+    public static Caller caller(Policy policy, String fingerprint, String authorization) {
+        Optional<Tenant> byCertificate = policy.tenantForCertificate(fingerprint);
+        if (byCertificate.isPresent() && authorization == null) {
+            return new Caller(byCertificate.get().id(), List.of());
+        }
+        Credential credential = credential(policy, authorization);
+        if (byCertificate.isPresent() && !byCertificate.get().id().equals(credential.tenant().id())) {
+            throw new ApiException(ErrorKind.INVALID_API_KEY,
+                    "The API key and the TLS client certificate belong to different tenants.");
+        }
+        return new Caller(credential.tenant().id(), credential.key().labels());
+    }
+
+    /** The tenant a request authenticated as, and the access labels it holds. */
+    public record Caller(String tenant, List<String> labels) {
     }
 
     /** The tenant and key named by the {@code Authorization} header: 401 without a known key; never quotes it. */

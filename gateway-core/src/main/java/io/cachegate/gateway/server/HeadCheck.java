@@ -7,6 +7,7 @@ import io.cachegate.gateway.api.ErrorKind;
 import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.exchange.RequestIds;
 import io.cachegate.gateway.request.HeadRules;
+import io.cachegate.gateway.server.tls.ClientCertificates;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.HttpContent;
@@ -63,7 +64,7 @@ final class HeadCheck extends ChannelInboundHandlerAdapter {
             ctx.fireChannelRead(msg);
             return;
         }
-        ApiException refused = check(head);
+        ApiException refused = check(ctx, head);
         if (refused == null) {
             ctx.fireChannelRead(msg);
             return;
@@ -80,7 +81,7 @@ final class HeadCheck extends ChannelInboundHandlerAdapter {
     }
 
     /** The first refusal the stages would give this head, or null when it may go on. */
-    private ApiException check(HttpRequest head) {
+    private ApiException check(ChannelHandlerContext ctx, HttpRequest head) {
         Policy policy = paths.current().services().policy(); // the generation a request starting now lives under
         long limit = Math.min(Integer.MAX_VALUE, policy.server().maxBodyBytes());
         if (HttpUtil.getContentLength(head, -1L) > limit) {
@@ -91,7 +92,8 @@ final class HeadCheck extends ChannelInboundHandlerAdapter {
         try {
             Endpoint endpoint = HeadRules.endpoint(head.uri());
             if (policy.authRequired()) {
-                HeadRules.credential(policy, head.headers().get(HttpHeaderNames.AUTHORIZATION));
+                HeadRules.caller(policy, ClientCertificates.fingerprint(ctx.channel()),
+                        head.headers().get(HttpHeaderNames.AUTHORIZATION));
             }
             HeadRules.method(endpoint, head.method(), head.uri(), policy.server());
             HeadRules.contentType(endpoint, head.headers().get(HttpHeaderNames.CONTENT_TYPE));

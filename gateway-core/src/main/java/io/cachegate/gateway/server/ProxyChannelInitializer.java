@@ -2,11 +2,13 @@ package io.cachegate.gateway.server;
 
 import io.cachegate.config.ServerSettings;
 import io.cachegate.gateway.exchange.ResponseHeaders;
+import io.cachegate.gateway.server.tls.ListenerTls;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
+import java.util.Optional;
 
 /** The proxy listener's pipeline, in small named stages; the last one takes each request through the chain. */
 public final class ProxyChannelInitializer extends ChannelInitializer<SocketChannel> {
@@ -16,10 +18,17 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
 
     private final RequestPaths paths;
     private final ConnectionCounter counter;
+    private final Optional<ListenerTls> tls;
 
     public ProxyChannelInitializer(RequestPaths paths, ChannelGroup channels) {
+        this(paths, channels, Optional.empty());
+    }
+
+    /** With {@code tls}, the listener speaks HTTPS only; a connection refused at accept costs no handshake. */
+    public ProxyChannelInitializer(RequestPaths paths, ChannelGroup channels, Optional<ListenerTls> tls) {
         this.paths = paths;
         this.counter = new ConnectionCounter(paths.current().services().metrics(), channels, paths);
+        this.tls = tls;
     }
 
     @Override
@@ -29,6 +38,7 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
         ReadTimeouts timeouts = new ReadTimeouts(server.connections(), services.metrics());
         ChannelPipeline p = ch.pipeline();
         p.addLast("connections", counter);
+        tls.ifPresent(t -> t.addTo(ch));
         p.addLast("head-bytes", timeouts.bytes());
         p.addLast("http", new StrictServerCodec(new HttpDecoderConfig()
                 .setMaxInitialLineLength(MAX_INITIAL_LINE)
