@@ -101,7 +101,7 @@ public final class ListenerTls implements AutoCloseable {
     }
 
     /** Runs on the watch thread. */
-    void poll() {
+    synchronized void poll() {
         try {
             byte[] now = hash(settings);
             if (now == null || Arrays.equals(now, seen)) {
