@@ -14,7 +14,8 @@ import java.util.Objects;
  * How a run is driven. Build with {@link #builder(URI, RequestSource)}; every field is validated
  * when the record is constructed and a bad value is named in the message.
  *
- * @param target base URL ({@code http} only); request paths are appended to its path
+ * @param target base URL, {@code http} or {@code https} (TLS trusting any certificate: a benchmark measures, it
+ *     does not authenticate); request paths are appended to its path
  * @param mode {@link Mode#CLOSED} or {@link Mode#OPEN}
  * @param connections closed loop: the number of connections, each with one request in flight;
  *     open loop: the most connections opened
@@ -53,8 +54,9 @@ public record BenchOptions(URI target, Mode mode, int connections, double ratePe
         List<String> problems = new ArrayList<>();
         if (target == null) {
             problems.add("target must be set");
-        } else if (!"http".equalsIgnoreCase(target.getScheme()) || target.getHost() == null) {
-            problems.add("target must be an http://host[:port] URL (was " + target + ")");
+        } else if (!("http".equalsIgnoreCase(target.getScheme()) || "https".equalsIgnoreCase(target.getScheme()))
+                || target.getHost() == null) {
+            problems.add("target must be an http(s)://host[:port] URL (was " + target + ")");
         }
         if (mode == null) {
             problems.add("mode must be set");
@@ -119,6 +121,16 @@ public record BenchOptions(URI target, Mode mode, int connections, double ratePe
         b.ioThreads = ioThreads;
         b.maxBacklog = maxBacklog;
         return b;
+    }
+
+    /** Whether the target speaks TLS. */
+    boolean tls() {
+        return "https".equalsIgnoreCase(target.getScheme());
+    }
+
+    /** The target's port, or its scheme's default. */
+    int port() {
+        return target.getPort() >= 0 ? target.getPort() : tls() ? 443 : 80;
     }
 
     int effectiveIoThreads() {

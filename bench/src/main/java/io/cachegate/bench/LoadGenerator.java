@@ -42,7 +42,7 @@ public final class LoadGenerator {
     }
 
     static BenchReport run(BenchOptions options, PrintStream progressOut) throws InterruptedException {
-        InetSocketAddress address = resolve(options.target());
+        InetSocketAddress address = resolve(options.target(), options.port());
         Transport transport = Transport.detect();
         int threads = options.effectiveIoThreads();
         MultiThreadIoEventLoopGroup group = transport.newGroup(threads);
@@ -153,8 +153,8 @@ public final class LoadGenerator {
         return BigDecimal.valueOf(duration.toNanos(), 9).stripTrailingZeros().toPlainString();
     }
 
-    private static InetSocketAddress resolve(URI target) {
-        InetSocketAddress address = new InetSocketAddress(target.getHost(), target.getPort() < 0 ? 80 : target.getPort());
+    private static InetSocketAddress resolve(URI target, int port) {
+        InetSocketAddress address = new InetSocketAddress(target.getHost(), port);
         if (address.isUnresolved()) {
             throw new IllegalArgumentException("cannot resolve the target host " + target.getHost());
         }

@@ -32,9 +32,9 @@ final class RequestEncoder {
         String path = target.getRawPath();
         this.pathPrefix = path == null || path.isEmpty() || "/".equals(path) ? ""
                 : path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
-        int port = target.getPort() < 0 ? 80 : target.getPort();
         HttpHeaders base = DefaultHttpHeadersFactory.headersFactory().newHeaders();
-        base.set(HttpHeaderNames.HOST, target.getHost() + (port == 80 ? "" : ":" + port));
+        int port = target.getPort();
+        base.set(HttpHeaderNames.HOST, target.getHost() + (port < 0 || port == 80 ? "" : ":" + port));
         headers.forEach(base::set);
         this.fixed = base;
         this.userContentType = base.contains(HttpHeaderNames.CONTENT_TYPE);

@@ -1,8 +1,15 @@
 package io.cachegate.bench;
 
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslProvider;
+import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import java.net.InetSocketAddress;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,6 +24,7 @@ final class RunContext {
     private final RequestEncoder encoder;
     private final InetSocketAddress address;
     private final long timeoutNanos;
+    private final SslContext tls;
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final AtomicBoolean connectFailureLogged = new AtomicBoolean();
 
@@ -25,6 +33,7 @@ final class RunContext {
         this.window = window;
         this.stats = stats;
         this.encoder = new RequestEncoder(options.target(), options.headers());
+        this.tls = options.tls() ? clientTls() : null;
         this.address = address;
         this.timeoutNanos = options.requestTimeout().toNanos();
     }
@@ -51,6 +60,21 @@ final class RunContext {
 
     InetSocketAddress address() {
         return address;
+    }
+
+    /** A TLS handler for a new connection, or null when the target is plain HTTP. */
+    SslHandler newTlsHandler(ByteBufAllocator alloc) {
+        return tls == null ? null : tls.newHandler(alloc, options.target().getHost(), options.port());
+    }
+
+    /** Trusts any server certificate: the cost of TLS is the same, and the bench has no CA to check it against. */
+    private static SslContext clientTls() {
+        try {
+            return SslContextBuilder.forClient().sslProvider(SslProvider.JDK)
+                    .trustManager(InsecureTrustManagerFactory.INSTANCE).build();
+        } catch (SSLException e) {
+            throw new IllegalStateException("cannot set up TLS: " + e.getMessage(), e);
+        }
     }
 
     long timeoutNanos() {

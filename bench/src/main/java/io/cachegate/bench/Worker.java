@@ -8,6 +8,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.ssl.SslHandler;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -235,6 +236,10 @@ final class Worker {
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
+                        SslHandler tls = run.newTlsHandler(ch.alloc());
+                        if (tls != null) {
+                            ch.pipeline().addLast("tls", tls);
+                        }
                         ch.pipeline().addLast("codec", new HttpClientCodec()).addLast("client", conn);
                     }
                 })

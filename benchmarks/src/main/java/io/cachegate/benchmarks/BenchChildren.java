@@ -80,7 +80,8 @@ final class BenchChildren implements AutoCloseable {
         Path file = dir.resolve("policy-" + name + ".yaml");
         Files.writeString(file, policy.yaml(port, admin));
         Process p = start("gateway-" + name, extraJvmOptions, "serve", "--config", file.toString());
-        return new ChildGateway(name, URI.create("http://127.0.0.1:" + port), URI.create("http://127.0.0.1:" + admin), p);
+        return new ChildGateway(name, URI.create((policy.tls() ? "https" : "http") + "://127.0.0.1:" + port),
+                URI.create("http://127.0.0.1:" + admin), p);
     }
 
     /** Takes a process started elsewhere (Redis, nginx) into the same clean-up. */

@@ -7,6 +7,7 @@ import io.cachegate.bench.BenchOptions;
 import io.cachegate.bench.BenchReport;
 import io.cachegate.bench.GeneratorSpec;
 import io.cachegate.bench.LatencySummary;
+import io.cachegate.bench.RequestSource;
 import io.cachegate.bench.RequestSources;
 import java.net.URI;
 import java.time.Duration;
@@ -19,13 +20,17 @@ import picocli.CommandLine.Option;
  * {@code cachegate bench overhead}: the gateway's added latency and throughput cost. Starts a
  * zero-latency simulator and a gateway in front of it as separate processes (all on this machine,
  * as a sidecar would be), then measures in one run: open-loop latency at a fixed rate, direct and through the gateway in
- * alternating rounds, and closed-loop throughput direct and through the gateway.
+ * alternating rounds, and closed-loop throughput direct and through the gateway. With {@code --tls}, a second,
+ * identical gateway with HTTPS on its proxy listener joins every round, over keep-alive connections and over a new
+ * connection per request, so the cost of TLS is measured against the plain gateway (see {@link TlsOverheadReport}).
  */
 @Command(name = "overhead", mixinStandardHelpOptions = true,
         description = {
             "Measure the latency and throughput cost of the gateway against a zero-latency simulator.",
             "--warmup is a closed-loop warm-up through the gateway; each round runs the open loop direct, then via "
-                    + "the gateway; the closed loop follows the rounds."
+                    + "the gateway; the closed loop follows the rounds.",
+            "--tls adds an identical gateway with HTTPS (a throwaway self-signed certificate) to every round, "
+                    + "keep-alive and with a new connection per request, and to the closed loop."
         })
 final class BenchOverheadCommand extends Scenario {
 
@@ -40,16 +45,38 @@ final class BenchOverheadCommand extends Scenario {
     @Option(names = "--stream-fraction", defaultValue = "0", description = "Fraction of streamed requests (default ${DEFAULT-VALUE}).")
     double streamFraction;
 
+    @Option(names = "--tls", description = "Also measure the gateway with TLS on its proxy listener, against the "
+            + "same gateway plain.")
+    boolean tls;
+
+    @Option(names = "--new-connection-rate", defaultValue = "100", description = "With --tls: open-loop rate of the "
+            + "rounds that open a new connection per request, requests/s (default ${DEFAULT-VALUE}).")
+    double newConnectionRate;
+
     BenchOverheadCommand() {
         super("overhead", new ScenarioOptions("20s", "15s", 3, ScenarioOptions.CHILD_JVM_OPTS));
     }
 
     @Override
+    void check(List<String> problems) {
+        if (!(newConnectionRate > 0 && Double.isFinite(newConnectionRate))) {
+            problems.add("--new-connection-rate must be > 0 (was " + newConnectionRate + ")");
+        }
+    }
+
+    @Override
     ScenarioReport measure(BenchChildren children) throws Exception {
         ChildSimulator sim = children.simulator("sim", 1);
-        ChildGateway gw = children.gateway("gateway", List.of(), GatewayPolicy.of(options.gatewayThreads(), sim));
+        GatewayPolicy policy = GatewayPolicy.of(options.gatewayThreads(), sim);
+        ChildGateway gw = children.gateway("gateway", List.of(), policy);
+        ChildGateway https = tls
+                ? children.gateway("gateway-tls", List.of(), policy.tls(BenchCertificate.create(children.dir())))
+                : null;
         sim.awaitReady();
         gw.awaitReady();
+        if (https != null) {
+            https.awaitReady();
+        }
         URI direct = sim.uri();
         URI gateway = gw.uri();
         System.err.printf("simulator pid %d on %s, gateway pid %d on %s (io_threads %d)%n",
@@ -57,24 +84,55 @@ final class BenchOverheadCommand extends Scenario {
         Duration recorded = options.duration();
         // The gateway path warms the simulator too; every phase then has a short unrecorded ramp of its own.
         run(gateway, BenchOptions.Mode.CLOSED, options.warmup(), Duration.ZERO, "warm-up (not recorded)");
-        // Rounds alternate direct and gateway, so noise from the shared machine falls on both alike.
+        if (https != null) {
+            run(https.uri(), BenchOptions.Mode.CLOSED, options.warmup(), Duration.ZERO, "warm-up https (not recorded)");
+        }
+        // Rounds alternate direct and gateway (and https), so noise from the shared machine falls on all alike.
         List<BenchReport[]> rounds = new ArrayList<>();
+        List<BenchReport[]> tlsKeepAlive = new ArrayList<>();
+        List<BenchReport[]> tlsNew = new ArrayList<>();
         for (int r = 1; r <= options.rounds(); r++) {
             BenchReport d = run(direct, BenchOptions.Mode.OPEN, recorded, PHASE_RAMP, "round " + r + ": open loop, direct");
             BenchReport g = run(gateway, BenchOptions.Mode.OPEN, recorded, PHASE_RAMP, "round " + r + ": open loop, via gateway");
             rounds.add(new BenchReport[] {d, g});
+            if (https != null) {
+                BenchReport t = run(https.uri(), BenchOptions.Mode.OPEN, recorded, PHASE_RAMP,
+                        "round " + r + ": open loop, via gateway over https");
+                tlsKeepAlive.add(new BenchReport[] {g, t});
+                BenchReport gn = newConnections(gateway, recorded, "round " + r + ": new connection per request, http");
+                BenchReport tn = newConnections(https.uri(), recorded,
+                        "round " + r + ": new connection per request, https");
+                tlsNew.add(new BenchReport[] {gn, tn});
+            }
         }
         BenchReport closedDirect = run(direct, BenchOptions.Mode.CLOSED, recorded, PHASE_RAMP, "closed loop, direct");
         BenchReport closedGateway = run(gateway, BenchOptions.Mode.CLOSED, recorded, PHASE_RAMP, "closed loop, via gateway");
-        return new Report(rounds, closedDirect, closedGateway);
+        TlsOverheadReport tlsReport = null;
+        if (https != null) {
+            BenchReport closedTls = run(https.uri(), BenchOptions.Mode.CLOSED, recorded, PHASE_RAMP,
+                    "closed loop, via gateway over https");
+            tlsReport = new TlsOverheadReport(rate, newConnectionRate, tlsKeepAlive, tlsNew, closedGateway, closedTls,
+                    connections);
+        }
+        return new Report(rounds, closedDirect, closedGateway, tlsReport);
     }
 
     private BenchReport run(URI target, BenchOptions.Mode mode, Duration recorded, Duration ramp, String label)
             throws InterruptedException {
-        GeneratorSpec spec = GeneratorSpec.defaults().withStreamFraction(streamFraction).withMaxTokens(16);
-        BenchOptions.Builder load = BenchOptions.builder(target, RequestSources.generated(spec));
+        BenchOptions.Builder load = BenchOptions.builder(target, requests());
         return phase(label, mode == BenchOptions.Mode.OPEN ? load.openLoop(rate, 256) : load.closedLoop(connections),
                 recorded, ramp);
+    }
+
+    /** Open loop where the gateway closes each connection after its answer: every request pays a new handshake. */
+    private BenchReport newConnections(URI target, Duration recorded, String label) throws InterruptedException {
+        return phase(label, BenchOptions.builder(target, requests()).openLoop(newConnectionRate, 256)
+                .header("Connection", "close"), recorded, PHASE_RAMP);
+    }
+
+    private RequestSource requests() {
+        GeneratorSpec spec = GeneratorSpec.defaults().withStreamFraction(streamFraction).withMaxTokens(16);
+        return RequestSources.generated(spec);
     }
 
     /** The rounds ({direct, gateway} each) and the closed-loop pair. */
@@ -83,11 +141,13 @@ final class BenchOverheadCommand extends Scenario {
         private final List<BenchReport[]> rounds;
         private final BenchReport closedDirect;
         private final BenchReport closedGateway;
+        private final TlsOverheadReport tls;
 
-        Report(List<BenchReport[]> rounds, BenchReport closedDirect, BenchReport closedGateway) {
+        Report(List<BenchReport[]> rounds, BenchReport closedDirect, BenchReport closedGateway, TlsOverheadReport tls) {
             this.rounds = rounds;
             this.closedDirect = closedDirect;
             this.closedGateway = closedGateway;
+            this.tls = tls;
         }
 
         double ratio() {
@@ -101,7 +161,8 @@ final class BenchOverheadCommand extends Scenario {
 
         @Override
         public String failure() {
-            long errors = rounds.stream().mapToLong(r -> r[1].errors()).sum() + closedGateway.errors();
+            long errors = rounds.stream().mapToLong(r -> r[1].errors()).sum() + closedGateway.errors()
+                    + (tls == null ? 0 : tls.errors());
             return errors == 0 ? null : errors + " requests through the gateway failed";
         }
 
@@ -115,7 +176,11 @@ final class BenchOverheadCommand extends Scenario {
             out.put("medianAddedP50Ms", medianAdded(50)).put("medianAddedP99Ms", medianAdded(99));
             out.set("closedDirect", BenchJson.tree(closedDirect));
             out.set("closedGateway", BenchJson.tree(closedGateway));
-            return out.put("throughputRatio", ratio());
+            out.put("throughputRatio", ratio());
+            if (tls != null) {
+                out.set("tls", tls.json());
+            }
+            return out;
         }
 
         @Override
@@ -136,6 +201,9 @@ final class BenchOverheadCommand extends Scenario {
                     medianAdded(50), medianAdded(99));
             out.line("Throughput, closed loop with %d connections: direct %.0f/s, via gateway %.0f/s, ratio %.2f",
                     connections, closedDirect.throughput(), closedGateway.throughput(), ratio());
+            if (tls != null) {
+                tls.text(out);
+            }
             return out.toString();
         }
 

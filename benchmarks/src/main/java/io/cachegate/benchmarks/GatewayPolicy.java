@@ -18,6 +18,7 @@ final class GatewayPolicy {
     private final List<String> backend = new ArrayList<>();
     private int connectionsPerUrl = 256;
     private boolean pinned;
+    private BenchCertificate tls;
     private final StringBuilder sections = new StringBuilder();
     private final List<Map.Entry<String, List<String>>> routes = new ArrayList<>();
 
@@ -38,6 +39,23 @@ final class GatewayPolicy {
     GatewayPolicy pinModelVersion() {
         pinned = true;
         return this;
+    }
+
+    /** This policy with its proxy listener on HTTPS with {@code certificate} ({@code server.tls}). */
+    GatewayPolicy tls(BenchCertificate certificate) {
+        GatewayPolicy copy = new GatewayPolicy(ioThreads, urls);
+        copy.backend.addAll(backend);
+        copy.connectionsPerUrl = connectionsPerUrl;
+        copy.pinned = pinned;
+        copy.sections.append(sections);
+        copy.routes.addAll(routes);
+        copy.tls = certificate;
+        return copy;
+    }
+
+    /** Whether the proxy listener speaks HTTPS. */
+    boolean tls() {
+        return tls != null;
     }
 
     /** The backend's {@code max_connections_per_url} (256 unless set). */
@@ -68,7 +86,12 @@ final class GatewayPolicy {
     String yaml(int port, int adminPort) {
         StringBuilder out = new StringBuilder(512);
         out.append("server: { host: 127.0.0.1, port: ").append(port).append(", admin_port: ").append(adminPort)
-                .append(", io_threads: ").append(ioThreads).append(", shutdown_grace: 1s }\n");
+                .append(", io_threads: ").append(ioThreads).append(", shutdown_grace: 1s");
+        if (tls != null) {
+            out.append(", tls: { certificate: \"").append(tls.certificate()).append("\", key: \"").append(tls.key())
+                    .append("\" }");
+        }
+        out.append(" }\n");
         out.append("backends:\n  - name: sim\n    urls: [")
                 .append(urls.stream().map(u -> "\"" + u + "\"").collect(Collectors.joining(", "))).append("]\n");
         if (pinned) {
