@@ -245,11 +245,23 @@ final class Worker {
                 })
                 .connect();
         connect.addListener((ChannelFutureListener) f -> {
-            if (f.isSuccess()) {
-                ready(conn);
-            } else {
+            if (!f.isSuccess()) {
                 onConnectFailed(conn, f.cause());
+                return;
             }
+            SslHandler tls = f.channel().pipeline().get(SslHandler.class);
+            if (tls == null) {
+                ready(conn);
+                return;
+            }
+            // Over TLS the connection is ready once the handshake is done; a failed one closes it (onClosed).
+            tls.handshakeFuture().addListener(h -> {
+                if (h.isSuccess()) {
+                    ready(conn);
+                } else {
+                    run.connectFailed(h.cause());
+                }
+            });
         });
     }
 

@@ -39,7 +39,7 @@ class BenchOptionsTest {
 
     @Test
     void constructor_badValues_namesEveryField() {
-        assertThatThrownBy(() -> BenchOptions.builder(URI.create("https://x"), null)
+        assertThatThrownBy(() -> BenchOptions.builder(URI.create("ftp://x"), null)
                 .openLoop(0, 0).duration(Duration.ZERO).warmup(Duration.ofSeconds(-1))
                 .requestTimeout(Duration.ZERO).build())
                 .isInstanceOf(IllegalArgumentException.class)

@@ -11,6 +11,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLContext;
 
 /**
  * A deliberately misbehaving HTTP/1.1 server for tests: answers every request with the same raw
@@ -20,13 +21,21 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class ScriptedHttpServer implements AutoCloseable {
 
     private final ServerSocket server;
+    private final boolean tls;
     private final byte[] answer;
     private final boolean closeAfterAnswer;
     private final AtomicInteger requests = new AtomicInteger();
     private final Thread acceptor;
 
     ScriptedHttpServer(String rawAnswer, boolean closeAfterAnswer) throws IOException {
-        this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        this(rawAnswer, closeAfterAnswer, null);
+    }
+
+    /** With {@code tls}, the server speaks HTTPS (the JDK's blocking TLS sockets). */
+    ScriptedHttpServer(String rawAnswer, boolean closeAfterAnswer, SSLContext tls) throws IOException {
+        this.tls = tls != null;
+        this.server = tls == null ? new ServerSocket(0, 50, InetAddress.getLoopbackAddress())
+                : tls.getServerSocketFactory().createServerSocket(0, 50, InetAddress.getLoopbackAddress());
         this.answer = rawAnswer.getBytes(StandardCharsets.UTF_8);
         this.closeAfterAnswer = closeAfterAnswer;
         this.acceptor = new Thread(this::accept, "scripted-http-accept");
@@ -35,7 +44,7 @@ final class ScriptedHttpServer implements AutoCloseable {
     }
 
     URI baseUrl() {
-        return URI.create("http://127.0.0.1:" + server.getLocalPort());
+        return URI.create((tls ? "https" : "http") + "://127.0.0.1:" + server.getLocalPort());
     }
 
     int requests() {
