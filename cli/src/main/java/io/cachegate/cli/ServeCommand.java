@@ -38,8 +38,10 @@ final class ServeCommand implements Callable<Integer> {
         if (config != null) {
             HangupSignal.onHangup(gateway::reload);
         }
-        System.out.printf("cachegate serving on http://%s:%d/v1 (admin http://%s:%d)%n",
-                policy.server().host(), gateway.port(), policy.server().adminHost(), gateway.adminPort());
+        System.out.printf("cachegate serving on %s://%s:%d/v1 (admin %s://%s:%d)%n",
+                policy.server().tls().isPresent() ? "https" : "http", policy.server().host(), gateway.port(),
+                policy.server().adminTls().isPresent() ? "https" : "http", policy.server().adminHost(),
+                gateway.adminPort());
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             gateway.shutdown(policy.server().shutdownGrace());
