@@ -86,6 +86,8 @@ final class BenchOverheadCommand extends Scenario {
         run(gateway, BenchOptions.Mode.CLOSED, options.warmup(), Duration.ZERO, "warm-up (not recorded)");
         if (https != null) {
             run(https.uri(), BenchOptions.Mode.CLOSED, options.warmup(), Duration.ZERO, "warm-up https (not recorded)");
+            // Keep-alive traffic runs few handshakes: the handshake code (both sides) gets its own warm-up.
+            newConnections(https.uri(), options.warmup(), "warm-up https, new connection per request (not recorded)");
         }
         // Rounds alternate direct and gateway (and https), so noise from the shared machine falls on all alike.
         List<BenchReport[]> rounds = new ArrayList<>();
