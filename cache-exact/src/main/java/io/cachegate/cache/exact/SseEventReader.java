@@ -44,10 +44,12 @@ final class SseEventReader {
         }
         int end = offset + length;
         int i = offset;
-        if (afterCr && i < end && bytes[i] == LF) {
-            i++;
+        if (afterCr && i < end) { // an empty piece leaves the pending CR pending
+            if (bytes[i] == LF) {
+                i++;
+            }
+            afterCr = false;
         }
-        afterCr = false;
         while (i < end && !released) {
             int stop = i;
             while (stop < end && bytes[stop] != LF && bytes[stop] != CR) {

@@ -10,6 +10,7 @@ import static io.cachegate.cache.exact.StreamJson.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
@@ -142,6 +143,23 @@ class StreamAssemblerTest {
             assembler.feed(body, split, body.length - split);
             assertThat(assembler.completeDocument()).as("split at %d", split).hasValue(expected);
         }
+    }
+
+    @Test
+    void feed_emptyPieceBetweenCrAndLf_isOneLineEnding() { // found by StreamAssemblerFuzzTest
+        // An event over two data lines: a CR LF read as two line endings would dispatch half of it.
+        byte[] body = utf8("data:{\"id\":\"c\",\"object\":\"text_completion\",\"created\":1,\"model\":\"m\",\r\n"
+                + "data: \"choices\":[{\"index\":0,\"text\":\"hi\",\"finish_reason\":\"stop\"}]}\r\n\r\n"
+                + "data:[DONE]\r\n\r\n");
+        byte[] expected = assembleAtOnce(body).completeDocument().orElseThrow();
+        int cr = new String(body, StandardCharsets.US_ASCII).indexOf('\r') + 1;
+
+        StreamAssembler assembler = new StreamAssembler(1 << 20);
+        assembler.feed(body, 0, cr);
+        assembler.feed(body, cr, 0);
+        assembler.feed(body, cr, body.length - cr);
+
+        assertThat(assembler.completeDocument()).hasValue(expected);
     }
 
     @Test
