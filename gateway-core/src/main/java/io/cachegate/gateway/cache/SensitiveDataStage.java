@@ -1,6 +1,6 @@
 package io.cachegate.gateway.cache;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.cachegate.cache.exact.UserDigest;
 import io.cachegate.cache.sensitive.Findings;
 import io.cachegate.cache.sensitive.SensitiveDataDetector;
 import io.cachegate.config.ApiKey;
@@ -84,12 +84,9 @@ public final class SensitiveDataStage implements Stage {
      * policy has keys. Hashed, so neither is kept in the clear. Empty when there is no one to scope it to.
      */
     private Optional<String> owner(Exchange x) {
-        JsonNode body = x.parsed().body();
-        for (String field : new String[] {"user", "safety_identifier"}) {
-            JsonNode value = body.get(field);
-            if (value != null && value.isTextual() && !value.textValue().isBlank()) {
-                return Optional.of("user " + ApiKey.hash(value.textValue()));
-            }
+        String user = UserDigest.ofRequest(x.parsed().body()); // the same digest the entry records, for purges
+        if (!user.equals(UserDigest.NONE)) {
+            return Optional.of("user " + user);
         }
         String authorization = x.header(HttpHeaderNames.AUTHORIZATION);
         if (keysIdentifyUsers && authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
