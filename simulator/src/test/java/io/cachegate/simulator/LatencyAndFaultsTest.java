@@ -138,7 +138,9 @@ class LatencyAndFaultsTest {
     @Test
     void clientDisconnect_whileQueued_countsCancelledAndLeavesQueue() throws IOException {
         sim = BackendSimulator.start(SimulatorOptions.defaults().withMaxConcurrency(1).withTpotMs(20));
-        CompletableFuture<HttpResponse<String>> first = postAsync(sim, CHAT, chat(25));
+        // 3 s of generation: the second request must still be queued when it is seen and dropped, on a loaded
+        // machine too (half a second was not always enough).
+        CompletableFuture<HttpResponse<String>> first = postAsync(sim, CHAT, chat(150));
         awaitStats(sim, s -> s.active() == 1);
 
         try (Socket socket = new Socket("127.0.0.1", sim.port())) {
