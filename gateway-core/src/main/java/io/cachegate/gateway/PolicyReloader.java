@@ -15,6 +15,7 @@ import io.cachegate.gateway.cache.coalesce.Coalescer;
 import io.cachegate.gateway.cache.semantic.SemanticCache;
 import io.cachegate.gateway.dispatch.BackendDispatch;
 import io.cachegate.gateway.dispatch.Backends;
+import io.cachegate.gateway.metrics.AdmissionMetrics;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.gateway.quota.Quotas;
 import io.cachegate.gateway.server.ProxyServices;
@@ -22,7 +23,6 @@ import io.cachegate.gateway.server.RequestPaths;
 import io.cachegate.gateway.upstream.UpstreamClient;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.EventLoopGroup;
 import java.io.IOException;
@@ -62,12 +62,8 @@ final class PolicyReloader implements AdminView, AutoCloseable {
     static final long POLL_MILLIS = 250;
     /** Admin reloads waiting for the reload thread at most; more are refused (the queue has a bound). */
     private static final int MAX_PENDING = 4;
-    /** Admission meters are bound to one generation's controllers; a new generation registers its own. */
     /** A recording a coalesced answer keeps for its followers is bounded by this. */
     private static final long MAX_SHARED_BYTES = 32L * 1024 * 1024;
-    private static final Set<String> ADMISSION_GAUGES = Set.of("cachegate.admission.overloaded",
-            "cachegate.admission.drain.rate", "cachegate.admission.dispatched", "cachegate.queue.depth",
-            "cachegate.queue.tokens");
 
     private final EventLoopGroup group;
     private final GatewayMetrics metrics;
@@ -270,7 +266,7 @@ final class PolicyReloader implements AdminView, AutoCloseable {
             health = previous.health();
         } else {
             if (previous != null) {
-                removeAdmissionGauges();
+                AdmissionMetrics.removeGauges(metrics.registry()); // bound to the old controllers
             }
             backends = new Backends(policy, metrics, ticker);
             health = new BackendHealth(services, backends, versions, group, healthInterval(policy));
@@ -295,15 +291,6 @@ final class PolicyReloader implements AdminView, AutoCloseable {
     /** One probe round serves every backend: at the shortest interval any of them asks for. */
     static long healthInterval(Policy policy) {
         return policy.backends().stream().mapToLong(b -> b.health().interval().toMillis()).min().orElse(5_000);
-    }
-
-    private void removeAdmissionGauges() {
-        MeterRegistry registry = metrics.registry();
-        for (Meter meter : List.copyOf(registry.getMeters())) {
-            if (ADMISSION_GAUGES.contains(meter.getId().getName())) {
-                registry.remove(meter);
-            }
-        }
     }
 
     private void forgetRemovedUrls(Policy was, Policy is) {

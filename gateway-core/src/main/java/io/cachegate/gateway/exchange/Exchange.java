@@ -10,7 +10,6 @@ import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.routing.ReplicaLease;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpRequest;
-import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,7 +53,7 @@ public final class Exchange {
     private final boolean keepAlive;
     private final Runnable onDone;
     private final ResponseTaps taps = new ResponseTaps();
-    private List<Runnable> finishHooks;
+    private final Holdings holdings = new Holdings();
     private Map<Key<?>, Object> state;
     private FullHttpRequest request;
     private Endpoint endpoint;
@@ -64,7 +63,6 @@ public final class Exchange {
     private ResolvedRoute route;
     private String routeLabel = "none";
     private CharSequence xCache = GatewayHeaders.BYPASS;
-    private ReplicaLease lease;
     private Runnable cancelHook;
     private boolean cancelled;
     private boolean done;
@@ -223,27 +221,20 @@ public final class Exchange {
 
     /** The replica reserved for this request; released when the exchange finishes unless released before. */
     public ReplicaLease lease() {
-        return lease;
+        return holdings.lease();
     }
 
     public void holdLease(ReplicaLease reserved) {
-        releaseLease();
-        this.lease = reserved;
+        holdings.holdLease(reserved);
     }
 
     public void releaseLease() {
-        if (lease != null) {
-            lease.release();
-            lease = null;
-        }
+        holdings.releaseLease();
     }
 
     /** Runs {@code hook} when the exchange finishes (an admission slot to give back). */
     public void whenFinished(Runnable hook) {
-        if (finishHooks == null) {
-            finishHooks = new ArrayList<>(2);
-        }
-        finishHooks.add(hook);
+        holdings.whenFinished(hook);
     }
 
     /**
@@ -336,10 +327,7 @@ public final class Exchange {
         }
         done = true;
         cancelHook = null;
-        releaseLease();
-        for (int i = finishHooks == null ? -1 : finishHooks.size() - 1; i >= 0; i--) {
-            finishHooks.get(i).run();
-        }
+        holdings.releaseAll();
         request.release();
         long nanos = ticker.nanos() - startNanos;
         metrics.requestFinished(routeLabel, endpointName(), status, status >= 400 ? "error" : GatewayHeaders.outcome(xCache),

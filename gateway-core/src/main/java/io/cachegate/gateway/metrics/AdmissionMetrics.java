@@ -7,9 +7,12 @@ import io.cachegate.admission.RejectReason;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.ToDoubleFunction;
@@ -24,6 +27,10 @@ import org.slf4j.LoggerFactory;
 public final class AdmissionMetrics implements AdmissionListener {
 
     private static final Logger log = LoggerFactory.getLogger(AdmissionMetrics.class);
+    /** The meters {@link #watch} binds to one controller. */
+    private static final Set<String> CONTROLLER_METERS = Set.of("cachegate.admission.overloaded",
+            "cachegate.admission.drain.rate", "cachegate.admission.dispatched", "cachegate.queue.depth",
+            "cachegate.queue.tokens");
 
     private final MeterRegistry registry;
     private final String backend;
@@ -34,6 +41,18 @@ public final class AdmissionMetrics implements AdmissionListener {
     public AdmissionMetrics(MeterRegistry registry, String backend) {
         this.registry = registry;
         this.backend = backend;
+    }
+
+    /**
+     * Removes every backend's controller-bound meters: Micrometer keeps the first meter registered under a name
+     * and tags, so a generation that rebuilds the backends removes them before its controllers register their own.
+     */
+    public static void removeGauges(MeterRegistry registry) {
+        for (Meter meter : List.copyOf(registry.getMeters())) {
+            if (CONTROLLER_METERS.contains(meter.getId().getName())) {
+                registry.remove(meter);
+            }
+        }
     }
 
     /** Registers the gauges reading {@code controller}'s snapshot; call once, after the controller is built. */
