@@ -15,6 +15,7 @@ import io.cachegate.gateway.cache.semantic.SemanticCaches;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.gateway.server.ProxyChannelInitializer;
 import io.cachegate.gateway.server.tls.ListenerTls;
+import io.cachegate.gateway.telemetry.Telemetry;
 import io.cachegate.gateway.server.tls.TlsFileException;
 import io.cachegate.config.TlsSettings;
 import io.cachegate.gateway.transport.Transport;
@@ -53,6 +54,7 @@ public final class Gateway implements AutoCloseable {
     private final GatewayMetrics metrics;
     private final UpstreamClient upstream;
     private final Ticker ticker;
+    private final Telemetry telemetry;
     private final PolicyReloader reloader;
     private final ScheduledFuture<?> admissionTick;
     private final ScheduledFuture<?> statusSample;
@@ -81,8 +83,9 @@ public final class Gateway implements AutoCloseable {
         this.semantic = policy.cache().semantic().enabled()
                 ? SemanticCaches.open(policy.cache().semantic(), metrics.semantic(), ticker) : null;
         this.store = CacheStores.create(policy.cache().exact(), storeHealth, ticker);
+        this.telemetry = new Telemetry(policy, metrics, ticker);
         this.reloader = new PolicyReloader(policy, policyFile, group, metrics, upstream, ticker, versions, store,
-                semantic);
+                semantic, telemetry);
         Optional<ListenerTls> tls = Optional.empty();
         Optional<ListenerTls> admin = Optional.empty();
         try {
@@ -107,6 +110,7 @@ public final class Gateway implements AutoCloseable {
             tls.ifPresent(ListenerTls::close);
             admin.ifPresent(ListenerTls::close);
             reloader.close();
+            telemetry.close();
             closeCaches();
             group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             throw e;
@@ -263,6 +267,7 @@ public final class Gateway implements AutoCloseable {
         upstream.close();
         closeCaches();
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        telemetry.close(); // after the last exchange finished: its log line and spans are flushed
         metrics.close();
         log.info("cachegate stopped");
     }

@@ -20,6 +20,7 @@ import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.gateway.quota.Quotas;
 import io.cachegate.gateway.server.ProxyServices;
 import io.cachegate.gateway.server.RequestPaths;
+import io.cachegate.gateway.telemetry.Telemetry;
 import io.cachegate.gateway.upstream.UpstreamClient;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -74,6 +75,7 @@ final class PolicyReloader implements AdminView, AutoCloseable {
     private final SemanticCache semantic;
     private final Coalescer coalescer = new Coalescer(MAX_SHARED_BYTES);
     private final Quotas quotas;
+    private final Telemetry telemetry;
     private final Optional<Path> file;
     private final PolicyLoader loader = PolicyLoader.withEnvironment(System::getenv);
     private final ScheduledExecutorService thread;
@@ -90,8 +92,9 @@ final class PolicyReloader implements AdminView, AutoCloseable {
      */
     PolicyReloader(Policy policy, Optional<Path> file, EventLoopGroup group, GatewayMetrics metrics,
                    UpstreamClient upstream, Ticker ticker, ModelVersions versions, CacheStore store,
-                   SemanticCache semantic) {
+                   SemanticCache semantic, Telemetry telemetry) {
         this.group = group;
+        this.telemetry = telemetry;
         this.metrics = metrics;
         this.upstream = upstream;
         this.ticker = ticker;
@@ -258,7 +261,7 @@ final class PolicyReloader implements AdminView, AutoCloseable {
      * reload of tenants, keys or routes leaves them exactly as they were.
      */
     private Generation build(Policy policy, Generation previous) {
-        ProxyServices services = new ProxyServices(policy, upstream, metrics, ticker);
+        ProxyServices services = new ProxyServices(policy, upstream, metrics, ticker, telemetry.observer(policy));
         Backends backends;
         BackendHealth health;
         if (previous != null && sameBackends(previous.policy(), policy)) {

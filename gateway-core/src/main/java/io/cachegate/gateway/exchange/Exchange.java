@@ -28,20 +28,9 @@ public final class Exchange {
     public static final String DEFAULT_TENANT = "default";
 
     /** A typed slot in which a stage leaves state for the stages after it (like Netty's {@code AttributeKey}). */
-    public static final class Key<T> {
-        private final String name;
-
-        private Key(String name) {
-            this.name = name;
-        }
-
+    public record Key<T>(String name) {
         public static <T> Key<T> named(String name) {
-            return new Key<>(name);
-        }
-
-        @Override
-        public String toString() {
-            return name;
+            return new Key<>(name); // looked up by identity: two keys of one name are two slots
         }
     }
 
@@ -52,6 +41,8 @@ public final class Exchange {
     private final long startNanos;
     private final boolean keepAlive;
     private final Runnable onDone;
+    private final ExchangeObserver observer;
+    private final ExchangeRecord record = new ExchangeRecord();
     private final ResponseTaps taps = new ResponseTaps();
     private final Holdings holdings = new Holdings();
     private Map<Key<?>, Object> state;
@@ -71,9 +62,10 @@ public final class Exchange {
      * Takes ownership of {@code request}; {@code onDone} runs once when the exchange finishes, however.
      *
      * @param keepAlive whether the connection stays open after the answer
+     * @param observer told when the exchange starts (now) and finishes: the access log, the trace, the savings
      */
     public Exchange(ChannelHandlerContext ctx, FullHttpRequest request, String requestId, boolean keepAlive,
-                    GatewayMetrics metrics, Ticker ticker, Runnable onDone) {
+                    GatewayMetrics metrics, Ticker ticker, ExchangeObserver observer, Runnable onDone) {
         this.ctx = ctx;
         this.request = request;
         this.requestId = requestId;
@@ -81,13 +73,20 @@ public final class Exchange {
         this.metrics = metrics;
         this.ticker = ticker;
         this.onDone = onDone;
+        this.observer = observer;
         this.startNanos = ticker.nanos();
         ResponseHeaders.clear(ctx); // one exchange at a time per connection: the last one's are written or moot
         metrics.requestStarted();
+        observer.started(this);
     }
 
     public ChannelHandlerContext ctx() {
         return ctx;
+    }
+
+    /** What the stages learned for the access log, the trace and the savings. */
+    public ExchangeRecord record() {
+        return record;
     }
 
     public FullHttpRequest request() {
@@ -332,9 +331,10 @@ public final class Exchange {
         long nanos = ticker.nanos() - startNanos;
         metrics.requestFinished(routeLabel, endpointName(), status, status >= 400 ? "error" : GatewayHeaders.outcome(xCache),
                 nanos);
-        if (log.isDebugEnabled()) {
-            log.debug("request {} {} route={} status={} x-cache={} {}us", requestId, endpointName(), routeLabel, status,
-                    xCache, nanos / 1_000);
+        try {
+            observer.finished(this, status, nanos); // the access log line replaces a debug line here
+        } catch (RuntimeException e) {
+            log.warn("request {}: an observer failed", requestId, e);
         }
         onDone.run();
     }

@@ -88,7 +88,7 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
         RequestPaths.Current path = paths.current(); // the policy this request lives under, to its end
         ProxyServices services = path.services();
         Exchange x = new Exchange(ctx, request, ids.requestId(), keepAlive, services.metrics(), services.ticker(),
-                () -> exchangeDone(ctx));
+                services.observer(), () -> exchangeDone(ctx));
         x.set(RequestIds.GATEWAY_ID, ids.gatewayId());
         current = x; // cleared by exchangeDone, possibly before start returns (a hit from memory)
         path.chain().start(x);

@@ -4,6 +4,7 @@ import io.cachegate.config.Policy;
 import io.cachegate.config.RouteTable;
 import io.cachegate.config.Ticker;
 import io.cachegate.gateway.api.OpenAiRequestParser;
+import io.cachegate.gateway.exchange.ExchangeObserver;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.gateway.upstream.UpstreamClient;
 
@@ -19,14 +20,22 @@ public final class ProxyServices {
     private final UpstreamClient upstream;
     private final GatewayMetrics metrics;
     private final Ticker ticker;
+    private final ExchangeObserver observer;
 
-    public ProxyServices(Policy policy, UpstreamClient upstream, GatewayMetrics metrics, Ticker ticker) {
+    public ProxyServices(Policy policy, UpstreamClient upstream, GatewayMetrics metrics, Ticker ticker,
+                         ExchangeObserver observer) {
         this.policy = policy;
         this.routes = RouteTable.of(policy);
         this.parser = new OpenAiRequestParser(policy.server().json());
         this.upstream = upstream;
         this.metrics = metrics;
         this.ticker = ticker;
+        this.observer = observer;
+    }
+
+    /** Sees each exchange of this generation start and finish (log, trace, savings). */
+    public ExchangeObserver observer() {
+        return observer;
     }
 
     public Policy policy() {

@@ -121,7 +121,7 @@ public final class Exchanges implements AutoCloseable {
         }
         AtomicInteger done = new AtomicInteger();
         Exchange x = new Exchange(channel.pipeline().firstContext(), request, "req-" + ++ids, true, metrics, ticker,
-                done::incrementAndGet);
+                ExchangeObserver.NONE, done::incrementAndGet);
         finished.put(x, done);
         created.add(x);
         return x;

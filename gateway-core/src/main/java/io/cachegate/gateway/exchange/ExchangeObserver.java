@@ -1,0 +1,49 @@
+package io.cachegate.gateway.exchange;
+
+/**
+ * Sees every exchange begin and end, on its event loop: the access log, the trace, the savings. An observer must
+ * not block (hand slow work to a bounded executor) and must not throw; the exchange's answer is already decided.
+ */
+public interface ExchangeObserver {
+
+    /** Observes nothing. */
+    ExchangeObserver NONE = new ExchangeObserver() {
+    };
+
+    /** The exchange exists and is about to enter the first stage. */
+    default void started(Exchange x) {
+    }
+
+    /**
+     * The exchange finished, once, with this status, {@code nanos} after it started; its {@link Exchange#record()}
+     * holds what the stages learned.
+     */
+    default void finished(Exchange x, int status, long nanos) {
+    }
+
+    /** The observers in order; {@code NONE} when there are none. */
+    static ExchangeObserver of(java.util.List<ExchangeObserver> observers) {
+        if (observers.isEmpty()) {
+            return NONE;
+        }
+        if (observers.size() == 1) {
+            return observers.get(0);
+        }
+        ExchangeObserver[] all = observers.toArray(ExchangeObserver[]::new);
+        return new ExchangeObserver() {
+            @Override
+            public void started(Exchange x) {
+                for (ExchangeObserver o : all) {
+                    o.started(x);
+                }
+            }
+
+            @Override
+            public void finished(Exchange x, int status, long nanos) {
+                for (ExchangeObserver o : all) {
+                    o.finished(x, status, nanos);
+                }
+            }
+        };
+    }
+}

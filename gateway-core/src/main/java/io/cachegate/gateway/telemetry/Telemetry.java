@@ -1,0 +1,33 @@
+package io.cachegate.gateway.telemetry;
+
+import io.cachegate.config.Policy;
+import io.cachegate.config.Ticker;
+import io.cachegate.gateway.exchange.ExchangeObserver;
+import io.cachegate.gateway.metrics.GatewayMetrics;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What the gateway tells about its requests besides answering them: the parts that live as long as the gateway
+ * (writers, exporters, estimators), and for each policy generation the {@link ExchangeObserver} that feeds them.
+ */
+public final class Telemetry implements AutoCloseable {
+
+    private final GatewayMetrics metrics;
+    private final Ticker ticker;
+
+    public Telemetry(Policy policy, GatewayMetrics metrics, Ticker ticker) {
+        this.metrics = metrics;
+        this.ticker = ticker;
+    }
+
+    /** The observer of the exchanges that run under {@code policy}. */
+    public ExchangeObserver observer(Policy policy) {
+        List<ExchangeObserver> observers = new ArrayList<>();
+        return ExchangeObserver.of(observers);
+    }
+
+    @Override
+    public void close() {
+    }
+}
