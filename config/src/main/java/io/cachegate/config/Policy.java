@@ -14,10 +14,14 @@ import java.util.Optional;
  *
  * @param classes traffic classes in file order (the order decides the default class)
  * @param admission class queues and overload handling; disabled by default
+ * @param telemetry traces (OTLP export); off by default
+ * @param log the access and audit log, and sampled requests
+ * @param prices what models' tokens cost, in file order, for the cost hits saved
  */
 public record Policy(String source, ServerSettings server, List<Backend> backends, List<Tenant> tenants,
                      Map<String, TrafficClass> classes, CacheSettings cache, List<Route> routes,
-                     AdmissionPolicy admission) {
+                     AdmissionPolicy admission, TelemetrySettings telemetry, LogSettings log,
+                     List<ModelPrice> prices) {
 
     public Policy {
         Objects.requireNonNull(source, "source");
@@ -30,6 +34,17 @@ public record Policy(String source, ServerSettings server, List<Backend> backend
         classes = Collections.unmodifiableMap(new LinkedHashMap<>(classes));
         routes = List.copyOf(routes);
         Objects.requireNonNull(admission, "admission");
+        Objects.requireNonNull(telemetry, "telemetry");
+        Objects.requireNonNull(log, "log");
+        prices = List.copyOf(prices);
+    }
+
+    /** A policy without traces, with the default log and no prices. */
+    public Policy(String source, ServerSettings server, List<Backend> backends, List<Tenant> tenants,
+                  Map<String, TrafficClass> classes, CacheSettings cache, List<Route> routes,
+                  AdmissionPolicy admission) {
+        this(source, server, backends, tenants, classes, cache, routes, admission, TelemetrySettings.defaults(),
+                LogSettings.defaults(), List.of());
     }
 
     /** A policy with admission control off. */

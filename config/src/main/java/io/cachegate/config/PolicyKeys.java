@@ -11,7 +11,8 @@ import java.util.OptionalLong;
 final class PolicyKeys {
 
     static final Section ROOT = Section.mapping("", "a policy file").with(ServerKeys.SECTION, BackendKeys.SECTION,
-            TenantKeys.SECTION, ClassKeys.SECTION, CacheKeys.SECTION, RouteKeys.SECTION, AdmissionKeys.SECTION);
+            TenantKeys.SECTION, ClassKeys.SECTION, CacheKeys.SECTION, RouteKeys.SECTION, AdmissionKeys.SECTION,
+            TelemetryKeys.PRICES, TelemetryKeys.TELEMETRY, TelemetryKeys.LOG);
 
     private PolicyKeys() {
     }

@@ -39,11 +39,14 @@ final class PolicyReader {
         CacheSettings cache = CacheReader.read(fields);
         List<Route> routes = new RoutesReader(fields, backends, tenants, classes).read();
         AdmissionPolicy admission = AdmissionReader.read(fields);
+        TelemetrySettings telemetry = TelemetryReader.telemetry(fields);
+        LogSettings log = TelemetryReader.log(fields);
+        List<ModelPrice> prices = TelemetryReader.prices(fields);
         List<PolicyProblem> problems = reader.problems();
         if (!problems.isEmpty()) {
             throw new PolicyException(problems);
         }
-        return new Policy(source, server, backends, tenants, classes, cache, routes, admission);
+        return new Policy(source, server, backends, tenants, classes, cache, routes, admission, telemetry, log, prices);
     }
 
     /** Client certificates mapped to tenants are only ever seen when the proxy listener asks for them. */

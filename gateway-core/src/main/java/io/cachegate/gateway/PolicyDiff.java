@@ -2,6 +2,7 @@ package io.cachegate.gateway;
 
 import io.cachegate.config.CacheSettings;
 import io.cachegate.config.ExactCacheSettings;
+import io.cachegate.config.LogSettings;
 import io.cachegate.config.Policy;
 import io.cachegate.config.ServerSettings;
 import java.util.ArrayList;
@@ -11,7 +12,8 @@ import java.util.Objects;
 /**
  * What a reload may change live and what needs a restart. Listener addresses and event-loop threads are bound
  * once; the exact store and the semantic cache (model, index, store) are built once, so their settings stay; a
- * new TTL, body limits, JSON limits, admin token and shutdown grace apply at once.
+ * new TTL, body limits, JSON limits, admin token and shutdown grace apply at once, and so do prices and
+ * {@code log.include_text}; the trace exporter and the log writers are built once.
  */
 final class PolicyDiff {
 
@@ -44,6 +46,9 @@ final class PolicyDiff {
         check(keys, "cache.exact.signing_key", x.signingKey(), y.signingKey());
         check(keys, "cache.semantic", running.cache().semantic(), next.cache().semantic());
         check(keys, "admission.tick", running.admission().tick(), next.admission().tick());
+        // The exporter and the log writers are built once; what a line holds (include_text) changes live.
+        check(keys, "telemetry", running.telemetry(), next.telemetry());
+        check(keys, "log", withText(running.log(), false), withText(next.log(), false));
         return keys;
     }
 
@@ -60,7 +65,13 @@ final class PolicyDiff {
                 x.signingKey());
         return new Policy(next.source(), server, next.backends(), next.tenants(), next.classes(),
                 new CacheSettings(exact, running.cache().semantic(), next.cache().sensitivePatterns()), next.routes(),
-                next.admission());
+                next.admission(), running.telemetry(), withText(running.log(), next.log().includeText()),
+                next.prices());
+    }
+
+    private static LogSettings withText(LogSettings log, boolean includeText) {
+        return new LogSettings(log.access(), log.file(), log.maxFileSize(), log.maxFiles(), log.queueLines(),
+                includeText, log.sampleRate(), log.sampleFile());
     }
 
     private static void check(List<String> keys, String key, Object was, Object is) {

@@ -72,6 +72,7 @@ public final class CacheKeyStage implements Stage {
             bypass(x, "model_version_unknown", next);
             return;
         }
+        x.record().modelVersion(version.get());
         Set<String> tags = tags(x.header(GatewayHeaders.X_CACHE_TAGS));
         String context = ContextHash.of(Optional.ofNullable(x.header(GatewayHeaders.X_CACHE_CONTEXT)),
                 routeCache.context());
@@ -96,6 +97,7 @@ public final class CacheKeyStage implements Stage {
 
     private void bypass(Exchange x, String reason, Next next) {
         metrics.cacheBypass(reason);
+        x.record().reason(reason);
         metrics.cacheLookup("exact", "bypass");
         next.proceed(x);
     }

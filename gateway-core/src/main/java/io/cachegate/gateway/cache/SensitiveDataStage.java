@@ -73,6 +73,7 @@ public final class SensitiveDataStage implements Stage {
             x.set(CacheableRequest.KEY, c.privateTo(owner.get(), keys));
         } else {
             metrics.cacheBypass("sensitive");
+            x.record().reason("sensitive");
             metrics.cacheLookup("exact", "bypass");
             x.set(CacheableRequest.KEY, null);
         }

@@ -29,10 +29,12 @@ public final class AdmissionStage implements Stage {
     @Override
     public void handle(Exchange x, Next next) {
         String trafficClass = planner.trafficClass(x);
+        x.record().trafficClass(trafficClass);
         BackendDispatch primary = planner.primary(x);
         ServePlan plan = planner.plan(x, primary, trafficClass);
         if (plan.target().reason() == ServeReason.UNAVAILABLE) {
             // An ejected replica gets its next chance after the backend's eject_for: come back then.
+            x.record().reason("backend_unavailable");
             x.retryLater(ErrorKind.OVERLOADED, "Every replica of backend '" + primary.name()
                     + "' is down and the route has no fallback that is up; try again later",
                     Math.max(1, primary.backend().health().ejectFor().toSeconds()));
@@ -57,12 +59,14 @@ public final class AdmissionStage implements Stage {
 
     /** Waits in the queue; admission completes the ticket on whichever thread freed capacity. */
     private void await(Exchange x, Ticket ticket, Next next) {
+        long queuedAt = x.ticker().nanos();
         x.onCancel(() -> {
             ticket.cancel(); // the client left while queued: out of the queue
             x.taps().onAbort();
             x.finish(499);
         });
         ticket.outcome().whenComplete((outcome, error) -> x.resume(() -> {
+            x.record().queueWaitNanos(x.ticker().nanos() - queuedAt);
             Admission decided = error == null ? outcome : new Admission.Rejected(RejectReason.QUEUE_TIMEOUT,
                     Duration.ofSeconds(1), "Admission control failed to decide; try again");
             if (decided instanceof Admission.Admitted admitted) {
@@ -89,6 +93,7 @@ public final class AdmissionStage implements Stage {
         if (rejected.reason() == RejectReason.CANCELLED) {
             return; // the client left; nobody to answer
         }
+        x.record().reason(rejected.reason().name().toLowerCase(java.util.Locale.ROOT));
         x.retryLater(errorKind(rejected.reason()), rejected.message(), rejected.retryAfterSeconds());
     }
 

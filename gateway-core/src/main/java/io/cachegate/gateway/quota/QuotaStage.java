@@ -91,6 +91,7 @@ public final class QuotaStage implements Stage {
     private void refuse(Exchange x, TenantQuota quota, ErrorKind kind, String metricKind, String message,
                         long retryAfterSeconds) {
         quotas.metrics().quotaLimited(quota.tenant(), metricKind);
+        x.record().reason("quota_" + metricKind);
         x.retryLater(kind, message, retryAfterSeconds);
     }
 

@@ -93,15 +93,14 @@ final class Relay implements UpstreamListener {
     }
 
     /**
-     * The client went away: stop the call so the backend stops generating, unless coalesced requests still
-     * need the answer; it is then read to its end for them without being written anywhere.
-     */
+     * The client went away: stop the call so the backend stops generating, unless coalesced requests still need
+     * the answer (then read to its end for them, written nowhere). */
     public void cancel() {
         if (done || clientGone) {
             return;
         }
-        if (tap.needsRest()) {
-            clientGone = true;
+        clientGone = tap.needsRest();
+        if (clientGone) {
             return;
         }
         if (call != null) {
@@ -114,6 +113,7 @@ final class Relay implements UpstreamListener {
     private void attempt() {
         attempts++;
         currentUrl = x.lease().replica();
+        x.record().upstreamStarted(settings.backend(), x.ticker().nanos());
         FullHttpRequest request = ForwardedHeaders.upstreamRequest(x.request(), currentUrl, x.requestId(),
                 stage.replaceAuthorization(), plan.serving().backend().apiKey());
         call = stage.client().call(ctx.channel().eventLoop(), currentUrl, settings, request, this);
@@ -165,14 +165,15 @@ final class Relay implements UpstreamListener {
             plan.serving().replicas().recordSuccess(currentUrl, now - upstream.sentAtNanos());
         }
         stage.metrics().upstreamResponded(settings.backend(), now - upstream.sentAtNanos());
+        x.record().upstreamFirstByteNanos(now - x.record().upstreamStartNanos());
         HttpResponse response = ForwardedHeaders.clientHead(head, x.requestId(), x.xCache(), plan.servedModel(),
                 x.keepAlive(), now - upstream.sentAtNanos(), now - x.startNanos());
         if (code == 400) {
             heldError = new HeldError(response); // read it whole before deciding what the client sees
             status = code;
-            return true;
+        } else {
+            relayHead(response, code);
         }
-        relayHead(response, code);
         return true;
     }
 
@@ -254,6 +255,7 @@ final class Relay implements UpstreamListener {
         tap.onContent(content.content());
         if (content instanceof LastHttpContent) {
             tap.onComplete(); // the backend's answer is complete, whatever becomes of this client's copy
+            x.record().upstreamNanos(x.ticker().nanos() - x.record().upstreamStartNanos());
             // Counted before the last bytes leave: whoever has the whole answer also sees it in the metrics.
             end(status);
             writeLast(content);
@@ -342,9 +344,7 @@ final class Relay implements UpstreamListener {
     }
 
     private void end(int finalStatus) {
-        if (!done) {
-            done = true;
-            x.finish(finalStatus);
-        }
+        done = true;
+        x.finish(finalStatus); // once: a finished exchange ignores this
     }
 }

@@ -91,6 +91,8 @@ final class FollowerRelay implements SharedAnswer.Subscriber {
         headSent = true;
         headTimer.cancel(false);
         status = answer.status().code();
+        x.record().originRequestId(answer.leaderRequestId());
+        x.record().reason("coalesced");
         HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, answer.status());
         head.headers().set(answer.headers());
         StringBuilder timing = new StringBuilder(32);

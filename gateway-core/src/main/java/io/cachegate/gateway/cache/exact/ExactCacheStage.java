@@ -77,6 +77,7 @@ public final class ExactCacheStage implements Stage {
             // Fail open: the store is down or slow. Answer from the backend, and do not try to write either.
             metrics.cacheLookup("exact", "error");
             metrics.cacheBypass("store_unavailable");
+            x.record().reason("store_unavailable");
             x.set(CacheableRequest.KEY, null);
             next.proceed(x);
             return;
