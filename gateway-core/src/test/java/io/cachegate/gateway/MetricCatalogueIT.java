@@ -20,15 +20,23 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The metric catalogue ({@code docs/metrics.md}) against what {@code /metrics} exports after some traffic, and the
- * dashboard and alert rules under {@code deploy/} against both: a metric added without documentation, or a panel
- * or rule querying a name the gateway does not export (or a histogram suffix on a counter), fails here.
+ * The metric catalogue (the README's table: name, type, labels, meaning) against what {@code /metrics} exports
+ * after some traffic, and the dashboard and alert rules under {@code deploy/} against both: a metric added without
+ * a row, a row whose type or labels differ from the export, or a panel or rule querying a name the gateway does not
+ * export (or a histogram suffix on a counter), fails here. The rows of what this traffic exports are written to
+ * {@code target/metric-catalogue.md} (meaning from the metric's own description) to copy from.
  */
 class MetricCatalogueIT {
 
     private static final Path ROOT = Path.of("..");
     private static final Pattern NAME = Pattern.compile("\\bcachegate_[a-z0-9_]+");
     private static final Pattern TYPE = Pattern.compile("^# TYPE (cachegate_[a-z0-9_]+) (\\w+)", Pattern.MULTILINE);
+    private static final Pattern HELP = Pattern.compile("^# HELP (cachegate_[a-z0-9_]+) (.*)$", Pattern.MULTILINE);
+    private static final Pattern SAMPLE = Pattern.compile("^(cachegate_[a-z0-9_]+)(?:\\{([^}]*)})? ", Pattern.MULTILINE);
+    private static final Pattern LABEL = Pattern.compile("([a-z_]+)=\"");
+    /** A catalogue row: | `name` | type | `label`, `label` | meaning |. */
+    private static final Pattern ROW = Pattern.compile("^\\| `(cachegate_[a-z0-9_]+)` \\| (\\w+) \\| ([^|]*) \\|",
+            Pattern.MULTILINE);
     private static BackendSimulator sim;
     private static Gateway gateway;
     private static Path indexDir;
@@ -41,7 +49,12 @@ class MetricCatalogueIT {
                 server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 2s}
                 backends:
                   - {name: main, urls: ["%s"], model_version: "llama@v1"}
+                tenants:
+                  - {id: acme, api_keys: [acme-key], limits: {requests_per_second: 1000, tokens_per_minute: 10000000}}
                 admission: {enabled: true}
+                prices:
+                  "*": {input: 1, output: 2}
+                log: {access: off}
                 cache:
                   exact: {store: memory, ttl: 1h}
                   semantic: {enabled: true, path: "%s", ttl: 1h}
@@ -50,9 +63,10 @@ class MetricCatalogueIT {
                     cache: {semantic: true}
                 """.formatted(sim.baseUrl(), indexDir.toString().replace('\\', '/'))));
         String body = chat("catalogue " + nonce());
-        RawHttp.post(gateway.port(), CHAT, body);
-        RawHttp.post(gateway.port(), CHAT, body);
-        RawHttp.post(gateway.port(), CHAT, chat("catalogue " + nonce(), "\"temperature\":1"));
+        String[] key = {"Authorization", "Bearer acme-key"};
+        RawHttp.post(gateway.port(), CHAT, body, key);
+        RawHttp.post(gateway.port(), CHAT, body, key);
+        RawHttp.post(gateway.port(), CHAT, chat("catalogue " + nonce(), "\"temperature\":1"), key);
     }
 
     @AfterAll
@@ -61,15 +75,20 @@ class MetricCatalogueIT {
     }
 
     @Test
-    void everyExportedMetric_isInTheCatalogue() throws Exception {
-        Set<String> documented = documented();
+    void everyExportedMetric_hasARow_withItsTypeAndLabels() throws Exception {
+        Map<String, String> rows = rows();
+        Map<String, String> exported = exported();
+        Map<String, Set<String>> labels = labels();
+        writeRows(exported, labels);
 
-        Set<String> undocumented = new TreeSet<>(exported().keySet());
-        undocumented.removeIf(name -> documented.contains(name) || documented.contains(family(name))
-                || documented.contains(family(name) + "_total"));
-
-        assertThat(exported()).as("the traffic exported the gateway's metrics").hasSizeGreaterThan(20);
-        assertThat(undocumented).as("exported but missing from docs/metrics.md").isEmpty();
+        assertThat(exported).as("the traffic exported the gateway's metrics").hasSizeGreaterThan(20);
+        assertThat(new TreeSet<>(exported.keySet())).as("exported but without a row in the README's catalogue")
+                .allMatch(name -> rows.containsKey(name) || rows.containsKey(name + "_total"));
+        for (Map.Entry<String, String> e : exported.entrySet()) {
+            String row = rows.containsKey(e.getKey()) ? rows.get(e.getKey()) : rows.get(e.getKey() + "_total");
+            assertThat(row).as(e.getKey() + ": type, then labels").isEqualTo(e.getValue() + "|"
+                    + String.join(",", labels.getOrDefault(e.getKey(), Set.of())));
+        }
     }
 
     @Test
@@ -99,13 +118,69 @@ class MetricCatalogueIT {
         Map<String, String> types = new TreeMap<>();
         Matcher m = TYPE.matcher(scrape);
         while (m.find()) {
-            types.put(m.group(1).replaceFirst("_total$", ""), m.group(2));
+            if (!m.group(1).endsWith("_max")) { // a histogram's maximum, exported as a gauge beside it
+                types.put(m.group(1).replaceFirst("_total$", ""), m.group(2));
+            }
         }
         return types;
     }
 
     private static Set<String> documented() throws Exception {
-        return names(Files.readString(ROOT.resolve("docs/metrics.md")));
+        return rows().keySet();
+    }
+
+    /** The README's catalogue: name to "type|label,label" (labels sorted). */
+    private static Map<String, String> rows() throws Exception {
+        Map<String, String> rows = new TreeMap<>();
+        Matcher m = ROW.matcher(Files.readString(ROOT.resolve("README.md")));
+        while (m.find()) {
+            Set<String> labels = new TreeSet<>();
+            Matcher l = Pattern.compile("`([a-z_]+)`").matcher(m.group(3));
+            while (l.find()) {
+                labels.add(l.group(1));
+            }
+            rows.put(m.group(1), m.group(2) + "|" + String.join(",", labels));
+        }
+        return rows;
+    }
+
+    /** The labels each exported family's samples carry (without a histogram's {@code le}). */
+    private static Map<String, Set<String>> labels() throws Exception {
+        String scrape = RawHttp.get(gateway.adminPort(), "/metrics").body();
+        Map<String, Set<String>> labels = new TreeMap<>();
+        Matcher m = SAMPLE.matcher(scrape);
+        while (m.find()) {
+            Set<String> names = labels.computeIfAbsent(family(m.group(1)), k -> new TreeSet<>());
+            if (m.group(2) != null) {
+                Matcher l = LABEL.matcher(m.group(2));
+                while (l.find()) {
+                    if (!l.group(1).equals("le")) {
+                        names.add(l.group(1));
+                    }
+                }
+            }
+        }
+        return labels;
+    }
+
+    /** The rows of what this traffic exported, meaning from the metric's description, to copy into the README. */
+    private static void writeRows(Map<String, String> exported, Map<String, Set<String>> labels) throws Exception {
+        String scrape = RawHttp.get(gateway.adminPort(), "/metrics").body();
+        Map<String, String> help = new TreeMap<>();
+        Matcher m = HELP.matcher(scrape);
+        while (m.find()) {
+            help.putIfAbsent(family(m.group(1)), m.group(2).strip());
+        }
+        StringBuilder out = new StringBuilder("| Metric | Type | Labels | Meaning |\n|---|---|---|---|\n");
+        for (Map.Entry<String, String> e : exported.entrySet()) {
+            String name = e.getValue().equals("counter") ? e.getKey() + "_total" : e.getKey();
+            out.append("| `").append(name).append("` | ").append(e.getValue()).append(" | ")
+                    .append(String.join(", ", labels.getOrDefault(e.getKey(), Set.of()).stream()
+                            .map(l -> "`" + l + "`").toList()))
+                    .append(" | ").append(help.getOrDefault(e.getKey(), "")).append(" |\n");
+        }
+        Files.createDirectories(Path.of("target"));
+        Files.writeString(Path.of("target/metric-catalogue.md"), out.toString());
     }
 
     private static Set<String> names(String text) {

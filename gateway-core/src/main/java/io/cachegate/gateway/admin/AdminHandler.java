@@ -11,6 +11,7 @@ import io.cachegate.gateway.cache.semantic.SemanticCache;
 import io.cachegate.gateway.dispatch.BackendDispatch;
 import io.cachegate.gateway.cache.ModelVersions;
 import io.cachegate.gateway.exchange.ClientResponses;
+import io.cachegate.gateway.metrics.SavingsReport;
 import io.cachegate.gateway.server.ProxyServices;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
@@ -199,6 +200,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                 .put("warm", semantic.warm())
                 .put("pendingWrites", semantic.pendingWrites())
                 .put("indexEntries", semantic.indexSizeLastKnown()));
+        stats.set("saved", JSON.valueToTree(SavingsReport.of(services.metrics().registry())));
         return stats;
     }
 

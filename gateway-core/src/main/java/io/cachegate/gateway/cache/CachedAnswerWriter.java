@@ -65,7 +65,7 @@ public final class CachedAnswerWriter {
             }
         }
         metrics.cacheLookup(layer, "hit");
-        metrics.cacheHit(x.routeLabel(), entry.promptTokens(), entry.completionTokens());
+        metrics.cacheHit(layer, x.routeLabel(), x.tenant(), entry.promptTokens(), entry.completionTokens());
         x.xCache(GatewayHeaders.HIT);
         long totalNanos = x.elapsedNanos();
         long nowMillis = x.ticker().wallMillis();

@@ -40,6 +40,7 @@ public final class GatewayMetrics implements AutoCloseable {
     private final ConcurrentMap<String, Timer> upstreamTimers = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, Counter> upstreamFailures = new ConcurrentHashMap<>();
     private final ConcurrentMap<CounterKey, Counter> counters = new ConcurrentHashMap<>();
+    private final ConcurrentMap<SavedKey, Counter> savings = new ConcurrentHashMap<>();
     private final Timer storeTimer;
     private final SemanticMetrics semantic = new SemanticMetrics(registry);
     private final List<Object> watched = new CopyOnWriteArrayList<>();
@@ -191,11 +192,34 @@ public final class GatewayMetrics implements AutoCloseable {
         counter("cachegate.cache.bypass", "Requests that bypassed the cache, by reason", "reason", reason, null, null).increment();
     }
 
-    /** A hit: one backend call avoided and the tokens it would have generated. */
-    public void cacheHit(String route, int promptTokens, int completionTokens) {
-        counter("cachegate.cache.calls.avoided", "Backend calls answered from the cache", "route", route, null, null).increment();
-        counter("cachegate.cache.tokens.saved", "Tokens (prompt + completion) not generated thanks to hits", "route", route, null, null)
-                .increment(promptTokens + completionTokens);
+    /** A hit from {@code layer}: one backend call avoided and the tokens it would have generated. */
+    public void cacheHit(String layer, String route, String tenant, int promptTokens, int completionTokens) {
+        saved("cachegate.cache.calls.avoided", "Backend calls answered from the cache, by layer, route and tenant",
+                layer, route, tenant).increment();
+        saved("cachegate.cache.tokens.saved", "Tokens (prompt + completion) not generated thanks to hits, by layer, "
+                + "route and tenant", layer, route, tenant).increment(promptTokens + completionTokens);
+    }
+
+    /**
+     * What a hit from {@code layer} saved beyond tokens: {@code cost} in the policy's price unit (0 without a
+     * price), and the upstream time it avoided (estimated from the route's recent upstream answers; 0 before any).
+     */
+    public void hitSaved(String layer, String route, String tenant, double cost, long latencyNanos) {
+        if (cost > 0) {
+            saved("cachegate.cache.cost.saved", "What the tokens hits saved would have cost, at the policy's prices "
+                    + "per million tokens, by layer, route and tenant", layer, route, tenant).increment(cost);
+        }
+        if (latencyNanos > 0) {
+            saved("cachegate.cache.latency.saved", "Upstream time hits avoided, estimated from the route's recent "
+                    + "upstream answers, by layer, route and tenant", layer, route, tenant)
+                    .increment(latencyNanos / 1e9);
+        }
+    }
+
+    private Counter saved(String name, String description, String layer, String route, String tenant) {
+        return savings.computeIfAbsent(new SavedKey(name, layer, route, tenant), k -> Counter.builder(name)
+                .description(description).baseUnit(name.endsWith("latency.saved") ? "seconds" : null)
+                .tag("layer", layer).tag("route", route).tag("tenant", tenant).register(registry));
     }
 
     public void cacheMiss(String route) {
@@ -255,6 +279,9 @@ public final class GatewayMetrics implements AutoCloseable {
     }
 
     private record CounterKey(String name, String value1, String value2) {
+    }
+
+    private record SavedKey(String name, String layer, String route, String tenant) {
     }
 
     @Override

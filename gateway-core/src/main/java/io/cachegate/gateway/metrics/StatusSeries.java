@@ -60,6 +60,8 @@ public final class StatusSeries {
                 .put("misses", rate("misses", sum("cachegate.cache.misses"), seconds))
                 .put("bypasses", rate("bypasses", sum("cachegate.cache.bypass"), seconds))
                 .put("tokensSaved", rate("tokens", sum("cachegate.cache.tokens.saved"), seconds))
+                // Per hour: a few hits a second save fractions of a cent each, which would round to 0 per second.
+                .put("costSavedPerHour", rate("cost", 3600 * sum("cachegate.cache.cost.saved"), seconds))
                 .put("overloaded", max("cachegate.admission.overloaded"))
                 .put("inFlight", max("cachegate.requests.inflight"));
         double hits = point.path("exactHits").asDouble() + point.path("semanticHits").asDouble();

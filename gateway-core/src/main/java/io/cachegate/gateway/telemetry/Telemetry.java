@@ -15,6 +15,8 @@ public final class Telemetry implements AutoCloseable {
 
     private final GatewayMetrics metrics;
     private final Ticker ticker;
+    /** Kept across reloads: a new generation's hits are priced with what the backends did just before. */
+    private final UpstreamLatency latency = new UpstreamLatency();
 
     public Telemetry(Policy policy, GatewayMetrics metrics, Ticker ticker) {
         this.metrics = metrics;
@@ -24,6 +26,7 @@ public final class Telemetry implements AutoCloseable {
     /** The observer of the exchanges that run under {@code policy}. */
     public ExchangeObserver observer(Policy policy) {
         List<ExchangeObserver> observers = new ArrayList<>();
+        observers.add(new Savings(policy.prices(), latency, metrics)); // first: the others report what it found
         return ExchangeObserver.of(observers);
     }
 

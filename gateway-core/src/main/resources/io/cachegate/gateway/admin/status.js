@@ -85,6 +85,7 @@
     draw('queues', points, queueSeries);
     draw('saved', points, [
       { label: 'tokens saved/s', value: field('tokensSaved') },
+      { label: 'cost saved/h', value: field('costSavedPerHour') },
       { label: 'overloaded', value: field('overloaded') }
     ]);
     renderSimilarity(series.similarity || []);
@@ -93,7 +94,7 @@
     document.getElementById('summary').textContent = (last
       ? last.requests.toFixed(1) + ' req/s · hit ratio ' + Math.round(last.hitRatio * 100) + '% · ' + last.inFlight + ' in flight'
       : 'waiting for the first sample') + ' · ' + stats.activeConnections + ' connections'
-      + (stats.draining ? ' · draining' : '') + ' · policy ' + stats.policy;
+      + (stats.draining ? ' · draining' : '') + savedSummary(stats.saved) + ' · policy ' + stats.policy;
     document.body.dataset.points = String(points.length);
     document.body.dataset.lastT = last ? String(last.t) : '';
   }
@@ -113,6 +114,16 @@
       row.insertCell().textContent = String(b.count);
     });
     table.dataset.hits = String(shown.reduce(function (n, b) { return n + b.count; }, 0));
+  }
+
+  // Since the gateway started: what the hits saved, in calls, tokens, cost and upstream time.
+  function savedSummary(saved) {
+    if (!saved || !saved.total) {
+      return '';
+    }
+    var t = saved.total;
+    return ' · saved ' + t.calls + ' calls, ' + t.tokens + ' tokens, ' + t.cost.toFixed(4) + ' in cost, '
+      + t.latencySeconds.toFixed(1) + ' s upstream';
   }
 
   function renderReplicas(stats) {
