@@ -30,7 +30,9 @@ import picocli.CommandLine.Option;
             "--warmup is a closed-loop warm-up through the gateway; each round runs the open loop direct, then via "
                     + "the gateway; the closed loop follows the rounds.",
             "--tls adds an identical gateway with HTTPS (a throwaway self-signed certificate) to every round, "
-                    + "keep-alive and with a new connection per request, and to the closed loop."
+                    + "keep-alive and with a new connection per request, and to the closed loop.",
+            "--telemetry adds the same gateway traced at 10% (OTLP/HTTP to a local sink) and with the access log "
+                    + "written to a file to every round."
         })
 final class BenchOverheadCommand extends Scenario {
 
@@ -49,6 +51,11 @@ final class BenchOverheadCommand extends Scenario {
             + "same gateway plain.")
     boolean tls;
 
+    @Option(names = "--telemetry", description = "Also measure the same gateway with traces at 10% sampling "
+            + "(exported over OTLP/HTTP to a local sink) and with the access log written to a file, against it with "
+            + "both off.")
+    boolean telemetry;
+
     @Option(names = "--new-connection-rate", defaultValue = "100", description = "With --tls: open-loop rate of the "
             + "rounds that open a new connection per request, requests/s (default ${DEFAULT-VALUE}).")
     double newConnectionRate;
@@ -66,16 +73,28 @@ final class BenchOverheadCommand extends Scenario {
 
     @Override
     ScenarioReport measure(BenchChildren children) throws Exception {
+        try (OtlpSink sink = telemetry ? OtlpSink.start() : null) {
+            return measure(children, sink);
+        }
+    }
+
+    private ScenarioReport measure(BenchChildren children, OtlpSink sink) throws Exception {
         ChildSimulator sim = children.simulator("sim", 1);
         GatewayPolicy policy = GatewayPolicy.of(options.gatewayThreads(), sim);
         ChildGateway gw = children.gateway("gateway", List.of(), policy);
         ChildGateway https = tls
                 ? children.gateway("gateway-tls", List.of(), policy.tls(BenchCertificate.create(children.dir())))
                 : null;
+        ChildGateway traced = telemetry ? children.gateway("gateway-traced", List.of(), policy.with(
+                "telemetry: { sampling: 0.1, otlp: { endpoint: \"" + sink.uri() + "\" } }")) : null;
+        ChildGateway logged = telemetry ? children.gateway("gateway-logged", List.of(), policy.log(
+                "log: { access: file, file: \"" + children.dir().resolve("access.log") + "\" }")) : null;
         sim.awaitReady();
         gw.awaitReady();
-        if (https != null) {
-            https.awaitReady();
+        for (ChildGateway other : new ChildGateway[] {https, traced, logged}) {
+            if (other != null) {
+                other.awaitReady();
+            }
         }
         URI direct = sim.uri();
         URI gateway = gw.uri();
@@ -84,6 +103,10 @@ final class BenchOverheadCommand extends Scenario {
         Duration recorded = options.duration();
         // The gateway path warms the simulator too; every phase then has a short unrecorded ramp of its own.
         run(gateway, BenchOptions.Mode.CLOSED, options.warmup(), Duration.ZERO, "warm-up (not recorded)");
+        if (telemetry) {
+            run(traced.uri(), BenchOptions.Mode.CLOSED, options.warmup(), Duration.ZERO, "warm-up traced (not recorded)");
+            run(logged.uri(), BenchOptions.Mode.CLOSED, options.warmup(), Duration.ZERO, "warm-up logged (not recorded)");
+        }
         if (https != null) {
             run(https.uri(), BenchOptions.Mode.CLOSED, options.warmup(), Duration.ZERO, "warm-up https (not recorded)");
             // Keep-alive traffic runs few handshakes: the handshake code (both sides) gets its own warm-up.
@@ -93,10 +116,16 @@ final class BenchOverheadCommand extends Scenario {
         List<BenchReport[]> rounds = new ArrayList<>();
         List<BenchReport[]> tlsKeepAlive = new ArrayList<>();
         List<BenchReport[]> tlsNew = new ArrayList<>();
+        List<BenchReport[]> telemetryRounds = new ArrayList<>();
         for (int r = 1; r <= options.rounds(); r++) {
             BenchReport d = run(direct, BenchOptions.Mode.OPEN, recorded, PHASE_RAMP, "round " + r + ": open loop, direct");
             BenchReport g = run(gateway, BenchOptions.Mode.OPEN, recorded, PHASE_RAMP, "round " + r + ": open loop, via gateway");
             rounds.add(new BenchReport[] {d, g});
+            if (telemetry) {
+                telemetryRounds.add(new BenchReport[] {d, g,
+                        run(traced.uri(), BenchOptions.Mode.OPEN, recorded, PHASE_RAMP, "round " + r + ": traced at 10%"),
+                        run(logged.uri(), BenchOptions.Mode.OPEN, recorded, PHASE_RAMP, "round " + r + ": access log on")});
+            }
             if (https != null) {
                 BenchReport t = run(https.uri(), BenchOptions.Mode.OPEN, recorded, PHASE_RAMP,
                         "round " + r + ": open loop, via gateway over https");
@@ -116,7 +145,9 @@ final class BenchOverheadCommand extends Scenario {
             tlsReport = new TlsOverheadReport(rate, newConnectionRate, tlsKeepAlive, tlsNew, closedGateway, closedTls,
                     connections);
         }
-        return new Report(rounds, closedDirect, closedGateway, tlsReport);
+        TelemetryOverheadReport telemetryReport = telemetry
+                ? new TelemetryOverheadReport(rate, 0.1, telemetryRounds, sink.exports(), sink.bytes()) : null;
+        return new Report(rounds, closedDirect, closedGateway, tlsReport, telemetryReport);
     }
 
     private BenchReport run(URI target, BenchOptions.Mode mode, Duration recorded, Duration ramp, String label)
@@ -144,12 +175,15 @@ final class BenchOverheadCommand extends Scenario {
         private final BenchReport closedDirect;
         private final BenchReport closedGateway;
         private final TlsOverheadReport tls;
+        private final TelemetryOverheadReport telemetry;
 
-        Report(List<BenchReport[]> rounds, BenchReport closedDirect, BenchReport closedGateway, TlsOverheadReport tls) {
+        Report(List<BenchReport[]> rounds, BenchReport closedDirect, BenchReport closedGateway, TlsOverheadReport tls,
+               TelemetryOverheadReport telemetry) {
             this.rounds = rounds;
             this.closedDirect = closedDirect;
             this.closedGateway = closedGateway;
             this.tls = tls;
+            this.telemetry = telemetry;
         }
 
         double ratio() {
@@ -164,7 +198,7 @@ final class BenchOverheadCommand extends Scenario {
         @Override
         public String failure() {
             long errors = rounds.stream().mapToLong(r -> r[1].errors()).sum() + closedGateway.errors()
-                    + (tls == null ? 0 : tls.errors());
+                    + (tls == null ? 0 : tls.errors()) + (telemetry == null ? 0 : telemetry.errors());
             return errors == 0 ? null : errors + " requests through the gateway failed";
         }
 
@@ -181,6 +215,9 @@ final class BenchOverheadCommand extends Scenario {
             out.put("throughputRatio", ratio());
             if (tls != null) {
                 out.set("tls", tls.json());
+            }
+            if (telemetry != null) {
+                out.set("telemetry", telemetry.json());
             }
             return out;
         }
@@ -205,6 +242,9 @@ final class BenchOverheadCommand extends Scenario {
                     connections, closedDirect.throughput(), closedGateway.throughput(), ratio());
             if (tls != null) {
                 tls.text(out);
+            }
+            if (telemetry != null) {
+                telemetry.text(out);
             }
             return out.toString();
         }

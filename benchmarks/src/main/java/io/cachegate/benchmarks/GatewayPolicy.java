@@ -19,6 +19,8 @@ final class GatewayPolicy {
     private int connectionsPerUrl = 256;
     private boolean pinned;
     private BenchCertificate tls;
+    /** Off unless a scenario measures it: the gateway's own path is what benchmarks compare. */
+    private String log = "log: { access: off }\n";
     private final StringBuilder sections = new StringBuilder();
     private final List<Map.Entry<String, List<String>>> routes = new ArrayList<>();
 
@@ -43,13 +45,32 @@ final class GatewayPolicy {
 
     /** This policy with its proxy listener on HTTPS with {@code certificate} ({@code server.tls}). */
     GatewayPolicy tls(BenchCertificate certificate) {
+        GatewayPolicy copy = copy();
+        copy.tls = certificate;
+        return copy;
+    }
+
+    /** This policy with {@code yaml} as its {@code log:} section (the access log is off otherwise). */
+    GatewayPolicy log(String yaml) {
+        GatewayPolicy copy = copy();
+        copy.log = yaml.endsWith("\n") ? yaml : yaml + "\n";
+        return copy;
+    }
+
+    /** This policy with one more top-level section, e.g. a {@code telemetry:} block. */
+    GatewayPolicy with(String yaml) {
+        return copy().section(yaml);
+    }
+
+    private GatewayPolicy copy() {
         GatewayPolicy copy = new GatewayPolicy(ioThreads, urls);
         copy.backend.addAll(backend);
         copy.connectionsPerUrl = connectionsPerUrl;
         copy.pinned = pinned;
+        copy.tls = tls;
+        copy.log = log;
         copy.sections.append(sections);
         copy.routes.addAll(routes);
-        copy.tls = certificate;
         return copy;
     }
 
@@ -99,7 +120,7 @@ final class GatewayPolicy {
         }
         out.append("    max_connections_per_url: ").append(connectionsPerUrl).append('\n');
         backend.forEach(s -> out.append("    ").append(s).append('\n'));
-        out.append(sections).append("routes:\n");
+        out.append(log).append(sections).append("routes:\n");
         for (Map.Entry<String, List<String>> r : routes.isEmpty() ? List.of(Map.entry("*", List.<String>of())) : routes) {
             out.append("  - match: { model: \"").append(r.getKey()).append("\" }\n    backend: sim\n");
             r.getValue().forEach(s -> out.append("    ").append(s).append('\n'));
