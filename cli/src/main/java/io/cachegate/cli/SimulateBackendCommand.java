@@ -1,10 +1,12 @@
 package io.cachegate.cli;
 
 import io.cachegate.simulator.BackendSimulator;
+import io.cachegate.simulator.AnswerBook;
 import io.cachegate.simulator.SimulatorOptions;
 import io.cachegate.simulator.SimulatorReplicas;
 import java.io.PrintWriter;
 import java.net.URI;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -89,9 +91,25 @@ public final class SimulateBackendCommand implements Callable<Integer> {
             description = "Served model ids, comma-separated (default: ${DEFAULT-VALUE}).")
     private List<String> models;
 
+    @Option(names = "--answers", paramLabel = "FILE",
+            description = "A TSV of text<TAB>label rows (one header line, e.g. ../shared/data/banking77_train.tsv): "
+                    + "a request whose last user message is one of its texts gets its label's canonical answer, "
+                    + "the same for every text of the label; others are generated as usual.")
+    private Path answers;
+
     @Option(names = "--seed", defaultValue = "42",
             description = "Seed of the fault injection; replica i uses seed + i (default: ${DEFAULT-VALUE}).")
     private long seed;
+
+    private static AnswerBook loadAnswers(Path file) {
+        try {
+            return AnswerBook.load(file);
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new IllegalArgumentException("--answers: no such file: " + file);
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("--answers: cannot read " + file + ": " + e.getMessage());
+        }
+    }
 
     @Override
     public Integer call() throws InterruptedException {
@@ -99,7 +117,7 @@ public final class SimulateBackendCommand implements Callable<Integer> {
         try {
             options = new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                     errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
-                    prefixBlockChars);
+                    prefixBlockChars, answers == null ? AnswerBook.NONE : loadAnswers(answers));
             if (replicas < 1) {
                 throw new IllegalArgumentException("--replicas must be >= 1, was " + replicas);
             }

@@ -9,7 +9,8 @@ import java.util.List;
  * the prompt), or the length of a token-id prompt; the simulator has no tokenizer.
  */
 record CompletionRequest(Kind kind, String model, boolean stream, boolean includeUsage, int maxTokens,
-                         boolean maxTokensGiven, int n, int promptTokens, RequestHash hash, PromptBlocks prefix) {
+                         boolean maxTokensGiven, int n, int promptTokens, RequestHash hash, PromptBlocks prefix,
+                         String lastUserText, String[] answer) {
 
     private static final int MAX_N = 128;
     private static final int MAX_TOKENS_LIMIT = 1 << 20;
@@ -57,8 +58,48 @@ record CompletionRequest(Kind kind, String model, boolean stream, boolean includ
             prefix = kind == Kind.CHAT ? PromptBlocks.ofChat(model, body.get("messages"), prefixBlockChars)
                     : PromptBlocks.ofPrompt(model, body.get("prompt"), prefixBlockChars);
         }
+        String lastUser = kind == Kind.CHAT ? lastUserText(body.get("messages"))
+                : body.path("prompt").isTextual() ? body.get("prompt").textValue() : null;
         return new CompletionRequest(kind, model, stream, includeUsage, maxTokens, maxGiven, n, promptTokens,
-                RequestHash.ofRequest(body), prefix);
+                RequestHash.ofRequest(body), prefix, lastUser, null);
+    }
+
+    /**
+     * This request answered with {@code tokens} (an {@link AnswerBook} answer) instead of generated words: all of
+     * them when they fit in an explicit {@code max_tokens}, else as many as it allows.
+     */
+    CompletionRequest answeredWith(String[] tokens) {
+        int count = maxTokensGiven ? Math.min(maxTokens, tokens.length) : tokens.length;
+        return new CompletionRequest(kind, model, stream, includeUsage, count, maxTokensGiven, n, promptTokens, hash,
+                prefix, lastUserText, java.util.Arrays.copyOf(tokens, count));
+    }
+
+    /** {@code length} when generation stopped at {@code max_tokens}, else {@code stop}. */
+    String finishReason() {
+        if (answer != null) {
+            return answer.length < AnswerBook.ANSWER_WORDS + 1 ? "length" : "stop";
+        }
+        return maxTokensGiven ? "length" : "stop";
+    }
+
+    /** The text of the last user message (content parts joined), or null. */
+    private static String lastUserText(JsonNode messages) {
+        for (int i = messages.size() - 1; i >= 0; i--) {
+            JsonNode message = messages.get(i);
+            if ("user".equals(message.path("role").asText())) {
+                JsonNode content = message.get("content");
+                if (content != null && content.isTextual()) {
+                    return content.textValue();
+                }
+                if (content != null && content.isArray()) {
+                    StringBuilder text = new StringBuilder();
+                    content.forEach(part -> text.append(part.path("text").asText("")));
+                    return text.toString();
+                }
+                return null;
+            }
+        }
+        return null;
     }
 
     private static int chatPromptTokens(JsonNode body) {

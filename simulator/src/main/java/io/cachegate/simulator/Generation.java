@@ -54,7 +54,7 @@ final class Generation implements ConcurrencyGate.Waiter {
         this.onDone = onDone;
         this.json = new CompletionJson(request, System.currentTimeMillis() / 1000);
         // Without max_tokens the "model" stops by itself after defaultMaxTokens words.
-        this.finishReason = request.maxTokensGiven() ? "length" : "stop";
+        this.finishReason = request.finishReason();
     }
 
     /** Asks the gate for a slot: starts now, waits in the queue, or answers 503. */
@@ -113,7 +113,8 @@ final class Generation implements ConcurrencyGate.Waiter {
         state = State.RUNNING;
         tokens = new String[request.n()][];
         for (int i = 0; i < tokens.length; i++) {
-            tokens[i] = CompletionGenerator.tokens(request.hash().seed(), i, request.maxTokens());
+            tokens[i] = request.answer() != null ? request.answer()
+                    : CompletionGenerator.tokens(request.hash().seed(), i, request.maxTokens());
         }
         firstTokenAt = System.nanoTime() + sim.firstTokenDelayNanos(request);
         if (request.stream()) {

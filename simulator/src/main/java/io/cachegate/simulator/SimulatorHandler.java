@@ -164,8 +164,11 @@ final class SimulatorHandler extends SimpleChannelInboundHandler<FullHttpRequest
     private void completion(ChannelHandlerContext ctx, FullHttpRequest http, CompletionRequest.Kind kind,
                             boolean keepAlive) {
         sim.requests.increment();
-        CompletionRequest request = CompletionRequest.parse(kind, readJson(http), sim.options.models(),
+        CompletionRequest parsed = CompletionRequest.parse(kind, readJson(http), sim.options.models(),
                 sim.options.defaultMaxTokens(), sim.prefixBlockChars());
+        // A text the answer book holds gets its label's answer: the same for every paraphrase of the label.
+        CompletionRequest request = sim.options.answers().label(parsed.lastUserText())
+                .map(label -> parsed.answeredWith(AnswerBook.answer(label))).orElse(parsed);
         if (injectFault(ctx, keepAlive)) {
             return;
         }

@@ -25,11 +25,13 @@ import java.util.Objects;
  *                          0 means unlimited, so every sequence decodes at {@code tpot}
  * @param prefixCacheBlocks capacity of the prefix cache in blocks (LRU); 0 turns it off
  * @param prefixBlockChars  prompt characters per prefix-cache block (about 4 characters a token)
+ * @param answers           labelled texts answered with their label's canonical answer; {@link AnswerBook#NONE}
+ *                          generates every answer
  */
 public record SimulatorOptions(String host, int port, long ttftMs, double prefillMsPerToken, double tpotMs,
                                int maxConcurrency, int maxQueue, double errorRate, double hangRate,
                                int defaultMaxTokens, List<String> models, long seed, double tokensPerSecond,
-                               int prefixCacheBlocks, int prefixBlockChars) {
+                               int prefixCacheBlocks, int prefixBlockChars, AnswerBook answers) {
 
     /** Block size when none is given: 256 characters, about 64 tokens. */
     public static final int DEFAULT_PREFIX_BLOCK_CHARS = 256;
@@ -37,6 +39,7 @@ public record SimulatorOptions(String host, int port, long ttftMs, double prefil
     public SimulatorOptions {
         Objects.requireNonNull(host, "host");
         models = List.copyOf(Objects.requireNonNull(models, "models"));
+        Objects.requireNonNull(answers, "answers");
         requireThat(port >= 0 && port <= 65535, "port must be in [0, 65535], was " + port);
         requireThat(ttftMs >= 0, "ttftMs must be >= 0, was " + ttftMs);
         requireThat(prefillMsPerToken >= 0, "prefillMsPerToken must be >= 0, was " + prefillMsPerToken);
@@ -54,6 +57,15 @@ public record SimulatorOptions(String host, int port, long ttftMs, double prefil
         requireThat(prefixBlockChars >= 1, "prefixBlockChars must be >= 1, was " + prefixBlockChars);
     }
 
+    /** The settings without an answer book: every answer generated. */
+    public SimulatorOptions(String host, int port, long ttftMs, double prefillMsPerToken, double tpotMs,
+                            int maxConcurrency, int maxQueue, double errorRate, double hangRate,
+                            int defaultMaxTokens, List<String> models, long seed, double tokensPerSecond,
+                            int prefixCacheBlocks, int prefixBlockChars) {
+        this(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue, errorRate, hangRate,
+                defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars, AnswerBook.NONE);
+    }
+
     /** The settings before throughput sharing and the prefix cache existed: both off. */
     public SimulatorOptions(String host, int port, long ttftMs, double prefillMsPerToken, double tpotMs,
                             int maxConcurrency, int maxQueue, double errorRate, double hangRate,
@@ -68,89 +80,96 @@ public record SimulatorOptions(String host, int port, long ttftMs, double prefil
      */
     public static SimulatorOptions defaults() {
         return new SimulatorOptions("127.0.0.1", 0, 0, 0, 0, 256, 10_000, 0, 0, 64,
-                List.of("llama-3.1-8b", "qwen2.5-0.5b"), 42, 0, 0, DEFAULT_PREFIX_BLOCK_CHARS);
+                List.of("llama-3.1-8b", "qwen2.5-0.5b"), 42, 0, 0, DEFAULT_PREFIX_BLOCK_CHARS, AnswerBook.NONE);
     }
 
     public SimulatorOptions withHost(String value) {
         return new SimulatorOptions(value, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars);
+                prefixBlockChars, answers);
     }
 
     public SimulatorOptions withPort(int value) {
         return new SimulatorOptions(host, value, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars);
+                prefixBlockChars, answers);
     }
 
     public SimulatorOptions withTtftMs(long value) {
         return new SimulatorOptions(host, port, value, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars);
+                prefixBlockChars, answers);
     }
 
     public SimulatorOptions withPrefillMsPerToken(double value) {
         return new SimulatorOptions(host, port, ttftMs, value, tpotMs, maxConcurrency, maxQueue, errorRate,
-                hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars);
+                hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars, answers);
     }
 
     public SimulatorOptions withTpotMs(double value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, value, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars);
+                prefixBlockChars, answers);
     }
 
     public SimulatorOptions withMaxConcurrency(int value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, value, maxQueue, errorRate,
-                hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars);
+                hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars, answers);
     }
 
     public SimulatorOptions withMaxQueue(int value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, value, errorRate,
-                hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars);
+                hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars, answers);
     }
 
     public SimulatorOptions withErrorRate(double value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue, value,
-                hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars);
+                hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars, answers);
     }
 
     public SimulatorOptions withHangRate(double value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, value, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars);
+                prefixBlockChars, answers);
     }
 
     public SimulatorOptions withDefaultMaxTokens(int value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
-                errorRate, hangRate, value, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars);
+                errorRate, hangRate, value, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars, answers);
     }
 
     public SimulatorOptions withModels(List<String> value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, value, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars);
+                prefixBlockChars, answers);
     }
 
     public SimulatorOptions withSeed(long value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, value, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars);
+                prefixBlockChars, answers);
     }
 
     public SimulatorOptions withTokensPerSecond(double value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
-                errorRate, hangRate, defaultMaxTokens, models, seed, value, prefixCacheBlocks, prefixBlockChars);
+                errorRate, hangRate, defaultMaxTokens, models, seed, value, prefixCacheBlocks, prefixBlockChars, answers);
     }
 
     public SimulatorOptions withPrefixCacheBlocks(int value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
-                errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, value, prefixBlockChars);
+                errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, value, prefixBlockChars, answers);
     }
 
     public SimulatorOptions withPrefixBlockChars(int value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
-                errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, value);
+                errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, value, answers);
+    }
+
+    /** Requests whose last user text the book holds are answered with their label's canonical answer. */
+    public SimulatorOptions withAnswers(AnswerBook value) {
+        return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
+                errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
+                prefixBlockChars, value);
     }
 
     /** The prefix cache is on. */

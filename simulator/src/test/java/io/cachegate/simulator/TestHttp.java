@@ -62,6 +62,15 @@ final class TestHttp {
         return sim.baseUrl().resolve(path);
     }
 
+    /** {@code text} as a JSON string literal. */
+    static String quote(String text) {
+        try {
+            return MAPPER.writeValueAsString(text);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     static JsonNode json(String text) {
         try {
             return MAPPER.readTree(text);
