@@ -91,7 +91,7 @@ final class EvalSemanticCommand implements Callable<Integer> {
             description = "Thresholds of the sweep (default 0.80 to 0.99 by 0.01).")
     List<Double> sweep;
 
-    @Option(names = "--guards", split = ",", defaultValue = "numbers,negation,entities",
+    @Option(names = "--guards", split = ",", defaultValue = "numbers,identifiers,negation,entities",
             description = "Guards of the guarded decision (default ${DEFAULT-VALUE}).")
     List<String> guards;
 

@@ -37,12 +37,12 @@ public final class LearnedDecision implements MatchDecision {
     }
 
     /**
-     * The floor with the parameters shipped in this module, and the number and negation guards as vetoes: "2
-     * seats" never answers "3 seats", nor "can I" "can't I".
+     * The floor with the parameters shipped in this module, and the number, identifier and negation guards as
+     * vetoes: "2 seats" never answers "3 seats", nor order "ZX-4471B" order "ZX-4471", nor "can I" "can't I".
      */
     public static LearnedDecision bundled(double threshold) {
         return new LearnedDecision(threshold, BundledParameters.INSTANCE, List.of(PairGuard.numbers(),
-                PairGuard.negation()));
+                PairGuard.identifiers(), PairGuard.negation()));
     }
 
     @Override

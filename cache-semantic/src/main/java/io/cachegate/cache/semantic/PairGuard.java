@@ -20,6 +20,14 @@ public interface PairGuard {
         return NumberGuard.INSTANCE;
     }
 
+    /**
+     * The texts name different identifiers: ids mixing letters and digits, e-mail addresses, hostnames, file
+     * names, URLs ({@code ZX-4471} against {@code ZX-4471B}).
+     */
+    static PairGuard identifiers() {
+        return IdentifierGuard.INSTANCE;
+    }
+
     /** One text is negated (not, no, never, n't, without, …) and the other is not. */
     static PairGuard negation() {
         return NegationGuard.INSTANCE;
@@ -32,16 +40,17 @@ public interface PairGuard {
 
     /** All guards, in the order they run (cheapest first). */
     static List<PairGuard> all() {
-        return List.of(numbers(), negation(), namedEntities());
+        return List.of(numbers(), identifiers(), negation(), namedEntities());
     }
 
-    /** The guard of that name ({@code numbers}, {@code negation}, {@code entities}). */
+    /** The guard of that name ({@code numbers}, {@code identifiers}, {@code negation}, {@code entities}). */
     static PairGuard named(String name) {
         for (PairGuard guard : all()) {
             if (guard.name().equals(name)) {
                 return guard;
             }
         }
-        throw new IllegalArgumentException("unknown guard '" + name + "', expected one of numbers, negation, entities");
+        throw new IllegalArgumentException("unknown guard '" + name
+                + "', expected one of numbers, identifiers, negation, entities");
     }
 }

@@ -76,7 +76,8 @@ class PairGuardTest {
 
     @Test
     void named_findsEachGuardAndRejectsUnknownNames() {
-        assertThat(PairGuard.all()).extracting(PairGuard::name).containsExactly("numbers", "negation", "entities");
+        assertThat(PairGuard.all()).extracting(PairGuard::name).containsExactly("numbers", "identifiers", "negation",
+                "entities");
         assertThat(PairGuard.named("negation")).isSameAs(negation);
         assertThatThrownBy(() -> PairGuard.named("vibes")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("vibes");
