@@ -16,19 +16,28 @@ final class Emails {
     private Emails() {
     }
 
-    /** Whether the {@code @} at {@code at} joins a local part and a domain. */
-    static boolean at(CharSequence text, int at) {
+    /** Where the address whose {@code @} is at {@code at} starts (its local part; call after {@link #end}). */
+    static int start(CharSequence text, int at) {
+        int i = at;
+        while (i > 0 && at - i < MAX_LOCAL && localChar(text.charAt(i - 1))) {
+            i--;
+        }
+        return i;
+    }
+
+    /** Where the address ends when the {@code @} at {@code at} joins a local part and a domain; else -1. */
+    static int end(CharSequence text, int at) {
         int local = 0;
         for (int i = at - 1; i >= 0 && local < MAX_LOCAL && localChar(text.charAt(i)); i--) {
             local++;
         }
         if (local == 0 || text.charAt(at - 1) == '.') {
-            return false;
+            return -1;
         }
         int n = Math.min(text.length(), at + 1 + MAX_DOMAIN);
         int i = at + 1;
         if (i + 2 < n && Chars.digit(text.charAt(i)) && text.charAt(i + 1) == 'x' && text.charAt(i + 2) == '.') {
-            return false; // icon@2x.png
+            return -1; // icon@2x.png
         }
         int labels = 0;
         int labelLength = 0;
@@ -46,7 +55,7 @@ final class Emails {
                 break;
             }
         }
-        return labels >= 1 && labelLength >= 2 && letters;
+        return labels >= 1 && labelLength >= 2 && letters ? i : -1;
     }
 
     private static boolean localChar(char c) {

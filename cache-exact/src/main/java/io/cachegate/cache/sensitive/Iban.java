@@ -27,16 +27,16 @@ final class Iban {
     private Iban() {
     }
 
-    /** Whether an IBAN starts at {@code start} (a token start with an upper-case letter) and ends a token. */
-    static boolean at(CharSequence text, int start) {
+    /** Where the IBAN that starts at {@code start} (a token start with an upper-case letter) ends; else -1. */
+    static int end(CharSequence text, int start) {
         int n = text.length();
         if (start + 4 > n || !upper(text.charAt(start)) || !upper(text.charAt(start + 1)) || !digit(text.charAt(start + 2))
                 || !digit(text.charAt(start + 3))) {
-            return false;
+            return -1;
         }
         int expected = LENGTH_BY_CODE[(text.charAt(start) - 'A') * 26 + text.charAt(start + 1) - 'A'];
         if (expected == 0) {
-            return false;
+            return -1;
         }
         char[] iban = new char[expected];
         int length = 0;
@@ -50,7 +50,7 @@ final class Iban {
             }
             i++;
         }
-        return length == expected && Chars.endsAt(text, i) && mod97(iban) == 1;
+        return length == expected && Chars.endsAt(text, i) && mod97(iban) == 1 ? i : -1;
     }
 
     /** ISO 7064 MOD 97-10 over the account then the first four characters, letters as 10..35. */

@@ -2,8 +2,6 @@ package io.cachegate.cache.sensitive;
 
 import static io.cachegate.cache.sensitive.Chars.digit;
 
-import java.util.EnumSet;
-
 /**
  * Payment cards, US SSNs and phone numbers in a run of digit groups ({@code 4111 1111 1111 1111},
  * {@code 078-05-1120}, {@code 202.555.0173}). Precision over recall: a number is flagged only in the shapes
@@ -26,17 +24,20 @@ final class Numbers {
         final byte[] digits = new byte[MAX_RUN_DIGITS];
         final int[] groups = new int[MAX_GROUPS];
         final char[] gaps = new char[MAX_GROUPS];
+        /** Where each group starts in the text, for a redaction's span. */
+        final int[] starts = new int[MAX_GROUPS];
     }
 
     /**
      * Reads the run of digit groups that starts at {@code start} (groups joined by one space, dash or dot) and
      * adds what it holds to {@code found}. Returns the index after the run.
      */
-    static int run(CharSequence text, int start, EnumSet<SensitiveKind> found, Scratch scratch) {
+    static int run(CharSequence text, int start, Hits found, Scratch scratch) {
         int n = text.length();
         byte[] digits = scratch.digits;
         int[] groups = scratch.groups;
         char[] gaps = scratch.gaps;
+        scratch.starts[0] = start;
         int count = 0;
         int groupCount = 0;
         int length = 0;
@@ -51,6 +52,7 @@ final class Numbers {
                     && groupCount < MAX_GROUPS - 1) {
                 gaps[groupCount] = c;
                 groups[groupCount++] = length;
+                scratch.starts[groupCount] = i + 1;
                 length = 0;
                 i++;
             } else {
@@ -65,49 +67,56 @@ final class Numbers {
             }
             return i;
         }
-        windows(digits, groups, gaps, groupCount, found);
+        windows(scratch, groupCount, found);
         return i;
     }
 
     /** Every window of consecutive groups, so "Order 12 4111 1111 1111 1111" still finds the card. */
-    private static void windows(byte[] digits, int[] groups, char[] gaps, int groupCount,
-                                EnumSet<SensitiveKind> found) {
+    private static void windows(Scratch scratch, int groupCount, Hits found) {
+        byte[] digits = scratch.digits;
+        int[] groups = scratch.groups;
+        char[] gaps = scratch.gaps;
+        int[] starts = scratch.starts;
         int offset = 0;
         for (int s = 0; s < groupCount; s++) {
             if (s > 0 && gaps[s - 1] == '.') {
                 offset += groups[s];
                 continue; // a fraction ("3.4111..."), not the start of a number of its own
             }
-            if (!found.contains(SensitiveKind.SSN) && ssn(digits, offset, groups, gaps, s, groupCount)) {
-                found.add(SensitiveKind.SSN);
+            if (found.wants(SensitiveKind.SSN) && ssn(digits, offset, groups, gaps, s, groupCount)) {
+                found.found(SensitiveKind.SSN, starts[s], starts[s + 2] + groups[s + 2]);
             }
-            if (!found.contains(SensitiveKind.PHONE) && usPhone(digits, offset, groups, gaps, s, groupCount)) {
-                found.add(SensitiveKind.PHONE);
+            if (found.wants(SensitiveKind.PHONE) && usPhone(digits, offset, groups, gaps, s, groupCount)) {
+                found.found(SensitiveKind.PHONE, starts[s], starts[s + 2] + groups[s + 2]);
             }
-            if (!found.contains(SensitiveKind.PAYMENT_CARD) && card(digits, offset, groups, gaps, s, groupCount)) {
-                found.add(SensitiveKind.PAYMENT_CARD);
+            int card = found.wants(SensitiveKind.PAYMENT_CARD) ? card(digits, offset, groups, gaps, s, groupCount) : -1;
+            if (card >= 0) {
+                found.found(SensitiveKind.PAYMENT_CARD, starts[s], starts[card] + groups[card]);
             }
             offset += groups[s];
         }
     }
 
-    /** A card from group {@code s}: 13-19 digits, unseparated or in 4-4-4-4(-3), 4-6-5 or 4-6-4 groups. */
-    private static boolean card(byte[] digits, int offset, int[] groups, char[] gaps, int s, int groupCount) {
+    /**
+     * A card from group {@code s}: 13-19 digits, unseparated or in 4-4-4-4(-3), 4-6-5 or 4-6-4 groups. Returns its
+     * last group, or -1.
+     */
+    private static int card(byte[] digits, int offset, int[] groups, char[] gaps, int s, int groupCount) {
         int total = 0;
         for (int e = s; e < groupCount; e++) {
             if (e > s && (gaps[e - 1] != gaps[s] || gaps[s] == '.')) {
-                return false; // mixed or dotted separators: not how a card is written
+                return -1; // mixed or dotted separators: not how a card is written
             }
             total += groups[e];
             if (total > 19) {
-                return false;
+                return -1;
             }
             if (total >= 13 && cardGroups(groups, s, e) && issuer(digits, offset, total)
                     && Luhn.valid(digits, offset, total)) {
-                return true;
+                return e;
             }
         }
-        return false;
+        return -1;
     }
 
     private static boolean cardGroups(int[] groups, int s, int e) {
@@ -162,7 +171,7 @@ final class Numbers {
      * {@code (NXX) NXX-XXXX} at {@code start} (an opening parenthesis). Returns the index after it when it is one
      * (and adds {@link SensitiveKind#PHONE}), else {@code start + 1}.
      */
-    static int parenthesised(CharSequence text, int start, EnumSet<SensitiveKind> found) {
+    static int parenthesised(CharSequence text, int start, Hits found) {
         int n = text.length();
         int i = start + 1;
         if (i + 4 > n || !threeDigits(text, i) || text.charAt(i) < '2' || text.charAt(i + 3) != ')') {
@@ -182,7 +191,7 @@ final class Numbers {
         if (i + 4 > n || !threeDigits(text, i) || !digit(text.charAt(i + 3)) || !Chars.endsAt(text, i + 4)) {
             return start + 1;
         }
-        found.add(SensitiveKind.PHONE);
+        found.found(SensitiveKind.PHONE, start, i + 4);
         return i + 4;
     }
 
@@ -190,7 +199,7 @@ final class Numbers {
      * An international number at {@code start} (a plus sign): 8 to 15 digits (E.164) in groups joined by a space,
      * dash or dot, with an optional parenthesised part ({@code +44 (0)20 7946 0958}). Returns the index after it.
      */
-    static int international(CharSequence text, int start, EnumSet<SensitiveKind> found) {
+    static int international(CharSequence text, int start, Hits found) {
         int n = text.length();
         int i = start + 1;
         int count = 0;
@@ -211,7 +220,7 @@ final class Numbers {
             i--; // a trailing space, dash or parenthesis belongs to the prose
         }
         if (count >= 8 && count <= 15 && Chars.endsAt(text, i)) {
-            found.add(SensitiveKind.PHONE);
+            found.found(SensitiveKind.PHONE, start, i);
         }
         return i;
     }

@@ -4,7 +4,6 @@ import static io.cachegate.cache.sensitive.Chars.startsWith;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
-import java.util.EnumSet;
 
 /**
  * Credentials by their shape: vendor API keys by prefix and a long enough body (so "sk-learn" is not one), AWS
@@ -29,6 +28,7 @@ final class Secrets {
     private static final Prefix[] A = {new Prefix("AIza", 35, true)};
     private static final Prefix[] H = {new Prefix("hf_", 30, false)};
     private static final String PEM_BEGIN = "-----BEGIN ";
+    private static final String PEM_END = "-----END ";
     private static final String PEM_PRIVATE = "PRIVATE KEY-----";
     private static final int MAX_JWT_HEADER = 2048;
 
@@ -39,7 +39,7 @@ final class Secrets {
      * The secrets that start at {@code start}, a token start with a letter. Returns where the scan goes on: past
      * a JWT-like run already read, so a hostile run of {@code eyJ-eyJ-...} is read once, not once per start.
      */
-    static int at(CharSequence text, int start, EnumSet<SensitiveKind> found) {
+    static int at(CharSequence text, int start, Hits found) {
         char c = text.charAt(start);
         Prefix[] prefixes = switch (c) {
             case 's' -> S;
@@ -48,8 +48,8 @@ final class Secrets {
             case 'x' -> X;
             case 'h' -> H;
             case 'A' -> {
-                if (awsKeyId(text, start)) {
-                    found.add(SensitiveKind.AWS_ACCESS_KEY);
+                if (found.wants(SensitiveKind.AWS_ACCESS_KEY) && awsKeyId(text, start)) {
+                    found.found(SensitiveKind.AWS_ACCESS_KEY, start, start + 20);
                 }
                 yield A;
             }
@@ -58,13 +58,24 @@ final class Secrets {
         if (c == 'e') {
             return jwt(text, start, found);
         }
-        if (prefixes != null && vendorKey(text, start, prefixes)) {
-            found.add(SensitiveKind.API_KEY);
+        if (prefixes != null && found.wants(SensitiveKind.API_KEY)) {
+            Prefix p = vendorKey(text, start, prefixes);
+            if (p != null) {
+                // The whole key, read once: the scan goes on after it, so "sk-...-sk-..." stays linear.
+                int end = start + p.prefix().length();
+                while (end < text.length() && (Chars.alnum(text.charAt(end)) || text.charAt(end) == '_'
+                        || p.dashes() && text.charAt(end) == '-')) {
+                    end++;
+                }
+                found.found(SensitiveKind.API_KEY, start, end);
+                return end;
+            }
         }
         return start + 1;
     }
 
-    private static boolean vendorKey(CharSequence text, int start, Prefix[] prefixes) {
+    /** The prefix whose key starts at {@code start}; null when none does. */
+    private static Prefix vendorKey(CharSequence text, int start, Prefix[] prefixes) {
         for (Prefix p : prefixes) {
             if (startsWith(text, start, p.prefix())) {
                 int from = start + p.prefix().length();
@@ -76,11 +87,11 @@ final class Secrets {
                     i++;
                 }
                 if (i - from >= p.minBody()) {
-                    return true;
+                    return p;
                 }
             }
         }
-        return false;
+        return null;
     }
 
     /** {@code AKIA} (long-term) or {@code ASIA} (temporary) and 16 upper-case letters or digits. */
@@ -105,7 +116,7 @@ final class Secrets {
      * {@code eyJ...}: a header and a payload of base64url joined by dots, then a signature (possibly empty).
      * Returns the index after what was read.
      */
-    private static int jwt(CharSequence text, int start, EnumSet<SensitiveKind> found) {
+    private static int jwt(CharSequence text, int start, Hits found) {
         if (!startsWith(text, start, "eyJ")) {
             return start + 1;
         }
@@ -120,8 +131,8 @@ final class Secrets {
             return dot;
         }
         int end = second + 1 + Chars.base64urlRun(text, second + 1, Integer.MAX_VALUE);
-        if (Chars.endsAt(text, end) && header(text, start, dot)) {
-            found.add(SensitiveKind.JWT);
+        if (found.wants(SensitiveKind.JWT) && Chars.endsAt(text, end) && header(text, start, dot)) {
+            found.found(SensitiveKind.JWT, start, end);
         }
         return end;
     }
@@ -135,6 +146,27 @@ final class Secrets {
         } catch (IllegalArgumentException e) {
             return false; // not base64url after all
         }
+    }
+
+    /**
+     * Where the PEM private key that begins at {@code start} ends: after its {@code -----END ...-----} line, or
+     * the end of the text when it has none (what follows the header is key material either way).
+     */
+    static int privateKeyEnd(CharSequence text, int start) {
+        int n = text.length();
+        for (int i = start + PEM_BEGIN.length(); i < n; i++) {
+            if (text.charAt(i) == '-' && startsWith(text, i, PEM_END)) {
+                int close = i + PEM_END.length();
+                while (close < n && close - i < 64 && text.charAt(close) != '\n') {
+                    if (startsWith(text, close, "-----")) {
+                        return close + 5;
+                    }
+                    close++;
+                }
+                return close;
+            }
+        }
+        return n;
     }
 
     /** {@code -----BEGIN [RSA |EC |OPENSSH |ENCRYPTED ...]PRIVATE KEY-----} at {@code start}. */

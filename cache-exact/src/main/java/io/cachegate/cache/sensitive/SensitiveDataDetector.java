@@ -1,5 +1,6 @@
 package io.cachegate.cache.sensitive;
 
+import com.google.re2j.Matcher;
 import io.cachegate.config.SensitivePattern;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -35,7 +36,17 @@ public final class SensitiveDataDetector {
     /** What {@code text} holds; {@link Findings#NONE} for clean text. */
     public Findings scan(CharSequence text) {
         EnumSet<SensitiveKind> found = EnumSet.noneOf(SensitiveKind.class);
-        builtIn(text, found);
+        builtIn(text, new Hits() {
+            @Override
+            public boolean wants(SensitiveKind kind) {
+                return !found.contains(kind); // one of a kind is enough to report it
+            }
+
+            @Override
+            public void found(SensitiveKind kind, int start, int end) {
+                found.add(kind);
+            }
+        });
         List<String> matched = null;
         for (SensitivePattern p : patterns) {
             if (p.regex().matcher(text).find()) {
@@ -51,15 +62,33 @@ public final class SensitiveDataDetector {
         return new Findings(found, matched == null ? List.of() : matched);
     }
 
-    private static void builtIn(CharSequence text, EnumSet<SensitiveKind> found) {
+    /**
+     * {@code text} with every finding replaced by {@code [REDACTED:<kind>]} (a policy pattern's name for its
+     * matches), for logs that carry text; the same text when nothing is found. Linear in the text like
+     * {@link #scan}.
+     */
+    public String redact(CharSequence text) {
+        Spans spans = new Spans();
+        builtIn(text, spans);
+        for (SensitivePattern p : patterns) {
+            Matcher m = p.regex().matcher(text);
+            while (m.find()) {
+                spans.add(p.name(), m.start(), m.end());
+            }
+        }
+        return spans.apply(text);
+    }
+
+    private static void builtIn(CharSequence text, Hits found) {
         int n = text.length();
         Numbers.Scratch scratch = null;
         int i = 0;
         while (i < n) {
             char c = text.charAt(i);
             if (c == '@') {
-                if (!found.contains(SensitiveKind.EMAIL) && Emails.at(text, i)) {
-                    found.add(SensitiveKind.EMAIL);
+                int end = found.wants(SensitiveKind.EMAIL) ? Emails.end(text, i) : -1;
+                if (end > i) {
+                    found.found(SensitiveKind.EMAIL, Emails.start(text, i), end);
                 }
                 i++;
             } else if (!tokenStart(text, i)) {
@@ -71,8 +100,10 @@ public final class SensitiveDataDetector {
                 i = Numbers.run(text, i, found, scratch);
             } else if (Chars.letter(c)) {
                 int next = Secrets.at(text, i, found);
-                if (Chars.upper(c) && !found.contains(SensitiveKind.IBAN) && Iban.at(text, i)) {
-                    found.add(SensitiveKind.IBAN);
+                int iban = Chars.upper(c) && found.wants(SensitiveKind.IBAN) ? Iban.end(text, i) : -1;
+                if (iban > i) {
+                    found.found(SensitiveKind.IBAN, i, iban);
+                    next = Math.max(next, iban);
                 }
                 i = skipWord(text, Math.max(next, i + 1));
             } else if (c == '+' && i + 1 < n && Chars.digit(text.charAt(i + 1))) {
@@ -80,8 +111,9 @@ public final class SensitiveDataDetector {
             } else if (c == '(') {
                 i = Numbers.parenthesised(text, i, found);
             } else if (c == '-' && Secrets.privateKey(text, i)) {
-                found.add(SensitiveKind.PRIVATE_KEY);
-                i += 5;
+                int end = Secrets.privateKeyEnd(text, i);
+                found.found(SensitiveKind.PRIVATE_KEY, i, end);
+                i = Math.max(i + 5, end); // the key's body holds nothing else worth finding
             } else {
                 i++;
             }

@@ -1,31 +1,22 @@
 package io.cachegate.gateway.quota;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cachegate.gateway.exchange.ResponseTap;
+import io.cachegate.gateway.exchange.UsageTail;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpResponse;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.OptionalLong;
 
 /**
  * Settles a request's token estimate once its answer is known: the backend's {@code usage} replaces it (the
  * difference taken, or the excess given back); an answer the backend never generated — a cache hit, a coalesced
  * follower's, a refusal, an error status — gives it all back; an answer without usage (a stream without
- * {@code include_usage}) keeps it. Only the answer's tail is kept: {@code usage} comes last, in JSON as in SSE.
+ * {@code include_usage}) keeps it. Only the answer's tail is kept ({@link UsageTail}).
  */
 final class UsageTap implements ResponseTap {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
-    private static final int TAIL_BYTES = 16 * 1024;
-    private static final byte[] USAGE = "\"usage\"".getBytes(StandardCharsets.US_ASCII);
-
     private final LimitBucket tokens;
     private final long estimate;
-    private final byte[] tail = new byte[TAIL_BYTES];
-    private long written;
+    private final UsageTail tail = new UsageTail();
     private int status;
     private boolean settled;
 
@@ -41,12 +32,7 @@ final class UsageTap implements ResponseTap {
 
     @Override
     public void onContent(ByteBuf content) {
-        int length = content.readableBytes();
-        int start = content.readerIndex();
-        for (int i = Math.max(0, length - TAIL_BYTES); i < length; i++) {
-            tail[(int) ((written + i) % TAIL_BYTES)] = content.getByte(start + i);
-        }
-        written += length;
+        tail.feed(content);
     }
 
     @Override
@@ -75,51 +61,8 @@ final class UsageTap implements ResponseTap {
         }
     }
 
-    /** The last {@code usage} object of the answer, as total tokens; empty when there is none (or it is null). */
+    /** The answer's total tokens by its last {@code usage} object; empty when there is none (or it is null). */
     OptionalLong usage() {
-        int size = (int) Math.min(written, TAIL_BYTES);
-        byte[] text = new byte[size];
-        for (int i = 0; i < size; i++) {
-            text[i] = tail[(int) ((written - size + i) % TAIL_BYTES)];
-        }
-        for (int at = lastIndexOf(text, size); at >= 0; at = lastIndexOf(text, at)) {
-            try {
-                JsonNode usage = parseAfterColon(text, at + USAGE.length, size);
-                if (usage != null && usage.isObject()) {
-                    JsonNode total = usage.get("total_tokens");
-                    if (total != null && total.canConvertToLong()) {
-                        return OptionalLong.of(total.asLong());
-                    }
-                    return OptionalLong.of(usage.path("prompt_tokens").asLong(0)
-                            + usage.path("completion_tokens").asLong(0));
-                }
-            } catch (IOException e) {
-                // not a usage object after all: look further back
-            }
-        }
-        return OptionalLong.empty();
-    }
-
-    private static JsonNode parseAfterColon(byte[] text, int from, int end) throws IOException {
-        int i = from;
-        while (i < end && (text[i] == ' ' || text[i] == ':')) {
-            i++;
-        }
-        try (JsonParser parser = JSON.createParser(text, i, end - i)) {
-            return parser.nextToken() == null ? null : JSON.readTree(parser);
-        }
-    }
-
-    private static int lastIndexOf(byte[] text, int before) {
-        for (int i = before - USAGE.length; i >= 0; i--) {
-            boolean match = true;
-            for (int j = 0; j < USAGE.length && match; j++) {
-                match = text[i + j] == USAGE[j];
-            }
-            if (match) {
-                return i;
-            }
-        }
-        return -1;
+        return tail.usage().map(u -> OptionalLong.of(u.total())).orElse(OptionalLong.empty());
     }
 }

@@ -1,0 +1,85 @@
+package io.cachegate.gateway.exchange;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+
+/**
+ * The last 16 KiB of an answer as it passes, and the {@code usage} object found in them: {@code usage} comes last,
+ * in a JSON answer as in an SSE stream, so the tail is enough whatever the answer's length. Used by the taps that
+ * need the answer's token counts (tenant token limits, the access log). Confined to the exchange's event loop.
+ */
+public final class UsageTail {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int TAIL_BYTES = 16 * 1024;
+    private static final byte[] USAGE = "\"usage\"".getBytes(StandardCharsets.US_ASCII);
+
+    /** An answer's usage; a count the answer does not give is 0, and {@code total} is their sum unless given. */
+    public record Usage(long prompt, long completion, long total) {
+    }
+
+    private final byte[] tail = new byte[TAIL_BYTES];
+    private long written;
+
+    /** Keeps the end of {@code content}, which is only borrowed. */
+    public void feed(ByteBuf content) {
+        int length = content.readableBytes();
+        int start = content.readerIndex();
+        for (int i = Math.max(0, length - TAIL_BYTES); i < length; i++) {
+            tail[(int) ((written + i) % TAIL_BYTES)] = content.getByte(start + i);
+        }
+        written += length;
+    }
+
+    /** The last {@code usage} object of the answer so far; empty when there is none (or it is null). */
+    public Optional<Usage> usage() {
+        int size = (int) Math.min(written, TAIL_BYTES);
+        byte[] text = new byte[size];
+        for (int i = 0; i < size; i++) {
+            text[i] = tail[(int) ((written - size + i) % TAIL_BYTES)];
+        }
+        for (int at = lastIndexOf(text, size); at >= 0; at = lastIndexOf(text, at)) {
+            try {
+                JsonNode usage = parseAfterColon(text, at + USAGE.length, size);
+                if (usage != null && usage.isObject()) {
+                    long prompt = usage.path("prompt_tokens").asLong(0);
+                    long completion = usage.path("completion_tokens").asLong(0);
+                    JsonNode total = usage.get("total_tokens");
+                    return Optional.of(new Usage(prompt, completion,
+                            total != null && total.canConvertToLong() ? total.asLong() : prompt + completion));
+                }
+            } catch (IOException e) {
+                // not a usage object after all: look further back
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static JsonNode parseAfterColon(byte[] text, int from, int end) throws IOException {
+        int i = from;
+        while (i < end && (text[i] == ' ' || text[i] == ':')) {
+            i++;
+        }
+        try (JsonParser parser = JSON.createParser(text, i, end - i)) {
+            return parser.nextToken() == null ? null : JSON.readTree(parser);
+        }
+    }
+
+    private static int lastIndexOf(byte[] text, int before) {
+        for (int i = before - USAGE.length; i >= 0; i--) {
+            boolean match = true;
+            for (int j = 0; j < USAGE.length && match; j++) {
+                match = text[i + j] == USAGE[j];
+            }
+            if (match) {
+                return i;
+            }
+        }
+        return -1;
+    }
+}
