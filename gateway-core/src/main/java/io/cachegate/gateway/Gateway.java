@@ -28,6 +28,7 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -83,7 +84,7 @@ public final class Gateway implements AutoCloseable {
         this.semantic = policy.cache().semantic().enabled()
                 ? SemanticCaches.open(policy.cache().semantic(), metrics.semantic(), ticker) : null;
         this.store = CacheStores.create(policy.cache().exact(), storeHealth, ticker);
-        this.telemetry = new Telemetry(policy, metrics, ticker);
+        this.telemetry = openTelemetry(policy);
         this.reloader = new PolicyReloader(policy, policyFile, group, metrics, upstream, ticker, versions, store,
                 semantic, telemetry);
         Optional<ListenerTls> tls = Optional.empty();
@@ -104,7 +105,7 @@ public final class Gateway implements AutoCloseable {
                     .group(group)
                     .channel(transport.serverChannel())
                     .childHandler(new AdminChannelInitializer(reloader,
-                            new CacheAdmin(store, Optional.ofNullable(semantic)), versions, admin))
+                            new CacheAdmin(store, Optional.ofNullable(semantic)), versions, admin, telemetry.audit()))
                     .bind(server.adminHost(), server.adminPort()).sync().channel();
         } catch (RuntimeException | InterruptedException e) {
             tls.ifPresent(ListenerTls::close);
@@ -126,6 +127,18 @@ public final class Gateway implements AutoCloseable {
         log.info("cachegate listening on {} {} (admin {} {}), transport {}, policy {}",
                 tls.isPresent() ? "https" : "http", proxyChannel.localAddress(), admin.isPresent() ? "https" : "http",
                 adminChannel.localAddress(), transport, policy.source());
+    }
+
+    /** The telemetry (its log files opened now): a file that cannot be opened refuses the start. */
+    private Telemetry openTelemetry(Policy policy) {
+        try {
+            return new Telemetry(policy, metrics, ticker);
+        } catch (UncheckedIOException e) {
+            closeCaches();
+            upstream.close();
+            group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            throw new StartRefusedException(e.getMessage());
+        }
     }
 
     /** TLS for one listener, its files read and checked now: unusable files refuse the start. */

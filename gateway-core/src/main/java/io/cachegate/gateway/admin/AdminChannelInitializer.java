@@ -2,6 +2,7 @@ package io.cachegate.gateway.admin;
 
 import io.cachegate.gateway.cache.ModelVersions;
 import io.cachegate.gateway.server.tls.ListenerTls;
+import io.cachegate.gateway.telemetry.log.AuditLog;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
@@ -15,13 +16,13 @@ public final class AdminChannelInitializer extends ChannelInitializer<SocketChan
     private final Optional<ListenerTls> tls;
 
     public AdminChannelInitializer(AdminView view, CacheAdmin cache, ModelVersions versions) {
-        this(view, cache, versions, Optional.empty());
+        this(view, cache, versions, Optional.empty(), AuditLog.OFF);
     }
 
-    /** With {@code tls}, the admin listener speaks HTTPS only. */
+    /** With {@code tls}, the admin listener speaks HTTPS only; purges and reloads are written to {@code audit}. */
     public AdminChannelInitializer(AdminView view, CacheAdmin cache, ModelVersions versions,
-                                   Optional<ListenerTls> tls) {
-        this.handler = new AdminHandler(view, cache, versions);
+                                   Optional<ListenerTls> tls, AuditLog audit) {
+        this.handler = new AdminHandler(view, cache, versions, audit);
         this.tls = tls;
     }
 

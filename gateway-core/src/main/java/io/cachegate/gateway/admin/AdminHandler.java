@@ -13,6 +13,7 @@ import io.cachegate.gateway.cache.ModelVersions;
 import io.cachegate.gateway.exchange.ClientResponses;
 import io.cachegate.gateway.metrics.SavingsReport;
 import io.cachegate.gateway.server.ProxyServices;
+import io.cachegate.gateway.telemetry.log.AuditLog;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
@@ -48,11 +49,13 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private final AdminView view;
     private final CacheAdmin cache;
     private final ModelVersions versions;
+    private final AdminAudit audit;
 
-    AdminHandler(AdminView view, CacheAdmin cache, ModelVersions versions) {
+    AdminHandler(AdminView view, CacheAdmin cache, ModelVersions versions, AuditLog audit) {
         this.view = view;
         this.cache = cache;
         this.versions = versions;
+        this.audit = new AdminAudit(audit);
     }
 
     @Override
@@ -69,13 +72,20 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             return;
         }
         HttpMethod expected = path.equals("/admin/purge") || path.equals("/admin/reload") ? HttpMethod.POST : HttpMethod.GET;
+        boolean mutating = expected == HttpMethod.POST;
         if (!request.method().equals(expected)) {
+            if (mutating) {
+                audit.refused(ctx, path, ErrorKind.METHOD_NOT_ALLOWED.status(), "method_not_allowed");
+            }
             ClientResponses.error(ctx, ErrorKind.METHOD_NOT_ALLOWED, "Use " + expected, null, null, keepAlive);
             return;
         }
         // The status page's files hold no data: what it shows comes from /admin/series and /admin/stats.
         boolean open = path.equals("/health") || path.equals("/ready") || path.equals("/metrics") || asset.isPresent();
         if (!open && !authorised(request)) {
+            if (mutating) {
+                audit.refused(ctx, path, ErrorKind.INVALID_API_KEY.status(), "unauthorised");
+            }
             ClientResponses.error(ctx, ErrorKind.INVALID_API_KEY, "This admin endpoint needs 'Authorization: Bearer <admin token>'",
                     null, null, keepAlive);
             return;
@@ -118,16 +128,19 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                     text(body, "tag"), text(body, "user").map(UserDigest::of));
         } catch (IOException | IllegalArgumentException e) {
             String message = e instanceof IOException ? "the body is not valid JSON" : e.getMessage();
+            audit.refused(ctx, "/admin/purge", ErrorKind.INVALID_REQUEST.status(), "invalid"); // the body may hold a user id
             ClientResponses.error(ctx, ErrorKind.INVALID_REQUEST, "Purge: " + message, null, null, keepAlive);
             return;
         }
         cache.purge(scope).whenComplete((purged, error) -> ctx.executor().execute(() -> {
             if (error != null) {
+                audit.purge(ctx, scope, ErrorKind.OVERLOADED.status(), null);
                 ClientResponses.error(ctx, ErrorKind.OVERLOADED, "The cache store could not purge: " + error.getMessage(),
                         null, null, keepAlive);
                 return;
             }
             services.metrics().cachePurged(purged.exact());
+            audit.purge(ctx, scope, HttpResponseStatus.OK.code(), purged);
             // semantic_purged is -1 when the index failed; its leftovers point at purged entries and never hit.
             String body = "{\"purged\":" + purged.exact()
                     + (cache.semantic().isPresent() ? ",\"semantic_purged\":" + purged.semantic() : "") + "}";
@@ -139,6 +152,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private void reload(ChannelHandlerContext ctx, boolean keepAlive) {
         view.reload().whenComplete((outcome, error) -> ctx.executor().execute(() -> {
             if (error != null) {
+                audit.reload(ctx, ErrorKind.INTERNAL.status(), null);
                 ClientResponses.error(ctx, ErrorKind.INTERNAL, "The reload failed: " + error.getMessage(), null, null,
                         keepAlive);
                 return;
@@ -148,6 +162,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                 case "unavailable" -> HttpResponseStatus.CONFLICT;
                 default -> HttpResponseStatus.OK;
             };
+            audit.reload(ctx, status.code(), outcome);
             try {
                 text(ctx, status, "application/json", JSON.writeValueAsString(outcome), keepAlive);
             } catch (IOException e) {

@@ -71,6 +71,7 @@ public final class CachedAnswerWriter {
         long nowMillis = x.ticker().wallMillis();
         x.record().hit(layer, semantic == null ? Double.NaN : semantic.similarity(), entry.originRequestId(),
                 Math.max(0, nowMillis - entry.createdAtMillis()), entry.promptTokens(), entry.completionTokens());
+        x.record().answerBody(entry.body()); // a reference: only an access log with text reads it
         x.finish(200); // counted before the answer leaves: whoever has the answer also sees it in the metrics
         write(x.ctx(), entry, events, x.requestId(), x.keepAlive(), totalNanos, nowMillis, lookupNanos, semantic);
         return true;

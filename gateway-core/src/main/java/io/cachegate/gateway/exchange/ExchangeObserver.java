@@ -21,6 +21,16 @@ public interface ExchangeObserver {
     default void finished(Exchange x, int status, long nanos) {
     }
 
+    /**
+     * A request refused on its head alone, before it became an exchange (unknown path, missing API key, body too
+     * large, a malformed request): only the log sees these.
+     *
+     * @param requestId the id the answer carries, or null when it carries none
+     * @param reason the error's code, e.g. {@code invalid_api_key}
+     */
+    default void refused(int status, String requestId, String reason) {
+    }
+
     /** The observers in order; {@code NONE} when there are none. */
     static ExchangeObserver of(java.util.List<ExchangeObserver> observers) {
         if (observers.isEmpty()) {
@@ -42,6 +52,13 @@ public interface ExchangeObserver {
             public void finished(Exchange x, int status, long nanos) {
                 for (ExchangeObserver o : all) {
                     o.finished(x, status, nanos);
+                }
+            }
+
+            @Override
+            public void refused(int status, String requestId, String reason) {
+                for (ExchangeObserver o : all) {
+                    o.refused(status, requestId, reason);
                 }
             }
         };

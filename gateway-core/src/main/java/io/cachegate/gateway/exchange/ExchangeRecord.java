@@ -24,6 +24,8 @@ public final class ExchangeRecord {
     private double costSaved;
     private long latencySavedNanos;
     private String reason;
+    private String traceId;
+    private byte[] answerBody;
 
     /** The cache layer that answered: {@code exact} or {@code semantic}; null for an answer from a backend. */
     public String layer() {
@@ -159,5 +161,29 @@ public final class ExchangeRecord {
 
     public void reason(String why) {
         this.reason = why;
+    }
+
+    /**
+     * The W3C trace id (32 lower-case hex digits) of this request's trace, set by the tracing observer; null when
+     * it set none (the access log then reads the client's {@code traceparent}).
+     */
+    public String traceId() {
+        return traceId;
+    }
+
+    public void traceId(String id) {
+        this.traceId = id;
+    }
+
+    /**
+     * The answer's body as the access log's text sees it: a hit's stored answer, or the start of a backend's
+     * answer kept by the access log's tap (only with {@code log.include_text}); else null. Never to be modified.
+     */
+    public byte[] answerBody() {
+        return answerBody;
+    }
+
+    public void answerBody(byte[] body) {
+        this.answerBody = body;
     }
 }

@@ -96,6 +96,8 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
 
     /** Answers a refusal; false when the connection ends with it. */
     private boolean answer(ChannelHandlerContext ctx, Refusal refusal) {
+        paths.current().services().observer().refused(refusal.kind().status(),
+                refusal.close() ? null : refusal.requestId(), refusal.kind().code());
         if (refusal.close()) {
             releaseQueued();
             ClientResponses.errorThenHalfClose(ctx, refusal.kind(), refusal.message());

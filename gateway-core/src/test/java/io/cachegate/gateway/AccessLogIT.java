@@ -1,0 +1,296 @@
+package io.cachegate.gateway;
+
+import static io.cachegate.gateway.CacheCalls.CHAT;
+import static io.cachegate.gateway.CacheCalls.chat;
+import static io.cachegate.gateway.CacheCalls.json;
+import static io.cachegate.gateway.CacheCalls.nonce;
+import static io.cachegate.gateway.CacheCalls.quote;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.cachegate.simulator.BackendSimulator;
+import io.cachegate.simulator.SimulatorOptions;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The access and audit log end to end, in a file: a line for each outcome (miss with the answer's usage, exact
+ * hit naming its origin, bypass and coalesced follower with their reasons, 429, 400, 401, 404) that carries no
+ * prompt text, no API key and no admin token; audit lines for purges and a reload; the sampled-request file; and,
+ * on a second gateway with {@code include_text}, the body and answer with an e-mail and a card number redacted.
+ */
+class AccessLogIT {
+
+    private static final String TOKEN = "admin-secret-token-42";
+    private static final HttpClient CLIENT = HttpClient.newHttpClient();
+    private static BackendSimulator sim;
+    private static Gateway gateway;
+    private static Gateway withText;
+    private static Path dir;
+
+    @BeforeAll
+    static void start() throws Exception {
+        sim = BackendSimulator.start(SimulatorOptions.defaults().withTtftMs(400).withTpotMs(2).withDefaultMaxTokens(16));
+        dir = Files.createTempDirectory("cachegate-access-log-it");
+        gateway = Gateway.start(TestPolicies.parse(policy("access.log", false,
+                "sample_requests: {rate: 1, file: \"" + path("sample.jsonl") + "\"}")));
+        withText = Gateway.start(TestPolicies.parse(policy("text.log", true, "")));
+    }
+
+    private static String policy(String file, boolean includeText, String extraLog) {
+        return """
+                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 2s, admin_token: %s}
+                backends:
+                  - name: main
+                    urls: ["%s"]
+                    model_version: "llama@v1"
+                    timeouts: {connect: 1s, first_byte: 5s, idle: 5s, total: 30s}
+                tenants:
+                  - {id: acme, api_keys: [acme-key-123456]}
+                  - {id: tiny, api_keys: [tiny-key-123456], limits: {requests_per_second: 1, burst: 1}}
+                cache:
+                  exact: {store: memory, ttl: 1h}
+                routes:
+                  - match: {model: "*"}
+                    cache: {exact: true}
+                log: {access: file, file: "%s", include_text: %s%s}
+                """.formatted(TOKEN, sim.baseUrl(), path(file), includeText, extraLog.isEmpty() ? "" : ", " + extraLog);
+    }
+
+    private static String path(String name) {
+        return dir.resolve(name).toString().replace('\\', '/');
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        Closing.all(gateway, withText, sim);
+    }
+
+    private static HttpResponse<String> ask(Gateway g, String body, String key) throws Exception {
+        return RawHttp.post(g.port(), CHAT, body, "Authorization", "Bearer " + key);
+    }
+
+    private static String id(HttpResponse<?> response) {
+        return response.headers().firstValue("X-Request-Id").orElseThrow();
+    }
+
+    /** The lines of {@code file} so far, parsed. */
+    private static List<JsonNode> lines(String file) {
+        try {
+            Path p = dir.resolve(file);
+            if (!Files.exists(p)) {
+                return List.of();
+            }
+            List<JsonNode> lines = new ArrayList<>();
+            for (String line : Files.readAllLines(p)) {
+                lines.add(json(line));
+            }
+            return lines;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The first line of {@code file} matching {@code which}, waiting for the writer (up to 10 s). */
+    private static JsonNode await(String file, Predicate<JsonNode> which) {
+        JsonNode[] found = new JsonNode[1];
+        Poll.until(Duration.ofSeconds(10), () -> {
+            found[0] = lines(file).stream().filter(which).findFirst().orElse(null);
+            return found[0] != null;
+        });
+        assertThat(found[0]).as("a line in " + file + " matching the test's request").isNotNull();
+        return found[0];
+    }
+
+    private static JsonNode accessLine(String file, String requestId) {
+        return await(file, l -> requestId.equals(l.path("request_id").asText()));
+    }
+
+    private static String raw(String file) throws IOException {
+        return Files.readString(dir.resolve(file));
+    }
+
+    @Test
+    void miss_thenExactHit_usageFromTheAnswer_originOfTheHit_noPromptOrKey() throws Exception {
+        String words = "zebra" + nonce();
+        HttpResponse<String> miss = ask(gateway, chat("Tell me about " + words), "acme-key-123456");
+        HttpResponse<String> hit = ask(gateway, chat("Tell me about " + words), "acme-key-123456");
+
+        JsonNode m = accessLine("access.log", id(miss));
+        assertThat(m.path("type").asText()).isEqualTo("access");
+        assertThat(m.path("status").asInt()).isEqualTo(200);
+        assertThat(m.path("cache").asText()).isEqualTo("miss");
+        assertThat(m.path("tenant").asText()).isEqualTo("acme");
+        assertThat(m.path("model").asText()).isEqualTo("llama-3.1-8b");
+        assertThat(m.path("model_version").asText()).isEqualTo("llama@v1");
+        assertThat(m.path("backend").asText()).isEqualTo("main");
+        assertThat(m.path("endpoint").asText()).isNotEmpty();
+        assertThat(m.path("prompt_tokens").asInt()).as("from the answer's usage").isPositive();
+        assertThat(m.path("completion_tokens").asInt()).isPositive();
+        assertThat(m.path("upstream_ms").asDouble()).isPositive();
+        assertThat(m.path("upstream_first_byte_ms").asDouble()).isPositive();
+        assertThat(m.path("total_ms").asDouble()).isGreaterThanOrEqualTo(m.path("upstream_ms").asDouble());
+        assertThat(m.has("layer")).as("absent facts are left out").isFalse();
+        assertThat(m.toString()).doesNotContain("null");
+        assertThat(m.path("time").asText()).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d+)?Z");
+
+        JsonNode h = accessLine("access.log", id(hit));
+        assertThat(h.path("cache").asText()).isEqualTo("hit");
+        assertThat(h.path("layer").asText()).isEqualTo("exact");
+        assertThat(h.path("origin_request_id").asText()).isEqualTo(id(miss));
+        assertThat(h.path("entry_age_ms").asLong()).isGreaterThanOrEqualTo(0);
+        assertThat(h.path("prompt_tokens").asInt()).isEqualTo(m.path("prompt_tokens").asInt());
+        assertThat(h.has("backend")).isFalse();
+
+        String all = raw("access.log");
+        assertThat(all).as("no prompt text by default").doesNotContain(words);
+        assertThat(all).as("never the API key").doesNotContain("acme-key-123456");
+        assertThat(all).doesNotContain("\"body\"").doesNotContain("\"answer\"");
+    }
+
+    @Test
+    void coalescedFollower_namesItsLeader() throws Exception {
+        String body = chat("coalesce " + nonce());
+        List<CompletableFuture<HttpResponse<String>>> sent = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            sent.add(CLIENT.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.port() + CHAT))
+                    .header("Content-Type", "application/json").header("Authorization", "Bearer acme-key-123456")
+                    .timeout(Duration.ofSeconds(30)).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                    HttpResponse.BodyHandlers.ofString()));
+        }
+        List<HttpResponse<String>> answers = sent.stream().map(CompletableFuture::join).toList();
+        HttpResponse<String> follower = answers.stream()
+                .filter(r -> r.headers().firstValue("X-Cache-Coalesced").isPresent()).findFirst().orElseThrow();
+        HttpResponse<String> leader = answers.stream()
+                .filter(r -> r.headers().firstValue("X-Cache-Coalesced").isEmpty() && "MISS".equals(CacheCalls.xCache(r)))
+                .findFirst().orElseThrow();
+
+        JsonNode f = accessLine("access.log", id(follower));
+        assertThat(f.path("reason").asText()).isEqualTo("coalesced");
+        assertThat(f.path("origin_request_id").asText()).isEqualTo(id(leader));
+        assertThat(f.path("status").asInt()).isEqualTo(200);
+    }
+
+    @Test
+    void bypass_quotaRejection_andClientErrors_eachHaveALineWithTheirReason() throws Exception {
+        HttpResponse<String> bypass = ask(gateway, "{\"model\":\"llama-3.1-8b\",\"temperature\":0.9,\"messages\":"
+                + "[{\"role\":\"user\",\"content\":\"hi\"}]}", "acme-key-123456");
+        HttpResponse<String> first = ask(gateway, chat("tiny " + nonce()), "tiny-key-123456");
+        HttpResponse<String> limited = ask(gateway, chat("tiny " + nonce()), "tiny-key-123456");
+        HttpResponse<String> badJson = ask(gateway, "{\"model\":", "acme-key-123456");
+        HttpResponse<String> badKey = RawHttp.get(gateway.port(), "/v1/models", "Authorization",
+                "Bearer wrong-key-999999", "X-Request-Id", "refused-401-" + nonce());
+        HttpResponse<String> unknown = RawHttp.get(gateway.port(), "/v1/nothing-here", "Authorization",
+                "Bearer acme-key-123456", "X-Request-Id", "refused-404-" + nonce());
+
+        JsonNode b = accessLine("access.log", id(bypass));
+        assertThat(b.path("cache").asText()).isEqualTo("bypass");
+        assertThat(b.path("reason").asText()).isEqualTo("nondeterministic");
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(limited.statusCode()).isEqualTo(429);
+        JsonNode q = accessLine("access.log", id(limited));
+        assertThat(q.path("status").asInt()).isEqualTo(429);
+        assertThat(q.path("cache").asText()).isEqualTo("error");
+        assertThat(q.path("reason").asText()).isEqualTo("quota_requests");
+        assertThat(q.path("tenant").asText()).isEqualTo("tiny");
+        assertThat(accessLine("access.log", id(badJson)).path("status").asInt()).isEqualTo(400);
+        assertThat(badKey.statusCode()).isEqualTo(401);
+        JsonNode k = accessLine("access.log", id(badKey));
+        assertThat(k.path("status").asInt()).isEqualTo(401);
+        assertThat(k.path("reason").asText()).isEqualTo("invalid_api_key");
+        assertThat(unknown.statusCode()).isEqualTo(404);
+        JsonNode u = accessLine("access.log", id(unknown));
+        assertThat(u.path("status").asInt()).isEqualTo(404);
+        assertThat(u.path("reason").asText()).isEqualTo("not_found");
+        assertThat(raw("access.log")).doesNotContain("wrong-key-999999").doesNotContain("tiny-key-123456");
+    }
+
+    @Test
+    void purgesAndReload_areAudited_withoutTokenOrUserId() throws Exception {
+        String auth = "Bearer " + TOKEN;
+        HttpResponse<String> byTenant = RawHttp.post(gateway.adminPort(), "/admin/purge", "{\"tenant\":\"acme\"}",
+                "Authorization", auth);
+        HttpResponse<String> byUser = RawHttp.post(gateway.adminPort(), "/admin/purge",
+                "{\"user\":\"alice-user-id-77\",\"tenant\":\"acme\"}", "Authorization", auth);
+        HttpResponse<String> refused = RawHttp.post(gateway.adminPort(), "/admin/purge", "{\"all\":true}",
+                "Authorization", "Bearer not-the-token");
+        HttpResponse<String> reload = RawHttp.post(gateway.adminPort(), "/admin/reload", "", "Authorization", auth);
+
+        assertThat(byTenant.statusCode()).isEqualTo(200);
+        assertThat(byUser.statusCode()).isEqualTo(200);
+        JsonNode t = await("access.log", l -> l.path("type").asText().equals("audit")
+                && l.path("params").path("tenant").asText().equals("acme"));
+        assertThat(t.path("action").asText()).isEqualTo("purge");
+        assertThat(t.path("status").asInt()).isEqualTo(200);
+        assertThat(t.path("caller").asText()).isEqualTo("127.0.0.1");
+        assertThat(t.path("result").has("purged")).isTrue();
+        JsonNode u = await("access.log", l -> l.path("type").asText().equals("audit")
+                && l.path("params").path("user").asBoolean());
+        assertThat(u.path("result").path("purged").asLong()).isGreaterThanOrEqualTo(0);
+        assertThat(refused.statusCode()).isEqualTo(401);
+        JsonNode r = await("access.log", l -> l.path("type").asText().equals("audit") && l.path("status").asInt() == 401);
+        assertThat(r.path("outcome").asText()).isEqualTo("unauthorised");
+        JsonNode re = await("access.log", l -> l.path("action").asText().equals("reload"));
+        assertThat(re.path("status").asInt()).isEqualTo(reload.statusCode());
+        assertThat(re.path("outcome").asText()).isEqualTo(json(reload.body()).path("outcome").asText());
+
+        String all = raw("access.log");
+        assertThat(all).doesNotContain(TOKEN).doesNotContain("not-the-token").doesNotContain("alice-user-id-77");
+    }
+
+    @Test
+    void sampledRequests_areWrittenAsTenantAndBody_forTheAnalyzer() throws Exception {
+        String words = "sampled " + nonce();
+        ask(gateway, chat(words + " mail me at bob@example.com"), "acme-key-123456");
+
+        JsonNode s = await("sample.jsonl", l -> l.path("body").path("messages").path(0).path("content").asText()
+                .startsWith(words));
+        assertThat(s.path("tenant").asText()).isEqualTo("acme");
+        assertThat(s.path("time").asText()).isNotEmpty();
+        assertThat(s.path("body").path("model").asText()).isEqualTo("llama-3.1-8b");
+        assertThat(s.path("body").path("messages").path(0).path("content").asText())
+                .isEqualTo(words + " mail me at [REDACTED:email]");
+    }
+
+    @Test
+    void includeText_bodyAndAnswer_redacted_keyNeverLogged() throws Exception {
+        String words = "gnu" + nonce();
+        String question = "Hi, I am " + words + ", mail carol@example.org, card 4111 1111 1111 1111.";
+        HttpResponse<String> sensitive = ask(withText, chat(question), "acme-key-123456");
+        HttpResponse<String> miss = ask(withText, chat("plain question " + words), "acme-key-123456");
+        HttpResponse<String> hit = ask(withText, chat("plain question " + words), "acme-key-123456");
+
+        JsonNode s = accessLine("text.log", id(sensitive));
+        assertThat(s.path("cache").asText()).isEqualTo("bypass");
+        assertThat(s.path("reason").asText()).isEqualTo("sensitive");
+        assertThat(s.path("body").path("messages").path(0).path("content").asText())
+                .isEqualTo("Hi, I am " + words + ", mail [REDACTED:email], card [REDACTED:payment_card].");
+        assertThat(s.path("answer").asText()).isNotEmpty();
+        JsonNode m = accessLine("text.log", id(miss));
+        String answer = CacheCalls.content(miss.body());
+        assertThat(m.path("answer").asText()).isEqualTo(answer);
+        JsonNode h = accessLine("text.log", id(hit));
+        assertThat(h.path("cache").asText()).isEqualTo("hit");
+        assertThat(h.path("answer").asText()).as("a hit's text comes from the entry").isEqualTo(answer);
+        assertThat(h.path("body").path("model").asText()).isEqualTo("llama-3.1-8b");
+
+        String all = raw("text.log");
+        assertThat(all).doesNotContain("carol@example.org").doesNotContain("4111 1111 1111 1111");
+        assertThat(all).doesNotContain("acme-key-123456");
+        assertThat(quote(words)).isNotEmpty();
+    }
+}
