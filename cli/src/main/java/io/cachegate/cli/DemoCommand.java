@@ -8,6 +8,8 @@ import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import io.cachegate.config.CacheSettings;
+import io.cachegate.config.LogSettings;
+import io.cachegate.config.LogSink;
 import io.cachegate.config.Policy;
 import io.cachegate.config.PolicyLoader;
 import io.cachegate.config.ServerSettings;
@@ -216,8 +218,12 @@ final class DemoCommand implements Callable<Integer> {
         // The semantic index goes to a fresh temporary directory: the demo leaves nothing in the working directory.
         CacheSettings cache = new CacheSettings(base.cache().exact(), base.cache().semantic().withPath(index.toString()),
                 base.cache().sensitivePatterns());
+        // No access log: its JSON lines on stdout would drown the demo's report (serve logs them by default).
+        LogSettings l = base.log();
+        LogSettings log = new LogSettings(LogSink.OFF, l.file(), l.maxFileSize(), l.maxFiles(), l.queueLines(),
+                l.includeText(), 0, l.sampleFile());
         return new Policy("embedded default (demo)", server, base.backends(), base.tenants(), base.classes(),
-                cache, base.routes(), base.admission());
+                cache, base.routes(), base.admission(), base.telemetry(), log, base.prices());
     }
 
     private static void deleteTree(Path root) throws IOException {

@@ -16,7 +16,8 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 
 /**
- * Reads one line of a request log: an OpenAI request body; or {@code {"tenant": …, "body": {…}}}; or, with a
+ * Reads one line of a request log: an OpenAI request body; or {@code {"tenant": …, "body": {…}}} (what the
+ * gateway's request sampling writes, and its access log with {@code include_text}); or, with a
  * text field, any JSON object whose text field becomes the single user message of a chat request. The endpoint
  * follows from the body ({@code messages}: chat, {@code prompt}: completions, {@code input}: embeddings); the body
  * is then validated by the gateway's own {@link OpenAiRequestParser}, so a line counts as malformed exactly when
@@ -54,8 +55,12 @@ final class RequestLogParser {
                 if (body == null) {
                     return new ParsedLine.Malformed(lineNumber, "no text field '" + textField.get() + "'");
                 }
-            } else if (root.get("body") instanceof ObjectNode inner && !root.has("model")) {
-                body = inner;
+            } else if (root.get("body") instanceof ObjectNode inner && !isRequest(root)) {
+                body = inner; // {"tenant", "body"}, a sampled request, or an access log line with its text
+            } else if (root.has("type") && !isRequest(root)) {
+                return new ParsedLine.Malformed(lineNumber, "access".equals(root.path("type").asText())
+                        ? "an access log line without its body (the gateway logs it with log.include_text: true)"
+                        : "not a request: a '" + root.path("type").asText() + "' line");
             } else {
                 body = root;
             }
@@ -76,6 +81,11 @@ final class RequestLogParser {
         } catch (JsonProcessingException e) {
             return new ParsedLine.Malformed(lineNumber, "cannot re-encode the body: " + e.getOriginalMessage());
         }
+    }
+
+    /** A request body itself: an access log line has a root {@code model} too, but none of these. */
+    private static boolean isRequest(ObjectNode root) {
+        return root.has("messages") || root.has("prompt") || root.has("input");
     }
 
     private ObjectNode wrapText(ObjectNode root, String field) {
