@@ -23,12 +23,15 @@ public final class UsageTail {
     public record Usage(long prompt, long completion, long total) {
     }
 
-    private final byte[] tail = new byte[TAIL_BYTES];
+    private byte[] tail; // allocated by the first content: an exchange answered without a body needs none
     private long written;
 
     /** Keeps the end of {@code content}, which is only borrowed. */
     public void feed(ByteBuf content) {
         int length = content.readableBytes();
+        if (tail == null) {
+            tail = new byte[TAIL_BYTES];
+        }
         int start = content.readerIndex();
         for (int i = Math.max(0, length - TAIL_BYTES); i < length; i++) {
             tail[(int) ((written + i) % TAIL_BYTES)] = content.getByte(start + i);
@@ -38,6 +41,9 @@ public final class UsageTail {
 
     /** The last {@code usage} object of the answer so far; empty when there is none (or it is null). */
     public Optional<Usage> usage() {
+        if (tail == null) {
+            return Optional.empty();
+        }
         int size = (int) Math.min(written, TAIL_BYTES);
         byte[] text = new byte[size];
         for (int i = 0; i < size; i++) {
