@@ -47,11 +47,13 @@ class AccessLogIT {
         sim = BackendSimulator.start(SimulatorOptions.defaults().withTtftMs(400).withTpotMs(2).withDefaultMaxTokens(16));
         dir = Files.createTempDirectory("cachegate-access-log-it");
         gateway = Gateway.start(TestPolicies.parse(policy("access.log", false,
-                "sample_requests: {rate: 1, file: \"" + path("sample.jsonl") + "\"}")));
-        withText = Gateway.start(TestPolicies.parse(policy("text.log", true, "")));
+                "sample_requests: {rate: 1, file: \"" + path("sample.jsonl") + "\"}", "")));
+        // With the semantic cache (the bundled model): a semantic hit's line too.
+        withText = Gateway.start(TestPolicies.parse(policy("text.log", true, "",
+                "\n  semantic: {enabled: true, path: \"" + path("index") + "\", ttl: 1h}")));
     }
 
-    private static String policy(String file, boolean includeText, String extraLog) {
+    private static String policy(String file, boolean includeText, String extraLog, String semantic) {
         return """
                 server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 2s, admin_token: %s}
                 backends:
@@ -63,12 +65,13 @@ class AccessLogIT {
                   - {id: acme, api_keys: [acme-key-123456]}
                   - {id: tiny, api_keys: [tiny-key-123456], limits: {requests_per_second: 1, burst: 1}}
                 cache:
-                  exact: {store: memory, ttl: 1h}
+                  exact: {store: memory, ttl: 1h}%s
                 routes:
                   - match: {model: "*"}
-                    cache: {exact: true}
+                    cache: {exact: true, semantic: %s}
                 log: {access: file, file: "%s", include_text: %s%s}
-                """.formatted(TOKEN, sim.baseUrl(), path(file), includeText, extraLog.isEmpty() ? "" : ", " + extraLog);
+                """.formatted(TOKEN, sim.baseUrl(), semantic, !semantic.isEmpty(), path(file), includeText,
+                extraLog.isEmpty() ? "" : ", " + extraLog);
     }
 
     private static String path(String name) {
@@ -291,6 +294,37 @@ class AccessLogIT {
         String all = raw("text.log");
         assertThat(all).doesNotContain("carol@example.org").doesNotContain("4111 1111 1111 1111");
         assertThat(all).doesNotContain("acme-key-123456");
-        assertThat(quote(words)).isNotEmpty();
+        assertThat(all).as("with include_text the prompt is there, redacted").contains(words);
+    }
+
+    @Test
+    void semanticHit_layerSimilarityOrigin_andTheEntrysAnswer() throws Exception {
+        String system = "support bot " + nonce();
+        double written = CacheCalls.metric(withText, "cachegate_semantic_writes_total", "outcome=\"written\"");
+        HttpResponse<String> first = ask(withText, withSystem(system, "How do I reset my password?"), "acme-key-123456");
+        assertThat(Poll.until(Duration.ofSeconds(30), () -> {
+            try {
+                return CacheCalls.metric(withText, "cachegate_semantic_writes_total", "outcome=\"written\"") > written
+                        && CacheCalls.metric(withText, "cachegate_semantic_writes_pending") == 0;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        })).as("the first answer was indexed").isTrue();
+
+        HttpResponse<String> paraphrase = ask(withText, withSystem(system, "How can I reset my password?"),
+                "acme-key-123456");
+
+        assertThat(paraphrase.headers().firstValue("X-Cache-Layer")).hasValue("semantic");
+        JsonNode line = accessLine("text.log", id(paraphrase));
+        assertThat(line.path("cache").asText()).isEqualTo("hit");
+        assertThat(line.path("layer").asText()).isEqualTo("semantic");
+        assertThat(line.path("similarity").asDouble()).isBetween(0.9, 1.0);
+        assertThat(line.path("origin_request_id").asText()).isEqualTo(id(first));
+        assertThat(line.path("answer").asText()).isEqualTo(CacheCalls.content(first.body()));
+    }
+
+    private static String withSystem(String system, String question) {
+        return "{\"model\":\"llama-3.1-8b\",\"temperature\":0,\"messages\":[{\"role\":\"system\",\"content\":"
+                + quote(system) + "},{\"role\":\"user\",\"content\":" + quote(question) + "}]}";
     }
 }

@@ -25,6 +25,7 @@ public final class LogWriters implements AutoCloseable {
     private final LineWriter sample;
     private final AuditLog audit;
     private final Ticker ticker;
+    private final double sampleRate;
 
     /** Opens the files; a file that cannot be opened throws {@link UncheckedIOException} naming the key. */
     public LogWriters(LogSettings log, MeterRegistry registry, Ticker ticker) {
@@ -40,6 +41,7 @@ public final class LogWriters implements AutoCloseable {
                 : null;
         this.audit = access == null ? AuditLog.OFF : new AuditLog(access, ticker);
         this.ticker = ticker;
+        this.sampleRate = log.sampleRate(); // restart-only like the file it goes to
     }
 
     private static LineSink file(String key, String file, LogSettings log) {
@@ -55,7 +57,7 @@ public final class LogWriters implements AutoCloseable {
         SensitiveDataDetector detector = SensitiveDataDetector.with(policy.cache().sensitivePatterns());
         List<ExchangeObserver> observers = new ArrayList<>(2);
         if (sample != null) {
-            observers.add(new RequestSampler(sample, policy.log().sampleRate(), detector));
+            observers.add(new RequestSampler(sample, sampleRate, detector));
         }
         if (access != null) {
             observers.add(new AccessLog(access, policy.log().includeText(), detector, ticker));
