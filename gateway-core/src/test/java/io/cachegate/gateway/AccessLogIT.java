@@ -6,6 +6,7 @@ import static io.cachegate.gateway.CacheCalls.json;
 import static io.cachegate.gateway.CacheCalls.nonce;
 import static io.cachegate.gateway.CacheCalls.quote;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.cachegate.simulator.BackendSimulator;
@@ -326,5 +327,15 @@ class AccessLogIT {
     private static String withSystem(String system, String question) {
         return "{\"model\":\"llama-3.1-8b\",\"temperature\":0,\"messages\":[{\"role\":\"system\",\"content\":"
                 + quote(system) + "},{\"role\":\"user\",\"content\":" + quote(question) + "}]}";
+    }
+
+    @Test
+    void unwritableLogFile_refusesTheStart_namingTheKey() throws Exception {
+        Path notADirectory = Files.writeString(dir.resolve("plain-file"), "x");
+        String yaml = policy("plain-file/access.log", false, "", "");
+
+        assertThatThrownBy(() -> Gateway.start(TestPolicies.parse(yaml)))
+                .isInstanceOf(StartRefusedException.class)
+                .hasMessageContaining("log.file: cannot open").hasMessageContaining(notADirectory.toString());
     }
 }
