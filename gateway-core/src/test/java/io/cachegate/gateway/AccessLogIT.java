@@ -131,7 +131,8 @@ class AccessLogIT {
     @Test
     void miss_thenExactHit_usageFromTheAnswer_originOfTheHit_noPromptOrKey() throws Exception {
         String words = "zebra" + nonce();
-        HttpResponse<String> miss = ask(gateway, chat("Tell me about " + words), "acme-key-123456");
+        HttpResponse<String> miss = RawHttp.post(gateway.port(), CHAT, chat("Tell me about " + words), "Authorization",
+                "Bearer acme-key-123456", "traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
         HttpResponse<String> hit = ask(gateway, chat("Tell me about " + words), "acme-key-123456");
 
         JsonNode m = accessLine("access.log", id(miss));
@@ -148,6 +149,7 @@ class AccessLogIT {
         assertThat(m.path("upstream_ms").asDouble()).isPositive();
         assertThat(m.path("upstream_first_byte_ms").asDouble()).isPositive();
         assertThat(m.path("total_ms").asDouble()).isGreaterThanOrEqualTo(m.path("upstream_ms").asDouble());
+        assertThat(m.path("trace_id").asText()).as("the client's trace").isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736");
         assertThat(m.has("layer")).as("absent facts are left out").isFalse();
         assertThat(m.toString()).doesNotContain("null");
         assertThat(m.path("time").asText()).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d+)?Z");
