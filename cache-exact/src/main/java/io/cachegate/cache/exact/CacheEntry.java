@@ -19,15 +19,25 @@ import java.util.Set;
  * @param labels the access labels the request declared ({@code X-Cache-Labels}): a reader's key must hold every
  *               one of them; empty for an unlabelled entry
  * @param userDigest the {@link UserDigest} of the end user it was written for, for purge by user; "" for none
+ * @param originSpan the traced span of the request that generated it, for a hit's trace to link to; null when that
+ *                   request was not traced (or not sampled)
  */
 public record CacheEntry(byte[] body, long createdAtMillis, String modelVersion, String originRequestId,
                          int promptTokens, int completionTokens, Set<String> tags, Set<String> labels,
-                         String userDigest) {
+                         String userDigest, OriginSpan originSpan) {
 
     public CacheEntry {
         tags = Set.copyOf(tags);
         labels = Set.copyOf(labels);
         Objects.requireNonNull(userDigest, "userDigest");
+    }
+
+    /** An entry from an untraced request. */
+    public CacheEntry(byte[] body, long createdAtMillis, String modelVersion, String originRequestId,
+                      int promptTokens, int completionTokens, Set<String> tags, Set<String> labels,
+                      String userDigest) {
+        this(body, createdAtMillis, modelVersion, originRequestId, promptTokens, completionTokens, tags, labels,
+                userDigest, null);
     }
 
     /** An unlabelled entry written for no particular end user. */

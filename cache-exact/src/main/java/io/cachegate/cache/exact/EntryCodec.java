@@ -20,6 +20,8 @@ import java.util.zip.Inflater;
  * body length, and the body; with the compressed flag, the raw body length precedes the deflated body.
  * Version 2 adds, after the tags, the label count and labels and the end user's digest; an entry with neither is
  * still written as version 1, and version 1 entries read as unlabelled, so old and new gateways share a Redis.
+ * Version 3 adds, after the user digest, the origin span (16 bytes of trace id, 8 of span id); only an entry that
+ * has one is written as version 3, so an untraced entry costs no byte more (and older gateways still read it).
  */
 public final class EntryCodec {
 
@@ -27,6 +29,7 @@ public final class EntryCodec {
     static final byte MAGIC_1 = 'G';
     static final byte VERSION = 1;
     static final byte VERSION_LABELLED = 2;
+    static final byte VERSION_TRACED = 3;
     static final int FLAG_DEFLATED = 1;
     // magic (2) + version + flags + crc32c (4): the checksum covers everything after it, so a
     // truncated or bit-flipped value is caught before any field is trusted.
@@ -64,7 +67,8 @@ public final class EntryCodec {
         byte[][] tags = sortedUtf8(entry.tags());
         byte[][] labels = sortedUtf8(entry.labels());
         byte[] user = utf8(entry.userDigest());
-        boolean labelled = labels.length > 0 || user.length > 0;
+        byte[] origin = entry.originSpan() == null ? null : entry.originSpan().bytes();
+        boolean labelled = labels.length > 0 || user.length > 0 || origin != null;
         int size = HEADER + 8 + 4 + 4 + 4 + modelVersion.length + 4 + requestId.length + 4
                 + (flags != 0 ? 4 : 0) + 4 + stored.length;
         for (byte[] tag : tags) {
@@ -76,8 +80,11 @@ public final class EntryCodec {
                 size += 4 + label.length;
             }
         }
+        if (origin != null) {
+            size += origin.length;
+        }
         ByteBuffer out = ByteBuffer.allocate(size);
-        out.put(MAGIC_0).put(MAGIC_1).put(labelled ? VERSION_LABELLED : VERSION).put((byte) flags).putInt(0);
+        out.put(MAGIC_0).put(MAGIC_1).put(origin != null ? VERSION_TRACED : labelled ? VERSION_LABELLED : VERSION).put((byte) flags).putInt(0);
         out.putLong(entry.createdAtMillis()).putInt(entry.promptTokens()).putInt(entry.completionTokens());
         out.putInt(modelVersion.length).put(modelVersion);
         out.putInt(requestId.length).put(requestId);
@@ -85,6 +92,9 @@ public final class EntryCodec {
         if (labelled) {
             putAll(out, labels);
             out.putInt(user.length).put(user);
+        }
+        if (origin != null) {
+            out.put(origin);
         }
         if (flags != 0) {
             out.putInt(body.length);
@@ -106,7 +116,7 @@ public final class EntryCodec {
             throw new CorruptEntryException("not a cache entry: bad magic");
         }
         byte version = bytes[2];
-        if (version != VERSION && version != VERSION_LABELLED) {
+        if (version != VERSION && version != VERSION_LABELLED && version != VERSION_TRACED) {
             throw new CorruptEntryException("unknown entry format version " + bytes[2]);
         }
         int flags = bytes[3];
@@ -133,13 +143,17 @@ public final class EntryCodec {
             }
             Set<String> labels = Set.of();
             String user = "";
-            if (version == VERSION_LABELLED) {
+            if (version >= VERSION_LABELLED) {
                 int labelCount = length(in, MAX_LABELS, "label count");
                 labels = new HashSet<>(labelCount * 2);
                 for (int i = 0; i < labelCount; i++) {
                     labels.add(string(in, "label"));
                 }
                 user = string(in, "user digest");
+            }
+            OriginSpan origin = null;
+            if (version == VERSION_TRACED) {
+                origin = originSpan(in);
             }
             int rawLength = (flags & FLAG_DEFLATED) != 0 ? length(in, MAX_BODY_BYTES, "body length") : -1;
             int storedLength = length(in, MAX_BODY_BYTES, "stored body length");
@@ -150,9 +164,23 @@ public final class EntryCodec {
                     ? copy(bytes, in.position(), storedLength)
                     : inflate(bytes, in.position(), storedLength, rawLength);
             return new CacheEntry(body, createdAt, modelVersion, requestId, promptTokens, completionTokens, tags,
-                    labels, user);
+                    labels, user, origin);
         } catch (BufferUnderflowException e) {
             throw new CorruptEntryException("entry truncated", e);
+        }
+    }
+
+    private static OriginSpan originSpan(ByteBuffer in) {
+        int n = OriginSpan.TRACE_ID_BYTES + OriginSpan.SPAN_ID_BYTES;
+        if (in.remaining() < n) {
+            throw new CorruptEntryException("entry truncated in its origin span");
+        }
+        int at = in.position();
+        in.position(at + n);
+        try {
+            return OriginSpan.of(in.array(), at);
+        } catch (IllegalArgumentException e) {
+            throw new CorruptEntryException("origin span is invalid (all-zero id)", e);
         }
     }
 

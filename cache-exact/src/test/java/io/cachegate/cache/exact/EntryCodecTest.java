@@ -144,6 +144,55 @@ class EntryCodecTest {
         }
     }
 
+    private static final OriginSpan ORIGIN = new OriginSpan("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7");
+
+    @Test
+    void roundTrip_originSpan_writtenAsVersion3() {
+        CacheEntry plain = new CacheEntry("{\"id\":\"t\"}".getBytes(StandardCharsets.UTF_8), 1, "m@1", "r", 1, 2,
+                Set.of("doc:1"), Set.of(), "", ORIGIN);
+        byte[] bytes = codec.encode(plain);
+        assertThat(bytes[2]).isEqualTo(EntryCodec.VERSION_TRACED);
+        assertEqual(codec.decode(bytes), plain);
+        assertThat(codec.decode(bytes).originSpan()).isEqualTo(ORIGIN);
+        CacheEntry big = new CacheEntry("long and compressible ".repeat(100).getBytes(StandardCharsets.UTF_8), 1,
+                "m@1", "r", 1, 2, Set.of(), Set.of("hr"), UserDigest.of("bob"), ORIGIN);
+        assertEqual(codec.decode(codec.encode(big)), big);
+    }
+
+    @Test
+    void encode_untracedEntry_hasNoOriginAndNoExtraByte() {
+        CacheEntry labelled = labelled("body");
+        CacheEntry traced = new CacheEntry(labelled.body(), labelled.createdAtMillis(), labelled.modelVersion(),
+                labelled.originRequestId(), labelled.promptTokens(), labelled.completionTokens(), labelled.tags(),
+                labelled.labels(), labelled.userDigest(), ORIGIN);
+        // The origin span is the only difference: 16 bytes of trace id and 8 of span id, nothing for an untraced one.
+        assertThat(codec.encode(traced).length - codec.encode(labelled).length).isEqualTo(24);
+        assertThat(codec.decode(codec.encode(labelled)).originSpan()).isNull();
+        assertThat(codec.decode(HexFormat.of().parseHex(VERSION_1_ENTRY)).originSpan()).isNull();
+    }
+
+    @Test
+    void decode_tracedEntryTruncatedOrFlipped_throwsCorrupt() {
+        byte[] bytes = codec.encode(new CacheEntry("body".getBytes(StandardCharsets.UTF_8), 1, "m", "r", 1, 2,
+                Set.of(), Set.of(), "", ORIGIN));
+        for (int n = 0; n < bytes.length; n++) {
+            byte[] cut = Arrays.copyOf(bytes, n);
+            assertThatThrownBy(() -> codec.decode(cut)).as("truncated to %d", n).isInstanceOf(CorruptEntryException.class);
+        }
+        for (int i = 0; i < bytes.length; i++) {
+            byte[] flipped = bytes.clone();
+            flipped[i] ^= 0x01;
+            assertThatThrownBy(() -> codec.decode(flipped)).as("bit flipped at %d", i)
+                    .isInstanceOf(CorruptEntryException.class);
+        }
+    }
+
+    @Test
+    void originSpan_badIds_rejected() {
+        assertThatThrownBy(() -> new OriginSpan("0".repeat(32), "00f067aa0ba902b7")).hasMessageContaining("traceId");
+        assertThatThrownBy(() -> new OriginSpan("4bf92f3577b34da6a3ce929d0e0e4736", "XYZ")).hasMessageContaining("spanId");
+    }
+
     private static CacheEntry labelled(String body) {
         return new CacheEntry(body.getBytes(StandardCharsets.UTF_8), 1, "m@1", "r", 1, 2, Set.of("doc:1"),
                 Set.of("hr", "contracts"), UserDigest.of("alice"));
