@@ -16,6 +16,7 @@ import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.gateway.server.ProxyChannelInitializer;
 import io.cachegate.gateway.server.tls.ListenerTls;
 import io.cachegate.gateway.telemetry.Telemetry;
+import io.opentelemetry.sdk.trace.export.SpanExporter;
 import io.cachegate.gateway.server.tls.TlsFileException;
 import io.cachegate.config.TlsSettings;
 import io.cachegate.gateway.transport.Transport;
@@ -68,7 +69,9 @@ public final class Gateway implements AutoCloseable {
     private final Optional<ListenerTls> adminTls;
     private boolean closed;
 
-    private Gateway(Policy policy, Optional<Path> policyFile) throws InterruptedException {
+    /** @param testSpans for tests, where spans go instead of the policy's OTLP endpoint; empty in production */
+    private Gateway(Policy policy, Optional<Path> policyFile, Optional<SpanExporter> testSpans)
+            throws InterruptedException {
         this.policy = policy;
         ServerSettings server = policy.server();
         checkExposure(policy);
@@ -84,7 +87,7 @@ public final class Gateway implements AutoCloseable {
         this.semantic = policy.cache().semantic().enabled()
                 ? SemanticCaches.open(policy.cache().semantic(), metrics.semantic(), ticker) : null;
         this.store = CacheStores.create(policy.cache().exact(), storeHealth, ticker);
-        this.telemetry = openTelemetry(policy);
+        this.telemetry = openTelemetry(policy, testSpans);
         this.reloader = new PolicyReloader(policy, policyFile, group, metrics, upstream, ticker, versions, store,
                 semantic, telemetry);
         Optional<ListenerTls> tls = Optional.empty();
@@ -130,9 +133,10 @@ public final class Gateway implements AutoCloseable {
     }
 
     /** The telemetry (its log files opened now): a file that cannot be opened refuses the start. */
-    private Telemetry openTelemetry(Policy policy) {
+    private Telemetry openTelemetry(Policy policy, Optional<SpanExporter> testSpans) {
         try {
-            return new Telemetry(policy, metrics, ticker);
+            return testSpans.map(spans -> Telemetry.forTesting(policy, metrics, ticker, spans))
+                    .orElseGet(() -> new Telemetry(policy, metrics, ticker));
         } catch (UncheckedIOException e) {
             closeCaches();
             upstream.close();
@@ -197,7 +201,12 @@ public final class Gateway implements AutoCloseable {
 
     /** Binds both listeners; ports 0 pick free ones (see {@link #port()}). The policy is never reloaded. */
     public static Gateway start(Policy policy) throws InterruptedException {
-        return new Gateway(policy, Optional.empty());
+        return new Gateway(policy, Optional.empty(), Optional.empty());
+    }
+
+    /** For tests: as {@link #start(Policy)}, with every span exported to {@code spans} as it ends. */
+    static Gateway startTraced(Policy policy, SpanExporter spans) throws InterruptedException {
+        return new Gateway(policy, Optional.empty(), Optional.of(spans));
     }
 
     /**
@@ -205,7 +214,7 @@ public final class Gateway implements AutoCloseable {
      * applied live, an invalid one refused (see {@link #reload()}).
      */
     public static Gateway start(Policy policy, Path file) throws InterruptedException {
-        return new Gateway(policy, Optional.of(file));
+        return new Gateway(policy, Optional.of(file), Optional.empty());
     }
 
     /** Reloads the policy file now ({@code SIGHUP}); the outcome is logged and counted. */

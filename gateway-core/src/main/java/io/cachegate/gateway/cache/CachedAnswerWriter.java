@@ -7,6 +7,7 @@ import io.cachegate.cache.exact.SseReplay;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.metrics.GatewayMetrics;
+import io.cachegate.gateway.telemetry.trace.Traces;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -72,6 +73,7 @@ public final class CachedAnswerWriter {
         x.record().hit(layer, semantic == null ? Double.NaN : semantic.similarity(), entry.originRequestId(),
                 Math.max(0, nowMillis - entry.createdAtMillis()), entry.promptTokens(), entry.completionTokens());
         x.record().answerBody(entry.body()); // a reference: only an access log with text reads it
+        Traces.of(x).link(entry.originSpan()); // the trace of the request whose answer this is
         x.finish(200); // counted before the answer leaves: whoever has the answer also sees it in the metrics
         write(x.ctx(), entry, events, x.requestId(), x.keepAlive(), totalNanos, nowMillis, lookupNanos, semantic);
         return true;

@@ -3,6 +3,8 @@ package io.cachegate.gateway.dispatch;
 import io.cachegate.gateway.api.ErrorKind;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.Stage;
+import io.cachegate.gateway.telemetry.trace.StageSpan;
+import io.cachegate.gateway.telemetry.trace.Traces;
 import io.cachegate.routing.ReplicaLease;
 import java.util.Optional;
 
@@ -27,12 +29,15 @@ public final class ReplicaChoiceStage implements Stage {
      * lease comes reserved.
      */
     public static boolean acquire(Exchange x, ServePlan plan) {
+        StageSpan choice = Traces.of(x).start("replica.choice").set("cachegate.backend", plan.serving().name());
         Optional<ReplicaLease> lease = plan.serving().replicas().tryAcquire(plan.routing());
         if (lease.isEmpty()) {
+            choice.fail("no_replica");
             x.fail(ErrorKind.OVERLOADED, "Every replica of backend '" + plan.serving().name()
                     + "' is down; try again later", null);
             return false;
         }
+        choice.set("server.address", lease.get().replica().getHost()).end();
         x.holdLease(lease.get());
         return true;
     }

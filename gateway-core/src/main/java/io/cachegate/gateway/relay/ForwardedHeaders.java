@@ -1,6 +1,8 @@
 package io.cachegate.gateway.relay;
 
+import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.GatewayHeaders;
+import io.cachegate.gateway.telemetry.trace.Traces;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -35,13 +37,17 @@ final class ForwardedHeaders {
     private ForwardedHeaders() {
     }
 
-    /** Copies end-to-end request headers; {@code dropAuthorization} when the client's key is the gateway's, not the backend's. */
     /**
      * The request as one replica receives it: the client's body (shared, retained), its end-to-end headers, the
-     * replica's Host, our request id, and the backend's own key when it has one.
+     * replica's Host, our request id, and the backend's own key when it has one. A traced request's {@code
+     * traceparent} names this attempt's span; an untraced one's is the client's own, passed through.
+     *
+     * @param model the model the replica is asked for, for the attempt's span
      */
-    static FullHttpRequest upstreamRequest(FullHttpRequest request, URI url, String requestId,
-                                           boolean replaceAuthorization, Optional<String> backendApiKey) {
+    static FullHttpRequest upstreamRequest(Exchange x, URI url, String model, boolean replaceAuthorization,
+                                           Optional<String> backendApiKey) {
+        FullHttpRequest request = x.request();
+        String requestId = x.requestId();
         FullHttpRequest out = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, request.method(), request.uri(),
                 request.content().retainedDuplicate());
         HttpHeaders headers = out.headers();
@@ -50,6 +56,7 @@ final class ForwardedHeaders {
         headers.setInt(HttpHeaderNames.CONTENT_LENGTH, request.content().readableBytes());
         headers.set(GatewayHeaders.X_REQUEST_ID, requestId);
         backendApiKey.ifPresent(key -> headers.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + key));
+        Traces.of(x).upstreamCall(url, model, headers);
         return out;
     }
 

@@ -114,7 +114,7 @@ final class Relay implements UpstreamListener {
         attempts++;
         currentUrl = x.lease().replica();
         x.record().upstreamStarted(settings.backend(), x.ticker().nanos());
-        FullHttpRequest request = ForwardedHeaders.upstreamRequest(x.request(), currentUrl, x.requestId(),
+        FullHttpRequest request = ForwardedHeaders.upstreamRequest(x, currentUrl, plan.servedModel(),
                 stage.replaceAuthorization(), plan.serving().backend().apiKey());
         call = stage.client().call(ctx.channel().eventLoop(), currentUrl, settings, request, this);
     }

@@ -6,8 +6,11 @@ import io.cachegate.gateway.exchange.ExchangeObserver;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.gateway.telemetry.log.AuditLog;
 import io.cachegate.gateway.telemetry.log.LogWriters;
+import io.cachegate.gateway.telemetry.trace.Tracing;
+import io.opentelemetry.sdk.trace.export.SpanExporter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * What the gateway tells about its requests besides answering them: the parts that live as long as the gateway
@@ -20,12 +23,26 @@ public final class Telemetry implements AutoCloseable {
     /** Kept across reloads: a new generation's hits are priced with what the backends did just before. */
     private final UpstreamLatency latency = new UpstreamLatency();
     private final LogWriters logs;
+    /** Empty when no OTLP endpoint is set: no observer, every stage sees {@code RequestTrace.OFF}. */
+    private final Optional<Tracing> tracing;
 
     /** Opens the log files; one that cannot be opened throws {@link java.io.UncheckedIOException} naming its key. */
     public Telemetry(Policy policy, GatewayMetrics metrics, Ticker ticker) {
+        this(policy, metrics, ticker, Optional.empty());
+    }
+
+    private Telemetry(Policy policy, GatewayMetrics metrics, Ticker ticker, Optional<SpanExporter> testSpans) {
         this.metrics = metrics;
         this.ticker = ticker;
         this.logs = new LogWriters(policy.log(), metrics.registry(), ticker);
+        this.tracing = testSpans.isPresent()
+                ? Optional.of(Tracing.exportingTo(testSpans.get(), policy.telemetry()))
+                : Tracing.start(policy.telemetry(), metrics.registry());
+    }
+
+    /** For tests: traces go to {@code spans} (sampled as the policy says), whatever the policy's endpoint. */
+    public static Telemetry forTesting(Policy policy, GatewayMetrics metrics, Ticker ticker, SpanExporter spans) {
+        return new Telemetry(policy, metrics, ticker, Optional.of(spans));
     }
 
     /** Where the admin listener audits purges and reloads. */
@@ -37,12 +54,14 @@ public final class Telemetry implements AutoCloseable {
     public ExchangeObserver observer(Policy policy) {
         List<ExchangeObserver> observers = new ArrayList<>();
         observers.add(new Savings(policy.prices(), latency, metrics)); // first: the others report what it found
+        tracing.ifPresent(t -> observers.add(t.observer()));
         observers.addAll(logs.observers(policy)); // last: the log line sees what the others put in the record
         return ExchangeObserver.of(observers);
     }
 
     @Override
     public void close() {
+        tracing.ifPresent(Tracing::close); // flushes the spans of the last exchanges
         logs.close();
     }
 }

@@ -12,6 +12,8 @@ import io.cachegate.gateway.cache.AnswerScreen;
 import io.cachegate.gateway.cache.EntryAccess;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.gateway.exchange.ResponseTap;
+import io.cachegate.gateway.telemetry.trace.RequestTrace;
+import io.cachegate.gateway.telemetry.trace.StageSpan;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponse;
@@ -78,18 +80,21 @@ final class AnswerCapture implements ResponseTap {
     private final Runnable onSettled;
     /** The sensitive-data check of the answer, or null when it is stored as it is. */
     private final AnswerScreen screen;
+    /** The trace of the request whose answer this is: the write's span, and the origin stored with the entry. */
+    private final RequestTrace trace;
     private int status;
     private StreamAssembler assembler;
     private ByteArrayOutputStream body;
     private boolean abandoned;
 
     AnswerCapture(Target target, long maxBytes, GatewayMetrics metrics, Ticker ticker, Runnable onSettled) {
-        this(target, maxBytes, metrics, ticker, onSettled, null);
+        this(target, maxBytes, metrics, ticker, onSettled, null, RequestTrace.OFF);
     }
 
     AnswerCapture(Target target, long maxBytes, GatewayMetrics metrics, Ticker ticker, Runnable onSettled,
-                  AnswerScreen screen) {
+                  AnswerScreen screen, RequestTrace trace) {
         this.screen = screen;
+        this.trace = trace;
         this.target = target;
         this.ticker = ticker;
         this.maxBytes = maxBytes;
@@ -162,21 +167,25 @@ final class AnswerCapture implements ResponseTap {
         JsonNode usage = parsed.path("usage");
         CacheEntry entry = new CacheEntry(document.get(), ticker.wallMillis(), target.key().modelVersion(),
                 target.originId(), usage.path("prompt_tokens").asInt(0), usage.path("completion_tokens").asInt(0),
-                target.tags(), target.access().declared(), target.access().userDigest());
+                target.tags(), target.access().declared(), target.access().userDigest(), trace.origin());
         long size = document.get().length;
         CompletableFuture<Void> write;
+        StageSpan span = trace.start("cache.write");
         try {
             write = target.store().put(target.key(), entry, target.ttl());
         } catch (RuntimeException e) {
+            span.fail("refused");
             metrics.cacheWriteFailed();
             log.debug("request {}: cache write refused: {}", target.originId(), e.toString());
             return false;
         }
         write.whenComplete((ok, error) -> {
             if (error == null) {
+                span.end();
                 metrics.cacheWritten(size);
                 afterStore.run();
             } else {
+                span.fail("store_error");
                 metrics.cacheWriteFailed();
                 log.debug("request {}: cache write failed: {}", target.originId(), error.toString());
             }

@@ -12,6 +12,9 @@ import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.RequestIds;
 import io.cachegate.gateway.exchange.Stage;
 import io.cachegate.gateway.metrics.GatewayMetrics;
+import io.cachegate.gateway.telemetry.trace.RequestTrace;
+import io.cachegate.gateway.telemetry.trace.StageSpan;
+import io.cachegate.gateway.telemetry.trace.Traces;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -57,21 +60,30 @@ public final class CaptureStage implements Stage {
                 RequestIds.gatewayId(x), c.storeFinishReasons());
         AnswerCapture.Target target = base.retarget((backend, model) -> keys.keyAnsweredBy(c, backend, model)
                 .map(base::movedTo));
+        RequestTrace trace = Traces.of(x);
         if (semantic != null && c.query() != null) {
-            target = target.afterStore(() -> writeBack(c, access));
+            target = target.afterStore(() -> writeBack(c, access, trace));
         }
         SharedAnswer leading = x.get(CoalesceStage.LEADING);
         x.addTap(new AnswerCapture(target, MAX_ENTRY_BYTES, metrics, x.ticker(),
-                leading == null ? () -> { } : leading::settle, x.get(AnswerScreen.KEY)));
+                leading == null ? () -> { } : leading::settle, x.get(AnswerScreen.KEY), trace));
         next.proceed(x);
     }
 
     /** After the answer was stored (on the store's thread): file the request's vector in the semantic index. */
-    private void writeBack(CacheableRequest c, EntryAccess access) {
+    private void writeBack(CacheableRequest c, EntryAccess access, RequestTrace trace) {
         if (skipOptionalWork.getAsBoolean()) {
             semantic.metrics().writeBack("skipped"); // overload: the embedder's CPU is better spent elsewhere
             return;
         }
-        semantic.writeBack(c.query(), c.vector(), c.key(), c.tags(), c.ttl(), access.declared(), access.userDigest());
+        StageSpan span = trace.start("cache.semantic.write");
+        semantic.writeBack(c.query(), c.vector(), c.key(), c.tags(), c.ttl(), access.declared(), access.userDigest())
+                .whenComplete((ok, error) -> {
+                    if (error == null) {
+                        span.end();
+                    } else {
+                        span.fail("index_error");
+                    }
+                });
     }
 }

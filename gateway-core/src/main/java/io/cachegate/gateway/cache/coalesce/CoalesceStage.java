@@ -6,6 +6,7 @@ import io.cachegate.gateway.exchange.RequestIds;
 import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.exchange.Stage;
 import io.cachegate.gateway.metrics.GatewayMetrics;
+import io.cachegate.gateway.telemetry.trace.Traces;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -52,7 +53,7 @@ public final class CoalesceStage implements Stage {
 
     private void join(Exchange x, CacheableRequest c, Next next) {
         Coalescer.Role role = coalescer.join(c.key(), x.parsed().stream(), x.parsed().includeUsage(),
-                RequestIds.gatewayId(x));
+                RequestIds.gatewayId(x), Traces.of(x).origin());
         if (role.leader()) {
             x.set(LEADING, role.answer());
             x.addTap(role.answer());

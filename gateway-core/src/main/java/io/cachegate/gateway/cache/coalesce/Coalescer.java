@@ -1,6 +1,7 @@
 package io.cachegate.gateway.cache.coalesce;
 
 import io.cachegate.cache.exact.CacheKey;
+import io.cachegate.cache.exact.OriginSpan;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
@@ -27,11 +28,12 @@ public final class Coalescer {
         this.maxAnswerBytes = maxAnswerBytes;
     }
 
-    Role join(CacheKey key, boolean stream, boolean includeUsage, String requestId) {
+    /** @param leaderSpan the traced span of the request, linked from its followers' spans should it lead; or null */
+    Role join(CacheKey key, boolean stream, boolean includeUsage, String requestId, OriginSpan leaderSpan) {
         Flight flight = new Flight(key, stream, stream && includeUsage);
         SharedAnswer[] created = new SharedAnswer[1];
         SharedAnswer answer = inFlight.computeIfAbsent(flight, k -> {
-            created[0] = new SharedAnswer(maxAnswerBytes, requestId, () -> inFlight.remove(k, created[0]));
+            created[0] = new SharedAnswer(maxAnswerBytes, requestId, leaderSpan, () -> inFlight.remove(k, created[0]));
             return created[0];
         });
         return new Role(answer == created[0], answer);

@@ -3,6 +3,8 @@ package io.cachegate.gateway.cache.coalesce;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.GatewayHeaders;
+import io.cachegate.gateway.telemetry.trace.StageSpan;
+import io.cachegate.gateway.telemetry.trace.Traces;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -35,6 +37,7 @@ final class FollowerRelay implements SharedAnswer.Subscriber {
     private final GatewayMetrics metrics;
     private final GiveUp giveUp;
     private ScheduledFuture<?> headTimer;
+    private StageSpan wait = StageSpan.NONE;
     private boolean headSent;
     private boolean writing;
     private boolean done;
@@ -58,6 +61,7 @@ final class FollowerRelay implements SharedAnswer.Subscriber {
             return;
         }
         metrics.coalesced();
+        wait = Traces.of(x).start("cache.coalesce.wait");
         x.onCancel(this::cancel);
         headTimer = ctx.executor().schedule(this::headTimedOut, maxHeadWaitNanos, TimeUnit.NANOSECONDS);
         wake();
@@ -90,6 +94,8 @@ final class FollowerRelay implements SharedAnswer.Subscriber {
     private void sendHead() {
         headSent = true;
         headTimer.cancel(false);
+        wait.end();
+        Traces.of(x).link(answer.leaderSpan());
         status = answer.status().code();
         x.record().originRequestId(answer.leaderRequestId());
         x.record().reason("coalesced");
@@ -149,6 +155,7 @@ final class FollowerRelay implements SharedAnswer.Subscriber {
 
     private void giveUp(boolean coalesceAgain) {
         done = true;
+        wait.fail(coalesceAgain ? "leader_failed" : "head_timeout");
         answer.unsubscribe(this);
         if (headTimer != null) {
             headTimer.cancel(false);
@@ -165,6 +172,9 @@ final class FollowerRelay implements SharedAnswer.Subscriber {
         answer.unsubscribe(this);
         if (headTimer != null) {
             headTimer.cancel(false);
+        }
+        if (!headSent) {
+            wait.fail("cancelled");
         }
         x.finish(finalStatus);
     }

@@ -1,5 +1,6 @@
 package io.cachegate.gateway.cache.coalesce;
 
+import io.cachegate.cache.exact.OriginSpan;
 import io.cachegate.gateway.exchange.ResponseTap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -34,6 +35,7 @@ public final class SharedAnswer implements ResponseTap {
 
     private final long maxBytes;
     private final String leaderRequestId;
+    private final OriginSpan leaderSpan;
     private final Runnable onEnd;
     private final List<byte[]> pieces = new ArrayList<>();
     private final List<Waiter> waiters = new ArrayList<>();
@@ -44,15 +46,21 @@ public final class SharedAnswer implements ResponseTap {
     private boolean overflowed;
     private boolean settled;
 
-    SharedAnswer(long maxBytes, String leaderRequestId, Runnable onEnd) {
+    SharedAnswer(long maxBytes, String leaderRequestId, OriginSpan leaderSpan, Runnable onEnd) {
         this.maxBytes = maxBytes;
         this.leaderRequestId = leaderRequestId;
+        this.leaderSpan = leaderSpan;
         this.onEnd = onEnd;
     }
 
     /** The gateway's id of the request that generates this answer: what a follower shows as its origin. */
     String leaderRequestId() {
         return leaderRequestId;
+    }
+
+    /** The traced span of the request that generates this answer, which a follower's span links to; or null. */
+    OriginSpan leaderSpan() {
+        return leaderSpan;
     }
 
     /** Attaches a follower; false when the answer can no longer be shared (ended badly or overflowed). */

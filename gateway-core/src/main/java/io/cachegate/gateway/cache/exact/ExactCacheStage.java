@@ -11,6 +11,8 @@ import io.cachegate.gateway.cache.coalesce.SharedAnswer;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.Stage;
 import io.cachegate.gateway.metrics.GatewayMetrics;
+import io.cachegate.gateway.telemetry.trace.StageSpan;
+import io.cachegate.gateway.telemetry.trace.Traces;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -54,20 +56,26 @@ public final class ExactCacheStage implements Stage {
             return;
         }
         long t0 = x.ticker().nanos();
+        StageSpan span = Traces.of(x).start("cache.exact.lookup");
         CompletableFuture<Optional<CacheEntry>> lookup = store.get(c.key());
         if (lookup.isDone() && x.ctx().executor().inEventLoop()) {
             // The in-process store answers at once: carry on here rather than queue a task behind other I/O.
             Optional<CacheEntry> entry = lookup.handle((e, error) -> error == null ? e : null).join();
-            looked(x, c, entry, entry == null, t0, next);
+            looked(x, c, entry, entry == null, t0, span, next);
         } else {
-            lookup.whenComplete((entry, error) -> x.resume(() -> looked(x, c, entry, error != null, t0, next)));
+            lookup.whenComplete((entry, error) -> x.resume(() -> looked(x, c, entry, error != null, t0, span, next)));
         }
     }
 
     /** Continues on the client's event loop once the store has answered. */
     private void looked(Exchange x, CacheableRequest c, Optional<CacheEntry> entry, boolean failed, long t0,
-                        Next next) {
+                        StageSpan span, Next next) {
         long lookupNanos = x.ticker().nanos() - t0;
+        if (failed) {
+            span.fail("store_unavailable");
+        } else {
+            span.end();
+        }
         metrics.storeLookupTime(lookupNanos);
         c.exactLookupNanos(lookupNanos);
         if (x.isDone()) {

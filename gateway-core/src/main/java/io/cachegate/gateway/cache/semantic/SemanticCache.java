@@ -118,12 +118,13 @@ public final class SemanticCache implements AutoCloseable {
      *
      * @param labels the access labels the request declared, as on the exact entry
      * @param userDigest the digest of the request's end user, "" for none
+     * @return completes when the entry is filed, or exceptionally when that failed (counted and logged already)
      */
-    public void writeBack(SemanticQuery query, float[] vector, CacheKey key, Set<String> tags, Duration exactTtl,
+    public CompletableFuture<Void> writeBack(SemanticQuery query, float[] vector, CacheKey key, Set<String> tags, Duration exactTtl,
                           Set<String> labels, String userDigest) {
         pendingWrites.incrementAndGet();
         CompletableFuture<float[]> embedded = vector != null ? CompletableFuture.completedFuture(vector) : embed(query.text());
-        embedded.thenCompose(v -> {
+        return embedded.thenCompose(v -> {
             long now = ticker.wallMillis();
             // The index entry never outlives the answer it points at.
             long ttl = Math.min(settings.ttl().toMillis(), exactTtl.toMillis());

@@ -11,6 +11,8 @@ import io.cachegate.gateway.cache.SemanticHit;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.Stage;
 import io.cachegate.gateway.metrics.GatewayMetrics;
+import io.cachegate.gateway.telemetry.trace.StageSpan;
+import io.cachegate.gateway.telemetry.trace.Traces;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -39,9 +41,24 @@ public final class SemanticCacheStage implements Stage {
             next.proceed(x); // not matched by meaning, or the client asked for a fresh answer (no-cache)
             return;
         }
+        StageSpan span = Traces.of(x).start("cache.semantic.lookup");
         semantic.lookup(c.query(), x.route().route().cache(), c.requestThreshold(), EntryAccess.of(x).readable())
-                .whenComplete((result, error) ->
-                x.resume(() -> looked(x, c, error == null ? result : SemanticCache.Result.FAILED, next)));
+                .whenComplete((result, error) -> {
+                    traced(span, error == null ? result : SemanticCache.Result.FAILED);
+                    x.resume(() -> looked(x, c, error == null ? result : SemanticCache.Result.FAILED, next));
+                });
+    }
+
+    /** The lookup's span, with the embedder's and the index's timings as its children (the decision is in search). */
+    private static void traced(StageSpan span, SemanticCache.Result result) {
+        span.child("cache.semantic.embed", 0, result.embedNanos());
+        span.child("cache.semantic.search", result.embedNanos(), result.searchNanos());
+        result.match().ifPresent(m -> span.set("cachegate.similarity", m.similarity()));
+        if (result.failed()) {
+            span.fail("fail_open");
+        } else {
+            span.end();
+        }
     }
 
     /** Continues on the client's event loop once the lookup has answered (it never fails). */

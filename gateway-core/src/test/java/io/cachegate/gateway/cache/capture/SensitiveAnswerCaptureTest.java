@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cachegate.cache.exact.CacheKey;
 import io.cachegate.cache.sensitive.SensitiveDataDetector;
+import io.cachegate.gateway.telemetry.trace.RequestTrace;
 import io.cachegate.gateway.cache.AnswerScreen;
 import io.cachegate.gateway.cache.EntryAccess;
 import io.cachegate.gateway.cache.ScriptedStore;
@@ -109,7 +110,7 @@ class SensitiveAnswerCaptureTest {
         AnswerCapture.Target target = new AnswerCapture.Target(store, KEY, Duration.ofHours(1), Set.of(),
                 new EntryAccess(Set.of(), Set.of(), false, ""), "req-1", Set.of("stop")).afterStore(writtenBack::incrementAndGet);
         AnswerScreen screen = new AnswerScreen(SensitiveDataDetector.builtIn(), allowRoute, metrics, "req-1");
-        return new AnswerCapture(target, 1 << 20, metrics, ticker, settled::incrementAndGet, screen);
+        return new AnswerCapture(target, 1 << 20, metrics, ticker, settled::incrementAndGet, screen, RequestTrace.OFF);
     }
 
     private static void feed(AnswerCapture capture, String contentType, String body) {
