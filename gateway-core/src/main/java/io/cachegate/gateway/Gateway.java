@@ -137,7 +137,7 @@ public final class Gateway implements AutoCloseable {
         try {
             return testSpans.map(spans -> Telemetry.forTesting(policy, metrics, ticker, spans))
                     .orElseGet(() -> new Telemetry(policy, metrics, ticker));
-        } catch (UncheckedIOException e) {
+        } catch (UncheckedIOException | IllegalArgumentException e) {
             closeCaches();
             upstream.close();
             group.shutdownGracefully(0, 0, TimeUnit.SECONDS);

@@ -95,6 +95,8 @@ class TracingIT {
         assertThat(server.getAttributes().get(GEN_AI_REQUEST_MODEL)).isEqualTo("llama-3.1-8b");
         assertThat(server.getAttributes().get(GEN_AI_RESPONSE_MODEL)).isEqualTo("llama-3.1-8b");
         assertThat(server.getAttributes().get(SpanAttributes.CACHE_OUTCOME)).isEqualTo("miss");
+        assertThat(server.getAttributes().get(INPUT_TOKENS)).as("the answer's usage").isEqualTo(7);
+        assertThat(server.getAttributes().get(AttributeKey.longKey("gen_ai.usage.output_tokens"))).isEqualTo(3);
         assertThat(server.getAttributes().get(SpanAttributes.TENANT)).isEqualTo("default");
         assertThat(server.getAttributes().get(SpanAttributes.ROUTE)).isEqualTo("1");
         assertThat(server.getAttributes().get(SpanAttributes.BACKEND)).isEqualTo("main");

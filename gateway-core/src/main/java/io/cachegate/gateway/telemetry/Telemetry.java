@@ -26,7 +26,11 @@ public final class Telemetry implements AutoCloseable {
     /** Empty when no OTLP endpoint is set: no observer, every stage sees {@code RequestTrace.OFF}. */
     private final Optional<Tracing> tracing;
 
-    /** Opens the log files; one that cannot be opened throws {@link java.io.UncheckedIOException} naming its key. */
+    /**
+     * Opens the log files and starts the trace exporter; a log file that cannot be opened throws {@link
+     * java.io.UncheckedIOException}, a trace export this build cannot do {@link IllegalArgumentException}, each
+     * naming its key.
+     */
     public Telemetry(Policy policy, GatewayMetrics metrics, Ticker ticker) {
         this(policy, metrics, ticker, Optional.empty());
     }
@@ -34,15 +38,25 @@ public final class Telemetry implements AutoCloseable {
     private Telemetry(Policy policy, GatewayMetrics metrics, Ticker ticker, Optional<SpanExporter> testSpans) {
         this.metrics = metrics;
         this.ticker = ticker;
-        this.logs = new LogWriters(policy.log(), metrics.registry(), ticker);
         this.tracing = testSpans.isPresent()
                 ? Optional.of(Tracing.exportingTo(testSpans.get(), policy.telemetry()))
                 : Tracing.start(policy.telemetry(), metrics.registry());
+        try {
+            this.logs = new LogWriters(policy.log(), metrics.registry(), ticker);
+        } catch (RuntimeException e) {
+            tracing.ifPresent(Tracing::close);
+            throw e;
+        }
     }
 
     /** For tests: traces go to {@code spans} (sampled as the policy says), whatever the policy's endpoint. */
     public static Telemetry forTesting(Policy policy, GatewayMetrics metrics, Ticker ticker, SpanExporter spans) {
         return new Telemetry(policy, metrics, ticker, Optional.of(spans));
+    }
+
+    /** Whether requests are traced (an OTLP endpoint is set). */
+    boolean tracing() {
+        return tracing.isPresent();
     }
 
     /** Where the admin listener audits purges and reloads. */

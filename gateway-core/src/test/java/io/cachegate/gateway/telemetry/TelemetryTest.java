@@ -1,11 +1,11 @@
 package io.cachegate.gateway.telemetry;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cachegate.config.Policy;
 import io.cachegate.config.Ticker;
 import io.cachegate.gateway.exchange.Exchange;
-import io.cachegate.gateway.exchange.ExchangeObserver;
 import io.cachegate.gateway.exchange.Exchanges;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.gateway.telemetry.trace.RequestTrace;
@@ -28,9 +28,10 @@ class TelemetryTest {
         Policy policy = Exchanges.policy(BACKEND);
         try (Telemetry telemetry = new Telemetry(policy, new GatewayMetrics(), Ticker.system());
              Exchanges exchanges = new Exchanges(policy)) {
-            assertThat(telemetry.observer(policy)).isSameAs(ExchangeObserver.NONE);
+            assertThat(telemetry.tracing()).isFalse();
             Exchange x = exchanges.chat(Exchanges.chatBody("m", "hi"), "traceparent",
                     "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+            telemetry.observer(policy).started(x); // what the exchange's constructor does
 
             RequestTrace trace = Traces.of(x);
 
@@ -44,12 +45,22 @@ class TelemetryTest {
     }
 
     @Test
+    void grpcProtocol_isRefusedNamingTheKey() {
+        Policy policy = Exchanges.policy(BACKEND + """
+                telemetry: {otlp: {endpoint: "http://127.0.0.1:9", protocol: grpc, timeout: 1s}}
+                """);
+        assertThatThrownBy(() -> new Telemetry(policy, new GatewayMetrics(), Ticker.system()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("telemetry.otlp.protocol: grpc")
+                .hasMessageContaining("protocol: http");
+    }
+
+    @Test
     void observer_withEndpoint_isRegistered() {
         Policy policy = Exchanges.policy(BACKEND + """
                 telemetry: {otlp: {endpoint: "http://127.0.0.1:9", timeout: 1s}}
                 """);
         try (Telemetry telemetry = new Telemetry(policy, new GatewayMetrics(), Ticker.system())) {
-            assertThat(telemetry.observer(policy)).isNotSameAs(ExchangeObserver.NONE);
+            assertThat(telemetry.tracing()).isTrue();
         }
     }
 }
