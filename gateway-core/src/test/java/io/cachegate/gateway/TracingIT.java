@@ -47,11 +47,17 @@ class TracingIT {
     private static RecordingUpstream upstream;
     private static Gateway gateway;
     private static Path indexDir;
+    private static Path logDir;
+
+    private static Path accessLog() {
+        return logDir.resolve("access.log");
+    }
 
     @BeforeAll
     static void start() throws Exception {
         upstream = new RecordingUpstream();
         indexDir = Files.createTempDirectory("cachegate-tracing-it");
+        logDir = Files.createTempDirectory("cachegate-tracing-log");
         gateway = Gateway.startTraced(TestPolicies.parse("""
                 server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 2s}
                 backends:
@@ -60,6 +66,7 @@ class TracingIT {
                     model_version: "llama@v1"
                     timeouts: {connect: 1s, first_byte: 30s, idle: 30s, total: 60s}
                 telemetry: {service_name: cachegate-test, sampling: 1.0}
+                log: {access: file, file: "%s"}
                 cache:
                   exact: {store: memory, ttl: 1h}
                   semantic: {enabled: true, path: "%s", ttl: 1h}
@@ -68,7 +75,8 @@ class TracingIT {
                     cache: {semantic: true}
                   - match: {model: "*"}
                     cache: {semantic: false}
-                """.formatted(upstream.baseUrl(), indexDir.toString().replace('\\', '/'))), spans);
+                """.formatted(upstream.baseUrl(), accessLog().toString().replace('\\', '/'),
+                indexDir.toString().replace('\\', '/'))), spans);
     }
 
     @AfterAll
@@ -119,6 +127,19 @@ class TracingIT {
         assertThat(child(server, "replica.choice").getAttributes().get(AttributeKey.stringKey("server.address")))
                 .isEqualTo("127.0.0.1");
         assertThat(child(server, "cache.write").getStatus().getStatusCode()).isEqualTo(StatusCode.UNSET);
+        String id = header(miss, "X-Request-Id");
+        assertThat(Poll.until(Duration.ofSeconds(20), () -> logLine(id).isPresent())).as("logged").isTrue();
+        assertThat(logLine(id).get().path("trace_id").asText()).as("the access log names the trace")
+                .isEqualTo(server.getTraceId());
+    }
+
+    private static Optional<com.fasterxml.jackson.databind.JsonNode> logLine(String requestId) {
+        try {
+            return Files.readAllLines(accessLog()).stream().map(CacheCalls::json)
+                    .filter(line -> requestId.equals(line.path("request_id").asText())).findFirst();
+        } catch (java.io.IOException e) {
+            return Optional.empty();
+        }
     }
 
     @Test

@@ -54,6 +54,7 @@ final class TraceObserver implements ExchangeObserver {
                 .setAttribute(SpanAttributes.REQUEST_ID, x.requestId());
         host(span, headers.get(HttpHeaderNames.HOST));
         Span server = span.startSpan();
+        x.record().traceId(server.getSpanContext().getTraceId()); // the access log's trace_id, sampled or not
         x.set(Traces.KEY, new ExchangeTrace(x, tracer, clock, epochNanos, nanoTime, server));
     }
 
