@@ -89,6 +89,40 @@ class TracingOtlpIT {
         }
     }
 
+    @Test
+    void exportRefusedByTheCollector_isCountedAsFailed() throws Exception {
+        HttpServer collector = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 16);
+        collector.createContext("/v1/traces", exchange -> {
+            exchange.getRequestBody().readAllBytes();
+            exchange.sendResponseHeaders(400, -1); // not retried by the exporter: the batch is lost
+            exchange.close();
+        });
+        collector.start();
+        try (BackendSimulator sim = BackendSimulator.start(SimulatorOptions.defaults());
+             Gateway gw = Gateway.start(TestPolicies.parse("""
+                     server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 1, shutdown_grace: 1s}
+                     backends:
+                       - {name: main, urls: ["%s"], model_version: "llama@v1"}
+                     telemetry: {sampling: 1.0, otlp: {endpoint: "http://127.0.0.1:%d/", timeout: 5s}}
+                     """.formatted(sim.baseUrl(), collector.getAddress().getPort())))) {
+            RawHttp.post(gw.port(), CHAT, chat("refused " + nonce()));
+
+            assertThat(Poll.until(Duration.ofSeconds(30), () -> count(gw, "failed") >= 2))
+                    .as("the server and client spans counted as failed").isTrue();
+            assertThat(count(gw, "exported")).isZero();
+        } finally {
+            collector.stop(0);
+        }
+    }
+
+    private static double count(Gateway gw, String outcome) {
+        try {
+            return metric(gw, "cachegate_trace_spans_total", "outcome=\"" + outcome + "\"");
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     private static double exported(Gateway gw) {
         try {
             return metric(gw, "cachegate_trace_spans_total", "outcome=\"exported\"");

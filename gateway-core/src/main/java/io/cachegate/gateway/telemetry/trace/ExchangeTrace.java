@@ -73,6 +73,9 @@ final class ExchangeTrace implements RequestTrace, ResponseTap {
 
     @Override
     public StageSpan start(String name) {
+        if (!server.isRecording()) {
+            return StageSpan.NONE; // sampled out: nothing of it is exported, so build nothing
+        }
         long now = now();
         Span span = tracer.spanBuilder(name).setParent(context).setStartTimestamp(now, TimeUnit.NANOSECONDS).startSpan();
         return new OtelStageSpan(this, span, now);
