@@ -4,6 +4,7 @@ import io.cachegate.benchmarks.BenchCommand;
 import io.cachegate.benchmarks.ChildLauncher;
 import io.cachegate.cache.semantic.NativeLibraries;
 import io.cachegate.cli.analyze.AnalyzeCommand;
+import org.slf4j.bridge.SLF4JBridgeHandler;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -26,6 +27,9 @@ public final class CachegateCli implements Runnable {
 
     public static void main(String[] args) {
         NativeLibraries.prepare(); // before any command loads ONNX Runtime or a DJL tokenizer
+        // Libraries that log through java.util.logging (the OpenTelemetry SDK's export failures) log as we do.
+        SLF4JBridgeHandler.removeHandlersForRootLogger();
+        SLF4JBridgeHandler.install();
         System.exit(commandLine().execute(args));
     }
 

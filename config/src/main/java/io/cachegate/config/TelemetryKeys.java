@@ -12,9 +12,9 @@ final class TelemetryKeys {
             v -> ClassKeys.format(v) + " is outside [0, 1]; it is the share of requests traced",
             "share of requests traced when the client sent no sampled traceparent (a client's decision is kept)");
     static final Key<Optional<String>> OTLP_ENDPOINT = Key.optional("endpoint", "none: no traces",
-            "OTLP collector URL, e.g. http://otel-collector:4318 (http/protobuf) or http://otel-collector:4317 (grpc)");
+            "OTLP collector base URL, e.g. http://otel-collector:4318 (spans are posted to <endpoint>/v1/traces)");
     static final Key<OtlpProtocol> OTLP_PROTOCOL = Key.choice("protocol", OtlpProtocol.HTTP, true,
-            "OTLP transport: http (protobuf over HTTP) or grpc");
+            "OTLP transport: http (protobuf over HTTP); grpc refuses the start (this build packages no gRPC sender)");
     static final Key<Duration> OTLP_TIMEOUT = Key.duration("timeout", Duration.ofSeconds(10),
             "one export's time limit; spans of a failed export are dropped and counted");
     static final Key<Integer> MAX_QUEUED_SPANS = Key.integer("max_queued_spans", 2048, 1, 1_000_000,
