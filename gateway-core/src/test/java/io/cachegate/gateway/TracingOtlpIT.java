@@ -24,6 +24,10 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -112,6 +116,45 @@ class TracingOtlpIT {
             assertThat(count(gw, "exported")).isZero();
         } finally {
             collector.stop(0);
+        }
+    }
+
+    @Test
+    void fullQueue_dropsSpansAndCountsThem_neverWaits() throws Exception {
+        CountDownLatch held = new CountDownLatch(1);
+        HttpServer collector = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 16);
+        collector.setExecutor(Executors.newCachedThreadPool());
+        collector.createContext("/v1/traces", exchange -> {
+            exchange.getRequestBody().readAllBytes();
+            try {
+                held.await(20, TimeUnit.SECONDS); // a stuck collector: the exporter's thread waits, nobody else
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            exchange.sendResponseHeaders(200, -1);
+            exchange.close();
+        });
+        collector.start();
+        try (BackendSimulator sim = BackendSimulator.start(SimulatorOptions.defaults());
+             Gateway gw = Gateway.start(TestPolicies.parse("""
+                     server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 1, shutdown_grace: 1s}
+                     backends:
+                       - {name: main, urls: ["%s"], model_version: "llama@v1"}
+                     telemetry: {sampling: 1.0, otlp: {endpoint: "http://127.0.0.1:%d", timeout: 15s,
+                                 max_queued_spans: 1}}
+                     """.formatted(sim.baseUrl(), collector.getAddress().getPort())))) {
+            // Two spans a request (server, upstream call); one in export, one queued, the rest have no room.
+            for (int i = 0; i < 4; i++) {
+                assertThat(RawHttp.post(gw.port(), CHAT, chat("crowded " + nonce())).statusCode()).isEqualTo(200);
+            }
+
+            assertThat(Poll.until(Duration.ofSeconds(20), () -> count(gw, "dropped") >= 4)).as("dropped").isTrue();
+            held.countDown();
+            assertThat(Poll.until(Duration.ofSeconds(20), () -> count(gw, "exported") >= 1)).as("exported").isTrue();
+        } finally {
+            held.countDown();
+            collector.stop(0);
+            ((ExecutorService) collector.getExecutor()).shutdownNow();
         }
     }
 
