@@ -110,7 +110,7 @@ final class ExchangeTrace implements RequestTrace, ResponseTap {
                 .setParent(context).setSpanKind(SpanKind.CLIENT).setStartTimestamp(now, TimeUnit.NANOSECONDS)
                 .setAttribute(HttpAttributes.HTTP_REQUEST_METHOD, x.request().method().name())
                 .setAttribute(ServerAttributes.SERVER_ADDRESS, replica.getHost())
-                .setAttribute(ServerAttributes.SERVER_PORT, (long) replica.getPort())
+                .setAttribute(ServerAttributes.SERVER_PORT, (long) port(replica))
                 .setAttribute(SpanAttributes.ATTEMPT, ++attempts)
                 .startSpan();
         if (operation != null) {
@@ -219,6 +219,10 @@ final class ExchangeTrace implements RequestTrace, ResponseTap {
         if (value != null) {
             server.setAttribute(key, value);
         }
+    }
+
+    private static int port(URI url) {
+        return url.getPort() > 0 ? url.getPort() : "https".equalsIgnoreCase(url.getScheme()) ? 443 : 80;
     }
 
     /** The GenAI operation of an endpoint ({@code gen_ai.operation.name}); null for one that is not a model call. */
