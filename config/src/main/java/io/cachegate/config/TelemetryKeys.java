@@ -14,7 +14,7 @@ final class TelemetryKeys {
     static final Key<Optional<String>> OTLP_ENDPOINT = Key.optional("endpoint", "none: no traces",
             "OTLP collector base URL, e.g. http://otel-collector:4318 (spans are posted to <endpoint>/v1/traces)");
     static final Key<OtlpProtocol> OTLP_PROTOCOL = Key.choice("protocol", OtlpProtocol.HTTP, true,
-            "OTLP transport: http (protobuf over HTTP); grpc refuses the start (this build packages no gRPC sender)");
+            "OTLP transport: http (protobuf over HTTP, the collector's port 4318) or grpc (4317)");
     static final Key<Duration> OTLP_TIMEOUT = Key.duration("timeout", Duration.ofSeconds(10),
             "one export's time limit; spans of a failed export are dropped and counted");
     static final Key<Integer> MAX_QUEUED_SPANS = Key.integer("max_queued_spans", 2048, 1, 1_000_000,

@@ -11,7 +11,13 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.SimulatorOptions;
+import io.grpc.Grpc;
+import io.grpc.InsecureServerCredentials;
+import io.grpc.Server;
+import io.grpc.stub.StreamObserver;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse;
+import io.opentelemetry.proto.collector.trace.v1.TraceServiceGrpc;
 import io.opentelemetry.proto.common.v1.AnyValue;
 import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.trace.v1.ResourceSpans;
@@ -35,7 +41,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The production export path end to end: the batch processor and the OTLP/HTTP exporter post protobuf to a
  * collector, here a receiver in the test that decodes each {@code ExportTraceServiceRequest} sent to
- * {@code /v1/traces}. (gRPC, the other protocol, is not tested here.)
+ * {@code /v1/traces}; and with {@code protocol: grpc}, a gRPC TraceService in the test (grpc-java, the
+ * collector's generated service stub).
  */
 class TracingOtlpIT {
 
@@ -90,6 +97,38 @@ class TracingOtlpIT {
             assertThat(metric(gw, "cachegate_trace_spans_total", "outcome=\"dropped\"")).isZero();
         } finally {
             collector.stop(0);
+        }
+    }
+
+    @Test
+    void grpcProtocol_exportsToTheCollectorsTraceService() throws Exception {
+        List<Span> received = new CopyOnWriteArrayList<>();
+        Server collector = Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create())
+                .addService(new TraceServiceGrpc.TraceServiceImplBase() {
+                    @Override
+                    public void export(ExportTraceServiceRequest request,
+                                       StreamObserver<ExportTraceServiceResponse> response) {
+                        request.getResourceSpansList().forEach(r -> r.getScopeSpansList()
+                                .forEach(scope -> received.addAll(scope.getSpansList())));
+                        response.onNext(ExportTraceServiceResponse.getDefaultInstance());
+                        response.onCompleted();
+                    }
+                }).build().start();
+        try (BackendSimulator sim = BackendSimulator.start(SimulatorOptions.defaults());
+             Gateway gw = Gateway.start(TestPolicies.parse("""
+                     server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 1, shutdown_grace: 1s}
+                     backends:
+                       - {name: main, urls: ["%s"], model_version: "llama@v1"}
+                     telemetry: {sampling: 1.0, otlp: {endpoint: "http://127.0.0.1:%d", protocol: grpc, timeout: 5s}}
+                     """.formatted(sim.baseUrl(), collector.getPort())))) {
+            String requestId = header(RawHttp.post(gw.port(), CHAT, chat("over grpc " + nonce())), "X-Request-Id");
+
+            assertThat(Poll.until(Duration.ofSeconds(30), () -> received.stream().anyMatch(s -> ofRequest(s, requestId))
+                    && received.stream().anyMatch(s -> s.getKind() == Span.SpanKind.SPAN_KIND_CLIENT)))
+                    .as("the server and upstream spans reached the gRPC collector").isTrue();
+            assertThat(Poll.until(Duration.ofSeconds(10), () -> exported(gw) >= 2)).as("counted").isTrue();
+        } finally {
+            collector.shutdownNow();
         }
     }
 

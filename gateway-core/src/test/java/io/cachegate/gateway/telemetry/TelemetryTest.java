@@ -1,7 +1,6 @@
 package io.cachegate.gateway.telemetry;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cachegate.config.Policy;
 import io.cachegate.config.Ticker;
@@ -42,16 +41,6 @@ class TelemetryTest {
             trace.upstreamCall(URI.create("http://127.0.0.1:9"), "m", upstream);
             assertThat(upstream.get("traceparent")).as("passed through untouched").isEqualTo("client's");
         }
-    }
-
-    @Test
-    void grpcProtocol_isRefusedNamingTheKey() {
-        Policy policy = Exchanges.policy(BACKEND + """
-                telemetry: {otlp: {endpoint: "http://127.0.0.1:9", protocol: grpc, timeout: 1s}}
-                """);
-        assertThatThrownBy(() -> new Telemetry(policy, new GatewayMetrics(), Ticker.system()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("telemetry.otlp.protocol: grpc")
-                .hasMessageContaining("protocol: http");
     }
 
     @Test

@@ -28,7 +28,17 @@ final class TraceObserver implements ExchangeObserver {
     private static final Set<String> KNOWN_METHODS = Set.of("GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT",
             "OPTIONS", "TRACE", "PATCH");
 
-    private static final TextMapGetter<HttpHeaders> GETTER = (headers, name) -> headers == null ? null : headers.get(name);
+    private static final TextMapGetter<HttpHeaders> GETTER = new TextMapGetter<>() {
+        @Override
+        public Iterable<String> keys(HttpHeaders headers) {
+            return headers.names();
+        }
+
+        @Override
+        public String get(HttpHeaders headers, String name) {
+            return headers == null ? null : headers.get(name);
+        }
+    };
 
     private final Tracer tracer;
     private final Clock clock;

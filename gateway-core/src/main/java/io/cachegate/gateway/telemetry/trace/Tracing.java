@@ -5,6 +5,7 @@ import io.cachegate.config.TelemetrySettings;
 import io.cachegate.gateway.exchange.ExchangeObserver;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.opentelemetry.exporter.otlp.http.trace.OtlpHttpSpanExporter;
+import io.opentelemetry.exporter.otlp.trace.OtlpGrpcSpanExporter;
 import io.opentelemetry.sdk.common.Clock;
 import io.opentelemetry.sdk.common.InternalTelemetryVersion;
 import io.opentelemetry.sdk.resources.Resource;
@@ -45,21 +46,10 @@ public final class Tracing implements AutoCloseable {
         this.observer = new TraceObserver(provider.get(SCOPE), Clock.getDefault());
     }
 
-    /**
-     * Tracing as the policy says: OTLP export to {@code telemetry.otlp.endpoint}, or empty when none is set.
-     *
-     * @throws IllegalArgumentException for {@code protocol: grpc}, which this build cannot export, naming the key
-     */
+    /** Tracing as the policy says: OTLP export to {@code telemetry.otlp.endpoint}, or empty when none is set. */
     public static Optional<Tracing> start(TelemetrySettings settings, MeterRegistry registry) {
         if (!settings.tracing()) {
             return Optional.empty();
-        }
-        if (settings.protocol() == OtlpProtocol.GRPC) {
-            // The SDK's OTLP/gRPC exporter needs a sender artifact: the one on grpc-java is not served by our Maven
-            // repository, and the OkHttp one would put OkHttp 5 beside the tests' OkHttp 4 (same classes) and Kotlin
-            // in the jar.
-            throw new IllegalArgumentException("telemetry.otlp.protocol: grpc is not available in this build (no "
-                    + "OTLP/gRPC sender is packaged); use protocol: http, the collector's port 4318");
         }
         SpanExportMetrics metrics = new SpanExportMetrics(registry);
         SpanExporter exporter = exporter(settings.endpoint().orElseThrow(), settings, metrics);
@@ -81,8 +71,16 @@ public final class Tracing implements AutoCloseable {
         return new Tracing(settings, SimpleSpanProcessor.create(exporter), null);
     }
 
-    /** OTLP over HTTP/protobuf to {@code <endpoint>/v1/traces}, from the JDK's HttpClient. */
+    /**
+     * OTLP over HTTP/protobuf to {@code <endpoint>/v1/traces} from the JDK's HttpClient, or with {@code protocol:
+     * grpc} to the collector's TraceService at {@code endpoint} on grpc-java (the managed-channel sender).
+     */
     static SpanExporter exporter(String endpoint, TelemetrySettings settings, SpanExportMetrics metrics) {
+        if (settings.protocol() == OtlpProtocol.GRPC) {
+            return OtlpGrpcSpanExporter.builder().setEndpoint(endpoint).setTimeout(settings.timeout())
+                    .setMeterProvider(metrics::meterProvider)
+                    .setInternalTelemetryVersion(InternalTelemetryVersion.LATEST).build();
+        }
         return OtlpHttpSpanExporter.builder().setEndpoint(tracesUrl(endpoint)).setTimeout(settings.timeout())
                 .setMeterProvider(metrics::meterProvider)
                 .setInternalTelemetryVersion(InternalTelemetryVersion.LATEST).build();
