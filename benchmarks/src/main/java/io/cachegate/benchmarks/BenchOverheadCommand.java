@@ -31,7 +31,7 @@ import picocli.CommandLine.Option;
                     + "the gateway; the closed loop follows the rounds.",
             "--tls adds an identical gateway with HTTPS (a throwaway self-signed certificate) to every round, "
                     + "keep-alive and with a new connection per request, and to the closed loop.",
-            "--telemetry adds the same gateway traced at 10% (OTLP/HTTP to a local sink) and with the access log "
+            "--telemetry adds the same gateway traced at 10%% (OTLP/HTTP to a local sink) and with the access log "
                     + "written to a file to every round."
         })
 final class BenchOverheadCommand extends Scenario {
@@ -51,7 +51,7 @@ final class BenchOverheadCommand extends Scenario {
             + "same gateway plain.")
     boolean tls;
 
-    @Option(names = "--telemetry", description = "Also measure the same gateway with traces at 10% sampling "
+    @Option(names = "--telemetry", description = "Also measure the same gateway with traces at 10%% sampling "
             + "(exported over OTLP/HTTP to a local sink) and with the access log written to a file, against it with "
             + "both off.")
     boolean telemetry;
