@@ -93,7 +93,7 @@ class TracingOtlpIT {
                     .isEqualTo(HexFormat.of().formatHex(server.getSpanId().toByteArray()));
             assertThat(received).extracting(Received::service).containsOnly("cachegate-otlp-test");
             assertThat(contentTypes).contains("application/x-protobuf");
-            assertThat(Poll.until(Duration.ofSeconds(10), () -> exported(gw) >= 2)).as("counted").isTrue();
+            assertThat(Poll.until(Duration.ofSeconds(10), () -> count(gw, "exported") >= 2)).as("counted").isTrue();
             assertThat(metric(gw, "cachegate_trace_spans_total", "outcome=\"dropped\"")).isZero();
         } finally {
             collector.stop(0);
@@ -126,7 +126,7 @@ class TracingOtlpIT {
             assertThat(Poll.until(Duration.ofSeconds(30), () -> received.stream().anyMatch(s -> ofRequest(s, requestId))
                     && received.stream().anyMatch(s -> s.getKind() == Span.SpanKind.SPAN_KIND_CLIENT)))
                     .as("the server and upstream spans reached the gRPC collector").isTrue();
-            assertThat(Poll.until(Duration.ofSeconds(10), () -> exported(gw) >= 2)).as("counted").isTrue();
+            assertThat(Poll.until(Duration.ofSeconds(10), () -> count(gw, "exported") >= 2)).as("counted").isTrue();
         } finally {
             collector.shutdownNow();
         }
@@ -205,13 +205,6 @@ class TracingOtlpIT {
         }
     }
 
-    private static double exported(Gateway gw) {
-        try {
-            return metric(gw, "cachegate_trace_spans_total", "outcome=\"exported\"");
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
 
     private static void receive(HttpExchange exchange, List<Received> received, List<String> contentTypes)
             throws IOException {
