@@ -6,6 +6,7 @@ import io.cachegate.config.Policy;
 import io.cachegate.config.PolicyException;
 import io.cachegate.config.PolicyLoader;
 import io.cachegate.config.Ticker;
+import io.cachegate.gateway.admin.AdminAudit;
 import io.cachegate.gateway.admin.AdminView;
 import io.cachegate.gateway.admin.BackendHealth;
 import io.cachegate.gateway.admin.ReloadOutcome;
@@ -76,6 +77,7 @@ final class PolicyReloader implements AdminView, AutoCloseable {
     private final Coalescer coalescer = new Coalescer(MAX_SHARED_BYTES);
     private final Quotas quotas;
     private final Telemetry telemetry;
+    private final AdminAudit audit;
     private final Optional<Path> file;
     private final PolicyLoader loader = PolicyLoader.withEnvironment(System::getenv);
     private final ScheduledExecutorService thread;
@@ -95,6 +97,7 @@ final class PolicyReloader implements AdminView, AutoCloseable {
                    SemanticCache semantic, Telemetry telemetry) {
         this.group = group;
         this.telemetry = telemetry;
+        this.audit = new AdminAudit(telemetry.audit());
         this.metrics = metrics;
         this.upstream = upstream;
         this.ticker = ticker;
@@ -184,6 +187,7 @@ final class PolicyReloader implements AdminView, AutoCloseable {
     /** Reloads on {@code SIGHUP}, like {@code POST /admin/reload}. */
     void reloadOnSignal() {
         reload().whenComplete((outcome, error) -> {
+            audit.reload("signal", outcome);
             if (error != null) {
                 log.warn("SIGHUP reload failed: {}", error.toString());
             }
@@ -194,7 +198,7 @@ final class PolicyReloader implements AdminView, AutoCloseable {
         try {
             byte[] seen = hash(file.get());
             if (seen != null && !Arrays.equals(seen, appliedHash)) {
-                reloadFile();
+                audit.reload("file", reloadFile());
             }
         } catch (RuntimeException e) {
             log.warn("policy watch: {}", e.toString());

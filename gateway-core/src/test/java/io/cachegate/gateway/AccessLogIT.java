@@ -259,6 +259,24 @@ class AccessLogIT {
     }
 
     @Test
+    void reloadOfAChangedPolicyFile_isAuditedWithItsTrigger() throws Exception {
+        Path file = dir.resolve("watched.yaml");
+        String yaml = policy("watched.log", false, "", "");
+        Files.writeString(file, yaml);
+        try (Gateway watched = Gateway.start(TestPolicies.parse(yaml), file)) {
+            assertThat(watched.port()).isPositive();
+            Files.writeString(file, yaml.replace("ttl: 1h", "ttl: 2h"));
+
+            JsonNode line = await("watched.log", l -> l.path("type").asText().equals("audit"));
+            assertThat(line.path("action").asText()).isEqualTo("reload");
+            assertThat(line.path("params").path("trigger").asText()).isEqualTo("file");
+            assertThat(line.path("caller").asText()).isEqualTo("local");
+            assertThat(line.path("outcome").asText()).isEqualTo("applied");
+            assertThat(line.path("result").path("generation").asInt()).isEqualTo(2);
+        }
+    }
+
+    @Test
     void sampledRequests_areWrittenAsTenantAndBody_forTheAnalyzer() throws Exception {
         String words = "sampled " + nonce();
         ask(gateway, chat(words + " mail me at bob@example.com"), "acme-key-123456");

@@ -7,16 +7,17 @@ import io.cachegate.gateway.telemetry.log.AuditLog;
 import io.netty.channel.ChannelHandlerContext;
 
 /**
- * What the admin listener tells the audit log of its mutating calls, refused ones included. Never the admin
- * token (a header, not passed here) and never a purged end user's id: a purge by user logs that it was one.
+ * What the admin listener tells the audit log of its mutating calls, refused ones included, and the reloader of
+ * the reloads a signal or a changed file started. Never the admin token (a header, not passed here) and never a
+ * purged end user's id: a purge by user logs that it was one.
  */
-final class AdminAudit {
+public final class AdminAudit {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final AuditLog log;
 
-    AdminAudit(AuditLog log) {
+    public AdminAudit(AuditLog log) {
         this.log = log;
     }
 
@@ -45,13 +46,23 @@ final class AdminAudit {
     }
 
     void reload(ChannelHandlerContext ctx, int status, ReloadOutcome outcome) {
+        log.write("reload", ctx.channel().remoteAddress(), status, outcome != null ? outcome.outcome() : "failed", null,
+                result(outcome));
+    }
+
+    /** A reload nobody called over the admin API: {@code trigger} is {@code signal} (SIGHUP) or {@code file}. */
+    public void reload(String trigger, ReloadOutcome outcome) {
+        log.write("reload", null, outcome != null ? 200 : 500, outcome != null ? outcome.outcome() : "failed",
+                JSON.createObjectNode().put("trigger", trigger), result(outcome));
+    }
+
+    private static ObjectNode result(ReloadOutcome outcome) {
         ObjectNode result = null;
         if (outcome != null) {
             result = JSON.createObjectNode().put("generation", outcome.generation())
                     .put("problems", outcome.problems().size());
             outcome.restartRequired().forEach(result.putArray("restart_required")::add);
         }
-        log.write("reload", ctx.channel().remoteAddress(), status, outcome != null ? outcome.outcome() : "failed", null,
-                result);
+        return result;
     }
 }

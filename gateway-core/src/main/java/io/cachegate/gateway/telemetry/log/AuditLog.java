@@ -26,7 +26,7 @@ public final class AuditLog {
 
     /**
      * @param action {@code purge} or {@code reload}
-     * @param caller the client's address
+     * @param caller the client's address; null for the gateway's own process (a signal, a changed file)
      * @param outcome a short word: {@code ok}, {@code invalid}, {@code unauthorised}, {@code failed}, or the reload's
      * @param params what was asked (may be null)
      * @param result what it did, e.g. counts (may be null)
@@ -61,6 +61,6 @@ public final class AuditLog {
         if (caller instanceof InetSocketAddress inet && inet.getAddress() != null) {
             return inet.getAddress().getHostAddress();
         }
-        return String.valueOf(caller);
+        return caller == null ? "local" : caller.toString(); // null: the gateway's own process (a signal, a file)
     }
 }
