@@ -2,6 +2,7 @@ package io.cachegate.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cachegate.config.LogSink;
 import io.cachegate.config.Policy;
 import io.cachegate.config.PolicyLoader;
 import java.net.URI;
@@ -29,6 +30,7 @@ class GatewayPolicyTest {
                   - name: sim
                     urls: ["http://127.0.0.1:18000", "http://127.0.0.1:18001"]
                     max_connections_per_url: 256
+                log: { access: off }
                 routes:
                   - match: { model: "*" }
                     backend: sim
@@ -38,6 +40,18 @@ class GatewayPolicyTest {
                 .containsExactly(URI.create("http://127.0.0.1:18000"), URI.create("http://127.0.0.1:18001"));
         assertThat(loaded.backends().get(0).modelVersion()).isEmpty();
         assertThat(loaded.routes()).hasSize(1);
+        assertThat(loaded.log().access()).as("benchmarks measure the gateway's own path").isEqualTo(LogSink.OFF);
+    }
+
+    @Test
+    void telemetryVariants_replaceTheLogSection_andAddTheirs() throws Exception {
+        GatewayPolicy plain = GatewayPolicy.of(0, TWO_REPLICAS);
+        Policy logged = load(plain.log("log: { access: file, file: \"" + dir.resolve("a.log") + "\" }"));
+        Policy traced = load(plain.with("telemetry: { sampling: 0.1, otlp: { endpoint: \"http://127.0.0.1:4318\" } }"));
+        assertThat(logged.log().access()).isEqualTo(LogSink.FILE);
+        assertThat(traced.telemetry().tracing()).isTrue();
+        assertThat(traced.log().access()).isEqualTo(LogSink.OFF);
+        assertThat(load(plain).telemetry().tracing()).as("the original is unchanged").isFalse();
     }
 
     @Test
