@@ -75,6 +75,9 @@ class SemanticCacheIT {
         HttpResponse<String> paraphrase = ask(system, PASSWORD_PARAPHRASE);
 
         assertThat(xCache(first)).isEqualTo("MISS");
+        assertThat(header(first, "Server-Timing")).as("a miss shows where its time went before the backend")
+                .matches("cache;dur=\\d+\\.\\d{3}, embed;dur=\\d+\\.\\d{3}, search;dur=\\d+\\.\\d{3}, "
+                        + "upstream;dur=\\d+\\.\\d{3}, total;dur=\\d+\\.\\d{3}");
         assertThat(xCache(paraphrase)).isEqualTo("HIT");
         assertThat(header(paraphrase, "X-Cache-Layer")).isEqualTo("semantic");
         assertThat(Double.parseDouble(header(paraphrase, "X-Cache-Similarity"))).isBetween(0.9, 1.0);

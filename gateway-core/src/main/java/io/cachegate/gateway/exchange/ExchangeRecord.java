@@ -24,6 +24,9 @@ public final class ExchangeRecord {
     private double costSaved;
     private long latencySavedNanos;
     private String reason;
+    private long cacheLookupNanos = -1;
+    private long embedNanos = -1;
+    private long searchNanos = -1;
     private String traceId;
     private byte[] answerBody;
 
@@ -185,5 +188,30 @@ public final class ExchangeRecord {
 
     public void answerBody(byte[] body) {
         this.answerBody = body;
+    }
+
+    /** Time of the exact-cache store lookup; -1 when there was none. */
+    public long cacheLookupNanos() {
+        return cacheLookupNanos;
+    }
+
+    public void cacheLookupNanos(long nanos) {
+        this.cacheLookupNanos = nanos;
+    }
+
+    /** Time to embed the request's text for the semantic lookup; -1 when there was none. */
+    public long embedNanos() {
+        return embedNanos;
+    }
+
+    /** Time of the nearest-neighbour search; -1 when there was none. */
+    public long searchNanos() {
+        return searchNanos;
+    }
+
+    /** The semantic lookup's parts, whether it hit or not (a miss's {@code Server-Timing} shows them too). */
+    public void semanticLookup(long embed, long search) {
+        this.embedNanos = embed;
+        this.searchNanos = search;
     }
 }

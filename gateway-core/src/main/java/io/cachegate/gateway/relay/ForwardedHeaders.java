@@ -1,6 +1,7 @@
 package io.cachegate.gateway.relay;
 
 import io.cachegate.gateway.exchange.Exchange;
+import io.cachegate.gateway.exchange.ExchangeRecord;
 import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.telemetry.trace.Traces;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
@@ -61,25 +62,37 @@ final class ForwardedHeaders {
     }
 
     /** The head the client is sent for a backend's answer: its end-to-end headers plus where the answer came from. */
-    static HttpResponse clientHead(HttpResponse upstream, String requestId, CharSequence xCache, String servedModel,
-                                   boolean keepAlive, long upstreamNanos, long totalNanos) {
+    static HttpResponse clientHead(HttpResponse upstream, Exchange x, String servedModel, long upstreamNanos,
+                                   long totalNanos) {
         HttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, upstream.status());
         HttpHeaders headers = response.headers();
         copyResponseHeaders(upstream.headers(), headers);
         if (!HttpUtil.isContentLengthSet(response) && !HttpUtil.isTransferEncodingChunked(response)) {
             HttpUtil.setTransferEncodingChunked(response, true); // a close-delimited upstream body
         }
-        StringBuilder timing = new StringBuilder(48);
-        GatewayHeaders.appendTiming(timing, "upstream", upstreamNanos);
-        GatewayHeaders.appendTiming(timing, "total", totalNanos);
-        headers.set(GatewayHeaders.X_REQUEST_ID, requestId)
-                .set(GatewayHeaders.X_CACHE, xCache)
+        headers.set(GatewayHeaders.X_REQUEST_ID, x.requestId())
+                .set(GatewayHeaders.X_CACHE, x.xCache())
                 .set(GatewayHeaders.X_CACHEGATE_MODEL, servedModel)
-                .set(GatewayHeaders.SERVER_TIMING, timing);
-        if (!keepAlive) {
+                .set(GatewayHeaders.SERVER_TIMING, timing(x.record(), upstreamNanos, totalNanos));
+        if (!x.keepAlive()) {
             headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
         return response;
+    }
+
+    /** What the gateway spent its time on before the answer: the lookups that ran, the upstream call, the total. */
+    private static StringBuilder timing(ExchangeRecord record, long upstreamNanos, long totalNanos) {
+        StringBuilder timing = new StringBuilder(96);
+        if (record.cacheLookupNanos() >= 0) {
+            GatewayHeaders.appendTiming(timing, "cache", record.cacheLookupNanos());
+        }
+        if (record.embedNanos() >= 0) {
+            GatewayHeaders.appendTiming(timing, "embed", record.embedNanos());
+            GatewayHeaders.appendTiming(timing, "search", record.searchNanos());
+        }
+        GatewayHeaders.appendTiming(timing, "upstream", upstreamNanos);
+        GatewayHeaders.appendTiming(timing, "total", totalNanos);
+        return timing;
     }
 
     static void copyRequestHeaders(HttpHeaders from, HttpHeaders to, boolean dropAuthorization) {

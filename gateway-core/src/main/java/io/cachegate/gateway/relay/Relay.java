@@ -166,8 +166,8 @@ final class Relay implements UpstreamListener {
         }
         stage.metrics().upstreamResponded(settings.backend(), now - upstream.sentAtNanos());
         x.record().upstreamFirstByteNanos(now - x.record().upstreamStartNanos());
-        HttpResponse response = ForwardedHeaders.clientHead(head, x.requestId(), x.xCache(), plan.servedModel(),
-                x.keepAlive(), now - upstream.sentAtNanos(), now - x.startNanos());
+        HttpResponse response = ForwardedHeaders.clientHead(head, x, plan.servedModel(), now - upstream.sentAtNanos(),
+                now - x.startNanos());
         if (code == 400) {
             heldError = new HeldError(response); // read it whole before deciding what the client sees
             status = code;

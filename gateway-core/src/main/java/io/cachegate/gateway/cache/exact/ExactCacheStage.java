@@ -78,6 +78,7 @@ public final class ExactCacheStage implements Stage {
         }
         metrics.storeLookupTime(lookupNanos);
         c.exactLookupNanos(lookupNanos);
+        x.record().cacheLookupNanos(lookupNanos);
         if (x.isDone()) {
             return;
         }

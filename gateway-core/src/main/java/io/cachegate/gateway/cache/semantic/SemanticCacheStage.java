@@ -67,6 +67,7 @@ public final class SemanticCacheStage implements Stage {
             return;
         }
         c.vector(result.vector());
+        x.record().semanticLookup(result.embedNanos(), result.searchNanos());
         if (result.match().isEmpty()) {
             metrics.cacheLookup("semantic", result.failed() ? "error" : "miss");
             next.proceed(x);
