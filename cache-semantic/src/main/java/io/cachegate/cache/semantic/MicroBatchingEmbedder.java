@@ -21,12 +21,17 @@ public final class MicroBatchingEmbedder implements Embedder {
 
     private static final Logger log = LoggerFactory.getLogger(MicroBatchingEmbedder.class);
 
-    /** Short texts of typical prompt length: enough for ONNX Runtime to allocate and tune its kernels. */
-    private static final List<String> WARM_UP_TEXTS = List.of(
+    /** Sentences of typical prompt length; {@link #warmUpTexts} strings them into texts of growing length. */
+    private static final List<String> WARM_UP_SENTENCES = List.of(
             "How do I reset my password?",
             "What are the opening hours of the support desk on public holidays?",
             "Summarise the following paragraph in two sentences for a customer newsletter.");
-    private static final int WARM_UP_ROUNDS = 3;
+    /**
+     * Texts of 1 to 12 sentences (about 8 to 150 tokens): ONNX Runtime plans and sizes its buffers per input shape,
+     * so a request of a length the warm-up never ran pays that on the client's time.
+     */
+    private static final List<String> WARM_UP_TEXTS = warmUpTexts(12);
+    private static final int WARM_UP_ROUNDS = 2;
     /** Long enough for an in-flight model call to finish; after it the session is leaked rather than freed under it. */
     private static final long CLOSE_JOIN_MILLIS = 30_000;
     /**
@@ -45,6 +50,8 @@ public final class MicroBatchingEmbedder implements Embedder {
     private final List<Thread> workers;
     private final MicroBatchStats stats;
     private final CompletableFuture<Void> warmedUp = new CompletableFuture<>();
+    /** Workers still warming up: ready only when every one has (a cold worker would serve the first requests). */
+    private final AtomicInteger warming;
     private final AtomicBoolean loggedFailureTrace = new AtomicBoolean();
     private final AtomicBoolean closeCalled = new AtomicBoolean();
     private volatile boolean closed;
@@ -56,10 +63,10 @@ public final class MicroBatchingEmbedder implements Embedder {
         this.queueSize = settings.queueSize();
         this.stats = new MicroBatchStats(maxBatch, queued::get);
         List<Thread> threads = new ArrayList<>(settings.workers());
+        this.warming = new AtomicInteger(settings.workers());
         for (int i = 0; i < settings.workers(); i++) {
-            boolean warmUp = i == 0;
             // ONNX Runtime's native code needs more stack than a default Java thread has (see OnnxEmbedder).
-            Thread worker = new Thread(null, () -> work(warmUp), "cachegate-embedder-" + i,
+            Thread worker = new Thread(null, this::work, "cachegate-embedder-" + i,
                     OnnxEmbedder.NATIVE_STACK_BYTES);
             worker.setDaemon(true);
             threads.add(worker);
@@ -156,11 +163,9 @@ public final class MicroBatchingEmbedder implements Embedder {
         }
     }
 
-    private void work(boolean warmUp) {
+    private void work() {
         try {
-            if (warmUp) {
-                warmUp();
-            }
+            warmUp();
             List<Item> batch = new ArrayList<>(maxBatch);
             while (!closed) {
                 Item first = queue.take();
@@ -253,6 +258,10 @@ public final class MicroBatchingEmbedder implements Embedder {
         }
     }
 
+    /**
+     * Runs this worker's thread through the model: each warm-up length alone, then full batches, twice over.
+     * Every worker warms up (ONNX Runtime keeps per-thread state), and {@link #warmedUp()} completes with the last.
+     */
     private void warmUp() {
         try {
             List<String> full = new ArrayList<>(maxBatch);
@@ -260,14 +269,29 @@ public final class MicroBatchingEmbedder implements Embedder {
                 full.add(WARM_UP_TEXTS.get(i % WARM_UP_TEXTS.size()));
             }
             for (int round = 0; round < WARM_UP_ROUNDS && !closed; round++) {
-                model.embed(WARM_UP_TEXTS.subList(0, 1));
+                for (String text : WARM_UP_TEXTS) {
+                    model.embed(List.of(text));
+                }
                 model.embed(full);
             }
-            warmedUp.complete(null);
+            if (warming.decrementAndGet() == 0) {
+                warmedUp.complete(null);
+            }
         } catch (Exception e) {
             log.warn("embedding model warm-up failed: {}", e.toString());
             warmedUp.completeExceptionally(e);
         }
+    }
+
+    /** Texts of 1 to {@code sentences} sentences, strung from {@link #WARM_UP_SENTENCES} in turn. */
+    private static List<String> warmUpTexts(int sentences) {
+        List<String> texts = new ArrayList<>(sentences);
+        StringBuilder text = new StringBuilder();
+        for (int i = 0; i < sentences; i++) {
+            text.append(i == 0 ? "" : " ").append(WARM_UP_SENTENCES.get(i % WARM_UP_SENTENCES.size()));
+            texts.add(text.toString());
+        }
+        return List.copyOf(texts);
     }
 
     private void failPending() {
