@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -48,6 +49,11 @@ public final class SemanticCache implements AutoCloseable {
     private final Sweeper sweeper;
     private final AtomicLong indexSize = new AtomicLong();
     private final AtomicInteger pendingWrites = new AtomicInteger();
+    /** Done once the index has answered {@link #WARM_UP_SEARCHES} searches, or failed them (Qdrant down). */
+    private final CompletableFuture<Void> indexWarm;
+
+    /** Searches run at start in a scope no request has: the first client search then finds the code hot. */
+    static final int WARM_UP_SEARCHES = 32;
 
     /** Takes ownership of the embedder and the index: {@link #close()} closes both. */
     public SemanticCache(SemanticCacheSettings settings, Embedder embedder, VectorIndex index,
@@ -62,6 +68,27 @@ public final class SemanticCache implements AutoCloseable {
         this.metrics = metrics;
         this.ticker = ticker;
         this.sweeper = Sweeper.start(index, ticker, settings.sweepInterval());
+        this.indexWarm = warmUpSearches(WARM_UP_SEARCHES);
+    }
+
+    /** One search after another with random unit vectors; a failure ends the warm-up, it never stops the start. */
+    private CompletableFuture<Void> warmUpSearches(int left) {
+        if (left == 0) {
+            return CompletableFuture.completedFuture(null);
+        }
+        float[] vector = new float[index.dimension()];
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        double norm = 0;
+        for (int i = 0; i < vector.length; i++) {
+            vector[i] = (float) random.nextGaussian();
+            norm += vector[i] * vector[i];
+        }
+        for (int i = 0; i < vector.length; i++) {
+            vector[i] /= (float) Math.sqrt(norm); // the index takes unit vectors only
+        }
+        return index.search("cachegate-warm-up", vector, settings.neighbours(), ticker.wallMillis())
+                .handle((found, error) -> error)
+                .thenCompose(error -> error == null ? warmUpSearches(left - 1) : CompletableFuture.completedFuture(null));
     }
 
     /**
@@ -142,9 +169,9 @@ public final class SemanticCache implements AutoCloseable {
         });
     }
 
-    /** True once the embedder has run its warm-up (an embedder without one is always warm). */
+    /** True once the embedder has run its warm-up (an embedder without one is always warm) and the index its own. */
     public boolean warm() {
-        return !(embedder instanceof MicroBatchingEmbedder m) || m.warmedUp().isDone();
+        return indexWarm.isDone() && (!(embedder instanceof MicroBatchingEmbedder m) || m.warmedUp().isDone());
     }
 
     /** Write-backs started and not yet finished (each is bounded by the embedder's and the index's queues). */

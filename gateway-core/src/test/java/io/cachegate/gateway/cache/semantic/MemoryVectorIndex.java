@@ -20,9 +20,15 @@ final class MemoryVectorIndex implements VectorIndex {
 
     private final Map<String, IndexEntry> entries = new LinkedHashMap<>();
     private RuntimeException searchFailure;
+    private int searches;
 
     void failSearches(RuntimeException failure) {
         this.searchFailure = failure;
+    }
+
+    /** Searches asked of this index, failed ones included. */
+    int searches() {
+        return searches;
     }
 
     boolean contains(String entryKey) {
@@ -38,6 +44,7 @@ final class MemoryVectorIndex implements VectorIndex {
     @Override
     public CompletableFuture<List<Neighbour>> search(String scope, float[] vector, int k, long nowMillis,
                                                      ReadableLabels readable) {
+        searches++;
         if (searchFailure != null) {
             return CompletableFuture.failedFuture(searchFailure);
         }
