@@ -85,9 +85,10 @@
     draw('queues', points, queueSeries);
     draw('saved', points, [
       { label: 'tokens saved/s', value: field('tokensSaved') },
-      { label: 'cost saved/h', value: field('costSavedPerHour') },
       { label: 'overloaded', value: field('overloaded') }
     ]);
+    // Its own chart: fractions of a currency unit an hour would be a flat line beside hundreds of tokens a second.
+    draw('cost', points, [{ label: 'cost saved/h', value: field('costSavedPerHour') }]);
     renderSimilarity(series.similarity || []);
     renderReplicas(stats);
     var last = points.length ? points[points.length - 1] : null;
