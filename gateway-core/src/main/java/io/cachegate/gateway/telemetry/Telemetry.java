@@ -28,8 +28,7 @@ public final class Telemetry implements AutoCloseable {
 
     /**
      * Opens the log files and starts the trace exporter; a log file that cannot be opened throws {@link
-     * java.io.UncheckedIOException}, a trace export this build cannot do {@link IllegalArgumentException}, each
-     * naming its key.
+     * java.io.UncheckedIOException} naming its key, an exporter the SDK refuses {@link IllegalArgumentException}.
      */
     public Telemetry(Policy policy, GatewayMetrics metrics, Ticker ticker) {
         this(policy, metrics, ticker, Optional.empty());
