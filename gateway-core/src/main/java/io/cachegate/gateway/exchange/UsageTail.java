@@ -4,16 +4,20 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.http.HttpResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 
 /**
  * The last 16 KiB of an answer as it passes, and the {@code usage} object found in them: {@code usage} comes last,
- * in a JSON answer as in an SSE stream, so the tail is enough whatever the answer's length. Used by the taps that
- * need the answer's token counts (tenant token limits, the access log). Confined to the exchange's event loop.
+ * in a JSON answer as in an SSE stream, so the tail is enough whatever the answer's length. One per exchange
+ * ({@link #of}), fed by one tap however many read it (tenant token limits, the access log). Confined to the
+ * exchange's event loop.
  */
 public final class UsageTail {
+
+    private static final Exchange.Key<UsageTail> KEY = Exchange.Key.named("usage.tail");
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int TAIL_BYTES = 16 * 1024;
@@ -25,10 +29,48 @@ public final class UsageTail {
 
     private byte[] tail; // allocated by the first content: an exchange answered without a body needs none
     private long written;
+    /** The usage found when it was last asked, until more content arrives; null: not looked for yet. */
+    private Optional<Usage> found;
+
+    /**
+     * The exchange's tail: made, and a tap feeding it put on the answer, by the first caller. Ask for it before
+     * adding a tap that reads it, so the feeding tap sees each piece first.
+     */
+    public static UsageTail of(Exchange x) {
+        UsageTail tail = x.get(KEY);
+        if (tail == null) {
+            tail = new UsageTail();
+            x.set(KEY, tail);
+            x.addTap(tail.feeder());
+        }
+        return tail;
+    }
+
+    private ResponseTap feeder() {
+        return new ResponseTap() {
+            @Override
+            public void onHead(HttpResponse head) {
+            }
+
+            @Override
+            public void onContent(ByteBuf content) {
+                feed(content);
+            }
+
+            @Override
+            public void onComplete() {
+            }
+
+            @Override
+            public void onAbort() {
+            }
+        };
+    }
 
     /** Keeps the end of {@code content}, which is only borrowed. */
     public void feed(ByteBuf content) {
         int length = content.readableBytes();
+        found = null;
         if (tail == null) {
             tail = new byte[TAIL_BYTES];
         }
@@ -41,6 +83,13 @@ public final class UsageTail {
 
     /** The last {@code usage} object of the answer so far; empty when there is none (or it is null). */
     public Optional<Usage> usage() {
+        if (found == null) {
+            found = find();
+        }
+        return found;
+    }
+
+    private Optional<Usage> find() {
         if (tail == null) {
             return Optional.empty();
         }

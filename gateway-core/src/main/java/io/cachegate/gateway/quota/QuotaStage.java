@@ -4,6 +4,7 @@ import io.cachegate.admission.TokenEstimator;
 import io.cachegate.gateway.api.ErrorKind;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.Stage;
+import io.cachegate.gateway.exchange.UsageTail;
 import io.github.bucket4j.ConsumptionProbe;
 import java.util.concurrent.CompletableFuture;
 
@@ -81,7 +82,7 @@ public final class QuotaStage implements Stage {
             return;
         }
         if (tokens != null) {
-            UsageTap usage = new UsageTap(taken.tokenBucket(), Math.max(1, estimate));
+            UsageTap usage = new UsageTap(taken.tokenBucket(), Math.max(1, estimate), UsageTail.of(x));
             x.addTap(usage);
             x.whenFinished(usage::finished);
         }

@@ -10,19 +10,21 @@ import java.util.OptionalLong;
  * Settles a request's token estimate once its answer is known: the backend's {@code usage} replaces it (the
  * difference taken, or the excess given back); an answer the backend never generated — a cache hit, a coalesced
  * follower's, a refusal, an error status — gives it all back; an answer without usage (a stream without
- * {@code include_usage}) keeps it. Only the answer's tail is kept ({@link UsageTail}).
+ * {@code include_usage}) keeps it. It reads the exchange's {@link UsageTail}, which a tap of its own feeds.
  */
 final class UsageTap implements ResponseTap {
 
     private final LimitBucket tokens;
     private final long estimate;
-    private final UsageTail tail = new UsageTail();
+    private final UsageTail tail;
     private int status;
     private boolean settled;
 
-    UsageTap(LimitBucket tokens, long estimate) {
+    /** @param tail the answer's tail, fed before this tap sees each piece */
+    UsageTap(LimitBucket tokens, long estimate, UsageTail tail) {
         this.tokens = tokens;
         this.estimate = estimate;
+        this.tail = tail;
     }
 
     @Override
@@ -32,7 +34,7 @@ final class UsageTap implements ResponseTap {
 
     @Override
     public void onContent(ByteBuf content) {
-        tail.feed(content);
+        // fed to the tail by its own tap
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.cachegate.gateway.quota;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.bucket4j.ConsumptionProbe;
+import io.cachegate.gateway.exchange.UsageTail;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -37,12 +38,19 @@ class UsageTapTest {
     }
 
     private final Adjustments bucket = new Adjustments();
-    private final UsageTap tap = new UsageTap(bucket, 100);
+    private final UsageTail tail = new UsageTail();
+    private final UsageTap tap = new UsageTap(bucket, 100, tail);
+
+    /** As the exchange's taps see a piece: the tail is fed first, then this tap. */
+    private void content(String piece) {
+        tail.feed(Unpooled.wrappedBuffer(piece.getBytes(StandardCharsets.UTF_8)));
+        tap.onContent(Unpooled.wrappedBuffer(piece.getBytes(StandardCharsets.UTF_8)));
+    }
 
     private void answer(int status, String... pieces) {
         tap.onHead(new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status)));
         for (String piece : pieces) {
-            tap.onContent(Unpooled.wrappedBuffer(piece.getBytes(StandardCharsets.UTF_8)));
+            content(piece);
         }
         tap.onComplete();
         tap.finished();
@@ -77,7 +85,7 @@ class UsageTapTest {
         tap.finished();
         assertThat(bucket.made).containsExactly(-100L);
 
-        UsageTap failed = new UsageTap(bucket, 70);
+        UsageTap failed = new UsageTap(bucket, 70, new UsageTail());
         failed.onHead(new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.BAD_REQUEST));
         failed.onComplete();
         failed.finished();
@@ -87,9 +95,8 @@ class UsageTapTest {
     @Test
     void usage_inALongAnswer_foundInTheTail() {
         tap.onHead(new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK));
-        tap.onContent(Unpooled.wrappedBuffer(("{\"choices\":[{\"message\":{\"content\":\"" + "x".repeat(40_000)
-                + "\"}}],").getBytes(StandardCharsets.UTF_8)));
-        tap.onContent(Unpooled.wrappedBuffer("\"usage\":{\"total_tokens\":9000}}".getBytes(StandardCharsets.UTF_8)));
+        content("{\"choices\":[{\"message\":{\"content\":\"" + "x".repeat(40_000) + "\"}}],");
+        content("\"usage\":{\"total_tokens\":9000}}");
 
         assertThat(tap.usage()).isEqualTo(OptionalLong.of(9000));
     }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.ExchangeRecord;
 import io.cachegate.gateway.exchange.GatewayHeaders;
+import io.cachegate.gateway.telemetry.trace.Traces;
 import java.io.IOException;
 import java.time.Instant;
 
@@ -22,7 +23,7 @@ final class AccessLine {
         out.writeStringField("time", Instant.ofEpochMilli(x.ticker().wallMillis()).toString());
         out.writeStringField("type", "access");
         out.writeStringField("request_id", x.requestId());
-        String traceId = r.traceId() != null ? r.traceId() : TraceParent.traceId(x.header("traceparent"));
+        String traceId = r.traceId() != null ? r.traceId() : Traces.clientTraceId(x.request().headers());
         string(out, "trace_id", traceId);
         out.writeStringField("tenant", x.tenant());
         if (x.route() != null) {

@@ -6,6 +6,7 @@ import io.cachegate.cache.sensitive.SensitiveDataDetector;
 import io.cachegate.config.Ticker;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.ExchangeObserver;
+import io.cachegate.gateway.exchange.UsageTail;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Instant;
@@ -36,7 +37,7 @@ public final class AccessLog implements ExchangeObserver {
 
     @Override
     public void started(Exchange x) {
-        x.addTap(new AccessLogTap(x.record(), includeText));
+        x.addTap(new AccessLogTap(x.record(), UsageTail.of(x), includeText));
     }
 
     @Override

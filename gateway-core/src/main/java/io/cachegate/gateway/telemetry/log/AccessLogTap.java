@@ -18,13 +18,15 @@ final class AccessLogTap implements ResponseTap {
     static final int MAX_TEXT_BYTES = 64 * 1024;
 
     private final ExchangeRecord record;
-    private final UsageTail usage = new UsageTail();
+    private final UsageTail usage;
     private byte[] text;
     private int textLength;
     private int status;
 
-    AccessLogTap(ExchangeRecord record, boolean keepText) {
+    /** @param usage the answer's tail, fed before this tap sees each piece */
+    AccessLogTap(ExchangeRecord record, UsageTail usage, boolean keepText) {
         this.record = record;
+        this.usage = usage;
         this.text = keepText ? new byte[1024] : null;
     }
 
@@ -35,7 +37,6 @@ final class AccessLogTap implements ResponseTap {
 
     @Override
     public void onContent(ByteBuf content) {
-        usage.feed(content);
         if (text != null && textLength < MAX_TEXT_BYTES) {
             int n = Math.min(content.readableBytes(), MAX_TEXT_BYTES - textLength);
             if (textLength + n > text.length) {

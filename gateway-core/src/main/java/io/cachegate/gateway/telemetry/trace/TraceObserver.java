@@ -28,7 +28,7 @@ final class TraceObserver implements ExchangeObserver {
     private static final Set<String> KNOWN_METHODS = Set.of("GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT",
             "OPTIONS", "TRACE", "PATCH");
 
-    private static final TextMapGetter<HttpHeaders> GETTER = new TextMapGetter<>() {
+    static final TextMapGetter<HttpHeaders> GETTER = new TextMapGetter<>() {
         @Override
         public Iterable<String> keys(HttpHeaders headers) {
             return headers.names();
