@@ -28,12 +28,11 @@ record TelemetryOverheadReport(double rate, double sampling, List<BenchReport[]>
 
     /** The median over rounds of one side's percentile minus the direct one's. */
     double medianAdded(int side, ToDoubleFunction<LatencySummary> percentile) {
-        return Medians.of(rounds.stream().mapToDouble(
-                r -> percentile.applyAsDouble(r[side].total()) - percentile.applyAsDouble(r[0].total())));
+        return Medians.added(rounds, side, 0, percentile);
     }
 
     double median(int side, ToDoubleFunction<LatencySummary> percentile) {
-        return Medians.of(rounds.stream().mapToDouble(r -> percentile.applyAsDouble(r[side].total())));
+        return Medians.ofSide(rounds, side, percentile);
     }
 
     JsonNode json() {

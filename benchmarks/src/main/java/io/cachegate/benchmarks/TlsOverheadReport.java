@@ -30,12 +30,11 @@ record TlsOverheadReport(double rate, double newConnectionRate, List<BenchReport
     }
 
     static double medianAdded(List<BenchReport[]> rounds, ToDoubleFunction<LatencySummary> percentile) {
-        return Medians.of(rounds.stream().mapToDouble(
-                r -> percentile.applyAsDouble(r[1].total()) - percentile.applyAsDouble(r[0].total())));
+        return Medians.added(rounds, 1, 0, percentile);
     }
 
     static double median(List<BenchReport[]> rounds, int side, ToDoubleFunction<LatencySummary> percentile) {
-        return Medians.of(rounds.stream().mapToDouble(r -> percentile.applyAsDouble(r[side].total())));
+        return Medians.ofSide(rounds, side, percentile);
     }
 
     JsonNode json() {
