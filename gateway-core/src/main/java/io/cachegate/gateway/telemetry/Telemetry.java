@@ -19,7 +19,6 @@ import java.util.Optional;
 public final class Telemetry implements AutoCloseable {
 
     private final GatewayMetrics metrics;
-    private final Ticker ticker;
     /** Kept across reloads: a new generation's hits are priced with what the backends did just before. */
     private final UpstreamLatency latency = new UpstreamLatency();
     private final LogWriters logs;
@@ -36,7 +35,6 @@ public final class Telemetry implements AutoCloseable {
 
     private Telemetry(Policy policy, GatewayMetrics metrics, Ticker ticker, Optional<SpanExporter> testSpans) {
         this.metrics = metrics;
-        this.ticker = ticker;
         this.tracing = testSpans.isPresent()
                 ? Optional.of(Tracing.exportingTo(testSpans.get(), policy.telemetry()))
                 : Tracing.start(policy.telemetry(), metrics.registry());
