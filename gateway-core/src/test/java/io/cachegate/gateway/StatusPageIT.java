@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -59,8 +60,27 @@ class StatusPageIT {
         assertThat(first).contains(sim.baseUrl().toString().replaceFirst("/$", "")).contains("CLOSED");
         long firstSample = attribute(first, "body", "data-last-t");
 
-        traffic(Gateway.STATUS_SAMPLE_MILLIS + 1_500);
-        String second = dumpDom();
+        // Traffic keeps flowing while the browser starts and reads: a sample taken after it stopped would be an
+        // interval without hits, and the browser may take longer than a sample interval to start on a busy machine.
+        AtomicBoolean browsing = new AtomicBoolean(true);
+        Thread background = new Thread(() -> {
+            try {
+                while (browsing.get()) {
+                    traffic(200);
+                }
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        background.start();
+        String second;
+        try {
+            Thread.sleep(Gateway.STATUS_SAMPLE_MILLIS + 1_500);
+            second = dumpDom();
+        } finally {
+            browsing.set(false);
+            background.join();
+        }
 
         assertThat(attribute(second, "body", "data-last-t")).as("a later sample").isGreaterThan(firstSample);
         assertThat(attribute(second, "traffic", "data-points")).isGreaterThan(attribute(first, "traffic", "data-points"));
