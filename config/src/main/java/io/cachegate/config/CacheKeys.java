@@ -49,6 +49,10 @@ final class CacheKeys {
             "nearest entries of the scope the decision sees");
     static final Key<Duration> SEMANTIC_TTL = Key.duration("ttl", Duration.ofHours(24),
             "entry lifetime; never longer than the exact entry it points at");
+    static final Key<Double> MAX_ERROR_RATE = Key.decimal("max_error_rate", 0, "[0, 0.5)", v -> v >= 0 && v < 0.5,
+            v -> v + " is not in [0, 0.5): the share of semantic hits allowed to be wrong (e.g. 0.01)",
+            "error budget: serve a semantic hit only when its estimated chance of being right is at least 1 minus "
+                    + "this; 0 uses the static decision");
     static final Key<String> PATH = Key.string("path", "./data", "embedded index directory");
     static final Key<Long> MAX_ENTRIES = Key.longInteger("max_entries", 1_000_000, 1, 1_000_000_000,
             "index entries at most; the oldest are evicted");
@@ -79,6 +83,16 @@ final class CacheKeys {
     static final Key<Integer> INTER_OP_THREADS = Key.integer("inter_op_threads", 1, 1, 1024,
             "ONNX Runtime threads across operators");
 
+    static final Key<Double> AUDIT_RATE = Key.decimal("rate", 0.05, "[0, 1]", v -> v >= 0 && v <= 1,
+            v -> v + " is not a share in [0, 1]", "share of semantic hits asked again upstream and compared; 0 for none");
+    static final Key<Double> AUDIT_PER_SECOND = Key.decimal("per_second", 2, "(0, 1e6]", v -> v > 0 && v <= 1e6,
+            v -> v + " is not in (0, 1e6]", "audits started per second at most");
+    static final Key<Double> AUDIT_ANSWER_SIMILARITY = Key.decimal("answer_similarity", 0.9, "(0, 1]",
+            v -> v > 0 && v <= 1, v -> v + " is not in (0, 1]",
+            "answers of different text agree when their embeddings are at least this similar");
+    static final Key<AuditSettings.OnWrong> AUDIT_ON_WRONG = Key.choice("on_wrong", AuditSettings.OnWrong.DEMOTE,
+            false, "a wrong verdict: demote (exact repeats only), purge, or record");
+
     static final Key<String> QDRANT_HOST = Key.string("host", "127.0.0.1", "Qdrant host");
     static final Key<Integer> QDRANT_PORT = Key.integer("port", 6334, 1, 65_535, "gRPC port");
     static final Key<String> COLLECTION = Key.string("collection", "cachegate", "collection name");
@@ -101,9 +115,12 @@ final class CacheKeys {
             INTRA_OP_THREADS, INTER_OP_THREADS);
     static final Section QDRANT = Section.mapping("qdrant", "used when store is qdrant",
             QDRANT_HOST, QDRANT_PORT, COLLECTION, QDRANT_API_KEY, TLS, QDRANT_TIMEOUT);
+    static final Section AUDIT = Section.mapping("audit",
+            "spot checks: semantic hits asked again upstream in the background, the answers compared",
+            AUDIT_RATE, AUDIT_PER_SECOND, AUDIT_ANSWER_SIMILARITY, AUDIT_ON_WRONG);
     static final Section SEMANTIC = Section.mapping("semantic", "paraphrases of earlier deterministic requests",
-            ENABLED, SEMANTIC_STORE, THRESHOLD, DECISION, NEIGHBOURS, SEMANTIC_TTL, PATH, MAX_ENTRIES, SWEEP_INTERVAL,
-            MODEL).with(EMBEDDER, QDRANT);
+            ENABLED, SEMANTIC_STORE, THRESHOLD, DECISION, MAX_ERROR_RATE, NEIGHBOURS, SEMANTIC_TTL, PATH, MAX_ENTRIES,
+            SWEEP_INTERVAL, MODEL).with(EMBEDDER, QDRANT, AUDIT);
     static final Section SENSITIVE_PATTERNS = Section.list("sensitive_patterns",
             "the policy's own sensitive data, besides the built-in detectors (routes' cache.sensitive applies)",
             PATTERN_NAME, PATTERN_REGEX);

@@ -138,13 +138,15 @@ final class CacheReader {
                 semantic.get(SEMANTIC_STORE),
                 semantic.get(THRESHOLD),
                 semantic.get(DECISION),
+                semantic.get(CacheKeys.MAX_ERROR_RATE),
                 semantic.get(NEIGHBOURS),
                 semantic.get(SEMANTIC_TTL),
                 semantic.get(PATH),
                 qdrant(semantic),
                 semantic.get(MAX_ENTRIES),
                 semantic.get(SWEEP_INTERVAL),
-                embedder(semantic));
+                embedder(semantic),
+                audit(semantic));
     }
 
     /**
@@ -191,6 +193,15 @@ final class CacheReader {
                 embedder.get(WORKERS),
                 embedder.get(INTRA_OP_THREADS),
                 embedder.get(INTER_OP_THREADS));
+    }
+
+    private static AuditSettings audit(Fields semantic) {
+        Fields audit = semantic.section(CacheKeys.AUDIT);
+        if (audit == null) {
+            return AuditSettings.defaults();
+        }
+        return new AuditSettings(audit.get(CacheKeys.AUDIT_RATE), audit.get(CacheKeys.AUDIT_PER_SECOND),
+                audit.get(CacheKeys.AUDIT_ANSWER_SIMILARITY), audit.get(CacheKeys.AUDIT_ON_WRONG));
     }
 
     private static QdrantSettings qdrant(Fields semantic) {

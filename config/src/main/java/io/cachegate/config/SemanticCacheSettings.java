@@ -10,16 +10,20 @@ import java.util.Optional;
  * @param threshold the minimum similarity for a hit, in (0, 1]
  * @param decision how the nearest neighbours become a hit or a miss: {@code learned}, {@code guarded} or
  *                 {@code cosine} (see docs/caches.md, "How well it decides", for how each measured)
+ * @param maxErrorRate the error budget: a semantic hit is served only when its estimated chance of being right is
+ *                     at least {@code 1 - maxErrorRate}, learned per entry from audits and explorations; 0 for
+ *                     none (the static {@code decision} alone decides)
  * @param neighbours how many nearest entries of the scope the decision sees
  * @param path directory of the embedded index
  * @param maxEntries entries kept in the index; the oldest are evicted beyond it
  * @param sweepInterval how often expired entries are removed from the index
  * @param embedder the model that turns prompts into vectors, and how requests are batched for it
+ * @param audit the spot checks of served hits
  */
 public record SemanticCacheSettings(boolean enabled, SemanticStore store, double threshold, String decision,
-                                    int neighbours, Duration ttl,
+                                    double maxErrorRate, int neighbours, Duration ttl,
                                     String path, QdrantSettings qdrant, long maxEntries, Duration sweepInterval,
-                                    EmbedderSettings embedder) {
+                                    EmbedderSettings embedder, AuditSettings audit) {
 
     public SemanticCacheSettings {
         Objects.requireNonNull(store, "store");
@@ -32,6 +36,10 @@ public record SemanticCacheSettings(boolean enabled, SemanticStore store, double
         Objects.requireNonNull(qdrant, "qdrant");
         Objects.requireNonNull(sweepInterval, "sweepInterval");
         Objects.requireNonNull(embedder, "embedder");
+        Objects.requireNonNull(audit, "audit");
+        if (!(maxErrorRate >= 0 && maxErrorRate < 0.5)) {
+            throw new IllegalArgumentException("maxErrorRate must be in [0, 0.5), was " + maxErrorRate);
+        }
         if (maxEntries < 1) {
             throw new IllegalArgumentException("maxEntries must be at least 1, was " + maxEntries);
         }
@@ -40,15 +48,16 @@ public record SemanticCacheSettings(boolean enabled, SemanticStore store, double
     /** Every key of {@code cache.semantic} at its default (see {@code CacheKeys}): disabled. */
     public static SemanticCacheSettings defaults() {
         return new SemanticCacheSettings(CacheKeys.ENABLED.fallback(), CacheKeys.SEMANTIC_STORE.fallback(),
-                CacheKeys.THRESHOLD.fallback(), CacheKeys.DECISION.fallback(), CacheKeys.NEIGHBOURS.fallback(),
-                CacheKeys.SEMANTIC_TTL.fallback(), CacheKeys.PATH.fallback(), QdrantSettings.defaults(),
-                CacheKeys.MAX_ENTRIES.fallback(), CacheKeys.SWEEP_INTERVAL.fallback(), EmbedderSettings.defaults());
+                CacheKeys.THRESHOLD.fallback(), CacheKeys.DECISION.fallback(), CacheKeys.MAX_ERROR_RATE.fallback(),
+                CacheKeys.NEIGHBOURS.fallback(), CacheKeys.SEMANTIC_TTL.fallback(), CacheKeys.PATH.fallback(),
+                QdrantSettings.defaults(), CacheKeys.MAX_ENTRIES.fallback(), CacheKeys.SWEEP_INTERVAL.fallback(),
+                EmbedderSettings.defaults(), AuditSettings.defaults());
     }
 
     /** These settings with the index under {@code directory} instead. */
     public SemanticCacheSettings withPath(String directory) {
-        return new SemanticCacheSettings(enabled, store, threshold, decision, neighbours, ttl, directory, qdrant,
-                maxEntries, sweepInterval, embedder);
+        return new SemanticCacheSettings(enabled, store, threshold, decision, maxErrorRate, neighbours, ttl, directory,
+                qdrant, maxEntries, sweepInterval, embedder, audit);
     }
 
     /** The embedding model, {@code bundled} or a file; the policy's older spelling of {@code embedder.model}. */

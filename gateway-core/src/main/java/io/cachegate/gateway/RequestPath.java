@@ -10,6 +10,7 @@ import io.cachegate.gateway.cache.capture.CaptureStage;
 import io.cachegate.gateway.cache.coalesce.CoalesceStage;
 import io.cachegate.gateway.cache.coalesce.Coalescer;
 import io.cachegate.gateway.cache.exact.ExactCacheStage;
+import io.cachegate.gateway.cache.audit.HitAudits;
 import io.cachegate.gateway.cache.semantic.SemanticCache;
 import io.cachegate.gateway.cache.semantic.SemanticCacheStage;
 import io.cachegate.gateway.dispatch.AdmissionStage;
@@ -59,12 +60,15 @@ final class RequestPath {
         stages.add(new CacheKeyStage(policy, keys, services.metrics()));       // cacheability and key, or BYPASS
         stages.add(new SensitiveDataStage(policy, keys, services.metrics())); // personal data, secrets: BYPASS, private
         stages.add(new ExactCacheStage(store, coalescer, services.metrics()));  // L1/L2 lookup: HIT exact
+        HitAudits audits = semantic == null ? null : new HitAudits(semantic.settings().audit(), semantic.evidence(),
+                semantic.embedder(), semantic.index(), store, backends, services.upstream(), policy.authRequired(),
+                services.metrics().audits());
         if (semantic != null) {
-            stages.add(new SemanticCacheStage(semantic, store, services.metrics())); // nearest neighbour: HIT semantic
+            stages.add(new SemanticCacheStage(semantic, store, audits, services.metrics())); // nearest: HIT semantic
         }
         stages.add(new CoalesceStage(coalescer, services.metrics()));          // MISS: lead, or follow one in flight
-        stages.add(new CaptureStage(store, keys, semantic, backends::skipOptionalWork,
-                services.metrics()));                                          // tap: store, then semantic write-back
+        stages.add(new CaptureStage(store, keys, semantic, audits, backends::skipOptionalWork,
+                services.metrics()));                                          // tap: store, write-back, explore
         stages.add(new AdmissionStage(planner));                               // class queue: 429/503 Retry-After
         stages.add(new ReplicaChoiceStage());                                  // least-loaded / prefix affinity
         stages.add(new RelayStage(policy, services.upstream(), planner, services.metrics())); // upstream, retries

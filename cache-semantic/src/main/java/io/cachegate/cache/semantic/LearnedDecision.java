@@ -1,5 +1,6 @@
 package io.cachegate.cache.semantic;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -48,24 +49,33 @@ public final class LearnedDecision implements MatchDecision {
     @Override
     public Optional<Match> decide(String queryText, float[] queryVector, List<Neighbour> neighbours,
                                   double requestThreshold) {
+        Optional<Scored> best = scored(queryText, neighbours, requestThreshold).stream()
+                .reduce((a, b) -> b.probability() > a.probability() ? b : a);
+        return best.filter(b -> b.probability() >= parameters.minProbability())
+                .map(b -> new Match(b.neighbour(), b.neighbour().similarity()));
+    }
+
+    /**
+     * Every neighbour at or above the floor that no veto rejects, with the classifier's probability that it asks
+     * the same thing as the query, best cosine first (ties by entry key): the candidates an error-budgeted
+     * decision weighs against what it has learned of each.
+     */
+    public List<Scored> scored(String queryText, List<Neighbour> neighbours, double requestThreshold) {
         Objects.requireNonNull(queryText, "queryText");
         double[] features = new double[PairFeatures.COUNT];
-        Neighbour best = null;
-        double bestProbability = -1;
+        List<Scored> scored = new ArrayList<>();
         for (Neighbour candidate : Thresholds.candidates(neighbours, Thresholds.effective(threshold, requestThreshold))) {
             if (vetoed(queryText, candidate.text())) {
                 continue;
             }
             PairFeatures.compute(queryText, candidate.text(), candidate.similarity(), features);
-            double p = parameters.probability(features);
-            if (p > bestProbability) {
-                best = candidate;
-                bestProbability = p;
-            }
+            scored.add(new Scored(candidate, parameters.probability(features)));
         }
-        return best != null && bestProbability >= parameters.minProbability()
-                ? Optional.of(new Match(best, best.similarity()))
-                : Optional.empty();
+        return scored;
+    }
+
+    /** A candidate and the classifier's probability that it answers the query. */
+    public record Scored(Neighbour neighbour, double probability) {
     }
 
     private boolean vetoed(String queryText, String cachedText) {

@@ -214,7 +214,9 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         cache.semantic().ifPresent(semantic -> stats.putObject("semantic")
                 .put("warm", semantic.warm())
                 .put("pendingWrites", semantic.pendingWrites())
-                .put("indexEntries", semantic.indexSizeLastKnown()));
+                .put("indexEntries", semantic.indexSizeLastKnown())
+                .put("maxErrorRate", semantic.settings().maxErrorRate())
+                .set("verdicts", JSON.valueToTree(services.metrics().audits().snapshot())));
         stats.set("saved", JSON.valueToTree(SavingsReport.of(services.metrics().registry())));
         return stats;
     }

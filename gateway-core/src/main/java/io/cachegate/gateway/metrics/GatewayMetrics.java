@@ -43,6 +43,7 @@ public final class GatewayMetrics implements AutoCloseable {
     private final ConcurrentMap<SavedKey, Counter> savings = new ConcurrentHashMap<>();
     private final Timer storeTimer;
     private final SemanticMetrics semantic = new SemanticMetrics(registry);
+    private final AuditMetrics audits = new AuditMetrics(registry);
     private final List<Object> watched = new CopyOnWriteArrayList<>();
     private final StatusSeries series = new StatusSeries(registry, Ticker.system());
 
@@ -62,6 +63,11 @@ public final class GatewayMetrics implements AutoCloseable {
                 .publishPercentileHistogram()
                 .minimumExpectedValue(Duration.ofNanos(10_000)).maximumExpectedValue(Duration.ofSeconds(1))
                 .register(registry);
+    }
+
+    /** Audit and exploration verdicts on semantic hits. */
+    public AuditMetrics audits() {
+        return audits;
     }
 
     public SemanticMetrics semantic() {

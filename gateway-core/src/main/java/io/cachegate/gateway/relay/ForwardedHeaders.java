@@ -4,6 +4,8 @@ import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.ExchangeRecord;
 import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.telemetry.trace.Traces;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -24,7 +26,7 @@ import java.util.Map;
 import java.util.Set;
 
 /** Which headers cross the proxy: hop-by-hop headers (RFC 9110 section 7.6.1) never do. */
-final class ForwardedHeaders {
+public final class ForwardedHeaders {
 
     private static final Set<AsciiString> HOP_BY_HOP = Set.of(
             HttpHeaderNames.CONNECTION, AsciiString.cached("keep-alive"), HttpHeaderNames.PROXY_AUTHENTICATE,
@@ -48,16 +50,31 @@ final class ForwardedHeaders {
     static FullHttpRequest upstreamRequest(Exchange x, URI url, String model, boolean replaceAuthorization,
                                            Optional<String> backendApiKey) {
         FullHttpRequest request = x.request();
-        String requestId = x.requestId();
-        FullHttpRequest out = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, request.method(), request.uri(),
-                request.content().retainedDuplicate());
+        FullHttpRequest out = toReplica(request, request.content().retainedDuplicate(), url, x.requestId(),
+                replaceAuthorization, backendApiKey);
+        Traces.of(x).upstreamCall(url, model, out.headers());
+        return out;
+    }
+
+    /**
+     * A copy of the client's request for the gateway's own call to a replica (an audit): its body copied, so it
+     * outlives the exchange, and its own request id.
+     */
+    public static FullHttpRequest copyForReplica(FullHttpRequest request, URI url, String requestId,
+                                                 boolean replaceAuthorization, Optional<String> backendApiKey) {
+        return toReplica(request, Unpooled.copiedBuffer(request.content()), url, requestId, replaceAuthorization,
+                backendApiKey);
+    }
+
+    private static FullHttpRequest toReplica(FullHttpRequest request, ByteBuf body, URI url, String requestId,
+                                             boolean replaceAuthorization, Optional<String> backendApiKey) {
+        FullHttpRequest out = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, request.method(), request.uri(), body);
         HttpHeaders headers = out.headers();
         copyRequestHeaders(request.headers(), headers, replaceAuthorization);
         headers.set(HttpHeaderNames.HOST, url.getPort() > 0 ? url.getHost() + ":" + url.getPort() : url.getHost());
-        headers.setInt(HttpHeaderNames.CONTENT_LENGTH, request.content().readableBytes());
+        headers.setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
         headers.set(GatewayHeaders.X_REQUEST_ID, requestId);
         backendApiKey.ifPresent(key -> headers.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + key));
-        Traces.of(x).upstreamCall(url, model, headers);
         return out;
     }
 

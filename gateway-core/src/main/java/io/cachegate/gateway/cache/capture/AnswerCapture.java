@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,20 +46,20 @@ final class AnswerCapture implements ResponseTap {
      * @param originId the gateway's own id of the request whose answer this is ({@link
      *                 io.cachegate.gateway.exchange.RequestIds#gatewayId}), stored as the entry's origin and shown
      *                 to every later hit; never the client's {@code X-Request-Id}, which is the client's own
-     * @param afterStore runs once the entry was written (on the store's thread): the semantic write-back
+     * @param afterStore runs with the entry once it was written (on the store's thread): the semantic write-back
      * @param retarget the target for an answer from a fallback (backend, model): its own key, or empty when it
      *                 cannot be keyed (its model version is unknown) and is not stored
      */
     record Target(CacheStore store, CacheKey key, Duration ttl, Set<String> tags, EntryAccess access,
-                  String originId, Set<String> storeFinishReasons, Runnable afterStore,
+                  String originId, Set<String> storeFinishReasons, Consumer<CacheEntry> afterStore,
                   BiFunction<String, String, Optional<Target>> retarget) {
 
         Target(CacheStore store, CacheKey key, Duration ttl, Set<String> tags, EntryAccess access, String originId,
                Set<String> storeFinishReasons) {
-            this(store, key, ttl, tags, access, originId, storeFinishReasons, () -> { }, (b, m) -> Optional.empty());
+            this(store, key, ttl, tags, access, originId, storeFinishReasons, e -> { }, (b, m) -> Optional.empty());
         }
 
-        Target afterStore(Runnable action) {
+        Target afterStore(Consumer<CacheEntry> action) {
             return new Target(store, key, ttl, tags, access, originId, storeFinishReasons, action, retarget);
         }
 
@@ -68,7 +69,7 @@ final class AnswerCapture implements ResponseTap {
 
         /** The same answer filed under {@code other}: no semantic write-back, no further retargeting. */
         Target movedTo(CacheKey other) {
-            return new Target(store, other, ttl, tags, access, originId, storeFinishReasons, () -> { },
+            return new Target(store, other, ttl, tags, access, originId, storeFinishReasons, e -> { },
                     (b, m) -> Optional.empty());
         }
     }
@@ -163,7 +164,7 @@ final class AnswerCapture implements ResponseTap {
         if (verdict == AnswerScreen.Verdict.DROP) {
             return false;
         }
-        Runnable afterStore = verdict == AnswerScreen.Verdict.STORE ? target.afterStore() : () -> { };
+        Consumer<CacheEntry> afterStore = verdict == AnswerScreen.Verdict.STORE ? target.afterStore() : e -> { };
         JsonNode usage = parsed.path("usage");
         CacheEntry entry = new CacheEntry(document.get(), ticker.wallMillis(), target.key().modelVersion(),
                 target.originId(), usage.path("prompt_tokens").asInt(0), usage.path("completion_tokens").asInt(0),
@@ -183,7 +184,7 @@ final class AnswerCapture implements ResponseTap {
             if (error == null) {
                 span.end();
                 metrics.cacheWritten(size);
-                afterStore.run();
+                afterStore.accept(entry);
             } else {
                 span.fail("store_error");
                 metrics.cacheWriteFailed();

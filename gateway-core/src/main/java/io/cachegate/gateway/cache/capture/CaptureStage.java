@@ -5,6 +5,8 @@ import io.cachegate.gateway.cache.AnswerScreen;
 import io.cachegate.gateway.cache.CacheKeys;
 import io.cachegate.gateway.cache.CacheableRequest;
 import io.cachegate.gateway.cache.EntryAccess;
+import io.cachegate.gateway.cache.audit.Exploration;
+import io.cachegate.gateway.cache.audit.HitAudits;
 import io.cachegate.gateway.cache.coalesce.CoalesceStage;
 import io.cachegate.gateway.cache.coalesce.SharedAnswer;
 import io.cachegate.gateway.cache.semantic.SemanticCache;
@@ -32,18 +34,22 @@ public final class CaptureStage implements Stage {
     private final CacheKeys keys;
     /** Null when the policy has no semantic cache. */
     private final SemanticCache semantic;
+    /** Null when the policy has no semantic cache. */
+    private final HitAudits audits;
     private final BooleanSupplier skipOptionalWork;
     private final GatewayMetrics metrics;
 
     /**
      * @param semantic the semantic cache the write-back files vectors in, or null
+     * @param audits compare a fresh answer with the candidates an error budget did not serve, or null
      * @param skipOptionalWork true while admission control is in overload mode: the semantic write-back waits
      */
-    public CaptureStage(CacheStore store, CacheKeys keys, SemanticCache semantic, BooleanSupplier skipOptionalWork,
-                        GatewayMetrics metrics) {
+    public CaptureStage(CacheStore store, CacheKeys keys, SemanticCache semantic, HitAudits audits,
+                        BooleanSupplier skipOptionalWork, GatewayMetrics metrics) {
         this.store = store;
         this.keys = keys;
         this.semantic = semantic;
+        this.audits = audits;
         this.skipOptionalWork = skipOptionalWork;
         this.metrics = metrics;
     }
@@ -62,7 +68,13 @@ public final class CaptureStage implements Stage {
                 .map(base::movedTo));
         RequestTrace trace = Traces.of(x);
         if (semantic != null && c.query() != null) {
-            target = target.afterStore(() -> writeBack(c, access, trace));
+            Exploration exploration = x.get(Exploration.KEY);
+            target = target.afterStore(entry -> {
+                writeBack(c, access, trace);
+                if (exploration != null && audits != null) {
+                    audits.explore(exploration, c.key().redisKey(), entry);
+                }
+            });
         }
         SharedAnswer leading = x.get(CoalesceStage.LEADING);
         x.addTap(new AnswerCapture(target, MAX_ENTRY_BYTES, metrics, x.ticker(),

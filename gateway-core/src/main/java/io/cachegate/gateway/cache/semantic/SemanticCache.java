@@ -2,9 +2,12 @@ package io.cachegate.gateway.cache.semantic;
 
 import io.cachegate.cache.exact.CacheKey;
 import io.cachegate.cache.exact.PurgeScope;
+import io.cachegate.cache.semantic.BudgetedDecision;
 import io.cachegate.cache.semantic.Embedder;
+import io.cachegate.cache.semantic.HitEvidence;
 import io.cachegate.cache.semantic.IndexEntry;
 import io.cachegate.cache.semantic.IndexPurge;
+import io.cachegate.cache.semantic.LearnedDecision;
 import io.cachegate.cache.semantic.MatchDecision;
 import io.cachegate.cache.semantic.MatchDecisions;
 import io.cachegate.cache.semantic.MicroBatchingEmbedder;
@@ -46,11 +49,17 @@ public final class SemanticCache implements AutoCloseable {
     private final SemanticMetrics metrics;
     private final Ticker ticker;
     private final ConcurrentMap<Double, MatchDecision> decisions = new ConcurrentHashMap<>();
+    private final ConcurrentMap<Double, BudgetedDecision> budgets = new ConcurrentHashMap<>();
+    /** Audit and exploration verdicts, and demotions: what the error budget learns from. */
+    private final HitEvidence evidence = new HitEvidence(EVIDENCE_ENTRIES);
     private final Sweeper sweeper;
     private final AtomicLong indexSize = new AtomicLong();
     private final AtomicInteger pendingWrites = new AtomicInteger();
     /** Done once the index has answered {@link #WARM_UP_SEARCHES} searches, or failed them (Qdrant down). */
     private final CompletableFuture<Void> indexWarm;
+
+    /** Entries whose verdicts are kept (about 25 MB); the least recently judged are forgotten first. */
+    static final int EVIDENCE_ENTRIES = 100_000;
 
     /** Searches run at start in a scope no request has: the first client search then finds the code hot. */
     static final int WARM_UP_SEARCHES = 32;
@@ -104,11 +113,12 @@ public final class SemanticCache implements AutoCloseable {
      * Looks {@code query} up. Never fails: a part failing gives a miss with {@code failed} set. Completes on an
      * embedder or index thread; continue on the client's event loop.
      *
+     * @param pool where the error budget pools verdicts while an entry has few of its own (the route)
      * @param requestThreshold {@code X-Cache-Threshold}, 0 for none; only a stricter value counts
      * @param readable the entries the requester's key may read, by their labels: filtered inside the search
      */
-    public CompletableFuture<Result> lookup(SemanticQuery query, RouteCache route, double requestThreshold,
-                                            ReadableLabels readable) {
+    public CompletableFuture<Result> lookup(SemanticQuery query, RouteCache route, String pool,
+                                            double requestThreshold, ReadableLabels readable) {
         CompletableFuture<Result> result = new CompletableFuture<>();
         long start = ticker.nanos();
         embed(query.text()).whenComplete((vector, embedError) -> {
@@ -116,7 +126,7 @@ public final class SemanticCache implements AutoCloseable {
             metrics.embedTime(embedNanos);
             if (embedError != null) {
                 metrics.failOpen("embed");
-                result.complete(new Result(Optional.empty(), null, embedNanos, 0, true));
+                result.complete(Result.failed(null, embedNanos, 0));
                 return;
             }
             long searchStart = ticker.nanos();
@@ -127,16 +137,45 @@ public final class SemanticCache implements AutoCloseable {
                         if (searchError != null) {
                             metrics.failOpen("search");
                             log.debug("semantic search failed: {}", searchError.toString());
-                            result.complete(new Result(Optional.empty(), vector, embedNanos, searchNanos, true));
+                            result.complete(Result.failed(vector, embedNanos, searchNanos));
                             return;
                         }
-                        Optional<MatchDecision.Match> match = decision(route)
-                                .decide(query.text(), vector, neighbours, requestThreshold);
-                        recordSimilarity(match, neighbours);
-                        result.complete(new Result(match, vector, embedNanos, searchNanos, false));
+                        result.complete(decide(query.text(), vector, candidates(neighbours), route, pool,
+                                requestThreshold, embedNanos, searchNanos));
                     });
         });
         return result;
+    }
+
+    /** The static decision, or the error budget's judgement with the candidates it did not serve to explore. */
+    private Result decide(String text, float[] vector, List<Neighbour> neighbours, RouteCache route, String pool,
+                          double requestThreshold, long embedNanos, long searchNanos) {
+        double threshold = route.threshold().orElse(settings.threshold());
+        if (settings.maxErrorRate() > 0) {
+            BudgetedDecision.Judgement judged = budgets.computeIfAbsent(threshold, t -> new BudgetedDecision(
+                    LearnedDecision.bundled(t), evidence, settings.maxErrorRate())).judge(pool, text, neighbours,
+                    requestThreshold);
+            Optional<MatchDecision.Match> match = judged.served().map(BudgetedDecision.Candidate::match);
+            recordSimilarity(match, neighbours);
+            return new Result(match, judged.served().map(BudgetedDecision.Candidate::prior).orElse(Double.NaN),
+                    judged.explore(), vector, embedNanos, searchNanos, false);
+        }
+        Optional<MatchDecision.Match> match = decision(threshold).decide(text, vector, neighbours, requestThreshold);
+        recordSimilarity(match, neighbours);
+        double prior = match.map(m -> priorOf(threshold, text, m)).orElse(Double.NaN);
+        return new Result(match, prior, List.of(), vector, embedNanos, searchNanos, false);
+    }
+
+    /** The learned classifier's probability for a static decision's hit: what an audit verdict is filed with. */
+    private double priorOf(double threshold, String text, MatchDecision.Match match) {
+        MatchDecision d = decision(threshold);
+        LearnedDecision learned = d instanceof LearnedDecision l ? l : LearnedDecision.bundled(threshold);
+        return learned.probability(text, match.neighbour().text(), match.similarity());
+    }
+
+    /** The neighbours that may answer by meaning: a demoted entry answers exact repeats only. */
+    private List<Neighbour> candidates(List<Neighbour> neighbours) {
+        return neighbours.stream().filter(n -> !evidence.demoted(n.entryKey())).toList();
     }
 
     /**
@@ -202,6 +241,15 @@ public final class SemanticCache implements AutoCloseable {
         return embedder;
     }
 
+    /** Audit and exploration verdicts; also the demotions every lookup respects. */
+    public HitEvidence evidence() {
+        return evidence;
+    }
+
+    public SemanticCacheSettings settings() {
+        return settings;
+    }
+
     private CompletableFuture<float[]> embed(String text) {
         try {
             return embedder.embed(List.of(text)).thenApply(vectors -> vectors[0]);
@@ -210,8 +258,7 @@ public final class SemanticCache implements AutoCloseable {
         }
     }
 
-    private MatchDecision decision(RouteCache route) {
-        double threshold = route.threshold().orElse(settings.threshold());
+    private MatchDecision decision(double threshold) {
         return decisions.computeIfAbsent(threshold, t -> MatchDecisions.create(settings.decision(), t));
     }
 
@@ -239,13 +286,19 @@ public final class SemanticCache implements AutoCloseable {
     /**
      * A lookup's outcome.
      *
+     * @param prior the learned classifier's probability for the match, NaN without one
+     * @param explore the candidates the error budget did not serve: compare their answers with the fresh one
      * @param vector the query's vector, for the write-back; null when embedding failed
      * @param failed a part failed or was full: the miss is a fail-open
      */
-    public record Result(Optional<MatchDecision.Match> match, float[] vector, long embedNanos, long searchNanos,
-                  boolean failed) {
+    public record Result(Optional<MatchDecision.Match> match, double prior, List<BudgetedDecision.Candidate> explore,
+                         float[] vector, long embedNanos, long searchNanos, boolean failed) {
 
         /** A lookup that failed before it had a vector. */
-        static final Result FAILED = new Result(Optional.empty(), null, 0, 0, true);
+        static final Result FAILED = new Result(Optional.empty(), Double.NaN, List.of(), null, 0, 0, true);
+
+        static Result failed(float[] vector, long embedNanos, long searchNanos) {
+            return new Result(Optional.empty(), Double.NaN, List.of(), vector, embedNanos, searchNanos, true);
+        }
     }
 }

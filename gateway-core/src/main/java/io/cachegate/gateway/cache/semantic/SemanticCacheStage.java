@@ -8,6 +8,8 @@ import io.cachegate.gateway.cache.CacheableRequest;
 import io.cachegate.gateway.cache.CachedAnswerWriter;
 import io.cachegate.gateway.cache.EntryAccess;
 import io.cachegate.gateway.cache.SemanticHit;
+import io.cachegate.gateway.cache.audit.Exploration;
+import io.cachegate.gateway.cache.audit.HitAudits;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.Stage;
 import io.cachegate.gateway.metrics.GatewayMetrics;
@@ -26,11 +28,13 @@ public final class SemanticCacheStage implements Stage {
 
     private final SemanticCache semantic;
     private final CacheStore store;
+    private final HitAudits audits;
     private final GatewayMetrics metrics;
 
-    public SemanticCacheStage(SemanticCache semantic, CacheStore store, GatewayMetrics metrics) {
+    public SemanticCacheStage(SemanticCache semantic, CacheStore store, HitAudits audits, GatewayMetrics metrics) {
         this.semantic = semantic;
         this.store = store;
+        this.audits = audits;
         this.metrics = metrics;
     }
 
@@ -42,7 +46,8 @@ public final class SemanticCacheStage implements Stage {
             return;
         }
         StageSpan span = Traces.of(x).start("cache.semantic.lookup");
-        semantic.lookup(c.query(), x.route().route().cache(), c.requestThreshold(), EntryAccess.of(x).readable())
+        semantic.lookup(c.query(), x.route().route().cache(), x.routeLabel(), c.requestThreshold(),
+                        EntryAccess.of(x).readable())
                 .whenComplete((result, error) -> {
                     traced(span, error == null ? result : SemanticCache.Result.FAILED);
                     x.resume(() -> looked(x, c, error == null ? result : SemanticCache.Result.FAILED, next));
@@ -70,6 +75,10 @@ public final class SemanticCacheStage implements Stage {
         x.record().semanticLookup(result.embedNanos(), result.searchNanos());
         if (result.match().isEmpty()) {
             metrics.cacheLookup("semantic", result.failed() ? "error" : "miss");
+            if (!result.explore().isEmpty()) {
+                // Not served, but close: the fresh answer this request gets is compared with theirs once stored.
+                x.set(Exploration.KEY, new Exploration(x.routeLabel(), x.tenant(), result.explore()));
+            }
             next.proceed(x);
             return;
         }
@@ -101,9 +110,16 @@ public final class SemanticCacheStage implements Stage {
             } else {
                 SemanticHit hit = new SemanticHit(match.similarity(), result.embedNanos(), result.searchNanos());
                 long lookupNanos = c.exactLookupNanos() + x.ticker().nanos() - fetchStart;
+                HitAudits.Due audit = audits.due(x); // before answering: the exchange frees its request then
                 if (CachedAnswerWriter.answer(x, entry.get(), lookupNanos, hit, metrics)) {
                     warmExact(x, c, entry.get(), match.neighbour().expiresAtMillis());
+                    if (audit != null) {
+                        audit.start(match.neighbour(), result.prior(), entry.get());
+                    }
                     return;
+                }
+                if (audit != null) {
+                    audit.cancel();
                 }
             }
             next.proceed(x);

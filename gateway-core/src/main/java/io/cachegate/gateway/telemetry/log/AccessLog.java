@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.util.TokenBuffer;
 import io.cachegate.cache.sensitive.SensitiveDataDetector;
 import io.cachegate.config.Ticker;
+import io.cachegate.gateway.cache.AnswerText;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.ExchangeObserver;
 import io.cachegate.gateway.exchange.UsageTail;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.cachegate.cache.exact.CacheEntry;
 import io.cachegate.cache.exact.PurgeScope;
 import io.cachegate.cache.exact.UserDigest;
+import io.cachegate.config.AuditSettings;
 import io.cachegate.config.Policy;
 import io.cachegate.gateway.cache.CacheKeyStage;
 import io.cachegate.gateway.cache.CacheKeys;
@@ -12,6 +13,7 @@ import io.cachegate.gateway.cache.CacheableRequest;
 import io.cachegate.gateway.cache.EntryAccess;
 import io.cachegate.gateway.cache.ModelVersions;
 import io.cachegate.gateway.cache.ScriptedStore;
+import io.cachegate.gateway.cache.audit.HitAudits;
 import io.cachegate.gateway.exchange.Answers;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.Exchanges;
@@ -52,7 +54,10 @@ class SemanticCacheStageTest {
             exchanges.metrics().semantic(), exchanges.ticker());
     private final CacheKeyStage keys = new CacheKeyStage(POLICY, new CacheKeys(POLICY, new ModelVersions()),
             exchanges.metrics());
-    private final SemanticCacheStage stage = new SemanticCacheStage(semantic, store, exchanges.metrics());
+    /** Never audits (rate 0): audits have their own tests. */
+    private final HitAudits audits = new HitAudits(new AuditSettings(0, 1, 0.9, AuditSettings.OnWrong.DEMOTE),
+            semantic.evidence(), embedder, index, store, null, null, false, exchanges.metrics().audits());
+    private final SemanticCacheStage stage = new SemanticCacheStage(semantic, store, audits, exchanges.metrics());
     private final RecordingNext next = new RecordingNext();
 
     @AfterEach

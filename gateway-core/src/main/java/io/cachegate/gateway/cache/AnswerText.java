@@ -1,4 +1,4 @@
-package io.cachegate.gateway.telemetry.log;
+package io.cachegate.gateway.cache;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -6,11 +6,12 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The text a person reads in an answer, for the access log with {@code include_text}: the choices' message
- * content or completion text of a JSON answer, or the deltas of an SSE stream joined. An answer cut short (the
+ * The text a person reads in an answer, for the access log with {@code include_text} and for comparing a served
+ * answer with a fresh one: the choices' message content or completion text of a JSON answer, or the deltas of an
+ * SSE stream joined. An answer cut short (the
  * log keeps 64 KiB) gives the text of its complete events; a JSON answer cut short gives none.
  */
-final class AnswerText {
+public final class AnswerText {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -18,7 +19,7 @@ final class AnswerText {
     }
 
     /** The answer's text; empty when it holds none (an embedding, an unreadable body). */
-    static String of(byte[] body) {
+    public static String of(byte[] body) {
         int start = 0;
         while (start < body.length && Character.isWhitespace(body[start])) {
             start++;

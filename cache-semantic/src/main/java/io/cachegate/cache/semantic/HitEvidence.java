@@ -1,0 +1,187 @@
+package io.cachegate.cache.semantic;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * What the gateway has learned of whether its semantic hits are right: verdicts of (query, entry) pairs, from
+ * audits of served hits and from explorations (a candidate that was not served, compared with the fresh answer the
+ * query got upstream). Turned into an estimate that a candidate at a given similarity is right, in two levels:
+ *
+ * <ol>
+ *   <li>the pool's (a route's) calibration of the classifier's probability: verdicts counted in bins of that
+ *       probability, the probability itself counting as {@link Strength#pool} verdicts of prior;</li>
+ *   <li>the entry's own verdicts, read as evidence about its threshold: a right verdict at a similarity at or
+ *       below the candidate's says the entry answers this close a query; a wrong one at or above it says it does
+ *       not. The pool's estimate counts as {@link Strength#entry} verdicts of prior, so an entry with little
+ *       evidence is judged as its route's entries are (vCache, arXiv 2502.03771, learns a threshold per entry
+ *       the same way, with a sigmoid where this counts).</li>
+ * </ol>
+ *
+ * Bounded: verdicts of at most {@code maxEntries} entries (the least recently judged are dropped first), the last
+ * {@link #PER_ENTRY} of each. Thread-safe; each call holds one entry's or one pool's lock for microseconds.
+ */
+public final class HitEvidence {
+
+    /** Verdicts kept per entry: the newest. */
+    static final int PER_ENTRY = 32;
+    /** Bins of the classifier's probability in a pool's calibration, by its distance from 1 in decades. */
+    static final int BINS = 20;
+
+    /** How many verdicts a prior is worth, at the pool and at the entry level. */
+    public record Strength(double pool, double entry) {
+
+        /** Chosen on BANKING77 and checked on CLINC150 (docs/caches.md, "The error budget"). */
+        public static final Strength DEFAULT = new Strength(20, 2);
+
+        public Strength {
+            if (!(pool > 0) || !(entry > 0)) {
+                throw new IllegalArgumentException("prior strengths must be > 0: " + pool + ", " + entry);
+            }
+        }
+    }
+
+    private final int maxEntries;
+    private final Strength strength;
+    private final Map<String, EntryVerdicts> entries;
+    private final ConcurrentMap<String, Calibration> pools = new ConcurrentHashMap<>();
+
+    public HitEvidence(int maxEntries) {
+        this(maxEntries, Strength.DEFAULT);
+    }
+
+    public HitEvidence(int maxEntries, Strength strength) {
+        if (maxEntries < 1) {
+            throw new IllegalArgumentException("maxEntries must be at least 1, was " + maxEntries);
+        }
+        this.maxEntries = maxEntries;
+        this.strength = strength;
+        this.entries = new LinkedHashMap<>(16, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, EntryVerdicts> eldest) {
+                return size() > HitEvidence.this.maxEntries;
+            }
+        };
+    }
+
+    /**
+     * Records one verdict.
+     *
+     * @param pool where the entry's verdicts are pooled (a route)
+     * @param similarity the query's cosine similarity to the entry
+     * @param prior the classifier's probability for the pair
+     */
+    public void record(String pool, String entryKey, float similarity, double prior, boolean right) {
+        pools.computeIfAbsent(pool, p -> new Calibration()).add(prior, right);
+        EntryVerdicts verdicts;
+        synchronized (entries) {
+            verdicts = entries.computeIfAbsent(entryKey, k -> new EntryVerdicts());
+        }
+        verdicts.add(similarity, right);
+    }
+
+    /**
+     * Records one verdict on a pair of entries, for both: "same answer" is symmetric, so the entry a query was
+     * filed as (after its miss) starts with the verdict its candidate got. Counted once in the pool.
+     */
+    public void recordPair(String pool, String entryKey, String otherKey, float similarity, double prior,
+                           boolean right) {
+        record(pool, entryKey, similarity, prior, right);
+        EntryVerdicts verdicts;
+        synchronized (entries) {
+            verdicts = entries.computeIfAbsent(otherKey, k -> new EntryVerdicts());
+        }
+        verdicts.add(similarity, right);
+    }
+
+    /** The estimated probability that {@code entryKey} rightly answers a query at {@code similarity}. */
+    public double estimate(String pool, String entryKey, float similarity, double prior) {
+        Calibration calibration = pools.get(pool);
+        double pooled = calibration == null ? prior : calibration.estimate(prior, strength.pool());
+        EntryVerdicts verdicts;
+        synchronized (entries) {
+            verdicts = entries.get(entryKey);
+        }
+        if (verdicts == null) {
+            return pooled;
+        }
+        int[] counts = verdicts.around(similarity);
+        return (strength.entry() * pooled + counts[0]) / (strength.entry() + counts[0] + counts[1]);
+    }
+
+    /** The entry answers exact repeats only from now on: no candidate of a semantic lookup. */
+    public void demote(String entryKey) {
+        EntryVerdicts verdicts;
+        synchronized (entries) {
+            verdicts = entries.computeIfAbsent(entryKey, k -> new EntryVerdicts());
+        }
+        verdicts.demoted = true;
+    }
+
+    public boolean demoted(String entryKey) {
+        synchronized (entries) {
+            EntryVerdicts verdicts = entries.get(entryKey);
+            return verdicts != null && verdicts.demoted;
+        }
+    }
+
+    /** Entries with verdicts or a demotion, at most {@code maxEntries}. */
+    public int entries() {
+        synchronized (entries) {
+            return entries.size();
+        }
+    }
+
+    /** The newest verdicts of one entry, as similarities of right and of wrong answers. */
+    private static final class EntryVerdicts {
+        private final float[] similarity = new float[PER_ENTRY];
+        private final boolean[] right = new boolean[PER_ENTRY];
+        private int count;
+        private volatile boolean demoted;
+
+        synchronized void add(float s, boolean r) {
+            similarity[count % PER_ENTRY] = s;
+            right[count % PER_ENTRY] = r;
+            count++;
+        }
+
+        /** {rights at or below {@code s}, wrongs at or above it}: the verdicts that speak for or against it. */
+        synchronized int[] around(float s) {
+            int[] counts = new int[2];
+            for (int i = 0; i < Math.min(count, PER_ENTRY); i++) {
+                if (right[i] && similarity[i] <= s) {
+                    counts[0]++;
+                } else if (!right[i] && similarity[i] >= s) {
+                    counts[1]++;
+                }
+            }
+            return counts;
+        }
+    }
+
+    /** Right and wrong verdicts of a pool by bin of the classifier's probability. */
+    private static final class Calibration {
+        private final long[] right = new long[BINS];
+        private final long[] wrong = new long[BINS];
+
+        synchronized void add(double prior, boolean r) {
+            if (r) {
+                right[bin(prior)]++;
+            } else {
+                wrong[bin(prior)]++;
+            }
+        }
+
+        synchronized double estimate(double prior, double strength) {
+            int b = bin(prior);
+            return (strength * prior + right[b]) / (strength + right[b] + wrong[b]);
+        }
+
+        /** Finer near 1, where the decisions are: 0.9 is bin 4, 0.97 bin 6, 0.99 bin 8, 0.999 bin 12. */
+        private static int bin(double p) {
+            return Math.max(0, Math.min(BINS - 1, (int) (-4 * Math.log10(Math.max(1e-9, 1 - p)))));
+        }
+    }
+}
