@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.TreeSet;
 import java.util.function.Supplier;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -31,15 +32,21 @@ import picocli.CommandLine.Option;
                     + "--rounds of each.",
             "search: the embedded Lucene index with --entries random vectors in each --scopes layout; p50/p99 of "
                     + "scope-filtered top-k searches after a reopen.",
+            "correctness (not in all: minutes per decision): a simulator with --answers and, per decision, a fresh "
+                    + "gateway warmed with --warm rows, then replaying --query-tsv rows; semantic hit rate and true "
+                    + "wrong-hit rate of each stream and of the query stream's last half.",
             "Exit status 1 on request errors."
         })
 final class BenchSemanticCommand extends Scenario {
 
-    private static final List<String> PARTS = List.of("latency", "embedder", "search", "all");
+    private static final List<String> PARTS = List.of("latency", "embedder", "search", "correctness", "all");
 
-    @Option(names = "--part", defaultValue = "all", paramLabel = "latency|embedder|search|all",
+    @Option(names = "--part", defaultValue = "all", paramLabel = "latency|embedder|search|correctness|all",
             description = "What to measure (default ${DEFAULT-VALUE}).")
     String part;
+
+    @Mixin
+    CorrectnessOptions correctness = new CorrectnessOptions();
 
     @Option(names = "--rate", defaultValue = "100", description = "latency: requests/s, all misses (default ${DEFAULT-VALUE}).")
     double rate;
@@ -90,6 +97,10 @@ final class BenchSemanticCommand extends Scenario {
     @Override
     ScenarioReport measure(BenchChildren children) throws Exception {
         Plan plan = plan();
+        if ("correctness".equals(part.trim().toLowerCase(Locale.ROOT))) {
+            return new SemanticCorrectnessReport(new SemanticCorrectnessBench(correctness)
+                    .run(children, options.gatewayThreads()));
+        }
         SemanticLatencyBench.Result latency = null;
         if (plan.latency()) {
             latency = new SemanticLatencyBench(new SemanticLatencyBench.Settings(rate, plan.duration(), plan.warmup(),
@@ -127,7 +138,10 @@ final class BenchSemanticCommand extends Scenario {
     @Override
     void check(List<String> problems) {
         if (!PARTS.contains(part.trim().toLowerCase(Locale.ROOT))) {
-            problems.add("--part must be latency, embedder, search or all (was \"" + part + "\")");
+            problems.add("--part must be latency, embedder, search, correctness or all (was \"" + part + "\")");
+        }
+        if ("correctness".equals(part.trim().toLowerCase(Locale.ROOT))) {
+            correctness.check(problems);
         }
         if (!(rate > 0 && Double.isFinite(rate))) {
             problems.add("--rate must be > 0 (was " + rate + ")");

@@ -18,6 +18,8 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -157,6 +159,52 @@ class SemanticAuditIT {
         awaitVerdicts(rationed, "audit", 1);
         assertThat(verdicts(rationed, "audit", "right")).as("one audit in the first five seconds").isEqualTo(1);
         assertThat(metric(rationed, "cachegate_semantic_audits_skipped_total", "reason=\"budget\"")).isEqualTo(4);
+    }
+
+    @Test
+    void audits_stopInOverload() throws Exception {
+        Path dir = Files.createTempDirectory("cachegate-audit-overload");
+        try (BackendSimulator slow = BackendSimulator.start(SimulatorOptions.defaults().withTtftMs(400).withTpotMs(1));
+             Gateway gw = Gateway.start(TestPolicies.parse("""
+                     server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2}
+                     backends:
+                       - {name: main, urls: ["%s"], model_version: "llama@v1", max_concurrency: 1}
+                     classes:
+                       interactive: {priority: 0, max_queue_time: 30s}
+                     admission:
+                       enabled: true
+                       overload: {enter_queue_age: 100ms, exit_queue_age: 10ms, enter_after: 0s, exit_after: 30s}
+                     cache:
+                       exact: {store: memory, ttl: 1h}
+                       semantic: {enabled: true, path: "%s", decision: cosine, threshold: 0.9, audit: {rate: 1}}
+                     routes:
+                       - match: {model: "*"}
+                         cache: {semantic: true}
+                     """.formatted(slow.baseUrl(), dir.toString().replace('\\', '/'))))) {
+            String system = "overloaded bot " + nonce();
+            askAndIndex(gw, system, HOURS);
+            ExecutorService clients = Executors.newFixedThreadPool(4);
+            try {
+                for (int i = 0; i < 4; i++) {
+                    String sampled = "{\"model\":\"llama-3.1-8b\",\"temperature\":0.7,\"max_tokens\":5,"
+                            + "\"messages\":[{\"role\":\"user\",\"content\":\"flood " + i + "\"}]}";
+                    clients.submit(() -> RawHttp.post(gw.port(), CHAT, sampled));
+                }
+                assertThat(Poll.until(Duration.ofSeconds(10), () -> {
+                    try {
+                        return metric(gw, "cachegate_admission_overloaded") == 1;
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                })).as("overload mode entered").isTrue();
+
+                assertThat(header(ask(gw, system, HOURS_PARAPHRASE), "X-Cache-Layer")).isEqualTo("semantic");
+
+                assertThat(metric(gw, "cachegate_semantic_audits_skipped_total", "reason=\"overload\"")).isEqualTo(1);
+            } finally {
+                clients.shutdownNow();
+            }
+        }
     }
 
     private static double verdicts(Gateway gateway, String source, String verdict) {

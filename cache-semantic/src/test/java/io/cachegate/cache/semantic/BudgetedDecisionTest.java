@@ -1,0 +1,77 @@
+package io.cachegate.cache.semantic;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class BudgetedDecisionTest {
+
+    private static final String QUERY = "How do I reset my password?";
+    private static final String CACHED = "How can I reset my password?";
+
+    private final HitEvidence evidence = new HitEvidence(100);
+    private final LearnedDecision learned = LearnedDecision.bundled(0.9);
+    private final BudgetedDecision budget = new BudgetedDecision(learned, evidence, 0.01);
+
+    @Test
+    void anUncertainCandidate_isNotServed_butReturnedToExplore() {
+        Neighbour n = new Neighbour("e1", 0.95f, CACHED, 0, Long.MAX_VALUE);
+        double prior = learned.probability(QUERY, CACHED, 0.95f);
+        assertThat(prior).as("the classifier alone is not sure enough").isBetween(0.5, 0.99);
+
+        BudgetedDecision.Judgement judged = budget.judge("route", QUERY, List.of(n), 0);
+
+        assertThat(judged.served()).isEmpty();
+        assertThat(judged.explore()).extracting(c -> c.neighbour().entryKey()).containsExactly("e1");
+        assertThat(judged.explore().get(0).prior()).isEqualTo(prior);
+    }
+
+    @Test
+    void theSameCandidate_isServed_onceRightVerdictsBringItWithinBudget() {
+        Neighbour n = new Neighbour("e1", 0.95f, CACHED, 0, Long.MAX_VALUE);
+        // A prior of about 0.9 counts as two verdicts: it takes about twenty right ones to reach 0.99.
+        for (int i = 0; i < 25; i++) {
+            evidence.record("route", "e1", 0.93f, 0.97, true);
+        }
+
+        BudgetedDecision.Judgement judged = budget.judge("route", QUERY, List.of(n), 0);
+
+        assertThat(judged.served()).isPresent();
+        assertThat(judged.served().get().estimate()).isGreaterThanOrEqualTo(0.99);
+        assertThat(judged.explore()).isEmpty();
+    }
+
+    @Test
+    void theCandidateWithTheHighestEstimateWins_andTheOthersAreExplored() {
+        Neighbour closer = new Neighbour("closer", 0.97f, CACHED, 0, Long.MAX_VALUE);
+        Neighbour proven = new Neighbour("proven", 0.95f, "Help me reset my password", 0, Long.MAX_VALUE);
+        evidence.record("route", "closer", 0.98f, 0.97, false);
+        for (int i = 0; i < 8; i++) {
+            evidence.record("route", "proven", 0.92f, 0.97, true);
+        }
+
+        BudgetedDecision.Judgement judged = budget.judge("route", QUERY, List.of(closer, proven), 0);
+
+        assertThat(judged.served()).map(c -> c.neighbour().entryKey()).contains("proven");
+        assertThat(judged.explore()).extracting(c -> c.neighbour().entryKey()).containsExactly("closer");
+    }
+
+    @Test
+    void vetoesAndTheFloorStillApply() {
+        Neighbour number = new Neighbour("n", 0.99f, "How do I reset my password 2?", 0, Long.MAX_VALUE);
+        Neighbour far = new Neighbour("f", 0.5f, "What are your opening hours?", 0, Long.MAX_VALUE);
+
+        BudgetedDecision.Judgement judged = budget.judge("route", QUERY, List.of(number, far), 0);
+
+        assertThat(judged.served()).isEmpty();
+        assertThat(judged.explore()).isEmpty();
+    }
+
+    @Test
+    void theBudgetMustBeAShare() {
+        assertThatThrownBy(() -> new BudgetedDecision(learned, evidence, 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new BudgetedDecision(learned, evidence, 0.5)).isInstanceOf(IllegalArgumentException.class);
+    }
+}
