@@ -18,6 +18,8 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterAll;
@@ -41,11 +43,14 @@ class SemanticAuditIT {
         "Steps to reset my password?", "I forgot my password, how do I reset it?"};
     private static final String RESET_CLOSE = "How could I reset my password?";
     private static final String PIN = "How do I reset my PIN?";
+    private static final String RESET_OTHER_AGAIN = "How can I reset my password??";
+    private static final String RESET_AGAIN = "How do I reset my password??";
 
     private static BackendSimulator sim;
     private static Gateway audited;
     private static Gateway budgeted;
     private static Gateway rationed;
+    private static Gateway streamed;
 
     @BeforeAll
     static void start() throws Exception {
@@ -54,7 +59,8 @@ class SemanticAuditIT {
         StringBuilder tsv = new StringBuilder("text\tlabel\n").append(RESET).append("\tpassword\n")
                 .append(RESET_OTHER).append("\tpassword_other\n").append(HOURS).append("\thours\n")
                 .append(HOURS_PARAPHRASE).append("\thours\n").append(RESET_CLOSE).append("\tpassword\n")
-                .append(PIN).append("\tpin\n");
+                .append(PIN).append("\tpin\n").append(RESET_OTHER_AGAIN).append("\tpassword_other\n")
+                .append(RESET_AGAIN).append("\tpassword\n");
         for (String p : RESET_PARAPHRASES) {
             tsv.append(p).append("\tpassword\n");
         }
@@ -68,6 +74,8 @@ class SemanticAuditIT {
                 "{rate: 0, answer_similarity: 1}");
         rationed = gateway(dir.resolve("rationed"), "decision: cosine, threshold: 0.9",
                 "{rate: 1, per_second: 0.2, answer_similarity: 1}");
+        streamed = gateway(dir.resolve("streamed"), "threshold: 0.9, max_error_rate: 0.01",
+                "{rate: 1, per_second: 1000, answer_similarity: 1}");
     }
 
     private static Gateway gateway(Path index, String decision, String audit) throws Exception {
@@ -88,7 +96,7 @@ class SemanticAuditIT {
 
     @AfterAll
     static void stop() throws Exception {
-        Closing.all(audited, budgeted, rationed, sim);
+        Closing.all(audited, budgeted, rationed, streamed, sim);
     }
 
     @Test
@@ -146,6 +154,27 @@ class SemanticAuditIT {
         assertThat(content(learned.body())).isEqualTo(AnswerBook.answerText("password"));
         assertThat(xCache(ask(budgeted, system, PIN))).as("a near question with another answer is not served")
                 .isEqualTo("MISS");
+    }
+
+    @Test
+    void budget_servesNoWrongHit_onAStreamWithAConfusableParaphrase() throws Exception {
+        String system = "streamed bot " + nonce();
+        List<String> stream = new ArrayList<>(List.of(RESET, RESET_OTHER, RESET_CLOSE));
+        stream.addAll(List.of(RESET_PARAPHRASES));
+        stream.addAll(List.of(RESET_OTHER_AGAIN, RESET_AGAIN, HOURS, HOURS_PARAPHRASE, RESET_OTHER_AGAIN + " ",
+                RESET_AGAIN + " ", HOURS_PARAPHRASE + " "));
+        int wrong = 0;
+        for (String text : stream) {
+            HttpResponse<String> r = askAndIndex(streamed, system, text);
+            String truth = content(RawHttp.post(sim.port(), CHAT, "{\"model\":\"llama-3.1-8b\",\"messages\":[{"
+                    + "\"role\":\"user\",\"content\":" + quote(text) + "}]}").body());
+            if ("semantic".equals(header(r, "X-Cache-Layer")) && !content(r.body()).equals(truth)) {
+                wrong++;
+            }
+        }
+        assertThat(wrong).as("semantic hits whose answer is not the query's own").isZero();
+        assertThat(verdicts(streamed, "explore", "wrong")).as("the confusable pair was explored and judged wrong")
+                .isPositive();
     }
 
     @Test
