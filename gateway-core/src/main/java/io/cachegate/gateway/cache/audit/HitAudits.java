@@ -25,6 +25,7 @@ import io.netty.handler.codec.http.FullHttpRequest;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.DoubleSupplier;
@@ -156,16 +157,21 @@ public final class HitAudits {
          * @param prior the classifier's probability for the pair, filed with the verdict
          */
         public void start(Neighbour neighbour, double prior, CacheEntry served) {
-            loop.execute(() -> client.call(loop, lease.replica(), backend.upstream(), request,
-                    new BufferedAnswer(MAX_ANSWER_BYTES, fresh -> {
-                        lease.release();
-                        if (!fresh.ok()) {
-                            metrics.auditSkipped("failed");
-                            return;
-                        }
-                        agreement.agree(agreement.answer(served.body()), agreement.answer(fresh.body()))
-                                .thenAccept(verdict -> audited(verdict, pool, tenant, neighbour, prior));
-                    })));
+            try {
+                loop.execute(() -> client.call(loop, lease.replica(), backend.upstream(), request,
+                        new BufferedAnswer(MAX_ANSWER_BYTES, fresh -> {
+                            lease.release();
+                            if (!fresh.ok()) {
+                                metrics.auditSkipped("failed");
+                                return;
+                            }
+                            agreement.agree(agreement.answer(served.body()), agreement.answer(fresh.body()))
+                                    .thenAccept(verdict -> audited(verdict, pool, tenant, neighbour, prior));
+                        })));
+            } catch (RejectedExecutionException e) {
+                cancel(); // the gateway is shutting down
+                metrics.auditSkipped("failed");
+            }
         }
 
         /** The hit was not served after all. */
