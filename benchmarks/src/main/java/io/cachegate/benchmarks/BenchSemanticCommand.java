@@ -2,6 +2,7 @@ package io.cachegate.benchmarks;
 
 import io.cachegate.cache.semantic.MicroBatchingEmbedder;
 import io.cachegate.cache.semantic.OnnxEmbedder;
+import io.cachegate.config.SemanticCacheSettings.EmbedderSettings;
 import io.cachegate.config.Durations;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -59,6 +60,11 @@ final class BenchSemanticCommand extends Scenario {
     @Option(names = "--callers", defaultValue = "16",
             description = "embedder: concurrent callers, each with one text in flight (default ${DEFAULT-VALUE}).")
     int callers;
+
+    @Option(names = "--embedder-model", defaultValue = "bundled", paramLabel = "bundled|bundled-fp32",
+            description = "embedder: the bundled model of the raw loop and of every variant; \"default\" is that "
+                    + "model's default settings (default ${DEFAULT-VALUE}).")
+    String embedderModel;
 
     @Option(names = "--embedder-duration", defaultValue = "5s",
             description = "embedder: recorded time of each phase (default ${DEFAULT-VALUE}).")
@@ -129,7 +135,8 @@ final class BenchSemanticCommand extends Scenario {
         String p = part.trim().toLowerCase(Locale.ROOT);
         boolean all = "all".equals(p);
         Map<EmbedderThroughputBench.Variant, Boolean> variants = new LinkedHashMap<>();
-        embedderVariants.forEach(v -> variants.put(variant(v, problems), true));
+        embedderVariants.forEach(v -> variants.put("default".equals(v.trim())
+                ? EmbedderThroughputBench.Variant.defaults(embedderModel) : variant(v, problems), true));
         return new Plan(all || "latency".equals(p), all || "embedder".equals(p), all || "search".equals(p),
                 options.duration(), options.warmup(), Durations.parse(embedderDuration),
                 variant(gatewayEmbedder, problems), List.copyOf(variants.keySet()));
@@ -162,6 +169,10 @@ final class BenchSemanticCommand extends Scenario {
         positive("--embedder-duration", () -> Durations.parse(embedderDuration), problems);
         variant(gatewayEmbedder, problems);
         embedderVariants.forEach(v -> variant(v, problems));
+        if (!EmbedderSettings.BUNDLED_MODELS.contains(embedderModel)) {
+            problems.add("--embedder-model must be one of " + String.join(", ", EmbedderSettings.BUNDLED_MODELS)
+                    + " (was \"" + embedderModel + "\")");
+        }
     }
 
     /** Adds a problem when the duration is zero; one that does not parse is named by the options' own check. */
@@ -192,26 +203,26 @@ final class BenchSemanticCommand extends Scenario {
     /** The raw loop and each variant, alternating in rounds; one model session per configuration, kept open. */
     private SemanticBenchReport.Embedder embedder(Plan plan) throws InterruptedException {
         EmbedderThroughputBench bench = new EmbedderThroughputBench(plan.embedderDuration(), callers);
-        EmbedderThroughputBench.Variant defaults = EmbedderThroughputBench.Variant.defaults();
+        EmbedderThroughputBench.Variant defaults = EmbedderThroughputBench.Variant.defaults(embedderModel);
         TreeSet<Integer> rawBatches = new TreeSet<>(List.of(1));
         plan.variants().forEach(v -> rawBatches.add(v.maxBatch()));
         List<MicroBatchingEmbedder> embedders = new ArrayList<>();
         // The raw loop uses the defaults' session settings (intra-op threads), as the default embedder does.
-        try (OnnxEmbedder model = OnnxEmbedder.open(defaults.settings())) {
+        try (OnnxEmbedder model = OnnxEmbedder.open(defaults.settings(embedderModel))) {
             for (EmbedderThroughputBench.Variant v : plan.variants()) {
-                MicroBatchingEmbedder e = MicroBatchingEmbedder.start(v.settings());
+                MicroBatchingEmbedder e = MicroBatchingEmbedder.start(v.settings(embedderModel));
                 embedders.add(e);
                 e.warmedUp().join();
             }
-            Map<Integer, List<Double>> raw = new LinkedHashMap<>();
+            Map<Integer, List<EmbedderThroughputBench.RawResult>> raw = new LinkedHashMap<>();
             rawBatches.forEach(b -> raw.put(b, new ArrayList<>()));
             List<List<Double>> batched = new ArrayList<>();
             plan.variants().forEach(v -> batched.add(new ArrayList<>()));
             for (int r = 0; r < options.rounds(); r++) {
                 for (int b : rawBatches) {
-                    double texts = bench.raw(model, b);
-                    EmbedderThroughputBench.PROGRESS.info("round %d: raw ONNX loop, batch %d: %.1f texts/s", r + 1, b,
-                            texts);
+                    EmbedderThroughputBench.RawResult texts = bench.raw(model, b);
+                    EmbedderThroughputBench.PROGRESS.info("round %d: raw ONNX loop, batch %d: %.1f texts/s, call p50"
+                            + " %.2f ms", r + 1, b, texts.textsPerSecond(), texts.p50CallMs());
                     raw.get(b).add(texts);
                 }
                 for (int i = 0; i < embedders.size(); i++) {
@@ -220,13 +231,16 @@ final class BenchSemanticCommand extends Scenario {
                 }
             }
             List<SemanticBenchReport.Raw> raws = new ArrayList<>();
-            raw.forEach((b, rates) -> raws.add(new SemanticBenchReport.Raw(b, rates)));
+            raw.forEach((b, rounds) -> raws.add(new SemanticBenchReport.Raw(b,
+                    rounds.stream().map(EmbedderThroughputBench.RawResult::textsPerSecond).toList(),
+                    rounds.stream().map(EmbedderThroughputBench.RawResult::p50CallMs).toList())));
             List<SemanticBenchReport.Batched> rows = new ArrayList<>();
             for (int i = 0; i < embedders.size(); i++) {
                 EmbedderThroughputBench.Variant v = plan.variants().get(i);
                 rows.add(new SemanticBenchReport.Batched(v, v.equals(defaults), batched.get(i)));
             }
-            return new SemanticBenchReport.Embedder(callers, plan.embedderDuration().toMillis() / 1000.0, raws, rows);
+            return new SemanticBenchReport.Embedder(model.modelId(), callers, plan.embedderDuration().toMillis() / 1000.0,
+                    raws, rows);
         } finally {
             embedders.forEach(MicroBatchingEmbedder::close);
         }

@@ -7,6 +7,7 @@ import io.cachegate.config.SemanticCacheSettings.EmbedderSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
@@ -16,7 +17,7 @@ import java.util.regex.Pattern;
 /**
  * Part 2 of {@code bench semantic}: texts per second through {@link MicroBatchingEmbedder} with concurrent
  * single-text callers, against the raw loop (one thread calling {@link OnnxEmbedder} directly), all in this
- * process with the bundled model. Each phase runs for a fixed time after a short unrecorded ramp.
+ * process with a bundled model. Each phase runs for a fixed time after a short unrecorded ramp.
  */
 final class EmbedderThroughputBench {
 
@@ -50,12 +51,22 @@ final class EmbedderThroughputBench {
         }
 
         static Variant defaults() {
-            EmbedderSettings d = EmbedderSettings.defaults();
+            return defaults(EmbedderSettings.BUNDLED);
+        }
+
+        /** The policy's defaults for a bundled model (bundled-fp32 batches by default, bundled does not). */
+        static Variant defaults(String model) {
+            EmbedderSettings d = EmbedderSettings.defaultsFor(model, Optional.empty());
             return new Variant(d.maxBatch(), d.workers(), d.intraOpThreads());
         }
 
         EmbedderSettings settings() {
-            EmbedderSettings d = EmbedderSettings.defaults();
+            return settings(EmbedderSettings.BUNDLED);
+        }
+
+        /** This variant's settings with a bundled model. */
+        EmbedderSettings settings(String model) {
+            EmbedderSettings d = EmbedderSettings.defaultsFor(model, Optional.empty());
             return new EmbedderSettings(d.model(), d.tokenizer(), d.pooling(), d.normalize(), d.maxTokens(), maxBatch,
                     d.maxWait(), d.queueSize(), workers, intraOpThreads, d.interOpThreads());
         }
@@ -79,8 +90,12 @@ final class EmbedderThroughputBench {
         this.texts = List.copyOf(t);
     }
 
-    /** Texts/s of one thread calling the model directly with batches of {@code batch}. */
-    double raw(OnnxEmbedder model, int batch) throws InterruptedException {
+    /** One raw loop's figures: texts per second, and the median time of one model call. */
+    record RawResult(double textsPerSecond, double p50CallMs) {
+    }
+
+    /** Texts/s and the median call time of one thread calling the model directly with batches of {@code batch}. */
+    RawResult raw(OnnxEmbedder model, int batch) throws InterruptedException {
         AtomicReference<Object> result = new AtomicReference<>();
         Thread loop = new Thread(null, () -> {
             try {
@@ -93,20 +108,24 @@ final class EmbedderThroughputBench {
                 long done = 0;
                 long start = System.nanoTime();
                 long end = start + duration.toNanos();
+                List<Long> callNanos = new ArrayList<>();
                 while (System.nanoTime() < end) {
+                    long callStart = System.nanoTime();
                     model.embed(texts.subList(offset, offset + batch));
+                    callNanos.add(System.nanoTime() - callStart);
                     offset = (offset + batch) % (texts.size() - batch);
                     done += batch;
                 }
-                result.set(done / ((System.nanoTime() - start) / 1e9));
+                result.set(new RawResult(done / ((System.nanoTime() - start) / 1e9),
+                        Medians.of(callNanos.stream().mapToDouble(n -> n / 1e6))));
             } catch (Exception | Error e) {
                 result.set(e);
             }
         }, "bench-raw-onnx", NATIVE_STACK_BYTES);
         loop.start();
         loop.join();
-        if (result.get() instanceof Double rate) {
-            return rate;
+        if (result.get() instanceof RawResult raw) {
+            return raw;
         }
         throw new IllegalStateException("the raw ONNX loop failed: " + result.get(), (Throwable) result.get());
     }

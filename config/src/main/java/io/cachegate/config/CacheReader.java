@@ -157,7 +157,8 @@ final class CacheReader {
         Fields embedder = semantic.section(CacheKeys.EMBEDDER);
         String model = semantic.get(MODEL);
         if (embedder == null) {
-            return EmbedderSettings.defaults();
+            return EmbedderSettings.BUNDLED_MODELS.contains(model)
+                    ? EmbedderSettings.defaultsFor(model, Optional.empty()) : EmbedderSettings.defaults();
         }
         boolean fromEmbedder = embedder.has(EMBEDDER_MODEL.name());
         if (fromEmbedder) {
@@ -167,7 +168,7 @@ final class CacheReader {
             model = embedder.get(EMBEDDER_MODEL);
         }
         Optional<String> tokenizer = embedder.get(TOKENIZER);
-        boolean bundled = EmbedderSettings.BUNDLED.equals(model);
+        boolean bundled = EmbedderSettings.BUNDLED_MODELS.contains(model);
         if (bundled && tokenizer.isPresent()) {
             embedder.problem(TOKENIZER.name(), "is only for a model file; the bundled model brings its own tokenizer");
             tokenizer = Optional.empty();
@@ -187,7 +188,7 @@ final class CacheReader {
                 embedder.get(POOLING),
                 embedder.get(NORMALIZE),
                 embedder.get(MAX_TOKENS),
-                embedder.get(MAX_BATCH),
+                embedder.has(MAX_BATCH.name()) ? embedder.get(MAX_BATCH) : EmbedderSettings.defaultMaxBatch(model),
                 embedder.get(MAX_WAIT),
                 embedder.get(QUEUE_SIZE),
                 embedder.get(WORKERS),

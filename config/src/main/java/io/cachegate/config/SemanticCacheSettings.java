@@ -1,6 +1,7 @@
 package io.cachegate.config;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -72,7 +73,8 @@ public record SemanticCacheSettings(boolean enabled, SemanticStore store, double
      * The embedding model and its runtime: an ONNX sentence-embedding model with a HuggingFace
      * tokenizer, and the micro-batching in front of it.
      *
-     * @param model {@code bundled} (bge-small-en-v1.5, int8, shipped in the jar) or a path to a {@code .onnx} file
+     * @param model {@code bundled} (bge-small-en-v1.5, int8, shipped in the jar), {@code bundled-fp32} (the same
+     *              model unquantised, also in the jar) or a path to a {@code .onnx} file
      * @param tokenizer the {@code tokenizer.json} of a model file; empty for the bundled model
      * @param maxTokens longer inputs are truncated to this many tokens
      * @param maxBatch texts per ONNX call at most
@@ -86,15 +88,21 @@ public record SemanticCacheSettings(boolean enabled, SemanticStore store, double
                                    int maxTokens, int maxBatch, Duration maxWait, int queueSize, int workers,
                                    int intraOpThreads, int interOpThreads) {
 
-        /** The {@code model} value naming the model shipped in the jar. */
+        /** The {@code model} value naming the int8 bge-small-en-v1.5 shipped in the jar. */
         public static final String BUNDLED = "bundled";
+        /** The {@code model} value naming the fp32 bge-small-en-v1.5 shipped in the jar. */
+        public static final String BUNDLED_FP32 = "bundled-fp32";
+        /** The {@code model} values naming a model shipped in the jar (with its own tokenizer). */
+        public static final List<String> BUNDLED_MODELS = List.of(BUNDLED, BUNDLED_FP32);
+        /** The default {@code max_batch} of {@code bundled-fp32} (see docs/caches.md, "Which model"). */
+        public static final int FP32_MAX_BATCH = 16;
 
         public EmbedderSettings {
             Objects.requireNonNull(model, "model");
             Objects.requireNonNull(tokenizer, "tokenizer");
             Objects.requireNonNull(pooling, "pooling");
             Objects.requireNonNull(maxWait, "maxWait");
-            if (!BUNDLED.equals(model) && tokenizer.isEmpty()) {
+            if (!BUNDLED_MODELS.contains(model) && tokenizer.isEmpty()) {
                 throw new IllegalArgumentException("a model file (" + model + ") needs its tokenizer.json");
             }
             if (maxTokens < 2 || maxBatch < 1 || queueSize < 1 || workers < 1 || intraOpThreads < 0
@@ -114,15 +122,37 @@ public record SemanticCacheSettings(boolean enabled, SemanticStore store, double
          * arrive together.
          */
         public static EmbedderSettings defaults() {
-            return new EmbedderSettings(CacheKeys.EMBEDDER_MODEL.fallback(), CacheKeys.TOKENIZER.fallback(),
+            return defaultsFor(CacheKeys.EMBEDDER_MODEL.fallback(), CacheKeys.TOKENIZER.fallback());
+        }
+
+        /**
+         * Every other key at its default for this model: {@code max_batch} is {@link #FP32_MAX_BATCH} for
+         * {@code bundled-fp32}, whose vectors do not depend on their batch-mates, and 1 for the others.
+         *
+         * @throws IllegalArgumentException when the model is neither bundled nor given a tokenizer
+         */
+        public static EmbedderSettings defaultsFor(String model, Optional<String> tokenizer) {
+            return new EmbedderSettings(model, tokenizer,
                     CacheKeys.POOLING.fallback(), CacheKeys.NORMALIZE.fallback(), CacheKeys.MAX_TOKENS.fallback(),
-                    CacheKeys.MAX_BATCH.fallback(), CacheKeys.MAX_WAIT.fallback(), CacheKeys.QUEUE_SIZE.fallback(),
+                    defaultMaxBatch(model), CacheKeys.MAX_WAIT.fallback(), CacheKeys.QUEUE_SIZE.fallback(),
                     CacheKeys.WORKERS.fallback(), CacheKeys.INTRA_OP_THREADS.fallback(),
                     CacheKeys.INTER_OP_THREADS.fallback());
         }
 
+        /** {@code max_batch} when the policy does not set it: see {@link #defaultsFor}. */
+        public static int defaultMaxBatch(String model) {
+            return BUNDLED_FP32.equals(model) ? FP32_MAX_BATCH : CacheKeys.MAX_BATCH.fallback();
+        }
+
+        /** Whether the model is one shipped in the jar ({@link #BUNDLED_MODELS}). */
         public boolean bundled() {
-            return BUNDLED.equals(model);
+            return BUNDLED_MODELS.contains(model);
+        }
+
+        /** These settings with another model (a bundled one, or a file with its tokenizer). */
+        public EmbedderSettings withModel(String otherModel, Optional<String> otherTokenizer) {
+            return new EmbedderSettings(otherModel, otherTokenizer, pooling, normalize, maxTokens, maxBatch, maxWait,
+                    queueSize, workers, intraOpThreads, interOpThreads);
         }
 
         /** The configured intra-op thread count, or half the available cores (at least one) for 0. */

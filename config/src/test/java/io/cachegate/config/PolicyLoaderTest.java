@@ -227,6 +227,24 @@ class PolicyLoaderTest {
     }
 
     @Test
+    void parse_bundledFp32_batchesUnlessMaxBatchIsSet() throws PolicyException {
+        SemanticCacheSettings.EmbedderSettings fp32 = TestPolicies.parse(TestPolicies.BACKEND
+                + "cache: { semantic: { embedder: { model: bundled-fp32 } } }\n").cache().semantic().embedder();
+        SemanticCacheSettings.EmbedderSettings oldSpelling = TestPolicies.parse(TestPolicies.BACKEND
+                + "cache: { semantic: { model: bundled-fp32 } }\n").cache().semantic().embedder();
+        SemanticCacheSettings.EmbedderSettings one = TestPolicies.parse(TestPolicies.BACKEND
+                + "cache: { semantic: { embedder: { model: bundled-fp32, max_batch: 1 } } }\n").cache().semantic()
+                .embedder();
+
+        assertThat(fp32.bundled()).isTrue();
+        assertThat(fp32.tokenizer()).isEmpty();
+        assertThat(fp32.maxBatch()).isEqualTo(SemanticCacheSettings.EmbedderSettings.FP32_MAX_BATCH);
+        assertThat(oldSpelling).isEqualTo(fp32);
+        assertThat(one.maxBatch()).isEqualTo(1);
+        assertThat(SemanticCacheSettings.EmbedderSettings.defaults().maxBatch()).isEqualTo(1);
+    }
+
+    @Test
     void load_readsFileAndNamesProblemsAfterIt() throws IOException, PolicyException {
         Path file = dir.resolve("policy.yaml");
         Files.writeString(file, TestPolicies.BACKEND);

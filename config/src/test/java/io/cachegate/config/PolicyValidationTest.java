@@ -216,6 +216,9 @@ class PolicyValidationTest {
         assertThat(problem(BACKEND + "cache: { semantic: { embedder: { tokenizer: /t.json } } }\n"))
                 .isEqualTo("policy.yaml:4: cache.semantic.embedder.tokenizer: is only for a model file;"
                         + " the bundled model brings its own tokenizer");
+        assertThat(problem(BACKEND + "cache: { semantic: { embedder: { model: bundled-fp32, tokenizer: /t.json } } }\n"))
+                .isEqualTo("policy.yaml:4: cache.semantic.embedder.tokenizer: is only for a model file;"
+                        + " the bundled model brings its own tokenizer");
         assertThat(problem(BACKEND + "cache:\n  semantic:\n    model: bundled\n    embedder: { model: bundled }\n"))
                 .isEqualTo("policy.yaml:6: cache.semantic.model: set both here and as embedder.model;"
                         + " keep embedder.model");

