@@ -26,6 +26,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.DoubleFunction;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -108,12 +109,8 @@ final class EvalSemanticCommand implements Callable<Integer> {
     @Option(names = "--min-probability", description = "Override the learned decision's minimum probability.")
     Double minProbability;
 
-    @Option(names = "--model", defaultValue = "bundled", paramLabel = "bundled|bundled-fp32|FILE.onnx",
-            description = "The embedding model, as cache.semantic.embedder.model (default ${DEFAULT-VALUE}).")
-    String model;
-
-    @Option(names = "--tokenizer", paramLabel = "FILE", description = "The tokenizer.json of a model file.")
-    Path tokenizer;
+    @Mixin
+    EmbedderModelOptions model = new EmbedderModelOptions();
 
     @Option(names = "--second-signal", paramLabel = "e5",
             description = "Also re-score the learned decision's candidates in the --band with a second model's "
@@ -162,7 +159,7 @@ final class EvalSemanticCommand implements Callable<Integer> {
         }
         SemanticCacheSettings.EmbedderSettings settings;
         try {
-            settings = SemanticCacheSettings.EmbedderSettings.defaultsFor(model, Optional.ofNullable(tokenizer).map(Path::toString));
+            settings = model.settings();
         } catch (IllegalArgumentException e) {
             System.err.println("eval-semantic: " + e.getMessage());
             return 2;

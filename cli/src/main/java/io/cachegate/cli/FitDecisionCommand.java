@@ -6,7 +6,7 @@ import io.cachegate.cache.semantic.MatchDecision;
 import io.cachegate.cache.semantic.MicroBatchingEmbedder;
 import io.cachegate.cache.semantic.Neighbour;
 import io.cachegate.cache.semantic.PairFeatures;
-import io.cachegate.config.SemanticCacheSettings;
+import io.cachegate.config.SemanticCacheSettings.EmbedderSettings;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,6 +17,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -27,7 +28,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "fit-decision", mixinStandardHelpOptions = true,
         description = {
-            "Fits the learned match decision (logistic regression over pair features) with the bundled embedder.",
+            "Fits the learned match decision (logistic regression over pair features) with the bundled embedder or --model.",
             "--pairs FILE (text_a, text_b, label) and/or --intents FILE (text, intent; each row against its "
                     + "nearest rows of the same slice, same intent = match, oos never matches)."
         })
@@ -77,6 +78,9 @@ final class FitDecisionCommand implements Callable<Integer> {
     @Option(names = "--out", paramLabel = "FILE", required = true, description = "The parameters file to write.")
     Path out;
 
+    @Mixin
+    EmbedderModelOptions model = new EmbedderModelOptions();
+
     @Option(names = "--cache-dir", paramLabel = "DIR", description = "Vector cache (default ${java.io.tmpdir}/cachegate-eval-cache).")
     Path cacheDir;
 
@@ -90,11 +94,18 @@ final class FitDecisionCommand implements Callable<Integer> {
             System.err.println("fit-decision: give --pairs FILE and/or --intents FILE");
             return 2;
         }
+        EmbedderSettings settings;
+        try {
+            settings = model.settings();
+        } catch (IllegalArgumentException e) {
+            System.err.println("fit-decision: " + e.getMessage());
+            return 2;
+        }
         Path root = cacheDir != null ? cacheDir : Path.of(System.getProperty("java.io.tmpdir"), "cachegate-eval-cache");
         String modelId;
         List<PairSet> pairSets = new ArrayList<>();
         List<IntentSet> intentSets = new ArrayList<>();
-        try (MicroBatchingEmbedder embedder = MicroBatchingEmbedder.start(SemanticCacheSettings.EmbedderSettings.defaults())) {
+        try (MicroBatchingEmbedder embedder = MicroBatchingEmbedder.start(settings)) {
             embedder.warmedUp().join();
             modelId = embedder.modelId();
             EmbeddingDiskCache cache = new EmbeddingDiskCache(embedder, root);

@@ -25,6 +25,25 @@ class EvalSemanticCommandTest {
     }
 
     @Test
+    void call_badModelOrSecondSignal_isAUsageErrorBeforeAnyModelLoads() {
+        PrintStream err = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            assertThat(CachegateCli.commandLine().execute("eval-semantic", "--pairs", "p.tsv", "--model", "m.onnx"))
+                    .isEqualTo(2);
+            assertThat(CachegateCli.commandLine().execute("eval-semantic", "--pairs", "p.tsv", "--second-signal",
+                    "cross-encoder")).isEqualTo(2);
+            assertThat(CachegateCli.commandLine().execute("fit-decision", "--pairs", "p.tsv", "--out", "o", "--model",
+                    "m.onnx")).isEqualTo(2);
+        } finally {
+            System.setErr(err);
+        }
+        assertThat(captured.toString(StandardCharsets.UTF_8)).contains("eval-semantic: a model file (m.onnx) needs its"
+                + " tokenizer.json", "--second-signal knows only e5", "fit-decision: a model file (m.onnx)");
+    }
+
+    @Test
     void dot_isTheCosineOfUnitVectors() {
         assertThat(EvalSemanticCommand.dot(new float[] {0.6f, 0.8f}, new float[] {0.6f, 0.8f})).isCloseTo(1f, within(1e-6f));
         assertThat(EvalSemanticCommand.dot(new float[] {1f, 0f}, new float[] {0f, 1f})).isZero();
