@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -20,9 +22,9 @@ import org.apache.lucene.document.LongField;
 import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
-import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.SegmentInfos;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
@@ -32,10 +34,10 @@ import org.apache.lucene.search.AutomatonQuery;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.FieldDoc;
 import org.apache.lucene.search.IndexSearcher;
-import org.apache.lucene.search.KnnFloatVectorQuery;
 import org.apache.lucene.search.MatchAllDocsQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.SearcherFactory;
 import org.apache.lucene.search.SearcherManager;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortedNumericSelector;
@@ -44,21 +46,19 @@ import org.apache.lucene.util.BytesRef;
 import org.apache.lucene.util.automaton.Automata;
 import org.apache.lucene.util.automaton.Automaton;
 import org.apache.lucene.util.automaton.Operations;
-import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.search.TopFieldDocs;
-import org.apache.lucene.search.TotalHits;
-import org.apache.lucene.search.knn.KnnCollectorManager;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
-import org.apache.lucene.util.Bits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The embedded index: Lucene HNSW on local disk, one {@link IndexWriter} and a near-real-time
- * {@link SearcherManager}. The scope is a k-NN pre-filter, so a search only ever sees one scope; writes
- * complete once a (coalesced) refresh makes them searchable, and are committed every commit interval and on
- * close, so the index persists across restarts. Futures complete on the index's own threads.
+ * {@link SearcherManager}. The scope is a k-NN pre-filter, so a search only ever sees one scope. An add is
+ * searchable as soon as it completes: it is kept in {@link RecentEntries} (searched next to Lucene) until a lazy
+ * refresh, at most every {@code recentRefreshInterval}, puts it in the searcher; deletes and purges complete once
+ * a (coalesced) refresh makes them visible. Changes are committed every commit interval and on close, so the index
+ * persists across restarts. Futures complete on the index's own threads.
  */
 public final class LuceneVectorIndex implements VectorIndex {
 
@@ -87,14 +87,19 @@ public final class LuceneVectorIndex implements VectorIndex {
     private final Directory directory;
     private final IndexWriter writer;
     private final SearcherManager searchers;
+    private final RecentEntries recent;
+    private final ExpiryTimes expiries = new ExpiryTimes(EXPIRES);
     private final ExecutorService executor;
     // Refreshes and commit ticks only: at most one pending refresh and one periodic task, so its queue stays small.
     private final ScheduledExecutorService scheduler;
     private final long refreshIntervalNanos;
+    private final long recentRefreshNanos;
     private final long evictionSlack;
     private final AtomicLong evictions = new AtomicLong();
     private final Object refreshLock = new Object();
     private CompletableFuture<Void> nextRefresh;  // guarded by refreshLock
+    private ScheduledFuture<?> scheduledRefresh;  // guarded by refreshLock
+    private long scheduledRefreshNanos;           // guarded by refreshLock
     private long lastRefreshNanos;                // guarded by refreshLock
     private volatile boolean closed;
 
@@ -102,12 +107,15 @@ public final class LuceneVectorIndex implements VectorIndex {
         this.options = options;
         this.directory = directory;
         this.writer = writer;
-        this.searchers = new SearcherManager(writer, null);
+        this.searchers = new SearcherManager(writer, new WarmSearchers(expiries));
+        this.recent = new RecentEntries(options.recentCapacity());
         this.executor = IndexThreads.bounded("cachegate-lucene-index", options.threads(), options.queueCapacity());
         ScheduledThreadPoolExecutor ticks = new ScheduledThreadPoolExecutor(1, IndexThreads.daemon("cachegate-lucene-refresh"));
         ticks.setRemoveOnCancelPolicy(true);
+        ticks.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.scheduler = ticks;
         this.refreshIntervalNanos = options.refreshInterval().toNanos();
+        this.recentRefreshNanos = options.recentRefreshInterval().toNanos();
         // Evict a little below the bound so the sorted scan runs once per ~1% of adds, not on every add.
         this.evictionSlack = Math.max(1, options.maxEntries() / 100);
         long commitMillis = options.commitInterval().toMillis();
@@ -167,12 +175,24 @@ public final class LuceneVectorIndex implements VectorIndex {
         return evictions.get();
     }
 
+    /**
+     * Completes once the entry is searchable: at once when {@link RecentEntries} takes it (a refresh follows within
+     * the recent refresh interval, sooner once half of it is used), else after the next refresh.
+     */
     @Override
     public CompletableFuture<Void> add(IndexEntry entry) {
         Vectors.check(entry.vectorUnsafe(), options.dimension());
         Document doc = toDocument(entry);
-        return IndexThreads.submit(executor, () -> writer.updateDocument(new Term(KEY, entry.entryKey()), doc))
-                .thenCompose(seq -> afterRefresh());
+        return IndexThreads.submit(executor, () -> {
+            writer.updateDocument(new Term(KEY, entry.entryKey()), doc);
+            return recent.offer(entry);
+        }).thenCompose(buffered -> {
+            if (!buffered) {
+                return refreshWithin(0);
+            }
+            refreshWithin(recent.size() * 2 >= options.recentCapacity() ? 0 : recentRefreshNanos);
+            return CompletableFuture.completedFuture(null);
+        });
     }
 
     @Override
@@ -188,19 +208,31 @@ public final class LuceneVectorIndex implements VectorIndex {
 
     private List<Neighbour> searchNow(String scope, float[] vector, int k, long nowMillis, ReadableLabels readable)
             throws IOException {
-        BooleanQuery.Builder filter = new BooleanQuery.Builder()
-                .add(new TermQuery(new Term(SCOPE, scope)), BooleanClause.Occur.FILTER)
-                .add(LongField.newRangeQuery(EXPIRES, nowMillis == Long.MAX_VALUE ? nowMillis : nowMillis + 1, Long.MAX_VALUE),
-                        BooleanClause.Occur.FILTER);
-        if (!readable.unrestricted()) {
-            filter.add(unreadable(readable.held()), BooleanClause.Occur.MUST_NOT);
+        // The snapshot first: it holds every entry that the searcher acquired after it may lack.
+        RecentEntries.Snapshot buffered = recent.snapshot();
+        List<Neighbour> fromRecent = buffered.search(scope, vector, k, nowMillis, readable);
+        Query unreadable = readable.unrestricted() ? null : unreadable(readable.held());
+        IndexSearcher searcher = searchers.acquire();
+        try {
+            List<ScoreDoc> top = new ScopeSearch(searcher, expiries, VECTOR, SCOPE, options.exactSearchLimit())
+                    .nearest(scope, vector, k, nowMillis, unreadable);
+            StoredFields stored = searcher.storedFields();
+            List<Neighbour> fromLucene = new ArrayList<>(top.size());
+            for (ScoreDoc hit : top) {
+                Document doc = stored.document(hit.doc, RESULT_FIELDS);
+                // Lucene scores DOT_PRODUCT as (1 + dot) / 2 so scores stay positive; undo it.
+                fromLucene.add(new Neighbour(doc.get(KEY), 2 * hit.score - 1, doc.get(TEXT),
+                        doc.getField(CREATED).numericValue().longValue(), doc.getField(EXPIRES).numericValue().longValue()));
+            }
+            return RecentEntries.merge(buffered, fromRecent, fromLucene, k);
+        } finally {
+            searchers.release(searcher);
         }
-        return searchFiltered(vector, k, filter.build());
     }
 
     /**
      * Entries with a label outside {@code held}: an automaton over the label terms accepting every string but the
-     * held ones. Excluding them inside the k-NN pre-filter leaves exactly the entries whose labels are all held.
+     * held ones. Excluding them inside the k-NN search leaves exactly the entries whose labels are all held.
      */
     static Query unreadable(Set<String> held) {
         List<BytesRef> sorted = held.stream().map(BytesRef::new).sorted().toList();
@@ -210,71 +242,50 @@ public final class LuceneVectorIndex implements VectorIndex {
         return new AutomatonQuery(new Term(LABEL), others);
     }
 
-    private List<Neighbour> searchFiltered(float[] vector, int k, Query filter) throws IOException {
-        IndexSearcher searcher = searchers.acquire();
-        try {
-            TopDocs top = searcher.search(new ScopedKnnQuery(vector, k, filter, options.exactSearchLimit()), k);
-            StoredFields stored = searcher.storedFields();
-            List<Neighbour> out = new ArrayList<>(top.scoreDocs.length);
-            for (ScoreDoc hit : top.scoreDocs) {
-                Document doc = stored.document(hit.doc, RESULT_FIELDS);
-                // Lucene scores DOT_PRODUCT as (1 + dot) / 2 so scores stay positive; undo it.
-                out.add(new Neighbour(doc.get(KEY), 2 * hit.score - 1, doc.get(TEXT),
-                        doc.getField(CREATED).numericValue().longValue(), doc.getField(EXPIRES).numericValue().longValue()));
-            }
-            return out;
-        } finally {
-            searchers.release(searcher);
-        }
-    }
-
     /**
-     * The k-NN query of a search: exact in a segment where the filter leaves at most {@code exactLimit} entries.
-     * Lucene searches a segment exactly after a filtered graph search visits more nodes than the filter matches,
-     * which a search in one small scope among many always does, so skipping the graph search there halves the
-     * work. Lucene calls {@link #approximateSearch} with the filter's count + 1 as the visit limit and searches
-     * exactly when the result it gets back is incomplete.
+     * Searchers without Lucene's query cache (a search's own filters are never reused) whose new segments' expiry
+     * times are loaded by the refresh that opens them, not by the first search that meets them.
      */
-    private static final class ScopedKnnQuery extends KnnFloatVectorQuery {
+    private static final class WarmSearchers extends SearcherFactory {
 
-        private static final ScoreDoc[] NONE = new ScoreDoc[0];
-        private final int exactLimit;
+        private final ExpiryTimes expiries;
 
-        ScopedKnnQuery(float[] vector, int k, Query filter, int exactLimit) {
-            super(VECTOR, vector, k, filter);
-            this.exactLimit = exactLimit;
+        WarmSearchers(ExpiryTimes expiries) {
+            this.expiries = expiries;
         }
 
         @Override
-        protected TopDocs approximateSearch(LeafReaderContext context, Bits acceptDocs, int visitedLimit,
-                                            KnnCollectorManager collectors) throws IOException {
-            if (acceptDocs != null && visitedLimit - 1 <= exactLimit) {
-                return new TopDocs(new TotalHits(visitedLimit, TotalHits.Relation.GREATER_THAN_OR_EQUAL_TO), NONE);
-            }
-            return super.approximateSearch(context, acceptDocs, visitedLimit, collectors);
+        public IndexSearcher newSearcher(IndexReader reader, IndexReader previous) {
+            IndexSearcher searcher = new IndexSearcher(reader);
+            searcher.setQueryCache(null);
+            reader.leaves().forEach(leaf -> expiries.of(leaf.reader()));
+            return searcher;
         }
     }
 
     @Override
     public CompletableFuture<Void> delete(String entryKey) {
-        return IndexThreads.submit(executor, () -> writer.deleteDocuments(new Term(KEY, entryKey)))
-                .thenCompose(seq -> afterRefresh());
+        return IndexThreads.submit(executor, () -> {
+            writer.deleteDocuments(new Term(KEY, entryKey));
+            recent.remove(entryKey);
+            return null;
+        }).thenCompose(v -> refreshWithin(0));
     }
 
     @Override
     public CompletableFuture<Long> purge(IndexPurge purge) {
-        return deleteMatching(purgeQuery(purge));
+        return deleteMatching(purgeQuery(purge), purge::matches);
     }
 
     @Override
     public CompletableFuture<Long> sweepExpired(long nowMillis) {
-        return deleteMatching(LongField.newRangeQuery(EXPIRES, Long.MIN_VALUE, nowMillis));
+        return deleteMatching(LongField.newRangeQuery(EXPIRES, Long.MIN_VALUE, nowMillis), e -> e.expiredAt(nowMillis));
     }
 
     @Override
     public CompletableFuture<Long> size() {
         return IndexThreads.submit(executor, () -> {
-            searchers.maybeRefreshBlocking();
+            refreshSearcher();
             IndexSearcher searcher = searchers.acquire();
             try {
                 return (long) searcher.getIndexReader().numDocs();
@@ -285,9 +296,9 @@ public final class LuceneVectorIndex implements VectorIndex {
     }
 
     // Counts on a fresh searcher, then deletes by the same query: concurrent adds may make the count approximate.
-    private CompletableFuture<Long> deleteMatching(Query query) {
+    private CompletableFuture<Long> deleteMatching(Query query, java.util.function.Predicate<IndexEntry> matches) {
         return IndexThreads.submit(executor, () -> {
-            searchers.maybeRefreshBlocking();
+            refreshSearcher();
             IndexSearcher searcher = searchers.acquire();
             long count;
             try {
@@ -298,8 +309,9 @@ public final class LuceneVectorIndex implements VectorIndex {
             if (count > 0) {
                 writer.deleteDocuments(query);
             }
+            recent.removeEntries(matches);  // added since the refresh above: the writer's delete covered them too
             return count;
-        }).thenCompose(count -> count == 0 ? CompletableFuture.completedFuture(0L) : afterRefresh().thenApply(v -> count));
+        }).thenCompose(count -> count == 0 ? CompletableFuture.completedFuture(0L) : refreshWithin(0).thenApply(v -> count));
     }
 
     static Query purgeQuery(IndexPurge purge) {
@@ -338,18 +350,25 @@ public final class LuceneVectorIndex implements VectorIndex {
     }
 
     /**
-     * A future completed by the next refresh. Refreshes are coalesced: at most one is pending and they run at
-     * most once per refresh interval, so a burst of writes costs one reopen, and each write waits at most
-     * about one interval to become searchable.
+     * A future completed by the next refresh, which runs within {@code delayNanos} but at most once per refresh
+     * interval. Refreshes are coalesced: one future and one scheduled task serve every request until the refresh
+     * runs, and a more urgent request moves the task earlier, so a burst of writes costs one reopen.
      */
-    private CompletableFuture<Void> afterRefresh() {
+    private CompletableFuture<Void> refreshWithin(long delayNanos) {
         synchronized (refreshLock) {
             if (nextRefresh == null) {
                 nextRefresh = new CompletableFuture<>();
-                long delay = Math.max(0, lastRefreshNanos + refreshIntervalNanos - System.nanoTime());
+            }
+            long now = System.nanoTime();
+            long due = Math.max(now + delayNanos, lastRefreshNanos + refreshIntervalNanos);
+            if (scheduledRefresh == null || due - scheduledRefreshNanos < 0) {
+                if (scheduledRefresh != null) {
+                    scheduledRefresh.cancel(false);  // one that already started finds nothing left to do, or refreshes early
+                }
                 try {
-                    scheduler.schedule(this::refreshNow, delay, TimeUnit.NANOSECONDS);
-                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    scheduledRefresh = scheduler.schedule(this::refreshNow, due - now, TimeUnit.NANOSECONDS);
+                    scheduledRefreshNanos = due;
+                } catch (RejectedExecutionException e) {
                     CompletableFuture<Void> failed = nextRefresh;
                     nextRefresh = null;
                     failed.completeExceptionally(new IndexUnavailableException("index closed", e));
@@ -364,18 +383,34 @@ public final class LuceneVectorIndex implements VectorIndex {
         CompletableFuture<Void> done;
         synchronized (refreshLock) {
             done = nextRefresh;
+            if (done == null) {
+                return;
+            }
             nextRefresh = null;
+            scheduledRefresh = null;
             lastRefreshNanos = System.nanoTime();
         }
         try {
-            searchers.maybeRefreshBlocking();
-            if (evictIfFull()) {
-                searchers.maybeRefreshBlocking();
-            }
+            refreshSearcher();
             done.complete(null);
         } catch (IOException | RuntimeException e) {
             done.completeExceptionally(e);
         }
+    }
+
+    /** Reopens the searcher on everything written so far, and again after evicting when over the bound. */
+    private void refreshSearcher() throws IOException {
+        reopen();
+        if (evictIfFull()) {
+            reopen();
+        }
+    }
+
+    /** Reopens the searcher, then drops the recent entries it now holds. */
+    private void reopen() throws IOException {
+        long written = recent.lastSequence();
+        searchers.maybeRefreshBlocking();
+        recent.dropThrough(written);
     }
 
     /**
@@ -400,6 +435,7 @@ public final class LuceneVectorIndex implements VectorIndex {
             Query victims = LongField.newRangeQuery(CREATED, Long.MIN_VALUE, cutoff);
             evictions.addAndGet(searcher.count(victims));
             writer.deleteDocuments(victims);
+            recent.removeEntries(e -> e.createdAtMillis() <= cutoff);
             return true;
         } finally {
             searchers.release(searcher);
@@ -428,11 +464,12 @@ public final class LuceneVectorIndex implements VectorIndex {
         try {
             executor.shutdown();
             executor.awaitTermination(10, TimeUnit.SECONDS);
-            scheduler.shutdown();  // pending refreshes still run: their writes' futures complete
+            scheduler.shutdown();  // a delayed refresh is dropped (one may be due in seconds): it runs below instead
             scheduler.awaitTermination(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        refreshNow();  // completes the futures waiting for a refresh
         try {
             searchers.close();
             writer.close();

@@ -7,8 +7,10 @@ import static io.cachegate.cache.semantic.TestVectors.axis;
 import static io.cachegate.cache.semantic.TestVectors.entry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -27,8 +29,58 @@ class LuceneVectorIndexTest extends VectorIndexContractTest {
         return LuceneVectorIndex.open(options());
     }
 
+    // Recent entries never age into the searcher on their own: the contract holds with adds served from them alone.
     private LuceneIndexOptions options() {
-        return LuceneIndexOptions.of(dir.resolve("index"), "test-model", DIMENSION);
+        return LuceneIndexOptions.of(dir.resolve("index"), "test-model", DIMENSION)
+                .withRecentRefreshInterval(Duration.ofHours(1));
+    }
+
+    @Test
+    void add_searchableAtOnce_andOnceOnlyAfterTheRefreshMovesItIntoLucene() {
+        await(index.add(entry("a", "s", axis(0))));
+        assertThat(keys(search("s", axis(0), 5))).containsExactly("a");
+
+        assertThat(await(index.size())).isEqualTo(1);  // refreshes the searcher
+        assertThat(keys(search("s", axis(0), 5))).containsExactly("a");
+    }
+
+    @Test
+    void add_sameKeyIntoAnotherScope_hidesTheVersionStillInTheSearcher() {
+        await(index.add(entry("a", "old", axis(0))));
+        await(index.size());
+        await(index.add(entry("a", "new", axis(1))));
+
+        assertThat(search("old", axis(0), 5)).isEmpty();
+        assertThat(keys(search("new", axis(1), 5))).containsExactly("a");
+        assertThat(search("new", axis(1), 5).get(0).similarity()).isCloseTo(1f, within(1e-5f));
+    }
+
+    @Test
+    void search_mergesRecentAndSearcherEntries_nearestFirstAndAtMostK() {
+        await(index.add(entry("far", "s", TestVectors.normalise(axisMix(0, 1, 0.2f)))));
+        await(index.add(entry("near", "s", TestVectors.normalise(axisMix(0, 1, 0.9f)))));
+        await(index.size());
+        await(index.add(entry("nearest", "s", axis(0))));
+        await(index.add(entry("middle", "s", TestVectors.normalise(axisMix(0, 1, 0.5f)))));
+
+        assertThat(keys(search("s", axis(0), 3))).containsExactly("nearest", "near", "middle");
+    }
+
+    private static float[] axisMix(int first, int second, float weightOfFirst) {
+        float[] v = new float[DIMENSION];
+        v[first] = weightOfFirst;
+        v[second] = 1 - weightOfFirst;
+        return v;
+    }
+
+    @Test
+    void add_recentEntriesFull_waitsForTheRefreshAndStaysSearchable() throws Exception {
+        index.close();
+        index = LuceneVectorIndex.open(options().withRecentCapacity(2));
+        for (int i = 0; i < 5; i++) {
+            await(index.add(entry("e" + i, "s", axis(i))));
+        }
+        assertThat(keys(search("s", axis(0), 10))).containsExactlyInAnyOrder("e0", "e1", "e2", "e3", "e4");
     }
 
     @Test
@@ -81,10 +133,10 @@ class LuceneVectorIndexTest extends VectorIndexContractTest {
         assertThat(bounded.evictions()).isZero();
 
         await(index.add(createdAt("newest", NOW + 1000, random)));
+        assertThat(await(index.size())).isEqualTo(99);  // eviction runs when the searcher is refreshed
 
         // One over the bound: the oldest goes, and 1% slack more so the next adds do not evict one by one.
         assertThat(bounded.evictions()).isEqualTo(2);
-        assertThat(await(index.size())).isEqualTo(99);
         List<Neighbour> all = await(index.search("s", TestVectors.random(random, DIMENSION), 200, NOW));
         assertThat(keys(all)).hasSize(99).doesNotContain("e1", "e2").contains("e3", "e100", "newest");
     }
@@ -104,6 +156,8 @@ class LuceneVectorIndexTest extends VectorIndexContractTest {
     @Test
     void options_invalidValues_nameTheField() {
         assertThatThrownBy(() -> options().withMaxEntries(0)).hasMessageContaining("maxEntries");
-        assertThatThrownBy(() -> options().withRefreshInterval(java.time.Duration.ZERO)).hasMessageContaining("refreshInterval");
+        assertThatThrownBy(() -> options().withRefreshInterval(Duration.ZERO)).hasMessageContaining("refreshInterval");
+        assertThatThrownBy(() -> options().withRecentCapacity(-1)).hasMessageContaining("recentCapacity");
+        assertThatThrownBy(() -> options().withRecentRefreshInterval(Duration.ZERO)).hasMessageContaining("recentRefreshInterval");
     }
 }
