@@ -31,8 +31,8 @@ import picocli.CommandLine.Option;
             "embedder: texts/s through the micro-batching embedder with --callers concurrent callers, for each "
                     + "--embedder-variants setting, against one thread calling the ONNX model directly, in this process; "
                     + "--rounds of each.",
-            "search: the embedded Lucene index with --entries random vectors in each --scopes layout; p50/p99 of "
-                    + "scope-filtered top-k searches after a reopen.",
+            "search: the embedded Lucene index with --entries random vectors in each --scopes layout; p50/p99/p99.9 of "
+                    + "scope-filtered top-k searches after a reopen, alone and then with an add every --write-every searches.",
             "correctness (not in all: minutes per decision): a simulator with --answers and, per decision, a fresh "
                     + "gateway warmed with --warm rows, then replaying --query-tsv rows; semantic hit rate and true "
                     + "wrong-hit rate of each stream and of the query stream's last half.",
@@ -86,6 +86,16 @@ final class BenchSemanticCommand extends Scenario {
     @Option(names = "--queries", defaultValue = "2000", description = "search: timed searches per layout (default ${DEFAULT-VALUE}).")
     int queries;
 
+    @Option(names = "--write-every", defaultValue = "10",
+            description = "search: an add (not awaited) after every this many searches in the second measurement, "
+                    + "as misses write back; 0 = searches alone only (default ${DEFAULT-VALUE}).")
+    int writeEvery;
+
+    @Option(names = "--keep-index", paramLabel = "DIR",
+            description = "search: keep a copy of each loaded index under DIR and reuse it in later runs instead of "
+                    + "loading again (the index must still be on disk the same way: same --entries and --scopes).")
+    java.nio.file.Path keepIndex;
+
     @Option(names = "--k", defaultValue = "5",
             description = "search: neighbours per search, as cache.semantic.neighbours (default ${DEFAULT-VALUE}).")
     int k;
@@ -116,9 +126,11 @@ final class BenchSemanticCommand extends Scenario {
         List<SemanticBenchReport.Search> search = null;
         if (plan.search()) {
             search = new ArrayList<>();
-            VectorSearchBench bench = new VectorSearchBench(entries, queries, k);
+            VectorSearchBench bench = new VectorSearchBench(entries, queries, k, writeEvery, keepIndex);
             for (int s : scopes) {
-                search.add(new SemanticBenchReport.Search(bench.run(s + (s == 1 ? " scope" : " scopes"), s)));
+                for (VectorSearchBench.Result r : bench.run(s + (s == 1 ? " scope" : " scopes"), s)) {
+                    search.add(new SemanticBenchReport.Search(r));
+                }
             }
         }
         return new SemanticBenchReport(Runtime.getRuntime().availableProcessors(), latency, embedder, search);
@@ -158,6 +170,9 @@ final class BenchSemanticCommand extends Scenario {
             if ((int) n[1] < 1) {
                 problems.add(n[0] + " must be >= 1 (was " + n[1] + ")");
             }
+        }
+        if (writeEvery < 0) {
+            problems.add("--write-every must be >= 0 (was " + writeEvery + ")");
         }
         for (int s : scopes) {
             if (s < 1 || s > entries) {

@@ -20,7 +20,9 @@ import java.util.stream.Stream;
  * Part 3 of {@code bench semantic}: the embedded index's search latency. Loads random unit vectors of the
  * bundled model's dimension into a fresh {@link LuceneVectorIndex} (in {@code scopes} scopes), closes it and
  * opens it again (merges settled, as a restarted gateway would serve from), then times scope-filtered top-k
- * searches one at a time through the public asynchronous API, hand-off to the index thread included.
+ * searches one at a time through the public asynchronous API, hand-off to the index thread included: first
+ * searches alone, then with an add after every {@code writeEvery} searches (not awaited, as the gateway writes back
+ * after its misses), so the tail after writes (refreshes, new segments, merges) is measured too.
  * Random vectors are the hard case for HNSW: real embeddings cluster.
  */
 final class VectorSearchBench {
@@ -29,73 +31,120 @@ final class VectorSearchBench {
     private static final long DAY_MILLIS = 86_400_000L;
     private static final Progress PROGRESS = new Progress("semantic search");
 
-    /** One variant's figures. */
-    record Result(String label, int entries, int scopes, int k, double loadSeconds, int queries, double p50Ms,
-                  double p99Ms, double maxMs, double meanResults) {
+    /** One variant's figures; {@code writeEvery} 0 for searches alone. */
+    record Result(String label, int entries, int scopes, int k, double loadSeconds, int writeEvery, int queries,
+                  double p50Ms, double p99Ms, double p999Ms, double maxMs, double meanResults) {
     }
 
     private final int entries;
     private final int queries;
     private final int k;
+    private final int writeEvery;
+    private final Path keep;
 
-    VectorSearchBench(int entries, int queries, int k) {
+    /**
+     * {@code writeEvery} 0: searches alone only. {@code keep}, when not null, holds a copy of each loaded index,
+     * which later runs copy instead of loading again (loading 100,000 entries takes minutes), so two builds of the
+     * index can be measured on the same segments.
+     */
+    VectorSearchBench(int entries, int queries, int k, int writeEvery, Path keep) {
         this.entries = entries;
         this.queries = queries;
         this.k = k;
+        this.writeEvery = writeEvery;
+        this.keep = keep;
     }
 
-    Result run(String label, int scopes) throws IOException {
+    /** Searches alone, then (unless {@code writeEvery} is 0) with writes, on the same index. */
+    List<Result> run(String label, int scopes) throws IOException {
         Path dir = Files.createTempDirectory("cachegate-bench-search");
         long now = System.currentTimeMillis();
         SplittableRandom random = new SplittableRandom(42);
         LuceneIndexOptions options = LuceneIndexOptions.of(dir, "bench-random-" + DIMENSION, DIMENSION)
                 .withMaxEntries(entries * 2L);
         try {
-            double loadSeconds;
-            // Loading only: every add queued at once and refreshed every 5 s, so the load flushes a few large
-            // segments instead of one per refresh interval (which makes the load merge HNSW graphs for minutes).
-            LuceneIndexOptions bulk = options.withQueueCapacity(entries + 1).withRefreshInterval(Duration.ofSeconds(5));
-            try (LuceneVectorIndex index = LuceneVectorIndex.open(bulk)) {
-                long start = System.nanoTime();
-                List<CompletableFuture<Void>> adds = new ArrayList<>(entries);
-                for (int i = 0; i < entries; i++) {
-                    adds.add(index.add(new IndexEntry("key-" + i, scope(i % scopes), "t", "m", Set.of(),
-                            unitVector(random), "text " + i, now, now + DAY_MILLIS)));
-                }
-                CompletableFuture.allOf(adds.toArray(CompletableFuture[]::new)).join();
-                loadSeconds = (System.nanoTime() - start) / 1e9;
-                PROGRESS.info("%s: loaded %d entries in %d scope(s) in %.1f s; closing (waits for merges)", label, entries,
-                        scopes, loadSeconds);
+            Path kept = keep == null ? null : keep.resolve("index-" + entries + "-in-" + scopes);
+            double loadSeconds = kept != null && Files.isDirectory(kept) ? copy(kept, dir, random, label)
+                    : load(options, label, scopes, random, now);
+            if (kept != null && !Files.isDirectory(kept)) {
+                copyTree(dir, kept);
             }
             try (LuceneVectorIndex index = LuceneVectorIndex.open(options)) {
-                return measure(label, index, scopes, loadSeconds, random, now);
+                List<Result> results = new ArrayList<>();
+                results.add(measure(label, index, scopes, loadSeconds, 0, random, now));
+                if (writeEvery > 0) {
+                    results.add(measure(label + " + writes", index, scopes, loadSeconds, writeEvery, random, now));
+                }
+                return results;
             }
         } finally {
             deleteTree(dir);
         }
     }
 
-    private Result measure(String label, LuceneVectorIndex index, int scopes, double loadSeconds,
+    /** A kept index instead of loading; the vectors a load would draw are drawn, so the queries are the same. */
+    private double copy(Path kept, Path dir, SplittableRandom random, String label) throws IOException {
+        for (int i = 0; i < entries; i++) {
+            unitVector(random);
+        }
+        copyTree(kept, dir);
+        PROGRESS.info("%s: copied the index loaded earlier from %s", label, kept);
+        return Double.NaN;
+    }
+
+    private double load(LuceneIndexOptions options, String label, int scopes, SplittableRandom random, long now)
+            throws IOException {
+        // Loading only: every add queued at once and refreshed every 5 s, so the load flushes a few large
+        // segments instead of one per refresh interval (which makes the load merge HNSW graphs for minutes).
+        LuceneIndexOptions bulk = options.withQueueCapacity(entries + 1).withRefreshInterval(Duration.ofSeconds(5))
+                .withRecentCapacity(0);
+        try (LuceneVectorIndex index = LuceneVectorIndex.open(bulk)) {
+            long start = System.nanoTime();
+            List<CompletableFuture<Void>> adds = new ArrayList<>(entries);
+            for (int i = 0; i < entries; i++) {
+                adds.add(index.add(new IndexEntry("key-" + i, scope(i % scopes), "t", "m", Set.of(),
+                        unitVector(random), "text " + i, now, now + DAY_MILLIS)));
+            }
+            CompletableFuture.allOf(adds.toArray(CompletableFuture[]::new)).join();
+            double loadSeconds = (System.nanoTime() - start) / 1e9;
+            PROGRESS.info("%s: loaded %d entries in %d scope(s) in %.1f s; closing (waits for merges)", label, entries,
+                    scopes, loadSeconds);
+            return loadSeconds;
+        }
+    }
+
+    // Each search at its own instant, as the gateway's: a filter holding one fixed instant is not what it runs.
+    private Result measure(String label, LuceneVectorIndex index, int scopes, double loadSeconds, int writeEvery,
                            SplittableRandom random, long now) {
+        long[] clock = {now};
         for (int i = 0; i < Math.max(500, queries / 4); i++) {  // JIT and page cache
-            index.search(scope(random.nextInt(scopes)), unitVector(random), k, now).join();
+            index.search(scope(random.nextInt(scopes)), unitVector(random), k, ++clock[0]).join();
         }
         long[] nanos = new long[queries];
         long found = 0;
         for (int i = 0; i < queries; i++) {
+            if (writeEvery > 0 && i % writeEvery == writeEvery - 1) {
+                long created = ++clock[0];
+                index.add(new IndexEntry("written-" + label + "-" + i, scope(random.nextInt(scopes)), "t", "m", Set.of(),
+                        unitVector(random), "written " + i, created, created + DAY_MILLIS));
+            }
             float[] query = unitVector(random);
             String scope = scope(random.nextInt(scopes));
             long start = System.nanoTime();
-            found += index.search(scope, query, k, now).join().size();
+            found += index.search(scope, query, k, ++clock[0]).join().size();
             nanos[i] = System.nanoTime() - start;
         }
         Arrays.sort(nanos);
-        Result r = new Result(label, entries, scopes, k, loadSeconds, queries, nanos[queries / 2] / 1e6,
-                nanos[(int) Math.min(queries - 1, Math.ceil(queries * 0.99) - 1)] / 1e6, nanos[queries - 1] / 1e6,
-                (double) found / queries);
-        PROGRESS.info("%s: %d searches, k=%d: p50 %.3f ms, p99 %.3f ms, max %.3f ms", label, queries, k, r.p50Ms(), r.p99Ms(),
-                r.maxMs());
+        Result r = new Result(label, entries, scopes, k, loadSeconds, writeEvery, queries, nanos[queries / 2] / 1e6,
+                quantile(nanos, 0.99), quantile(nanos, 0.999), nanos[queries - 1] / 1e6, (double) found / queries);
+        PROGRESS.info("%s: %d searches, k=%d%s: p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms", label, queries, k,
+                writeEvery > 0 ? ", an add every " + writeEvery : "", r.p50Ms(), r.p99Ms(), r.p999Ms(), r.maxMs());
         return r;
+    }
+
+    /** The nearest-rank quantile of sorted {@code nanos}, in milliseconds. */
+    static double quantile(long[] nanos, double q) {
+        return nanos[(int) Math.min(nanos.length - 1, Math.max(0, Math.ceil(nanos.length * q) - 1))] / 1e6;
     }
 
     private static String scope(int i) {
@@ -114,6 +163,15 @@ final class VectorSearchBench {
             v[i] *= scale;
         }
         return v;
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        Files.createDirectories(to);
+        try (Stream<Path> files = Files.list(from)) {
+            for (Path f : files.toList()) {
+                Files.copy(f, to.resolve(f.getFileName().toString()));
+            }
+        }
     }
 
     private static void deleteTree(Path dir) throws IOException {

@@ -58,10 +58,25 @@ class BenchSemanticCommandTest {
     @Test
     void plan_badValues_areAllNamed() {
         BenchSemanticCommand command = parse("--part", "everything", "--rate", "0", "--duration", "soon",
-                "--embedder-variants", "1x2,fast", "--scopes", "0", "--k", "0");
+                "--embedder-variants", "1x2,fast", "--scopes", "0", "--k", "0", "--write-every", "-1");
         assertThatThrownBy(command::plan).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("--part").hasMessageContaining("--rate").hasMessageContaining("--duration")
-                .hasMessageContaining("\"fast\"").hasMessageContaining("--scopes").hasMessageContaining("--k");
+                .hasMessageContaining("\"fast\"").hasMessageContaining("--scopes").hasMessageContaining("--k")
+                .hasMessageContaining("--write-every");
+    }
+
+    @Test
+    void vectorSearchBench_measuresSearchesAloneThenWithWrites() throws Exception {
+        List<VectorSearchBench.Result> results = new VectorSearchBench(400, 100, 5, 10, null).run("4 scopes", 4);
+
+        assertThat(results).extracting(VectorSearchBench.Result::label).containsExactly("4 scopes", "4 scopes + writes");
+        assertThat(results).extracting(VectorSearchBench.Result::writeEvery).containsExactly(0, 10);
+        assertThat(results).allSatisfy(r -> {
+            assertThat(r.meanResults()).isEqualTo(5.0);  // 100 entries a scope: always k
+            assertThat(r.p50Ms()).isPositive().isLessThanOrEqualTo(r.p99Ms());
+            assertThat(r.p99Ms()).isLessThanOrEqualTo(r.p999Ms());
+            assertThat(r.p999Ms()).isLessThanOrEqualTo(r.maxMs());
+        });
     }
 
     @Test
@@ -128,8 +143,8 @@ class BenchSemanticCommandTest {
         SemanticLatencyBench.Result latency = new SemanticLatencyBench.Result(new SemanticLatencyBench.Settings(100,
                 Duration.ofSeconds(10), Duration.ofSeconds(5), 1, 0, defaults), List.of(round),
                 Map.of("semantic/miss", 100L), 2.5, 5, 0.25, 1, 0);
-        VectorSearchBench.Result search = new VectorSearchBench.Result("100 scopes", 100_000, 100, 5, 30, 2000, 0.7,
-                1.9, 8, 5);
+        VectorSearchBench.Result search = new VectorSearchBench.Result("100 scopes + writes", 100_000, 100, 5, 30, 10, 2000,
+                0.7, 1.9, 4.25, 8, 5);
         String text = new SemanticBenchReport(2, latency, embedder, List.of(new SemanticBenchReport.Search(search)))
                 .toText();
         assertThat(text)
@@ -138,7 +153,7 @@ class BenchSemanticCommandTest {
                         "embedder max_batch 1, workers 2")
                 .contains("0.95", "met")
                 .contains("Best setting: max_batch 1, workers 2")
-                .contains("100 scopes", "1.900");
+                .contains("100 scopes + writes", "1.900", "4.250");
         assertThat(new SemanticBenchReport(2, latency, embedder, null).toJson())
                 .contains("\"addedP50Ms\" : 3.0", "\"ratioSameBatch\" : 0.95", "\"bestRaw\" : 120.0");
     }

@@ -90,7 +90,8 @@ public final class LuceneVectorIndex implements VectorIndex {
     private final RecentEntries recent;
     private final ExpiryTimes expiries = new ExpiryTimes(EXPIRES);
     private final ExecutorService executor;
-    // Refreshes and commit ticks only: at most one pending refresh and one periodic task, so its queue stays small.
+    // Refreshes and commit ticks only: one periodic task and at most a few delayed refreshes (each request schedules
+    // one only when none is due sooner), so its queue stays small.
     private final ScheduledExecutorService scheduler;
     private final long refreshIntervalNanos;
     private final long recentRefreshNanos;
