@@ -14,6 +14,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
@@ -97,6 +98,7 @@ public final class LuceneVectorIndex implements VectorIndex {
     private final long recentRefreshNanos;
     private final long evictionSlack;
     private final AtomicLong evictions = new AtomicLong();
+    private final AtomicBoolean commitQueued = new AtomicBoolean();
     private final Object refreshLock = new Object();
     private CompletableFuture<Void> nextRefresh;  // guarded by refreshLock
     private ScheduledFuture<?> scheduledRefresh;  // guarded by refreshLock
@@ -447,8 +449,18 @@ public final class LuceneVectorIndex implements VectorIndex {
         if (closed || !writer.hasUncommittedChanges()) {
             return;
         }
-        // Committing fsyncs: run it on the index threads, and skip this tick if they are saturated.
-        IndexThreads.submit(executor, writer::commit).whenComplete((seq, failure) -> {
+        // Committing fsyncs: run it on the index threads, and skip this tick if they are saturated or still hold
+        // the last tick's commit (behind a burst of adds, ticks would otherwise pile up in the queue).
+        if (!commitQueued.compareAndSet(false, true)) {
+            return;
+        }
+        IndexThreads.submit(executor, () -> {
+            commitQueued.set(false);
+            return closed ? 0L : writer.commit();
+        }).whenComplete((seq, failure) -> {
+            if (failure != null) {
+                commitQueued.set(false);
+            }
             if (failure != null && !(failure instanceof IndexUnavailableException)) {
                 LOG.warn("Semantic index commit failed: {}", failure.toString());
             }
