@@ -16,6 +16,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.KnnFloatVectorField;
@@ -299,7 +300,7 @@ public final class LuceneVectorIndex implements VectorIndex {
     }
 
     // Counts on a fresh searcher, then deletes by the same query: concurrent adds may make the count approximate.
-    private CompletableFuture<Long> deleteMatching(Query query, java.util.function.Predicate<IndexEntry> matches) {
+    private CompletableFuture<Long> deleteMatching(Query query, Predicate<IndexEntry> matches) {
         return IndexThreads.submit(executor, () -> {
             refreshSearcher();
             IndexSearcher searcher = searchers.acquire();
@@ -309,10 +310,10 @@ public final class LuceneVectorIndex implements VectorIndex {
             } finally {
                 searchers.release(searcher);
             }
-            if (count > 0) {
+            if (count > 0 || recent.size() > 0) {  // recent ones were added since the refresh above
                 writer.deleteDocuments(query);
             }
-            recent.removeEntries(matches);  // added since the refresh above: the writer's delete covered them too
+            recent.removeEntries(matches);
             return count;
         }).thenCompose(count -> count == 0 ? CompletableFuture.completedFuture(0L) : refreshWithin(0).thenApply(v -> count));
     }
