@@ -1,5 +1,7 @@
 package io.cachegate.gateway;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -96,6 +98,20 @@ final class CacheCalls {
             throw new AssertionError("purge " + json + ": " + response.statusCode() + " " + response.body());
         }
         return json(response.body()).path("purged").asLong(-1);
+    }
+
+    /**
+     * Waits until no semantic write-back is in progress: the memory store's write completes before the answer
+     * leaves and starts the write-back at once, so then the last answer's entry is in the index.
+     */
+    static void awaitIndexed(Gateway gateway) {
+        assertThat(Poll.until(java.time.Duration.ofSeconds(20), () -> {
+            try {
+                return metric(gateway, "cachegate_semantic_writes_pending") == 0;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        })).as("index entry written").isTrue();
     }
 
     /** The sum of the samples of {@code name} whose labels include every {@code label="value"} given. */

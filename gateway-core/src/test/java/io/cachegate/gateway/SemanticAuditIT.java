@@ -267,13 +267,7 @@ class SemanticAuditIT {
     /** Asks, then waits until its write-back (and so its vector) is in the index. */
     private static HttpResponse<String> askAndIndex(Gateway gateway, String system, String question) throws Exception {
         HttpResponse<String> response = ask(gateway, system, question);
-        assertThat(Poll.until(Duration.ofSeconds(20), () -> {
-            try {
-                return metric(gateway, "cachegate_semantic_writes_pending") == 0;
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        })).as("index entry written").isTrue();
+        CacheCalls.awaitIndexed(gateway);
         return response;
     }
 }

@@ -247,13 +247,7 @@ class SemanticCacheIT {
      */
     private static HttpResponse<String> askAndIndex(String system, String question, String key) throws Exception {
         HttpResponse<String> response = ask(system, question, key, "");
-        assertThat(Poll.until(Duration.ofSeconds(20), () -> {
-            try {
-                return metric(gateway, "cachegate_semantic_writes_pending") == 0;
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        })).as("index entry written").isTrue();
+        CacheCalls.awaitIndexed(gateway);
         return response;
     }
 
