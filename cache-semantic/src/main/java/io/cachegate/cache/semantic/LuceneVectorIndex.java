@@ -9,8 +9,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -95,16 +93,11 @@ public final class LuceneVectorIndex implements VectorIndex {
     // Refreshes and commit ticks only: one periodic task and at most a few delayed refreshes (each request schedules
     // one only when none is due sooner), so its queue stays small.
     private final ScheduledExecutorService scheduler;
-    private final long refreshIntervalNanos;
+    private final CoalescedRefresh refreshes;
     private final long recentRefreshNanos;
     private final long evictionSlack;
     private final AtomicLong evictions = new AtomicLong();
     private final AtomicBoolean commitQueued = new AtomicBoolean();
-    private final Object refreshLock = new Object();
-    private CompletableFuture<Void> nextRefresh;  // guarded by refreshLock
-    private ScheduledFuture<?> scheduledRefresh;  // guarded by refreshLock
-    private long scheduledRefreshNanos;           // guarded by refreshLock
-    private long lastRefreshNanos;                // guarded by refreshLock
     private volatile boolean closed;
 
     private LuceneVectorIndex(LuceneIndexOptions options, Directory directory, IndexWriter writer) throws IOException {
@@ -118,7 +111,7 @@ public final class LuceneVectorIndex implements VectorIndex {
         ticks.setRemoveOnCancelPolicy(true);
         ticks.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.scheduler = ticks;
-        this.refreshIntervalNanos = options.refreshInterval().toNanos();
+        this.refreshes = new CoalescedRefresh(ticks, options.refreshInterval().toNanos(), this::refreshSearcher);
         this.recentRefreshNanos = options.recentRefreshInterval().toNanos();
         // Evict a little below the bound so the sorted scan runs once per ~1% of adds, not on every add.
         this.evictionSlack = Math.max(1, options.maxEntries() / 100);
@@ -192,9 +185,9 @@ public final class LuceneVectorIndex implements VectorIndex {
             return recent.offer(entry);
         }).thenCompose(buffered -> {
             if (!buffered) {
-                return refreshWithin(0);
+                return refreshes.within(0);
             }
-            refreshWithin(recent.size() * 2 >= options.recentCapacity() ? 0 : recentRefreshNanos);
+            refreshes.within(recent.size() * 2 >= options.recentCapacity() ? 0 : recentRefreshNanos);
             return CompletableFuture.completedFuture(null);
         });
     }
@@ -273,7 +266,7 @@ public final class LuceneVectorIndex implements VectorIndex {
             writer.deleteDocuments(new Term(KEY, entryKey));
             recent.remove(entryKey);
             return null;
-        }).thenCompose(v -> refreshWithin(0));
+        }).thenCompose(v -> refreshes.within(0));
     }
 
     @Override
@@ -315,7 +308,7 @@ public final class LuceneVectorIndex implements VectorIndex {
             }
             recent.removeEntries(matches);
             return count;
-        }).thenCompose(count -> count == 0 ? CompletableFuture.completedFuture(0L) : refreshWithin(0).thenApply(v -> count));
+        }).thenCompose(count -> count == 0 ? CompletableFuture.completedFuture(0L) : refreshes.within(0).thenApply(v -> count));
     }
 
     static Query purgeQuery(IndexPurge purge) {
@@ -351,55 +344,6 @@ public final class LuceneVectorIndex implements VectorIndex {
         doc.add(new LongField(CREATED, entry.createdAtMillis(), Field.Store.YES));
         doc.add(new LongField(EXPIRES, entry.expiresAtMillis(), Field.Store.YES));
         return doc;
-    }
-
-    /**
-     * A future completed by the next refresh, which runs within {@code delayNanos} but at most once per refresh
-     * interval. Refreshes are coalesced: one future and one scheduled task serve every request until the refresh
-     * runs, and a more urgent request moves the task earlier, so a burst of writes costs one reopen.
-     */
-    private CompletableFuture<Void> refreshWithin(long delayNanos) {
-        synchronized (refreshLock) {
-            if (nextRefresh == null) {
-                nextRefresh = new CompletableFuture<>();
-            }
-            long now = System.nanoTime();
-            long due = Math.max(now + delayNanos, lastRefreshNanos + refreshIntervalNanos);
-            if (scheduledRefresh == null || due - scheduledRefreshNanos < 0) {
-                if (scheduledRefresh != null) {
-                    scheduledRefresh.cancel(false);  // one that already started finds nothing left to do, or refreshes early
-                }
-                try {
-                    scheduledRefresh = scheduler.schedule(this::refreshNow, due - now, TimeUnit.NANOSECONDS);
-                    scheduledRefreshNanos = due;
-                } catch (RejectedExecutionException e) {
-                    CompletableFuture<Void> failed = nextRefresh;
-                    nextRefresh = null;
-                    failed.completeExceptionally(new IndexUnavailableException("index closed", e));
-                    return failed;
-                }
-            }
-            return nextRefresh;
-        }
-    }
-
-    private void refreshNow() {
-        CompletableFuture<Void> done;
-        synchronized (refreshLock) {
-            done = nextRefresh;
-            if (done == null) {
-                return;
-            }
-            nextRefresh = null;
-            scheduledRefresh = null;
-            lastRefreshNanos = System.nanoTime();
-        }
-        try {
-            refreshSearcher();
-            done.complete(null);
-        } catch (IOException | RuntimeException e) {
-            done.completeExceptionally(e);
-        }
     }
 
     /** Reopens the searcher on everything written so far, and again after evicting when over the bound. */
@@ -483,7 +427,7 @@ public final class LuceneVectorIndex implements VectorIndex {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        refreshNow();  // completes the futures waiting for a refresh
+        refreshes.runNow();  // completes the futures waiting for a refresh
         try {
             searchers.close();
             writer.close();
