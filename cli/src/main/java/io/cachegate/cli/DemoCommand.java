@@ -132,7 +132,10 @@ final class DemoCommand implements Callable<Integer> {
                 + " first phrasing (the simulator words each phrasing differently)%n", identical, requests, paraphrases);
         System.out.printf("  X-Cache: %s   hit rate %.0f%%%n", xCache, 100.0 * hits / requests);
         semanticNotes.forEach(System.out::println);
-        System.out.printf("  backend calls made by the gateway: %d; calls avoided: %d%n", gatewayCalls, requests - gatewayCalls);
+        // Besides one call per miss, the gateway may audit a semantic hit (cache.semantic.audit.rate) in the background.
+        long audits = Math.max(0, gatewayCalls - xCache.getOrDefault("MISS", 0));
+        System.out.printf("  backend calls made by the gateway: %d%s; calls avoided: %d%n", gatewayCalls,
+                audits == 0 ? "" : " (" + audits + " of them audits of semantic hits)", hits);
         System.out.printf("  latency direct to the simulator  p50 %7.2f ms   p90 %7.2f ms%n", pct(directMs, 50), pct(directMs, 90));
         if (!missMs.isEmpty()) {
             System.out.printf("  latency via gateway, MISS         p50 %7.2f ms   p90 %7.2f ms%n", pct(missMs, 50), pct(missMs, 90));

@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Test;
  * The semantic cache through the gateway, with the bundled ONNX model and the embedded Lucene index: paraphrases
  * hit inside one scope and never across scopes, hits warm the exact cache, purges reach the index, and requests
  * a paraphrase must not answer miss. Each test has a system prompt of its own, so tests never share a scope.
+ * Audits are off: they would add a background backend call to some hits (they have {@link SemanticAuditIT}).
  */
 class SemanticCacheIT {
 
@@ -50,7 +51,7 @@ class SemanticCacheIT {
                   - {id: globex, api_keys: [globex-key]}
                 cache:
                   exact: {store: memory, ttl: 1h}
-                  semantic: {enabled: true, path: "%s", ttl: 1h}
+                  semantic: {enabled: true, path: "%s", ttl: 1h, audit: {rate: 0}}
                 routes:
                   - match: {path: /v1/completions}
                     cache: {semantic: false}
