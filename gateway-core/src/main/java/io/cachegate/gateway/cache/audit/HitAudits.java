@@ -229,9 +229,8 @@ public final class HitAudits {
         }
     }
 
-    private CompletableFuture<Void> compare(Exploration exploration,
-                                                                 BudgetedDecision.Candidate candidate,
-                                                                 String freshKey, AnswerAgreement.Answer fresh) {
+    private CompletableFuture<Void> compare(Exploration exploration, BudgetedDecision.Candidate candidate,
+                                            String freshKey, AnswerAgreement.Answer fresh) {
         Neighbour n = candidate.neighbour();
         Optional<CacheKey> key = CacheKey.fromRedisKey(n.entryKey());
         if (key.isEmpty()) {
