@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -181,13 +182,18 @@ class SemanticAuditIT {
     void audits_keepToTheirPerSecondBudget() throws Exception {
         String system = "rationed bot " + nonce();
         askAndIndex(rationed, system, HOURS);
+        long start = System.nanoTime();
         for (int i = 0; i < 5; i++) {
             assertThat(header(ask(rationed, system, HOURS_PARAPHRASE + " ".repeat(i + 1)), "X-Cache-Layer"))
                     .isEqualTo("semantic");
         }
+        long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
         awaitVerdicts(rationed, "audit", 1);
-        assertThat(verdicts(rationed, "audit", "right")).as("one audit in the first five seconds").isEqualTo(1);
-        assertThat(metric(rationed, "cachegate_semantic_audits_skipped_total", "reason=\"budget\"")).isEqualTo(4);
+        // 0.2 a second: one at once, one more per full 5 s the five hits took (none on a machine that is not slow).
+        double audits = verdicts(rationed, "audit", "right");
+        assertThat(audits).as("audits in " + seconds + " s").isBetween(1.0, 1.0 + seconds / 5);
+        assertThat(metric(rationed, "cachegate_semantic_audits_skipped_total", "reason=\"budget\""))
+                .isEqualTo(5 - audits);
     }
 
     @Test
