@@ -57,38 +57,6 @@ final class CorrectnessOptions {
             + "the budgeted decisions (default ${DEFAULT-VALUE}).")
     double budgetThreshold;
 
-    Path warm() {
-        return warm;
-    }
-
-    int warmOffset() {
-        return warmOffset;
-    }
-
-    int warmLimit() {
-        return warmLimit;
-    }
-
-    Path queries() {
-        return queries;
-    }
-
-    int queryOffset() {
-        return queryOffset;
-    }
-
-    int queryLimit() {
-        return queryLimit;
-    }
-
-    long seed() {
-        return seed;
-    }
-
-    int concurrency() {
-        return concurrency;
-    }
-
     /** The static learned decision, the cosine ones, then the budgets. */
     List<SemanticCorrectnessBench.Variant> variants() {
         List<SemanticCorrectnessBench.Variant> out = new ArrayList<>();

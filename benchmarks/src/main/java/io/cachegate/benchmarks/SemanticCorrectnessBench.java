@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -44,6 +45,11 @@ final class SemanticCorrectnessBench {
     /** Lookups, semantic hits and wrong ones in one stretch of the stream. */
     record Tally(int requests, int exactHits, int semanticHits, int wrongHits) {
 
+        Tally plus(Tally o) {
+            return new Tally(requests + o.requests, exactHits + o.exactHits, semanticHits + o.semanticHits,
+                    wrongHits + o.wrongHits);
+        }
+
         double hitRate() {
             return requests == 0 ? 0 : (double) semanticHits / requests;
         }
@@ -70,8 +76,8 @@ final class SemanticCorrectnessBench {
     }
 
     List<Outcome> run(BenchChildren children, int gatewayThreads) throws IOException, InterruptedException {
-        List<Row> warm = rows(options.warm(), options.warmOffset(), options.warmLimit());
-        List<Row> queries = rows(options.queries(), options.queryOffset(), options.queryLimit());
+        List<Row> warm = rows(options.warm, options.warmOffset, options.warmLimit);
+        List<Row> queries = rows(options.queries, options.queryOffset, options.queryLimit);
         Path answers = children.dir().resolve("answers.tsv");
         StringBuilder tsv = new StringBuilder("text\tlabel\n");
         for (List<Row> rows : List.of(warm, queries)) {
@@ -89,29 +95,28 @@ final class SemanticCorrectnessBench {
 
     private Outcome measure(BenchChildren children, int gatewayThreads, ChildSimulator sim, Variant v, List<Row> warm,
                             List<Row> queries) throws IOException, InterruptedException {
+        String slug = v.name().replaceAll("[^a-z0-9.]+", "-");
         GatewayPolicy policy = GatewayPolicy.of(gatewayThreads, sim).pinModelVersion().section("""
                 cache:
                   exact: { store: memory }
                   semantic: { enabled: true, path: "%s", %s }
-                """.formatted(children.dir().resolve("index-" + v.name().replaceAll("[^a-z0-9.]+", "-"))
-                .toString().replace("\\", "/"), v.semanticKeys())).route("*", "cache: { exact: true, semantic: true }");
-        ChildGateway g = children.gateway(v.name().replaceAll("[^a-z0-9.]+", "-"), List.of(), policy).awaitReady();
+                """.formatted(children.dir().resolve("index-" + slug).toString().replace("\\", "/"),
+                v.semanticKeys())).route("*", "cache: { exact: true, semantic: true }");
+        ChildGateway g = children.gateway(slug, List.of(), policy).awaitReady();
         awaitWarm(g);
         long start = System.nanoTime();
         AtomicInteger errors = new AtomicInteger();
         PROGRESS.phase(v.name() + ": warm stream");
-        Tally warmTally = replay(g, sim, warm, errors).get(0);
+        List<Tally> w = replay(g, sim, warm, errors);
         PROGRESS.phase(v.name() + ": query stream");
         List<Tally> q = replay(g, sim, queries, errors);
         double seconds = (System.nanoTime() - start) / 1e9;
         String metrics = BenchScrapes.get(http, g.admin().resolve("/metrics"));
         children.stop(g.process());
-        Tally all = new Tally(q.get(0).requests() + q.get(1).requests(), q.get(0).exactHits() + q.get(1).exactHits(),
-                q.get(0).semanticHits() + q.get(1).semanticHits(), q.get(0).wrongHits() + q.get(1).wrongHits());
-        Outcome o = new Outcome(v, warmTally, all, q.get(1),
-                (long) sum(metrics, "cachegate_semantic_verdicts_total", "source=\"audit\""),
-                (long) sum(metrics, "cachegate_semantic_verdicts_total", "source=\"audit\"", "verdict=\"wrong\""),
-                (long) sum(metrics, "cachegate_semantic_verdicts_total", "source=\"explore\""), seconds, errors.get());
+        Tally all = q.get(0).plus(q.get(1));
+        Outcome o = new Outcome(v, w.get(0).plus(w.get(1)), all, q.get(1), (long) count(metrics, "source=\"audit\""),
+                (long) count(metrics, "source=\"audit\"", "verdict=\"wrong\""), (long) count(metrics,
+                "source=\"explore\""), seconds, errors.get());
         PROGRESS.info("%s: queries %.1f%% hits, %.2f%% wrong; last half %.1f%% hits, %.2f%% wrong (%.0f s)", v.name(),
                 100 * all.hitRate(), 100 * all.wrongRate(), 100 * q.get(1).hitRate(), 100 * q.get(1).wrongRate(),
                 seconds);
@@ -126,10 +131,10 @@ final class SemanticCorrectnessBench {
             throws InterruptedException {
         int[][] counts = new int[2][4];
         AtomicInteger next = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(options.concurrency());
+        ExecutorService pool = Executors.newFixedThreadPool(options.concurrency);
         try {
             List<Future<?>> workers = new ArrayList<>();
-            for (int w = 0; w < options.concurrency(); w++) {
+            for (int w = 0; w < options.concurrency; w++) {
                 workers.add(pool.submit(() -> {
                     for (int i = next.getAndIncrement(); i < rows.size(); i = next.getAndIncrement()) {
                         int half = i < rows.size() / 2 ? 0 : 1;
@@ -146,7 +151,7 @@ final class SemanticCorrectnessBench {
             for (Future<?> f : workers) {
                 f.get();
             }
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             throw new IllegalStateException(e.getCause());
         } finally {
             pool.shutdownNow();
@@ -213,21 +218,10 @@ final class SemanticCorrectnessBench {
         throw new IllegalStateException("gateway " + g.name() + " not ready after 120 s");
     }
 
-    private static double sum(String scrape, String name, String... labels) {
-        double total = 0;
-        for (String line : scrape.split("\n")) {
-            if (!line.startsWith(name + "{")) {
-                continue;
-            }
-            boolean all = true;
-            for (String label : labels) {
-                all &= line.contains(label);
-            }
-            if (all) {
-                total += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-            }
-        }
-        return total;
+    /** {@code cachegate_semantic_verdicts_total} with these labels; 0 before the first verdict. */
+    private static double count(String scrape, String... labels) {
+        double n = BenchScrapes.metric(scrape, "cachegate_semantic_verdicts_total", labels);
+        return Double.isNaN(n) ? 0 : n;
     }
 
     /**
@@ -243,7 +237,7 @@ final class SemanticCorrectnessBench {
                 rows.add(new Row(parts[0].strip(), parts[1].strip()));
             }
         }
-        Collections.shuffle(rows, new Random(options.seed()));
+        Collections.shuffle(rows, new Random(options.seed));
         return rows.subList(Math.min(offset, rows.size()), Math.min(rows.size(), offset + limit));
     }
 }
