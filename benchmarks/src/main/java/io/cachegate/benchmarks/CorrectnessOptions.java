@@ -42,11 +42,12 @@ final class CorrectnessOptions {
     int concurrency;
 
     @Option(names = "--static-threshold", defaultValue = "0.92", description = "correctness: threshold of the static "
-            + "learned decision (default ${DEFAULT-VALUE}).")
+            + "learned decision; 0 leaves it out (default ${DEFAULT-VALUE}).")
     double staticThreshold;
 
     @Option(names = "--cosine-thresholds", split = ",", defaultValue = "0.95,0.97", description = "correctness: "
-            + "bare cosine decisions to compare, to find the threshold of equal wrong-hit rate (default ${DEFAULT-VALUE}).")
+            + "bare cosine decisions to compare, to find the threshold of equal wrong-hit rate; 0 for none "
+            + "(default ${DEFAULT-VALUE}).")
     List<Double> cosineThresholds;
 
     @Option(names = "--budgets", split = ",", defaultValue = "0.01,0.02,0.05",
@@ -60,9 +61,11 @@ final class CorrectnessOptions {
     /** The static learned decision, the cosine ones, then the budgets. */
     List<SemanticCorrectnessBench.Variant> variants() {
         List<SemanticCorrectnessBench.Variant> out = new ArrayList<>();
-        out.add(new SemanticCorrectnessBench.Variant(String.format(Locale.ROOT, "learned %.2f", staticThreshold),
-                String.format(Locale.ROOT, "decision: learned, threshold: %s", staticThreshold)));
-        for (double t : cosineThresholds) {
+        if (staticThreshold > 0) {
+            out.add(new SemanticCorrectnessBench.Variant(String.format(Locale.ROOT, "learned %.2f", staticThreshold),
+                    String.format(Locale.ROOT, "decision: learned, threshold: %s, max_error_rate: 0", staticThreshold)));
+        }
+        for (double t : cosineThresholds.stream().filter(t -> t > 0).toList()) {
             out.add(new SemanticCorrectnessBench.Variant(String.format(Locale.ROOT, "cosine %.2f", t),
                     String.format(Locale.ROOT, "decision: cosine, threshold: %s", t)));
         }
@@ -83,14 +86,17 @@ final class CorrectnessOptions {
             problems.add("--warm-offset and --query-offset must be >= 0, --warm-limit >= 1, --query-limit >= 2, "
                     + "--concurrency >= 1");
         }
+        if (!(staticThreshold >= 0 && staticThreshold <= 1)) {
+            problems.add("--static-threshold must be in (0, 1], or 0 to leave it out (was " + staticThreshold + ")");
+        }
         for (double b : budgets) {
             if (!(b > 0 && b < 0.5)) {
                 problems.add("--budgets must each be in (0, 0.5) (was " + b + ")");
             }
         }
         for (double t : cosineThresholds) {
-            if (!(t > 0 && t <= 1)) {
-                problems.add("--cosine-thresholds must each be in (0, 1] (was " + t + ")");
+            if (!(t >= 0 && t <= 1)) {
+                problems.add("--cosine-thresholds must each be in (0, 1], or 0 for none (was " + t + ")");
             }
         }
     }

@@ -49,10 +49,10 @@ final class CacheKeys {
             "nearest entries of the scope the decision sees");
     static final Key<Duration> SEMANTIC_TTL = Key.duration("ttl", Duration.ofHours(24),
             "entry lifetime; never longer than the exact entry it points at");
-    static final Key<Double> MAX_ERROR_RATE = Key.decimal("max_error_rate", 0, "[0, 0.5)", v -> v >= 0 && v < 0.5,
+    static final Key<Double> MAX_ERROR_RATE = Key.decimal("max_error_rate", 0.01, "[0, 0.5)", v -> v >= 0 && v < 0.5,
             v -> v + " is not in [0, 0.5): the share of semantic hits allowed to be wrong (e.g. 0.01)",
             "error budget: serve a semantic hit only when its estimated chance of being right is at least 1 minus "
-                    + "this; 0 uses the static decision");
+                    + "this (with decision learned); 0 uses the static decision");
     static final Key<String> PATH = Key.string("path", "./data", "embedded index directory");
     static final Key<Long> MAX_ENTRIES = Key.longInteger("max_entries", 1_000_000, 1, 1_000_000_000,
             "index entries at most; the oldest are evicted");

@@ -11,9 +11,9 @@ import java.util.Optional;
  * @param threshold the minimum similarity for a hit, in (0, 1]
  * @param decision how the nearest neighbours become a hit or a miss: {@code learned}, {@code guarded} or
  *                 {@code cosine} (see docs/caches.md, "How well it decides", for how each measured)
- * @param maxErrorRate the error budget: a semantic hit is served only when its estimated chance of being right is
- *                     at least {@code 1 - maxErrorRate}, learned per entry from audits and explorations; 0 for
- *                     none (the static {@code decision} alone decides)
+ * @param maxErrorRate the error budget of the {@code learned} decision: a semantic hit is served only when its
+ *                     estimated chance of being right is at least {@code 1 - maxErrorRate}, from its neighbours'
+ *                     answers, audits and explorations; 0 for none (the static {@code decision} alone decides)
  * @param neighbours how many nearest entries of the scope the decision sees
  * @param path directory of the embedded index
  * @param maxEntries entries kept in the index; the oldest are evicted beyond it

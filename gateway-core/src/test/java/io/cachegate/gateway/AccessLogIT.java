@@ -51,7 +51,7 @@ class AccessLogIT {
                 "sample_requests: {rate: 1, file: \"" + path("sample.jsonl") + "\"}", "")));
         // With the semantic cache (the bundled model): a semantic hit's line too.
         withText = Gateway.start(TestPolicies.parse(policy("text.log", true, "",
-                "\n  semantic: {enabled: true, path: \"" + path("index") + "\", ttl: 1h}")));
+                "\n  semantic: {enabled: true, path: \"" + path("index") + "\", ttl: 1h, max_error_rate: 0}")));
     }
 
     private static String policy(String file, boolean includeText, String extraLog, String semantic) {

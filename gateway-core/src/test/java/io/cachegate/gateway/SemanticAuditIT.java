@@ -137,21 +137,22 @@ class SemanticAuditIT {
         askAndIndex(budgeted, system, RESET);
 
         HttpResponse<String> uncertain = askAndIndex(budgeted, system, RESET_CLOSE);
-        assertThat(xCache(uncertain)).as("similar, but nothing learned yet: the budget sends it upstream")
+        assertThat(xCache(uncertain)).as("similar, but one entry alone is no evidence: the budget sends it upstream")
                 .isEqualTo("MISS");
         awaitVerdicts(budgeted, "explore", 1);
         assertThat(verdicts(budgeted, "explore", "right")).as("its fresh answer matched the candidate's").isEqualTo(1);
 
-        double explored = verdicts(budgeted, "explore", "right");
+        // Two entries now give the same answer: their neighbourhood agrees, and paraphrases may be served.
+        int served = 0;
         for (String paraphrase : RESET_PARAPHRASES) {
-            assertThat(xCache(askAndIndex(budgeted, system, paraphrase))).isEqualTo("MISS");
+            HttpResponse<String> answer = askAndIndex(budgeted, system, paraphrase);
+            assertThat(content(answer.body())).as("served or not, the right answer").isEqualTo(AnswerBook.answerText("password"));
+            served += "semantic".equals(header(answer, "X-Cache-Layer")) ? 1 : 0;
         }
-        assertThat(Poll.until(Duration.ofSeconds(20), () -> verdicts(budgeted, "explore", "right") >= explored + 3))
-                .as("each paraphrase explored").isTrue();
 
         HttpResponse<String> learned = ask(budgeted, system, RESET_OTHER.replace("can", "do").replace("?", "??"));
-        assertThat(header(learned, "X-Cache-Layer")).as("after right verdicts the entry is within budget")
-                .isEqualTo("semantic");
+        assertThat(header(learned, "X-Cache-Layer")).as("entries that agree bring a paraphrase within budget (%d of the "
+                + "three before it were served)", served).isEqualTo("semantic");
         assertThat(content(learned.body())).isEqualTo(AnswerBook.answerText("password"));
         assertThat(xCache(ask(budgeted, system, PIN))).as("a near question with another answer is not served")
                 .isEqualTo("MISS");

@@ -51,7 +51,7 @@ class SemanticCacheIT {
                   - {id: globex, api_keys: [globex-key]}
                 cache:
                   exact: {store: memory, ttl: 1h}
-                  semantic: {enabled: true, path: "%s", ttl: 1h, audit: {rate: 0}}
+                  semantic: {enabled: true, path: "%s", ttl: 1h, max_error_rate: 0, audit: {rate: 0}}  # static: the budget is SemanticAuditIT's
                 routes:
                   - match: {path: /v1/completions}
                     cache: {semantic: false}

@@ -69,7 +69,7 @@ class TracingIT {
                 log: {access: file, file: "%s"}
                 cache:
                   exact: {store: memory, ttl: 1h}
-                  semantic: {enabled: true, path: "%s", ttl: 1h}
+                  semantic: {enabled: true, path: "%s", ttl: 1h, max_error_rate: 0}
                 routes:
                   - match: {model: "qwen2.5-0.5b"}
                     cache: {semantic: true}

@@ -7,26 +7,35 @@ import java.util.Optional;
 
 /**
  * The error-budgeted decision: a candidate is served only when the estimate that it is right is at least {@code
- * 1 - maxErrorRate}. The learned classifier's probability is the prior; {@link HitEvidence} turns the verdicts of
- * audits and explorations into the estimate, per route and per entry. Candidates that were not served are handed
- * back for exploration: the query goes upstream anyway, and comparing its fresh answer with theirs teaches the
- * evidence at no upstream cost.
+ * 1 - maxErrorRate}. The prior is the neighbourhood's agreement on the candidate's answer ({@link
+ * NeighbourhoodAgreement}) when other neighbours share it, else the learned pair classifier's probability;
+ * {@link HitEvidence} turns the verdicts of audits and explorations into the estimate, per route and per entry.
+ * Candidates that were not served are handed back for exploration: the query goes upstream anyway, and comparing
+ * its fresh answer with theirs teaches the evidence at no upstream cost.
+ *
+ * <p>Candidates: every neighbour the learned decision's vetoes let through at or above its threshold; below it,
+ * down to {@link NeighbourhoodAgreement#FLOOR}, only those whose answer other neighbours share. A request's
+ * stricter threshold raises both floors.
  */
 public final class BudgetedDecision {
 
     private final LearnedDecision prior;
+    private final NeighbourhoodAgreement agreement;
     private final HitEvidence evidence;
     private final double maxErrorRate;
 
     /**
-     * @param prior the learned decision: its floor and vetoes choose the candidates, its probability is the prior
+     * @param prior the learned decision: its threshold and vetoes choose the candidates, its probability is the
+     *              prior of a candidate whose answer no other neighbour shares
      * @param maxErrorRate the error budget, in (0, 0.5)
      */
-    public BudgetedDecision(LearnedDecision prior, HitEvidence evidence, double maxErrorRate) {
+    public BudgetedDecision(LearnedDecision prior, NeighbourhoodAgreement agreement, HitEvidence evidence,
+                            double maxErrorRate) {
         if (!(maxErrorRate > 0 && maxErrorRate < 0.5)) {
             throw new IllegalArgumentException("maxErrorRate must be in (0, 0.5), was " + maxErrorRate);
         }
         this.prior = Objects.requireNonNull(prior, "prior");
+        this.agreement = Objects.requireNonNull(agreement, "agreement");
         this.evidence = Objects.requireNonNull(evidence, "evidence");
         this.maxErrorRate = maxErrorRate;
     }
@@ -36,14 +45,25 @@ public final class BudgetedDecision {
      * within the budget; the others (all of them on a miss) are returned to be explored.
      *
      * @param pool where verdicts are pooled (the route)
+     * @param neighbours the query's neighbours, best first
      */
     public Judgement judge(String pool, String queryText, List<Neighbour> neighbours, double requestThreshold) {
+        float threshold = (float) Thresholds.effective(prior.threshold(), requestThreshold);
+        double floor = Math.max(NeighbourhoodAgreement.FLOOR, requestThreshold);
         List<Candidate> candidates = new ArrayList<>();
         Candidate best = null;
-        for (LearnedDecision.Scored s : prior.scored(queryText, neighbours, requestThreshold)) {
+        for (LearnedDecision.Scored s : prior.scoredFrom(queryText, neighbours, Math.min(floor, threshold))) {
             Neighbour n = s.neighbour();
-            Candidate c = new Candidate(n, s.probability(),
-                    evidence.estimate(pool, n.entryKey(), n.similarity(), s.probability()));
+            double p = agreement.probability(n, neighbours);
+            if (Double.isNaN(p)) {
+                if (n.similarity() < threshold) {
+                    continue; // below the threshold only a shared answer makes a candidate
+                }
+                p = s.probability();
+            } else if (n.similarity() < floor) {
+                continue;
+            }
+            Candidate c = new Candidate(n, p, evidence.estimate(pool, n.entryKey(), n.similarity(), p));
             candidates.add(c);
             if (best == null || c.estimate() > best.estimate()) {
                 best = c;
@@ -64,7 +84,7 @@ public final class BudgetedDecision {
         return evidence;
     }
 
-    /** A candidate: the neighbour, the classifier's probability for the pair, and the estimate it is right. */
+    /** A candidate: the neighbour, its prior (agreement or the pair classifier's), and the estimate it is right. */
     public record Candidate(Neighbour neighbour, double prior, double estimate) {
 
         public MatchDecision.Match match() {

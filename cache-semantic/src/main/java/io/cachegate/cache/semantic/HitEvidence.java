@@ -47,6 +47,7 @@ public final class HitEvidence {
     private final Strength strength;
     private final Map<String, EntryVerdicts> entries;
     private final ConcurrentMap<String, Calibration> pools = new ConcurrentHashMap<>();
+    private final AnswerGroups answers;
 
     public HitEvidence(int maxEntries) {
         this(maxEntries, Strength.DEFAULT);
@@ -58,6 +59,7 @@ public final class HitEvidence {
         }
         this.maxEntries = maxEntries;
         this.strength = strength;
+        this.answers = new AnswerGroups(maxEntries);
         this.entries = new LinkedHashMap<>(16, 0.75f, true) {
             @Override
             protected boolean removeEldestEntry(Map.Entry<String, EntryVerdicts> eldest) {
@@ -84,7 +86,8 @@ public final class HitEvidence {
 
     /**
      * Records one verdict on a pair of entries, for both: "same answer" is symmetric, so the entry a query was
-     * filed as (after its miss) starts with the verdict its candidate got. Counted once in the pool.
+     * filed as (after its miss) starts with the verdict its candidate got. Counted once in the pool. A right
+     * verdict also puts {@code otherKey} in {@code entryKey}'s answer group.
      */
     public void recordPair(String pool, String entryKey, String otherKey, float similarity, double prior,
                            boolean right) {
@@ -94,6 +97,14 @@ public final class HitEvidence {
             verdicts = entries.computeIfAbsent(otherKey, k -> new EntryVerdicts());
         }
         verdicts.add(similarity, right);
+        if (right) {
+            answers.join(otherKey, entryKey);
+        }
+    }
+
+    /** Which entries give the same answer, as filed and as verdicts found; bounded like the verdicts. */
+    public AnswerGroups answers() {
+        return answers;
     }
 
     /** The estimated probability that {@code entryKey} rightly answers a query at {@code similarity}. */

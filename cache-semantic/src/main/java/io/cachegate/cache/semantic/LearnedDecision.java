@@ -61,10 +61,15 @@ public final class LearnedDecision implements MatchDecision {
      * decision weighs against what it has learned of each.
      */
     public List<Scored> scored(String queryText, List<Neighbour> neighbours, double requestThreshold) {
+        return scoredFrom(queryText, neighbours, Thresholds.effective(threshold, requestThreshold));
+    }
+
+    /** As {@link #scored}, with {@code floor} in place of the threshold (an error budget sets its own). */
+    public List<Scored> scoredFrom(String queryText, List<Neighbour> neighbours, double floor) {
         Objects.requireNonNull(queryText, "queryText");
         double[] features = new double[PairFeatures.COUNT];
         List<Scored> scored = new ArrayList<>();
-        for (Neighbour candidate : Thresholds.candidates(neighbours, Thresholds.effective(threshold, requestThreshold))) {
+        for (Neighbour candidate : Thresholds.candidates(neighbours, floor)) {
             if (vetoed(queryText, candidate.text())) {
                 continue;
             }

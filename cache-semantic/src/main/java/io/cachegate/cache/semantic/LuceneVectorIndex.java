@@ -1,12 +1,21 @@
 package io.cachegate.cache.semantic;
 
+import static io.cachegate.cache.semantic.LuceneDocuments.CREATED;
+import static io.cachegate.cache.semantic.LuceneDocuments.EXPIRES;
+import static io.cachegate.cache.semantic.LuceneDocuments.KEY;
+import static io.cachegate.cache.semantic.LuceneDocuments.META_DIMENSION;
+import static io.cachegate.cache.semantic.LuceneDocuments.META_MODEL;
+import static io.cachegate.cache.semantic.LuceneDocuments.META_SCHEMA;
+import static io.cachegate.cache.semantic.LuceneDocuments.SCHEMA;
+import static io.cachegate.cache.semantic.LuceneDocuments.SCOPE;
+import static io.cachegate.cache.semantic.LuceneDocuments.VECTOR;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
@@ -16,36 +25,22 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import org.apache.lucene.document.Document;
-import org.apache.lucene.document.Field;
-import org.apache.lucene.document.KnnFloatVectorField;
 import org.apache.lucene.document.LongField;
-import org.apache.lucene.document.StoredField;
-import org.apache.lucene.document.StringField;
 import org.apache.lucene.index.DirectoryReader;
-import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.SegmentInfos;
+import org.apache.lucene.index.TieredMergePolicy;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
-import org.apache.lucene.index.VectorSimilarityFunction;
-import org.apache.lucene.search.BooleanClause;
-import org.apache.lucene.search.AutomatonQuery;
-import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.FieldDoc;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.MatchAllDocsQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
-import org.apache.lucene.search.SearcherFactory;
 import org.apache.lucene.search.SearcherManager;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortedNumericSelector;
-import org.apache.lucene.search.TermQuery;
-import org.apache.lucene.util.BytesRef;
-import org.apache.lucene.util.automaton.Automata;
-import org.apache.lucene.util.automaton.Automaton;
-import org.apache.lucene.util.automaton.Operations;
 import org.apache.lucene.search.TopFieldDocs;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
@@ -63,25 +58,8 @@ import org.slf4j.LoggerFactory;
 public final class LuceneVectorIndex implements VectorIndex {
 
     private static final Logger LOG = LoggerFactory.getLogger(LuceneVectorIndex.class);
-
-    static final String KEY = "entry_key";
-    static final String SCOPE = "scope";
-    static final String TENANT = "tenant";
-    static final String MODEL_VERSION = "model_version";
-    static final String TAG = "tag";
-    static final String LABEL = "label";
-    static final String USER = "user";
-    static final String VECTOR = "vector";
-    static final String TEXT = "text";
-    static final String CREATED = "created_at";
-    static final String EXPIRES = "expires_at";
-    private static final Set<String> RESULT_FIELDS = Set.of(KEY, TEXT, CREATED, EXPIRES);
-
-    // Commit user data: an index written for another model, dimension or field layout is recreated.
-    static final String META_MODEL = "cachegate.model";
-    static final String META_DIMENSION = "cachegate.dimension";
-    static final String META_SCHEMA = "cachegate.schema";
-    private static final String SCHEMA = "1";
+    /** Lucene's default is 10: at 100,000 entries that left about 20 segments, each searched by a query. */
+    static final double SEGMENTS_PER_TIER = 4;
 
     private final LuceneIndexOptions options;
     private final Directory directory;
@@ -145,8 +123,9 @@ public final class LuceneVectorIndex implements VectorIndex {
             IndexWriterConfig config = new IndexWriterConfig()
                     .setOpenMode(mode)
                     .setCommitOnClose(true)
-                    // Larger flushes mean fewer, larger HNSW graphs: fewer per-segment searches per query.
-                    .setRAMBufferSizeMB(64);
+                    // Larger flushes and merges mean fewer, larger HNSW graphs: a search visits every segment's.
+                    .setRAMBufferSizeMB(64)
+                    .setMergePolicy(new TieredMergePolicy().setSegmentsPerTier(SEGMENTS_PER_TIER));
             IndexWriter writer = new IndexWriter(directory, config);
             writer.setLiveCommitData(wanted.entrySet());
             writer.commit();
@@ -179,7 +158,7 @@ public final class LuceneVectorIndex implements VectorIndex {
     @Override
     public CompletableFuture<Void> add(IndexEntry entry) {
         Vectors.check(entry.vectorUnsafe(), options.dimension());
-        Document doc = toDocument(entry);
+        Document doc = LuceneDocuments.of(entry);
         return IndexThreads.submit(executor, () -> {
             writer.updateDocument(new Term(KEY, entry.entryKey()), doc);
             return recent.offer(entry);
@@ -208,7 +187,7 @@ public final class LuceneVectorIndex implements VectorIndex {
         // The snapshot first: it holds every entry that the searcher acquired after it may lack.
         RecentEntries.Snapshot buffered = recent.snapshot();
         List<Neighbour> fromRecent = buffered.search(scope, vector, k, nowMillis, readable);
-        Query unreadable = readable.unrestricted() ? null : unreadable(readable.held());
+        Query unreadable = readable.unrestricted() ? null : LuceneDocuments.unreadable(readable.held());
         IndexSearcher searcher = searchers.acquire();
         try {
             List<ScoreDoc> top = new ScopeSearch(searcher, expiries, VECTOR, SCOPE, options.exactSearchLimit())
@@ -216,10 +195,7 @@ public final class LuceneVectorIndex implements VectorIndex {
             StoredFields stored = searcher.storedFields();
             List<Neighbour> fromLucene = new ArrayList<>(top.size());
             for (ScoreDoc hit : top) {
-                Document doc = stored.document(hit.doc, RESULT_FIELDS);
-                // Lucene scores DOT_PRODUCT as (1 + dot) / 2 so scores stay positive; undo it.
-                fromLucene.add(new Neighbour(doc.get(KEY), 2 * hit.score - 1, doc.get(TEXT),
-                        doc.getField(CREATED).numericValue().longValue(), doc.getField(EXPIRES).numericValue().longValue()));
+                fromLucene.add(LuceneDocuments.neighbour(stored.document(hit.doc, LuceneDocuments.RESULT_FIELDS), hit.score));
             }
             return RecentEntries.merge(buffered, fromRecent, fromLucene, k);
         } finally {
@@ -227,38 +203,6 @@ public final class LuceneVectorIndex implements VectorIndex {
         }
     }
 
-    /**
-     * Entries with a label outside {@code held}: an automaton over the label terms accepting every string but the
-     * held ones. Excluding them inside the k-NN search leaves exactly the entries whose labels are all held.
-     */
-    static Query unreadable(Set<String> held) {
-        List<BytesRef> sorted = held.stream().map(BytesRef::new).sorted().toList();
-        Automaton others = sorted.isEmpty() ? Automata.makeAnyString()
-                : Operations.minus(Automata.makeAnyString(), Automata.makeStringUnion(sorted),
-                        Operations.DEFAULT_DETERMINIZE_WORK_LIMIT);
-        return new AutomatonQuery(new Term(LABEL), others);
-    }
-
-    /**
-     * Searchers without Lucene's query cache (a search's own filters are never reused) whose new segments' expiry
-     * times are loaded by the refresh that opens them, not by the first search that meets them.
-     */
-    private static final class WarmSearchers extends SearcherFactory {
-
-        private final ExpiryTimes expiries;
-
-        WarmSearchers(ExpiryTimes expiries) {
-            this.expiries = expiries;
-        }
-
-        @Override
-        public IndexSearcher newSearcher(IndexReader reader, IndexReader previous) {
-            IndexSearcher searcher = new IndexSearcher(reader);
-            searcher.setQueryCache(null);
-            reader.leaves().forEach(leaf -> expiries.of(leaf.reader()));
-            return searcher;
-        }
-    }
 
     @Override
     public CompletableFuture<Void> delete(String entryKey) {
@@ -271,7 +215,7 @@ public final class LuceneVectorIndex implements VectorIndex {
 
     @Override
     public CompletableFuture<Long> purge(IndexPurge purge) {
-        return deleteMatching(purgeQuery(purge), purge::matches);
+        return deleteMatching(LuceneDocuments.purgeQuery(purge), purge::matches);
     }
 
     @Override
@@ -311,40 +255,7 @@ public final class LuceneVectorIndex implements VectorIndex {
         }).thenCompose(count -> count == 0 ? CompletableFuture.completedFuture(0L) : refreshes.within(0).thenApply(v -> count));
     }
 
-    static Query purgeQuery(IndexPurge purge) {
-        if (purge.all()) {
-            return new MatchAllDocsQuery();
-        }
-        BooleanQuery.Builder query = new BooleanQuery.Builder();
-        purge.tenant().ifPresent(t -> query.add(new TermQuery(new Term(TENANT, t)), BooleanClause.Occur.FILTER));
-        purge.modelVersion().ifPresent(m -> query.add(new TermQuery(new Term(MODEL_VERSION, m)), BooleanClause.Occur.FILTER));
-        purge.tag().ifPresent(t -> query.add(new TermQuery(new Term(TAG, t)), BooleanClause.Occur.FILTER));
-        purge.user().ifPresent(u -> query.add(new TermQuery(new Term(USER, u)), BooleanClause.Occur.FILTER));
-        return query.build();
-    }
 
-    private static Document toDocument(IndexEntry entry) {
-        Document doc = new Document();
-        doc.add(new StringField(KEY, entry.entryKey(), Field.Store.YES));
-        doc.add(new StringField(SCOPE, entry.scope(), Field.Store.NO));
-        doc.add(new StringField(TENANT, entry.tenant(), Field.Store.NO));
-        doc.add(new StringField(MODEL_VERSION, entry.modelVersion(), Field.Store.NO));
-        for (String tag : entry.tags()) {
-            doc.add(new StringField(TAG, tag, Field.Store.NO));
-        }
-        for (String label : entry.labels()) {
-            doc.add(new StringField(LABEL, label, Field.Store.NO));
-        }
-        if (!entry.userDigest().isEmpty()) {
-            doc.add(new StringField(USER, entry.userDigest(), Field.Store.NO));
-        }
-        doc.add(new KnnFloatVectorField(VECTOR, entry.vectorUnsafe(), VectorSimilarityFunction.DOT_PRODUCT));
-        doc.add(new StoredField(TEXT, entry.text()));
-        // Points + doc values: range queries for TTL, and the sort that finds the oldest entries to evict.
-        doc.add(new LongField(CREATED, entry.createdAtMillis(), Field.Store.YES));
-        doc.add(new LongField(EXPIRES, entry.expiresAtMillis(), Field.Store.YES));
-        return doc;
-    }
 
     /** Reopens the searcher on everything written so far, and again after evicting when over the bound. */
     private void refreshSearcher() throws IOException {

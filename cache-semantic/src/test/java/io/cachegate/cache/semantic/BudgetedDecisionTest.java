@@ -13,7 +13,8 @@ class BudgetedDecisionTest {
 
     private final HitEvidence evidence = new HitEvidence(100);
     private final LearnedDecision learned = LearnedDecision.bundled(0.9);
-    private final BudgetedDecision budget = new BudgetedDecision(learned, evidence, 0.01);
+    private final NeighbourhoodAgreement agreement = new NeighbourhoodAgreement(evidence.answers());
+    private final BudgetedDecision budget = new BudgetedDecision(learned, agreement, evidence, 0.01);
 
     @Test
     void anUncertainCandidate_isNotServed_butReturnedToExplore() {
@@ -70,8 +71,65 @@ class BudgetedDecisionTest {
     }
 
     @Test
+    void neighboursSharingTheAnswer_makeACandidateBelowTheThreshold_andServeIt() {
+        BudgetedDecision strict = new BudgetedDecision(LearnedDecision.bundled(0.95), agreement, evidence, 0.01);
+        List<Neighbour> neighbours = List.of(
+                new Neighbour("a1", 0.93f, "I forgot my password, how do I set a new password?", 0, Long.MAX_VALUE),
+                new Neighbour("a2", 0.925f, "Where do I change a forgotten password?", 0, Long.MAX_VALUE),
+                new Neighbour("a3", 0.92f, "Reset password please", 0, Long.MAX_VALUE),
+                new Neighbour("a4", 0.91f, "password reset", 0, Long.MAX_VALUE),
+                new Neighbour("b1", 0.70f, "What are your opening hours?", 0, Long.MAX_VALUE));
+        for (String key : List.of("a1", "a2", "a3", "a4")) {
+            evidence.answers().file(key, "Use the  'Forgot password' link.");
+        }
+        evidence.answers().file("b1", "9 to 5.");
+
+        BudgetedDecision.Judgement judged = strict.judge("route", QUERY, neighbours, 0);
+
+        assertThat(judged.served()).map(c -> c.neighbour().entryKey()).contains("a1");
+        assertThat(judged.served().get().prior()).isGreaterThanOrEqualTo(0.99);
+        assertThat(judged.explore()).extracting(c -> c.neighbour().entryKey()).containsExactly("a2", "a3", "a4");
+    }
+
+    @Test
+    void neighboursDisagreeing_giveNoHit_andALoneEntryBelowTheThresholdIsNoCandidate() {
+        List<Neighbour> neighbours = List.of(
+                new Neighbour("a1", 0.89f, "I forgot my password, how do I set a new password?", 0, Long.MAX_VALUE),
+                new Neighbour("b1", 0.885f, "How do I change my e-mail address?", 0, Long.MAX_VALUE),
+                new Neighbour("a2", 0.86f, "Reset password please", 0, Long.MAX_VALUE),
+                new Neighbour("c1", 0.88f, "How do I delete my account?", 0, Long.MAX_VALUE));
+        evidence.answers().file("a1", "Use the 'Forgot password' link.");
+        evidence.answers().file("a2", "Use the 'Forgot password' link.");
+        evidence.answers().file("b1", "Under Settings, Profile.");
+        evidence.answers().file("c1", "Write to support.");
+
+        BudgetedDecision.Judgement judged = budget.judge("route", QUERY, neighbours, 0);
+
+        assertThat(judged.served()).as("two of four agree, the others are as close").isEmpty();
+        assertThat(judged.explore()).extracting(c -> c.neighbour().entryKey()).containsExactly("a1", "a2");
+    }
+
+    @Test
+    void aRequestThreshold_raisesTheAgreementFloorToo() {
+        List<Neighbour> neighbours = List.of(
+                new Neighbour("a1", 0.93f, "I forgot my password, how do I set a new password?", 0, Long.MAX_VALUE),
+                new Neighbour("a2", 0.925f, "Where do I change a forgotten password?", 0, Long.MAX_VALUE),
+                new Neighbour("a3", 0.92f, "Reset password please", 0, Long.MAX_VALUE),
+                new Neighbour("a4", 0.91f, "password reset", 0, Long.MAX_VALUE));
+        for (String key : List.of("a1", "a2", "a3", "a4")) {
+            evidence.answers().file(key, "Use the 'Forgot password' link.");
+        }
+        assertThat(budget.judge("route", QUERY, neighbours, 0).served()).isPresent();
+
+        BudgetedDecision.Judgement stricter = budget.judge("route", QUERY, neighbours, 0.95);
+
+        assertThat(stricter.served()).isEmpty();
+        assertThat(stricter.explore()).isEmpty();
+    }
+
+    @Test
     void theBudgetMustBeAShare() {
-        assertThatThrownBy(() -> new BudgetedDecision(learned, evidence, 0)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new BudgetedDecision(learned, evidence, 0.5)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new BudgetedDecision(learned, agreement, evidence, 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new BudgetedDecision(learned, agreement, evidence, 0.5)).isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -215,7 +215,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                 .put("warm", semantic.warm())
                 .put("pendingWrites", semantic.pendingWrites())
                 .put("indexEntries", semantic.indexSizeLastKnown())
-                .put("maxErrorRate", semantic.settings().maxErrorRate())
+                .put("maxErrorRate", semantic.maxErrorRate())
                 .set("verdicts", JSON.valueToTree(services.metrics().audits().snapshot())));
         stats.set("saved", JSON.valueToTree(SavingsReport.of(services.metrics().registry())));
         return stats;

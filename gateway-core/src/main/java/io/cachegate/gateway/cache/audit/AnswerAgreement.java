@@ -1,5 +1,6 @@
 package io.cachegate.gateway.cache.audit;
 
+import io.cachegate.cache.semantic.AnswerGroups;
 import io.cachegate.cache.semantic.Embedder;
 import io.cachegate.gateway.cache.AnswerText;
 import java.util.List;
@@ -27,7 +28,7 @@ final class AnswerAgreement {
         private CompletableFuture<float[]> vector;
 
         Answer(byte[] body) {
-            this.text = AnswerText.of(body).strip().replaceAll("\\s+", " ");
+            this.text = AnswerGroups.normalize(AnswerText.of(body));
         }
 
         synchronized CompletableFuture<float[]> vector() {

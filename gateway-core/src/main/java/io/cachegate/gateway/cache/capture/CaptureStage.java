@@ -1,5 +1,6 @@
 package io.cachegate.gateway.cache.capture;
 
+import io.cachegate.cache.exact.CacheEntry;
 import io.cachegate.cache.exact.CacheStore;
 import io.cachegate.gateway.cache.AnswerScreen;
 import io.cachegate.gateway.cache.CacheKeys;
@@ -70,7 +71,7 @@ public final class CaptureStage implements Stage {
         if (semantic != null && c.query() != null) {
             Exploration exploration = x.get(Exploration.KEY);
             target = target.afterStore(entry -> {
-                writeBack(c, access, trace);
+                writeBack(c, entry, access, trace);
                 if (exploration != null && audits != null) {
                     audits.explore(exploration, c.key().redisKey(), entry);
                 }
@@ -83,11 +84,12 @@ public final class CaptureStage implements Stage {
     }
 
     /** After the answer was stored (on the store's thread): file the request's vector in the semantic index. */
-    private void writeBack(CacheableRequest c, EntryAccess access, RequestTrace trace) {
+    private void writeBack(CacheableRequest c, CacheEntry entry, EntryAccess access, RequestTrace trace) {
         if (skipOptionalWork.getAsBoolean()) {
             semantic.metrics().writeBack("skipped"); // overload: the embedder's CPU is better spent elsewhere
             return;
         }
+        semantic.fileAnswer(c.key().redisKey(), entry);
         StageSpan span = trace.start("cache.semantic.write");
         semantic.writeBack(c.query(), c.vector(), c.key(), c.tags(), c.ttl(), access.declared(), access.userDigest())
                 .whenComplete((ok, error) -> {

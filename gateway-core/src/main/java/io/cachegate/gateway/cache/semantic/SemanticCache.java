@@ -2,6 +2,7 @@ package io.cachegate.gateway.cache.semantic;
 
 import io.cachegate.cache.exact.CacheKey;
 import io.cachegate.cache.exact.PurgeScope;
+import io.cachegate.cache.exact.CacheEntry;
 import io.cachegate.cache.semantic.BudgetedDecision;
 import io.cachegate.cache.semantic.Embedder;
 import io.cachegate.cache.semantic.HitEvidence;
@@ -12,10 +13,12 @@ import io.cachegate.cache.semantic.MatchDecision;
 import io.cachegate.cache.semantic.MatchDecisions;
 import io.cachegate.cache.semantic.MicroBatchingEmbedder;
 import io.cachegate.cache.semantic.Neighbour;
+import io.cachegate.cache.semantic.NeighbourhoodAgreement;
 import io.cachegate.cache.semantic.ReadableLabels;
 import io.cachegate.cache.semantic.Sweeper;
 import io.cachegate.cache.semantic.VectorIndex;
 import io.cachegate.config.RouteCache;
+import io.cachegate.gateway.cache.AnswerText;
 import io.cachegate.gateway.cache.SemanticQuery;
 import io.cachegate.config.SemanticCacheSettings;
 import io.cachegate.gateway.metrics.SemanticMetrics;
@@ -58,7 +61,7 @@ public final class SemanticCache implements AutoCloseable {
     /** Done once the index has answered {@link #WARM_UP_SEARCHES} searches, or failed them (Qdrant down). */
     private final CompletableFuture<Void> indexWarm;
 
-    /** Entries whose verdicts are kept (about 25 MB); the least recently judged are forgotten first. */
+    /** Entries whose verdicts and answer groups are kept (about 35 MB); the least recently used are forgotten first. */
     static final int EVIDENCE_ENTRIES = 100_000;
 
     /** Searches run at start in a scope no request has: the first client search then finds the code hot. */
@@ -95,7 +98,7 @@ public final class SemanticCache implements AutoCloseable {
         for (int i = 0; i < vector.length; i++) {
             vector[i] /= (float) Math.sqrt(norm); // the index takes unit vectors only
         }
-        return index.search("cachegate-warm-up", vector, settings.neighbours(), ticker.wallMillis())
+        return index.search("cachegate-warm-up", vector, searchSize(), ticker.wallMillis())
                 .handle((found, error) -> error)
                 .thenCompose(error -> error == null ? warmUpSearches(left - 1) : CompletableFuture.completedFuture(null));
     }
@@ -130,7 +133,7 @@ public final class SemanticCache implements AutoCloseable {
                 return;
             }
             long searchStart = ticker.nanos();
-            index.search(query.scope(), vector, settings.neighbours(), ticker.wallMillis(), readable)
+            index.search(query.scope(), vector, searchSize(), ticker.wallMillis(), readable)
                     .whenComplete((neighbours, searchError) -> {
                         long searchNanos = ticker.nanos() - searchStart;
                         metrics.searchTime(searchNanos);
@@ -151,10 +154,10 @@ public final class SemanticCache implements AutoCloseable {
     private Result decide(String text, float[] vector, List<Neighbour> neighbours, RouteCache route, String pool,
                           double requestThreshold, long embedNanos, long searchNanos) {
         double threshold = route.threshold().orElse(settings.threshold());
-        if (settings.maxErrorRate() > 0) {
+        if (budgeted()) {
             BudgetedDecision.Judgement judged = budgets.computeIfAbsent(threshold, t -> new BudgetedDecision(
-                    LearnedDecision.bundled(t), evidence, settings.maxErrorRate())).judge(pool, text, neighbours,
-                    requestThreshold);
+                    LearnedDecision.bundled(t), new NeighbourhoodAgreement(evidence.answers()), evidence,
+                    settings.maxErrorRate())).judge(pool, text, neighbours, requestThreshold);
             Optional<MatchDecision.Match> match = judged.served().map(BudgetedDecision.Candidate::match);
             recordSimilarity(match, neighbours);
             return new Result(match, judged.served().map(BudgetedDecision.Candidate::prior).orElse(Double.NaN),
@@ -171,6 +174,21 @@ public final class SemanticCache implements AutoCloseable {
         MatchDecision d = decision(threshold);
         LearnedDecision learned = d instanceof LearnedDecision l ? l : LearnedDecision.bundled(threshold);
         return learned.probability(text, match.neighbour().text(), match.similarity());
+    }
+
+    /** The error budget in force: 0 when the decision is static (by {@code max_error_rate: 0} or by its name). */
+    public double maxErrorRate() {
+        return budgeted() ? settings.maxErrorRate() : 0;
+    }
+
+    /** The error budget refines the learned decision; {@code cosine} and {@code guarded} stay static. */
+    private boolean budgeted() {
+        return settings.maxErrorRate() > 0 && MatchDecisions.LEARNED.equals(settings.decision());
+    }
+
+    /** Neighbours searched: an error budget weighs the agreement of at least {@link NeighbourhoodAgreement#NEIGHBOURS}. */
+    private int searchSize() {
+        return budgeted() ? Math.max(settings.neighbours(), NeighbourhoodAgreement.NEIGHBOURS) : settings.neighbours();
     }
 
     /** The neighbours that may answer by meaning: a demoted entry answers exact repeats only. */
@@ -206,6 +224,16 @@ public final class SemanticCache implements AutoCloseable {
                 log.debug("semantic write-back failed: {}", error.toString());
             }
         });
+    }
+
+    /**
+     * Notes which answer the exact entry {@code entryKey} holds, for the error budget's neighbourhood agreement
+     * (without a budget nothing reads it, so nothing is kept). On the store's thread: parses the body once.
+     */
+    public void fileAnswer(String entryKey, CacheEntry entry) {
+        if (budgeted()) {
+            evidence.answers().file(entryKey, AnswerText.of(entry.body()));
+        }
     }
 
     /** True once the embedder has run its warm-up (an embedder without one is always warm) and the index its own. */

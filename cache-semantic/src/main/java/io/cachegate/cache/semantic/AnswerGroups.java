@@ -1,0 +1,85 @@
+package io.cachegate.cache.semantic;
+
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Which cached entries give the same answer: each entry's group, from its answer text (equal after collapsing
+ * white space) and from verdicts that found two entries' answers to agree (a sampling model words them
+ * differently). The error budget reads it as evidence: a query whose nearest entries mostly share one answer is
+ * far more likely to be answered rightly by it than one whose neighbours disagree ({@link NeighbourhoodAgreement}).
+ *
+ * <p>Kept in the gateway's memory, like {@link HitEvidence}: an entry filed by another gateway or before a
+ * restart has no group, counts as an answer of its own, and so only ever lowers the estimate. Bounded at
+ * {@code maxEntries} (least recently filed or read first out). Thread-safe.
+ */
+public final class AnswerGroups {
+
+    /** The group of an entry whose answer is not known here. */
+    public static final long UNKNOWN = 0;
+
+    private final Map<String, Long> groups;
+
+    public AnswerGroups(int maxEntries) {
+        if (maxEntries < 1) {
+            throw new IllegalArgumentException("maxEntries must be at least 1, was " + maxEntries);
+        }
+        this.groups = new LinkedHashMap<>(16, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
+                return size() > maxEntries;
+            }
+        };
+    }
+
+    /** Files an entry's answer; an empty text (no text in the answer, a tool call) leaves it without a group. */
+    public void file(String entryKey, String answerText) {
+        String text = normalize(answerText);
+        if (text.isEmpty()) {
+            return;
+        }
+        synchronized (groups) {
+            groups.put(entryKey, groupOf(text));
+        }
+    }
+
+    /** A verdict found {@code entryKey}'s answer to agree with {@code sameAsKey}'s: it joins that group. */
+    public void join(String entryKey, String sameAsKey) {
+        synchronized (groups) {
+            Long group = groups.get(sameAsKey);
+            if (group != null) {
+                groups.put(entryKey, group);
+            }
+        }
+    }
+
+    /** The entry's group, {@link #UNKNOWN} when its answer was not filed here. */
+    public long group(String entryKey) {
+        synchronized (groups) {
+            Long group = groups.get(entryKey);
+            return group == null ? UNKNOWN : group;
+        }
+    }
+
+    public int size() {
+        synchronized (groups) {
+            return groups.size();
+        }
+    }
+
+    /** The answer text as compared: outer white space stripped, inner runs collapsed to one space. */
+    public static String normalize(String text) {
+        return text.strip().replaceAll("\\s+", " ");
+    }
+
+    /** 64 bits of the text's FNV-1a hash, never {@link #UNKNOWN}: two different answers collide once in 2^64. */
+    private static long groupOf(String text) {
+        long hash = 0xcbf29ce484222325L;
+        for (byte b : text.getBytes(StandardCharsets.UTF_8)) {
+            hash ^= b & 0xff;
+            hash *= 0x100000001b3L;
+        }
+        return hash == UNKNOWN ? 1 : hash;
+    }
+}

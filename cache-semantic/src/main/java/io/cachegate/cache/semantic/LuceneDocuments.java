@@ -1,0 +1,106 @@
+package io.cachegate.cache.semantic;
+
+import java.util.List;
+import java.util.Set;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.KnnFloatVectorField;
+import org.apache.lucene.document.LongField;
+import org.apache.lucene.document.StoredField;
+import org.apache.lucene.document.StringField;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.index.VectorSimilarityFunction;
+import org.apache.lucene.search.AutomatonQuery;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.MatchAllDocsQuery;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.util.BytesRef;
+import org.apache.lucene.util.automaton.Automata;
+import org.apache.lucene.util.automaton.Automaton;
+import org.apache.lucene.util.automaton.Operations;
+
+/**
+ * The embedded index's schema: the fields of an entry's document, the commit metadata that says which model
+ * built the index, and the queries over them (purges, the label filter), apart from how {@link LuceneVectorIndex}
+ * writes, refreshes and searches.
+ */
+final class LuceneDocuments {
+
+    static final String KEY = "entry_key";
+    static final String SCOPE = "scope";
+    static final String TENANT = "tenant";
+    static final String MODEL_VERSION = "model_version";
+    static final String TAG = "tag";
+    static final String LABEL = "label";
+    static final String USER = "user";
+    static final String VECTOR = "vector";
+    static final String TEXT = "text";
+    static final String CREATED = "created_at";
+    static final String EXPIRES = "expires_at";
+    static final Set<String> RESULT_FIELDS = Set.of(KEY, TEXT, CREATED, EXPIRES);
+
+    // Commit user data: an index written for another model, dimension or field layout is recreated.
+    static final String META_MODEL = "cachegate.model";
+    static final String META_DIMENSION = "cachegate.dimension";
+    static final String META_SCHEMA = "cachegate.schema";
+    static final String SCHEMA = "1";
+
+    private LuceneDocuments() {
+    }
+
+    /** The document of an entry: what a search filters on, what it returns, and what eviction sorts by. */
+    static Document of(IndexEntry entry) {
+        Document doc = new Document();
+        doc.add(new StringField(KEY, entry.entryKey(), Field.Store.YES));
+        doc.add(new StringField(SCOPE, entry.scope(), Field.Store.NO));
+        doc.add(new StringField(TENANT, entry.tenant(), Field.Store.NO));
+        doc.add(new StringField(MODEL_VERSION, entry.modelVersion(), Field.Store.NO));
+        for (String tag : entry.tags()) {
+            doc.add(new StringField(TAG, tag, Field.Store.NO));
+        }
+        for (String label : entry.labels()) {
+            doc.add(new StringField(LABEL, label, Field.Store.NO));
+        }
+        if (!entry.userDigest().isEmpty()) {
+            doc.add(new StringField(USER, entry.userDigest(), Field.Store.NO));
+        }
+        doc.add(new KnnFloatVectorField(VECTOR, entry.vectorUnsafe(), VectorSimilarityFunction.DOT_PRODUCT));
+        doc.add(new StoredField(TEXT, entry.text()));
+        // Points + doc values: range queries for TTL, and the sort that finds the oldest entries to evict.
+        doc.add(new LongField(CREATED, entry.createdAtMillis(), Field.Store.YES));
+        doc.add(new LongField(EXPIRES, entry.expiresAtMillis(), Field.Store.YES));
+        return doc;
+    }
+
+    /** The search result a stored document stands for; {@code score} is Lucene's, (1 + dot) / 2 for DOT_PRODUCT. */
+    static Neighbour neighbour(Document doc, float score) {
+        return new Neighbour(doc.get(KEY), 2 * score - 1, doc.get(TEXT),
+                doc.getField(CREATED).numericValue().longValue(), doc.getField(EXPIRES).numericValue().longValue());
+    }
+
+    static Query purgeQuery(IndexPurge purge) {
+        if (purge.all()) {
+            return new MatchAllDocsQuery();
+        }
+        BooleanQuery.Builder query = new BooleanQuery.Builder();
+        purge.tenant().ifPresent(t -> query.add(new TermQuery(new Term(TENANT, t)), BooleanClause.Occur.FILTER));
+        purge.modelVersion().ifPresent(m -> query.add(new TermQuery(new Term(MODEL_VERSION, m)), BooleanClause.Occur.FILTER));
+        purge.tag().ifPresent(t -> query.add(new TermQuery(new Term(TAG, t)), BooleanClause.Occur.FILTER));
+        purge.user().ifPresent(u -> query.add(new TermQuery(new Term(USER, u)), BooleanClause.Occur.FILTER));
+        return query.build();
+    }
+
+    /**
+     * Entries with a label outside {@code held}: an automaton over the label terms accepting every string but the
+     * held ones. Excluding them inside the k-NN search leaves exactly the entries whose labels are all held.
+     */
+    static Query unreadable(Set<String> held) {
+        List<BytesRef> sorted = held.stream().map(BytesRef::new).sorted().toList();
+        Automaton others = sorted.isEmpty() ? Automata.makeAnyString()
+                : Operations.minus(Automata.makeAnyString(), Automata.makeStringUnion(sorted),
+                        Operations.DEFAULT_DETERMINIZE_WORK_LIMIT);
+        return new AutomatonQuery(new Term(LABEL), others);
+    }
+}
