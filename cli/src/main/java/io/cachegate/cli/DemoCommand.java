@@ -128,9 +128,14 @@ final class DemoCommand implements Callable<Integer> {
         int hits = xCache.getOrDefault("HIT (exact)", 0) + xCache.getOrDefault("HIT (semantic)", 0);
         System.out.printf("Sent %d chat requests over %d distinct prompts (temperature 0, every third streamed) through the"
                 + " OpenAI Java SDK, each also straight to the simulator.%n", requests, Math.min(requests, PROMPTS.length));
-        System.out.printf("  answers identical to the direct call: %d of %d; the %d rephrased questions got the answer of their"
-                + " first phrasing (the simulator words each phrasing differently)%n", identical, requests, paraphrases);
+        System.out.printf("  answers identical to the direct call: %d of %d (the simulator words each phrasing differently:"
+                + " a rephrased question answered by meaning gets its first phrasing's answer)%n", identical, requests);
         System.out.printf("  X-Cache: %s   hit rate %.0f%%%n", xCache, 100.0 * hits / requests);
+        int byMeaning = xCache.getOrDefault("HIT (semantic)", 0);
+        System.out.printf("  rephrased questions: %d, answered by meaning: %d%s%n", paraphrases, byMeaning, byMeaning == paraphrases
+                ? "" : "; the others went upstream: under the error budget (cache.semantic.max_error_rate, default 0.01)"
+                + " a paraphrase of a single cached question is served only when the gateway is 99% sure of it, which"
+                + " takes several cached questions agreeing on the answer, or verdicts from audits and explorations");
         semanticNotes.forEach(System.out::println);
         // Besides one call per miss, the gateway may audit a semantic hit (cache.semantic.audit.rate) in the background.
         long audits = Math.max(0, gatewayCalls - xCache.getOrDefault("MISS", 0));

@@ -9,15 +9,15 @@ class DemoIT {
 
     @Test
     void demo_repeatedPrompts_areAnsweredFromTheCache() {
-        // 12 requests over 8 prompts: the first 8 miss; of the 4 after them, the second is a rephrased prompt,
-        // answered by the semantic cache, and the others repeat a prompt exactly. The semantic hit may be audited
-        // (cache.semantic.audit.rate 0.05): one more backend call, in the background.
+        // 12 requests over 8 prompts: the first 8 miss; of the 4 after them, the second is a rephrased prompt and the
+        // others repeat a prompt exactly. Under the default error budget one earlier phrasing is not evidence enough:
+        // the rephrased prompt goes upstream (SemanticCacheIT serves such paraphrases with the static decision).
         CliTest.Run run = CliTest.run("demo", "--requests", "12", "--ttft-ms", "0", "--tpot-ms", "0");
         assertThat(run.exit()).isZero();
         assertThat(run.out())
-                .contains("answers identical to the direct call: 11 of 12; the 1 rephrased questions")
-                .contains("X-Cache: {HIT (exact)=3, HIT (semantic)=1, MISS=8}")
-                .contains("\"What's the capital of France?\" answered with the cached answer of a paraphrase")
-                .containsPattern("backend calls made by the gateway: (8|9 \\(1 of them audits of semantic hits\\)); calls avoided: 4");
+                .contains("answers identical to the direct call: 12 of 12")
+                .contains("X-Cache: {HIT (exact)=3, MISS=9}")
+                .contains("rephrased questions: 1, answered by meaning: 0; the others went upstream: under the error budget")
+                .contains("backend calls made by the gateway: 9; calls avoided: 3");
     }
 }

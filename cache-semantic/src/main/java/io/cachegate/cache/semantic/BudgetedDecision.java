@@ -49,7 +49,7 @@ public final class BudgetedDecision {
      */
     public Judgement judge(String pool, String queryText, List<Neighbour> neighbours, double requestThreshold) {
         float threshold = (float) Thresholds.effective(prior.threshold(), requestThreshold);
-        double floor = Math.max(NeighbourhoodAgreement.FLOOR, requestThreshold);
+        float floor = (float) Math.max(NeighbourhoodAgreement.FLOOR, requestThreshold);
         List<Candidate> candidates = new ArrayList<>();
         Candidate best = null;
         for (LearnedDecision.Scored s : prior.scoredFrom(queryText, neighbours, Math.min(floor, threshold))) {

@@ -30,7 +30,6 @@ import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.SegmentInfos;
-import org.apache.lucene.index.TieredMergePolicy;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.FieldDoc;
@@ -58,8 +57,6 @@ import org.slf4j.LoggerFactory;
 public final class LuceneVectorIndex implements VectorIndex {
 
     private static final Logger LOG = LoggerFactory.getLogger(LuceneVectorIndex.class);
-    /** Lucene's default is 10: at 100,000 entries that left about 20 segments, each searched by a query. */
-    static final double SEGMENTS_PER_TIER = 4;
 
     private final LuceneIndexOptions options;
     private final Directory directory;
@@ -123,9 +120,8 @@ public final class LuceneVectorIndex implements VectorIndex {
             IndexWriterConfig config = new IndexWriterConfig()
                     .setOpenMode(mode)
                     .setCommitOnClose(true)
-                    // Larger flushes and merges mean fewer, larger HNSW graphs: a search visits every segment's.
-                    .setRAMBufferSizeMB(64)
-                    .setMergePolicy(new TieredMergePolicy().setSegmentsPerTier(SEGMENTS_PER_TIER));
+                    // Larger flushes mean fewer, larger HNSW graphs: fewer per-segment searches per query.
+                    .setRAMBufferSizeMB(64);
             IndexWriter writer = new IndexWriter(directory, config);
             writer.setLiveCommitData(wanted.entrySet());
             writer.commit();
