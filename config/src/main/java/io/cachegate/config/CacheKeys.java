@@ -53,6 +53,9 @@ final class CacheKeys {
             v -> v + " is not in [0, 0.5): the share of semantic hits allowed to be wrong (e.g. 0.01)",
             "error budget: serve a semantic hit only when its estimated chance of being right is at least 1 minus "
                     + "this (with decision learned); 0 uses the static decision");
+    static final Key<Boolean> EMBED_EARLY = Key.bool("embed_early", false,
+            "start embedding the request's text while its exact lookup runs: a semantic miss saves the lookup's "
+                    + "time, an exact hit spends an embedding (cancelled only while still queued)");
     static final Key<String> PATH = Key.string("path", "./data", "embedded index directory");
     static final Key<Long> MAX_ENTRIES = Key.longInteger("max_entries", 1_000_000, 1, 1_000_000_000,
             "index entries at most; the oldest are evicted");
@@ -122,7 +125,7 @@ final class CacheKeys {
             AUDIT_RATE, AUDIT_PER_SECOND, AUDIT_ANSWER_SIMILARITY, AUDIT_ON_WRONG);
     static final Section SEMANTIC = Section.mapping("semantic", "paraphrases of earlier deterministic requests",
             ENABLED, SEMANTIC_STORE, THRESHOLD, DECISION, MAX_ERROR_RATE, NEIGHBOURS, SEMANTIC_TTL, PATH, MAX_ENTRIES,
-            SWEEP_INTERVAL, MODEL).with(EMBEDDER, QDRANT, AUDIT);
+            SWEEP_INTERVAL, MODEL, EMBED_EARLY).with(EMBEDDER, QDRANT, AUDIT);
     static final Section SENSITIVE_PATTERNS = Section.list("sensitive_patterns",
             "the policy's own sensitive data, besides the built-in detectors (routes' cache.sensitive applies)",
             PATTERN_NAME, PATTERN_REGEX);

@@ -146,7 +146,8 @@ final class CacheReader {
                 semantic.get(MAX_ENTRIES),
                 semantic.get(SWEEP_INTERVAL),
                 embedder(semantic),
-                audit(semantic));
+                audit(semantic),
+                semantic.get(CacheKeys.EMBED_EARLY));
     }
 
     /**

@@ -20,11 +20,12 @@ import java.util.Optional;
  * @param sweepInterval how often expired entries are removed from the index
  * @param embedder the model that turns prompts into vectors, and how requests are batched for it
  * @param audit the spot checks of served hits
+ * @param embedEarly start embedding a request's text in parallel with its exact lookup
  */
 public record SemanticCacheSettings(boolean enabled, SemanticStore store, double threshold, String decision,
                                     double maxErrorRate, int neighbours, Duration ttl,
                                     String path, QdrantSettings qdrant, long maxEntries, Duration sweepInterval,
-                                    EmbedderSettings embedder, AuditSettings audit) {
+                                    EmbedderSettings embedder, AuditSettings audit, boolean embedEarly) {
 
     public SemanticCacheSettings {
         Objects.requireNonNull(store, "store");
@@ -52,13 +53,13 @@ public record SemanticCacheSettings(boolean enabled, SemanticStore store, double
                 CacheKeys.THRESHOLD.fallback(), CacheKeys.DECISION.fallback(), CacheKeys.MAX_ERROR_RATE.fallback(),
                 CacheKeys.NEIGHBOURS.fallback(), CacheKeys.SEMANTIC_TTL.fallback(), CacheKeys.PATH.fallback(),
                 QdrantSettings.defaults(), CacheKeys.MAX_ENTRIES.fallback(), CacheKeys.SWEEP_INTERVAL.fallback(),
-                EmbedderSettings.defaults(), AuditSettings.defaults());
+                EmbedderSettings.defaults(), AuditSettings.defaults(), CacheKeys.EMBED_EARLY.fallback());
     }
 
     /** These settings with the index under {@code directory} instead. */
     public SemanticCacheSettings withPath(String directory) {
         return new SemanticCacheSettings(enabled, store, threshold, decision, maxErrorRate, neighbours, ttl, directory,
-                qdrant, maxEntries, sweepInterval, embedder, audit);
+                qdrant, maxEntries, sweepInterval, embedder, audit, embedEarly);
     }
 
     /** The embedding model, {@code bundled} or a file; the policy's older spelling of {@code embedder.model}. */

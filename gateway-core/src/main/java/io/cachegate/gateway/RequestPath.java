@@ -10,6 +10,7 @@ import io.cachegate.gateway.cache.capture.CaptureStage;
 import io.cachegate.gateway.cache.coalesce.CoalesceStage;
 import io.cachegate.gateway.cache.coalesce.Coalescer;
 import io.cachegate.gateway.cache.exact.ExactCacheStage;
+import io.cachegate.gateway.cache.semantic.EarlyEmbedStage;
 import io.cachegate.gateway.cache.audit.HitAudits;
 import io.cachegate.gateway.cache.semantic.SemanticCache;
 import io.cachegate.gateway.cache.semantic.SemanticCacheStage;
@@ -59,6 +60,9 @@ final class RequestPath {
         stages.add(new QuotaStage(quotas));                                    // tenant limits: 429 + x-ratelimit-*
         stages.add(new CacheKeyStage(policy, keys, services.metrics()));       // cacheability and key, or BYPASS
         stages.add(new SensitiveDataStage(policy, keys, services.metrics())); // personal data, secrets: BYPASS, private
+        if (semantic != null && semantic.settings().embedEarly()) {
+            stages.add(new EarlyEmbedStage(semantic));                          // embed while the exact lookup runs
+        }
         stages.add(new ExactCacheStage(store, coalescer, services.metrics()));  // L1/L2 lookup: HIT exact
         HitAudits audits = semantic == null ? null : new HitAudits(semantic.settings().audit(), semantic.evidence(),
                 semantic.embedder(), semantic.index(), store, backends, services.upstream(), policy.authRequired(),

@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
  * hit inside one scope and never across scopes, hits warm the exact cache, purges reach the index, and requests
  * a paraphrase must not answer miss. Each test has a system prompt of its own, so tests never share a scope.
  * Audits are off: they would add a background backend call to some hits (they have {@link SemanticAuditIT}).
+ * Every lookup here starts its embedding before the exact lookup ({@code embed_early}); other ITs cover the default.
  */
 class SemanticCacheIT {
 
@@ -51,7 +52,7 @@ class SemanticCacheIT {
                   - {id: globex, api_keys: [globex-key]}
                 cache:
                   exact: {store: memory, ttl: 1h}
-                  semantic: {enabled: true, path: "%s", ttl: 1h, max_error_rate: 0, audit: {rate: 0}}  # static: the budget is SemanticAuditIT's
+                  semantic: {enabled: true, path: "%s", ttl: 1h, max_error_rate: 0, embed_early: true, audit: {rate: 0}}  # static: the budget is SemanticAuditIT's
                 routes:
                   - match: {path: /v1/completions}
                     cache: {semantic: false}

@@ -9,6 +9,7 @@ import io.cachegate.cache.exact.RouteCachePolicy;
 import io.cachegate.gateway.exchange.Exchange;
 import java.time.Duration;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * What the cache stages know of a request that may use the cache: its key and what the client allows, what its
@@ -32,6 +33,7 @@ public final class CacheableRequest {
     private final SemanticQuery query;
     private final double requestThreshold;
     private float[] vector;
+    private CompletableFuture<float[]> earlyVector;
     private boolean lookupsDone;
     private long exactLookupNanos;
 
@@ -114,6 +116,23 @@ public final class CacheableRequest {
         this.vector = embedded;
     }
 
+    /** The embedding started before the exact lookup ({@code cache.semantic.embed_early}), or null. */
+    public CompletableFuture<float[]> earlyVector() {
+        return earlyVector;
+    }
+
+    public void earlyVector(CompletableFuture<float[]> started) {
+        this.earlyVector = started;
+    }
+
+    /** No semantic lookup will read the early embedding: cancelled (the embedder skips it while it is queued). */
+    public void dropEarlyVector() {
+        if (earlyVector != null) {
+            earlyVector.cancel(false);
+            earlyVector = null;
+        }
+    }
+
     /** How long the exact store took to answer its lookup (Server-Timing's {@code cache} on a semantic hit adds it). */
     public long exactLookupNanos() {
         return exactLookupNanos;
@@ -133,6 +152,7 @@ public final class CacheableRequest {
 
     public void endLookups() {
         this.lookupsDone = true;
+        dropEarlyVector();
     }
 
     RequestKind kind() {

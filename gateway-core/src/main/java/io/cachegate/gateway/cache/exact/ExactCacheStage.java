@@ -87,6 +87,7 @@ public final class ExactCacheStage implements Stage {
             metrics.cacheLookup("exact", "error");
             metrics.cacheBypass("store_unavailable");
             x.record().reason("store_unavailable");
+            c.dropEarlyVector();
             x.set(CacheableRequest.KEY, null);
             next.proceed(x);
             return;
@@ -94,7 +95,9 @@ public final class ExactCacheStage implements Stage {
         // An entry with a label this request's key does not hold (now) is a miss like any other: nothing says it exists.
         if (entry.isPresent() && EntryAccess.of(x).mayRead(entry.get())
                 && c.control().accepts(x.ticker().wallMillis() - entry.get().createdAtMillis())) {
-            if (!CachedAnswerWriter.answer(x, entry.get(), lookupNanos, null, metrics)) {
+            if (CachedAnswerWriter.answer(x, entry.get(), lookupNanos, null, metrics)) {
+                c.dropEarlyVector();
+            } else {
                 c.endLookups(); // stored, but not replayable as a stream: the backend answers
                 next.proceed(x);
             }

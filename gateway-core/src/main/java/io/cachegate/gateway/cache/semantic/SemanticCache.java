@@ -119,12 +119,14 @@ public final class SemanticCache implements AutoCloseable {
      * @param pool where the error budget pools verdicts while an entry has few of its own (the route)
      * @param requestThreshold {@code X-Cache-Threshold}, 0 for none; only a stricter value counts
      * @param readable the entries the requester's key may read, by their labels: filtered inside the search
+     * @param early the query's embedding already under way ({@link #embedEarly}), or null to start it now
      */
     public CompletableFuture<Result> lookup(SemanticQuery query, RouteCache route, String pool,
-                                            double requestThreshold, ReadableLabels readable) {
+                                            double requestThreshold, ReadableLabels readable,
+                                            CompletableFuture<float[]> early) {
         CompletableFuture<Result> result = new CompletableFuture<>();
-        long start = ticker.nanos();
-        embed(query.text()).whenComplete((vector, embedError) -> {
+        long start = ticker.nanos(); // with an early embedding, "embed" is what is left of it after the exact lookup
+        (early != null ? early : embed(query.text())).whenComplete((vector, embedError) -> {
             long embedNanos = ticker.nanos() - start;
             metrics.embedTime(embedNanos);
             if (embedError != null) {
@@ -276,6 +278,26 @@ public final class SemanticCache implements AutoCloseable {
 
     public SemanticCacheSettings settings() {
         return settings;
+    }
+
+    /**
+     * Starts embedding {@code text} before the lookup needs it (in parallel with the exact lookup). Cancelling the
+     * returned future takes the text off the embedder's queue if no batch has taken it yet.
+     */
+    public CompletableFuture<float[]> embedEarly(String text) {
+        CompletableFuture<float[][]> queued;
+        try {
+            queued = embedder.embed(List.of(text));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<float[]> vector = queued.thenApply(vectors -> vectors[0]);
+        vector.whenComplete((v, error) -> {
+            if (vector.isCancelled()) {
+                queued.cancel(false);
+            }
+        });
+        return vector;
     }
 
     private CompletableFuture<float[]> embed(String text) {

@@ -47,7 +47,7 @@ public final class SemanticCacheStage implements Stage {
         }
         StageSpan span = Traces.of(x).start("cache.semantic.lookup");
         semantic.lookup(c.query(), x.route().route().cache(), x.routeLabel(), c.requestThreshold(),
-                        EntryAccess.of(x).readable())
+                        EntryAccess.of(x).readable(), c.earlyVector())
                 .whenComplete((result, error) -> {
                     traced(span, error == null ? result : SemanticCache.Result.FAILED);
                     x.resume(() -> looked(x, c, error == null ? result : SemanticCache.Result.FAILED, next));

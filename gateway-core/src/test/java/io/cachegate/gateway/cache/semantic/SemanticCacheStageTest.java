@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.cachegate.cache.exact.CacheEntry;
 import io.cachegate.cache.exact.PurgeScope;
 import io.cachegate.cache.exact.UserDigest;
+import io.cachegate.cache.semantic.Embedder;
 import io.cachegate.config.AuditSettings;
 import io.cachegate.config.Policy;
 import io.cachegate.gateway.cache.CacheKeyStage;
@@ -14,6 +15,8 @@ import io.cachegate.gateway.cache.EntryAccess;
 import io.cachegate.gateway.cache.ModelVersions;
 import io.cachegate.gateway.cache.ScriptedStore;
 import io.cachegate.gateway.cache.audit.HitAudits;
+import io.cachegate.gateway.cache.coalesce.Coalescer;
+import io.cachegate.gateway.cache.exact.ExactCacheStage;
 import io.cachegate.gateway.exchange.Answers;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.Exchanges;
@@ -22,7 +25,9 @@ import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.exchange.RecordingNext;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -88,6 +93,52 @@ class SemanticCacheStageTest {
         assertThat(exchanges.count("cachegate.cache.lookups", "layer", "semantic", "outcome", "hit")).isEqualTo(1);
         assertThat(exchanges.requestsFinished("status", "200")).isEqualTo(1);
         assertThat(exchanges.finishedCount(x)).isEqualTo(1);
+    }
+
+    @Test
+    void anEarlyEmbedding_isTheOneTheLookupUses() {
+        answeredAndIndexed(ASKED);
+        int before = embedder.calls();
+        Exchange x = keyed(PARAPHRASE);
+
+        new EarlyEmbedStage(semantic).handle(x, next);
+        assertThat(x.get(CacheableRequest.KEY).earlyVector()).as("started before the exact lookup").isNotNull();
+        assertThat(embedder.calls()).isEqualTo(before + 1);
+        stage.handle(x, next);
+        Exchanges.runPending(x);
+
+        assertThat(Exchanges.written(x).header(GatewayHeaders.X_CACHE_LAYER)).isEqualTo("semantic");
+        assertThat(embedder.calls()).as("the lookup embedded nothing more").isEqualTo(before + 1);
+    }
+
+    @Test
+    void anExactHit_cancelsTheEarlyEmbedding() {
+        answeredAndIndexed(ASKED);
+        Exchange x = keyed(ASKED);
+        CompletableFuture<float[]> pending = new CompletableFuture<>();
+        x.get(CacheableRequest.KEY).earlyVector(pending);
+
+        new ExactCacheStage(store, new Coalescer(
+                1 << 20), exchanges.metrics()).handle(x, next);
+        Exchanges.runPending(x);
+
+        assertThat(Exchanges.written(x).header(GatewayHeaders.X_CACHE)).isEqualTo("HIT");
+        assertThat(pending.isCancelled()).as("no semantic lookup will read it").isTrue();
+        assertThat(x.get(CacheableRequest.KEY).earlyVector()).isNull();
+    }
+
+    @Test
+    void embedEarly_cancelled_takesTheTextOffTheEmbeddersQueue() {
+        CompletableFuture<float[][]> queued = new CompletableFuture<>();
+        SemanticCache held = new SemanticCache(POLICY.cache().semantic(), new QueuedEmbedder(queued), new MemoryVectorIndex(),
+                exchanges.metrics().semantic(), exchanges.ticker());
+        try {
+            CompletableFuture<float[]> early = held.embedEarly(ASKED);
+            early.cancel(false);
+            assertThat(queued.isCancelled()).isTrue();
+        } finally {
+            held.close();
+        }
     }
 
     @Test
@@ -286,5 +337,29 @@ class SemanticCacheStageTest {
         assertThat(keyed.count(x)).isEqualTo(1);
         assertThat(x.get(CacheableRequest.KEY)).as("cacheable").isNotNull();
         return x;
+    }
+
+    /** An embedder whose every call returns one future the test holds: a text waiting in a queue. */
+    private record QueuedEmbedder(CompletableFuture<float[][]> queued)
+            implements Embedder {
+
+        @Override
+        public CompletableFuture<float[][]> embed(List<String> texts) {
+            return queued;
+        }
+
+        @Override
+        public int dimension() {
+            return FakeEmbedder.DIMENSION;
+        }
+
+        @Override
+        public String modelId() {
+            return FakeEmbedder.MODEL_ID;
+        }
+
+        @Override
+        public void close() {
+        }
     }
 }
