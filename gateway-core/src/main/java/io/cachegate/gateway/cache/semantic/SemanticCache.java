@@ -30,7 +30,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -80,27 +79,7 @@ public final class SemanticCache implements AutoCloseable {
         this.metrics = metrics;
         this.ticker = ticker;
         this.sweeper = Sweeper.start(index, ticker, settings.sweepInterval());
-        this.indexWarm = warmUpSearches(WARM_UP_SEARCHES);
-    }
-
-    /** One search after another with random unit vectors; a failure ends the warm-up, it never stops the start. */
-    private CompletableFuture<Void> warmUpSearches(int left) {
-        if (left == 0) {
-            return CompletableFuture.completedFuture(null);
-        }
-        float[] vector = new float[index.dimension()];
-        ThreadLocalRandom random = ThreadLocalRandom.current();
-        double norm = 0;
-        for (int i = 0; i < vector.length; i++) {
-            vector[i] = (float) random.nextGaussian();
-            norm += vector[i] * vector[i];
-        }
-        for (int i = 0; i < vector.length; i++) {
-            vector[i] /= (float) Math.sqrt(norm); // the index takes unit vectors only
-        }
-        return index.search("cachegate-warm-up", vector, searchSize(), ticker.wallMillis())
-                .handle((found, error) -> error)
-                .thenCompose(error -> error == null ? warmUpSearches(left - 1) : CompletableFuture.completedFuture(null));
+        this.indexWarm = IndexWarmUp.searches(index, WARM_UP_SEARCHES, searchSize(), ticker);
     }
 
     /**
