@@ -50,6 +50,20 @@ final class BruteForceNeighbours {
         return result;
     }
 
+    /**
+     * The k rows most similar to a query that is itself a row or a text like one, best first, leaving out rows of
+     * the query's very text (in any case): a duplicate is no paraphrase.
+     *
+     * @param skip the query's own row, or -1
+     */
+    static List<Neighbour> nearestOthers(float[] query, String queryText, float[][] vectors, List<String> texts, int k,
+                                         int skip) {
+        return nearest(query, vectors, texts, k + 1, skip).stream()
+                .filter(n -> !n.text().equalsIgnoreCase(queryText))
+                .limit(k)
+                .toList();
+    }
+
     static float dot(float[] a, float[] b) {
         float sum = 0;
         for (int i = 0; i < a.length; i++) {

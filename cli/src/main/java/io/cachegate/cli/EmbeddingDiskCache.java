@@ -34,6 +34,11 @@ final class EmbeddingDiskCache {
         Files.createDirectories(directory);
     }
 
+    /** The directory the vectors go under: {@code chosen} ({@code --cache-dir}), or one under the temporary directory. */
+    static Path root(Path chosen) {
+        return chosen != null ? chosen : Path.of(System.getProperty("java.io.tmpdir"), "cachegate-eval-cache");
+    }
+
     /** The vectors of the texts, in order. */
     float[][] embed(List<String> texts) throws IOException, InterruptedException, ExecutionException {
         float[][] vectors = new float[texts.size()][];

@@ -164,7 +164,7 @@ final class EvalSemanticCommand implements Callable<Integer> {
             System.err.println("eval-semantic: " + e.getMessage());
             return 2;
         }
-        Path root = cacheDir != null ? cacheDir : Path.of(System.getProperty("java.io.tmpdir"), "cachegate-eval-cache");
+        Path root = EmbeddingDiskCache.root(cacheDir);
         Map<String, Object> report = new LinkedHashMap<>();
         long started = System.nanoTime();
         try (MicroBatchingEmbedder embedder = MicroBatchingEmbedder.start(settings)) {

@@ -3,6 +3,7 @@ package io.cachegate.cli;
 import io.cachegate.cache.semantic.MicroBatchingEmbedder;
 import io.cachegate.cache.semantic.Neighbour;
 import io.cachegate.cache.semantic.NeighbourhoodAgreement;
+import io.cachegate.cache.semantic.ProbabilityBins;
 import io.cachegate.config.SemanticCacheSettings.EmbedderSettings;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -87,7 +88,7 @@ final class FitAgreementCommand implements Callable<Integer> {
             System.err.println("fit-agreement: " + e.getMessage());
             return 2;
         }
-        Path root = cacheDir != null ? cacheDir : Path.of(System.getProperty("java.io.tmpdir"), "cachegate-eval-cache");
+        Path root = EmbeddingDiskCache.root(cacheDir);
         List<Examples> fitted = new ArrayList<>();
         Examples heldOut = null;
         try (MicroBatchingEmbedder embedder = MicroBatchingEmbedder.start(settings)) {
@@ -137,11 +138,11 @@ final class FitAgreementCommand implements Callable<Integer> {
      * one wrong example, so a bin of few examples is never sure; NaN for a bin without examples.
      */
     static double[] calibrate(double[] weights, double[][] x, boolean[] y) {
-        int bins = NeighbourhoodAgreement.BINS;
+        int bins = ProbabilityBins.COUNT;
         double[] right = new double[bins];
         double[] total = new double[bins];
         for (int i = 0; i < x.length; i++) {
-            int b = NeighbourhoodAgreement.bin(NeighbourhoodAgreement.regression(weights, x[i]));
+            int b = ProbabilityBins.of(NeighbourhoodAgreement.regression(weights, x[i]));
             total[b]++;
             right[b] += y[i] ? 1 : 0;
         }
@@ -212,10 +213,8 @@ final class FitAgreementCommand implements Callable<Integer> {
             List<List<double[]>> features = new ArrayList<>();
             List<List<Boolean>> right = new ArrayList<>();
             List<List<Neighbour>> all = IntStream.range(0, queries.rows().size()).parallel()
-                    .mapToObj(i -> BruteForceNeighbours.nearest(queries.vectors()[i], entries.vectors(), entries.texts(),
-                            NeighbourhoodAgreement.NEIGHBOURS + 1, leaveOneOut ? i : -1).stream()
-                            .filter(n -> !n.text().equalsIgnoreCase(queries.texts().get(i)))
-                            .limit(NeighbourhoodAgreement.NEIGHBOURS).toList())
+                    .mapToObj(i -> BruteForceNeighbours.nearestOthers(queries.vectors()[i], queries.texts().get(i),
+                            entries.vectors(), entries.texts(), NeighbourhoodAgreement.NEIGHBOURS, leaveOneOut ? i : -1))
                     .toList();
             for (int i = 0; i < all.size(); i++) {
                 EvalTsv.Query query = queries.rows().get(i);

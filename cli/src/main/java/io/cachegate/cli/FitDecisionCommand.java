@@ -101,7 +101,7 @@ final class FitDecisionCommand implements Callable<Integer> {
             System.err.println("fit-decision: " + e.getMessage());
             return 2;
         }
-        Path root = cacheDir != null ? cacheDir : Path.of(System.getProperty("java.io.tmpdir"), "cachegate-eval-cache");
+        Path root = EmbeddingDiskCache.root(cacheDir);
         String modelId;
         List<PairSet> pairSets = new ArrayList<>();
         List<IntentSet> intentSets = new ArrayList<>();
@@ -237,9 +237,7 @@ final class FitDecisionCommand implements Callable<Integer> {
             List<String> texts = rows.stream().map(EvalTsv.Query::text).toList();
             float[][] v = cache.embed(texts);
             List<List<Neighbour>> neighbours = java.util.stream.IntStream.range(0, rows.size()).parallel()
-                    .mapToObj(i -> BruteForceNeighbours.nearest(v[i], v, texts, k + 1, i).stream()
-                            .filter(n -> !n.text().equalsIgnoreCase(texts.get(i)))
-                            .limit(k).toList())
+                    .mapToObj(i -> BruteForceNeighbours.nearestOthers(v[i], texts.get(i), v, texts, k, i))
                     .toList();
             return new IntentSet(String.valueOf(file.getFileName()), rows, neighbours);
         }

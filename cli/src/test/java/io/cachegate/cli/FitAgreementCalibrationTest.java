@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.cachegate.cache.semantic.NeighbourhoodAgreement;
+import io.cachegate.cache.semantic.ProbabilityBins;
 import org.junit.jupiter.api.Test;
 
 class FitAgreementCalibrationTest {
@@ -28,9 +29,9 @@ class FitAgreementCalibrationTest {
 
         double[] calibrated = FitAgreementCommand.calibrate(FIRST_FEATURE, x, y);
 
-        assertThat(calibrated[NeighbourhoodAgreement.bin(0.85)]).isCloseTo(9.0 / 12, within(1e-9));
-        assertThat(calibrated[NeighbourhoodAgreement.bin(0.995)]).isCloseTo(11.0 / 12, within(1e-9));
-        assertThat(calibrated[NeighbourhoodAgreement.bin(0.5)]).as("no examples").isNaN();
+        assertThat(calibrated[ProbabilityBins.of(0.85)]).isCloseTo(9.0 / 12, within(1e-9));
+        assertThat(calibrated[ProbabilityBins.of(0.995)]).isCloseTo(11.0 / 12, within(1e-9));
+        assertThat(calibrated[ProbabilityBins.of(0.5)]).as("no examples").isNaN();
         assertThat(NeighbourhoodAgreement.calibrated(0.5, calibrated)).as("a bin without examples keeps p")
                 .isEqualTo(0.5);
     }
@@ -48,7 +49,7 @@ class FitAgreementCalibrationTest {
 
         double[] calibrated = FitAgreementCommand.calibrate(FIRST_FEATURE, x, y);
 
-        assertThat(calibrated[NeighbourhoodAgreement.bin(0.85)]).isCloseTo(16.0 / 22, within(1e-9));
-        assertThat(calibrated[NeighbourhoodAgreement.bin(0.995)]).isCloseTo(16.0 / 22, within(1e-9));
+        assertThat(calibrated[ProbabilityBins.of(0.85)]).isCloseTo(16.0 / 22, within(1e-9));
+        assertThat(calibrated[ProbabilityBins.of(0.995)]).isCloseTo(16.0 / 22, within(1e-9));
     }
 }

@@ -27,8 +27,6 @@ public final class HitEvidence {
 
     /** Verdicts kept per entry: the newest. */
     static final int PER_ENTRY = 32;
-    /** Bins of the classifier's probability in a pool's calibration, by its distance from 1 in decades. */
-    static final int BINS = 20;
 
     /** How many verdicts a prior is worth, at the pool and at the entry level. */
     public record Strength(double pool, double entry) {
@@ -174,25 +172,20 @@ public final class HitEvidence {
 
     /** Right and wrong verdicts of a pool by bin of the classifier's probability. */
     private static final class Calibration {
-        private final long[] right = new long[BINS];
-        private final long[] wrong = new long[BINS];
+        private final long[] right = new long[ProbabilityBins.COUNT];
+        private final long[] wrong = new long[ProbabilityBins.COUNT];
 
         synchronized void add(double prior, boolean r) {
             if (r) {
-                right[bin(prior)]++;
+                right[ProbabilityBins.of(prior)]++;
             } else {
-                wrong[bin(prior)]++;
+                wrong[ProbabilityBins.of(prior)]++;
             }
         }
 
         synchronized double estimate(double prior, double strength) {
-            int b = bin(prior);
+            int b = ProbabilityBins.of(prior);
             return (strength * prior + right[b]) / (strength + right[b] + wrong[b]);
-        }
-
-        /** Finer near 1, where the decisions are: 0.9 is bin 4, 0.97 bin 6, 0.99 bin 8, 0.999 bin 12. */
-        private static int bin(double p) {
-            return Math.max(0, Math.min(BINS - 1, (int) (-4 * Math.log10(Math.max(1e-9, 1 - p)))));
         }
     }
 }

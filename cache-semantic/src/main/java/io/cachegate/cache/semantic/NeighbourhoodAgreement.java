@@ -68,19 +68,11 @@ public final class NeighbourhoodAgreement {
         return 1 / (1 + Math.exp(-z));
     }
 
-    /** {@code p} replaced by its bin's calibrated probability; a bin without one (NaN) keeps {@code p}. */
+    /** {@code p} replaced by its {@link ProbabilityBins} bin's calibrated probability; NaN there keeps {@code p}. */
     public static double calibrated(double p, double[] calibration) {
-        double c = calibration[bin(p)];
+        double c = calibration[ProbabilityBins.of(p)];
         return Double.isNaN(c) ? p : c;
     }
-
-    /** Bins of a probability by its distance from 1 in decades, finer near 1: 0.9 is bin 4, 0.99 bin 8. */
-    public static int bin(double p) {
-        return Math.max(0, Math.min(BINS - 1, (int) (-4 * Math.log10(Math.max(1e-9, 1 - p)))));
-    }
-
-    /** How many bins {@link #bin} has. */
-    public static final int BINS = 20;
 
     /** How many features {@link #features} computes; the weights add an intercept. */
     public static final int FEATURES = 4;

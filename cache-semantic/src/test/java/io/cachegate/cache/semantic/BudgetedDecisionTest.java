@@ -3,6 +3,7 @@ package io.cachegate.cache.semantic;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -73,15 +74,8 @@ class BudgetedDecisionTest {
     @Test
     void neighboursSharingTheAnswer_makeACandidateBelowTheThreshold_andServeIt() {
         BudgetedDecision strict = new BudgetedDecision(LearnedDecision.bundled(0.95), agreement, evidence, 0.01);
-        List<Neighbour> neighbours = List.of(
-                new Neighbour("a1", 0.93f, "I forgot my password, how do I set a new password?", 0, Long.MAX_VALUE),
-                new Neighbour("a2", 0.925f, "Where do I change a forgotten password?", 0, Long.MAX_VALUE),
-                new Neighbour("a3", 0.92f, "Reset password please", 0, Long.MAX_VALUE),
-                new Neighbour("a4", 0.91f, "password reset", 0, Long.MAX_VALUE),
-                new Neighbour("b1", 0.70f, "What are your opening hours?", 0, Long.MAX_VALUE));
-        for (String key : List.of("a1", "a2", "a3", "a4")) {
-            evidence.answers().file(key, "Use the  'Forgot password' link.");
-        }
+        List<Neighbour> neighbours = new ArrayList<>(agreeingOnTheResetAnswer());
+        neighbours.add(new Neighbour("b1", 0.70f, "What are your opening hours?", 0, Long.MAX_VALUE));
         evidence.answers().file("b1", "9 to 5.");
 
         BudgetedDecision.Judgement judged = strict.judge("route", QUERY, neighbours, 0);
@@ -111,20 +105,27 @@ class BudgetedDecisionTest {
 
     @Test
     void aRequestThreshold_raisesTheAgreementFloorToo() {
-        List<Neighbour> neighbours = List.of(
-                new Neighbour("a1", 0.93f, "I forgot my password, how do I set a new password?", 0, Long.MAX_VALUE),
-                new Neighbour("a2", 0.925f, "Where do I change a forgotten password?", 0, Long.MAX_VALUE),
-                new Neighbour("a3", 0.92f, "Reset password please", 0, Long.MAX_VALUE),
-                new Neighbour("a4", 0.91f, "password reset", 0, Long.MAX_VALUE));
-        for (String key : List.of("a1", "a2", "a3", "a4")) {
-            evidence.answers().file(key, "Use the 'Forgot password' link.");
-        }
+        List<Neighbour> neighbours = agreeingOnTheResetAnswer();
         assertThat(budget.judge("route", QUERY, neighbours, 0).served()).isPresent();
 
         BudgetedDecision.Judgement stricter = budget.judge("route", QUERY, neighbours, 0.95);
 
         assertThat(stricter.served()).isEmpty();
         assertThat(stricter.explore()).isEmpty();
+    }
+
+    /** Four entries between 0.91 and 0.93, all holding the same answer (filed with extra white space once). */
+    private List<Neighbour> agreeingOnTheResetAnswer() {
+        List<Neighbour> neighbours = List.of(
+                new Neighbour("a1", 0.93f, "I forgot my password, how do I set a new password?", 0, Long.MAX_VALUE),
+                new Neighbour("a2", 0.925f, "Where do I change a forgotten password?", 0, Long.MAX_VALUE),
+                new Neighbour("a3", 0.92f, "Reset password please", 0, Long.MAX_VALUE),
+                new Neighbour("a4", 0.91f, "password reset", 0, Long.MAX_VALUE));
+        for (Neighbour n : neighbours) {
+            evidence.answers().file(n.entryKey(), n.entryKey().equals("a1") ? "Use the  'Forgot password' link."
+                    : "Use the 'Forgot password' link.");
+        }
+        return neighbours;
     }
 
     @Test

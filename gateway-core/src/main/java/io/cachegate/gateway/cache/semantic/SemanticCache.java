@@ -259,11 +259,13 @@ public final class SemanticCache implements AutoCloseable {
         return settings;
     }
 
-    /**
-     * Starts embedding {@code text} before the lookup needs it (in parallel with the exact lookup). Cancelling the
-     * returned future takes the text off the embedder's queue if no batch has taken it yet.
-     */
+    /** Starts embedding {@code text} before the lookup needs it (in parallel with the exact lookup). */
     public CompletableFuture<float[]> embedEarly(String text) {
+        return embed(text);
+    }
+
+    /** Cancelling the returned future takes the text off the embedder's queue if no batch has taken it yet. */
+    private CompletableFuture<float[]> embed(String text) {
         CompletableFuture<float[][]> queued;
         try {
             queued = embedder.embed(List.of(text));
@@ -277,14 +279,6 @@ public final class SemanticCache implements AutoCloseable {
             }
         });
         return vector;
-    }
-
-    private CompletableFuture<float[]> embed(String text) {
-        try {
-            return embedder.embed(List.of(text)).thenApply(vectors -> vectors[0]);
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
     }
 
     private MatchDecision decision(double threshold) {
