@@ -96,9 +96,15 @@ final class BenchSemanticCommand extends Scenario {
                     + "loading again (the index must still be on disk the same way: same --entries and --scopes).")
     java.nio.file.Path keepIndex;
 
-    @Option(names = "--k", defaultValue = "5",
-            description = "search: neighbours per search, as cache.semantic.neighbours (default ${DEFAULT-VALUE}).")
+    @Option(names = "--k", defaultValue = "10",
+            description = "search: neighbours per search; the gateway searches 10 under an error budget, else "
+                    + "cache.semantic.neighbours (default ${DEFAULT-VALUE}).")
     int k;
+
+    @Option(names = "--query-kinds", split = ",", defaultValue = "random,near", paramLabel = "random|near",
+            description = "search: random unit vectors (near no entry), and/or stored entries moved to cosine 0.93 "
+                    + "(a paraphrase's distance) (default ${DEFAULT-VALUE}).")
+    List<String> queryKinds;
 
     /** The validated options. */
     record Plan(boolean latency, boolean embedder, boolean search, Duration duration, Duration warmup,
@@ -126,7 +132,7 @@ final class BenchSemanticCommand extends Scenario {
         List<SemanticBenchReport.Search> search = null;
         if (plan.search()) {
             search = new ArrayList<>();
-            VectorSearchBench bench = new VectorSearchBench(entries, queries, k, writeEvery, keepIndex);
+            VectorSearchBench bench = new VectorSearchBench(entries, queries, k, writeEvery, keepIndex, queryKinds);
             for (int s : scopes) {
                 for (VectorSearchBench.Result r : bench.run(s + (s == 1 ? " scope" : " scopes"), s)) {
                     search.add(new SemanticBenchReport.Search(r));
@@ -178,6 +184,9 @@ final class BenchSemanticCommand extends Scenario {
             if (s < 1 || s > entries) {
                 problems.add("--scopes must each be in 1..--entries (was " + s + ")");
             }
+        }
+        if (queryKinds.isEmpty() || !VectorSearchBench.QUERY_KINDS.containsAll(queryKinds)) {
+            problems.add("--query-kinds must name random and/or near (was " + String.join(",", queryKinds) + ")");
         }
         positive("--duration", options::duration, problems);
         positive("--warmup", options::warmup, problems);

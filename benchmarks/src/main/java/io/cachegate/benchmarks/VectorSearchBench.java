@@ -3,6 +3,7 @@ package io.cachegate.benchmarks;
 import io.cachegate.cache.semantic.IndexEntry;
 import io.cachegate.cache.semantic.LuceneIndexOptions;
 import io.cachegate.cache.semantic.LuceneVectorIndex;
+import io.cachegate.cache.semantic.Neighbour;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,17 +24,33 @@ import java.util.stream.Stream;
  * searches one at a time through the public asynchronous API, hand-off to the index thread included: first
  * searches alone, then with an add after every {@code writeEvery} searches (not awaited, as the gateway writes back
  * after its misses), so the tail after writes (refreshes, new segments, merges) is measured too.
- * Random vectors are the hard case for HNSW: real embeddings cluster.
+ * Two kinds of query: {@code random} unit vectors, near nothing stored (the hard case for HNSW: every entry is about
+ * as far as any other, so a graph search wanders), and {@code near} ones, each a stored entry moved to cosine
+ * {@link #NEAR_COSINE} of it, as a paraphrase of a cached prompt is (the case a cache hit is made of); for those the
+ * result says how often that entry was among the k found.
  */
 final class VectorSearchBench {
 
     static final int DIMENSION = 384;
+    /** A near query's cosine to the entry it was made from: about a paraphrase's under bge-small. */
+    static final double NEAR_COSINE = 0.93;
+    static final List<String> QUERY_KINDS = List.of("random", "near");
+    /** Stored entries a near query may start from, sampled evenly while loading. */
+    private static final int NEAR_SAMPLE = 2_000;
     private static final long DAY_MILLIS = 86_400_000L;
     private static final Progress PROGRESS = new Progress("semantic search");
 
-    /** One variant's figures; {@code writeEvery} 0 for searches alone. */
-    record Result(String label, int entries, int scopes, int k, double loadSeconds, int writeEvery, int queries,
-                  double p50Ms, double p99Ms, double p999Ms, double maxMs, double meanResults) {
+    /**
+     * One variant's figures; {@code writeEvery} 0 for searches alone; {@code foundNear} the share of near queries
+     * whose entry was among the results (NaN for random ones).
+     */
+    record Result(String label, String queryKind, int entries, int scopes, int k, double loadSeconds, int writeEvery,
+                  int queries, double p50Ms, double p99Ms, double p999Ms, double maxMs, double meanResults,
+                  double foundNear) {
+    }
+
+    /** A stored entry a near query is made from. */
+    private record Stored(String key, int scope, float[] vector) {
     }
 
     private final int entries;
@@ -41,22 +58,26 @@ final class VectorSearchBench {
     private final int k;
     private final int writeEvery;
     private final Path keep;
+    private final List<String> kinds;
+    private final List<Stored> sample = new ArrayList<>();
 
     /**
      * {@code writeEvery} 0: searches alone only. {@code keep}, when not null, holds a copy of each loaded index,
      * which later runs copy instead of loading again (loading 100,000 entries takes minutes), so two builds of the
      * index can be measured on the same segments.
      */
-    VectorSearchBench(int entries, int queries, int k, int writeEvery, Path keep) {
+    VectorSearchBench(int entries, int queries, int k, int writeEvery, Path keep, List<String> kinds) {
         this.entries = entries;
         this.queries = queries;
         this.k = k;
         this.writeEvery = writeEvery;
         this.keep = keep;
+        this.kinds = List.copyOf(kinds);
     }
 
-    /** Searches alone, then (unless {@code writeEvery} is 0) with writes, on the same index. */
+    /** Per query kind, searches alone, then (unless {@code writeEvery} is 0) with writes, on the same index. */
     List<Result> run(String label, int scopes) throws IOException {
+        sample.clear();
         Path dir = Files.createTempDirectory("cachegate-bench-search");
         long now = System.currentTimeMillis();
         SplittableRandom random = new SplittableRandom(42);
@@ -71,9 +92,11 @@ final class VectorSearchBench {
             }
             try (LuceneVectorIndex index = LuceneVectorIndex.open(options)) {
                 List<Result> results = new ArrayList<>();
-                results.add(measure(label, index, scopes, loadSeconds, 0, random, now));
-                if (writeEvery > 0) {
-                    results.add(measure(label + " + writes", index, scopes, loadSeconds, writeEvery, random, now));
+                for (String kind : kinds) {
+                    results.add(measure(label, kind, index, scopes, loadSeconds, 0, random, now));
+                    if (writeEvery > 0) {
+                        results.add(measure(label + " + writes", kind, index, scopes, loadSeconds, writeEvery, random, now));
+                    }
                 }
                 return results;
             }
@@ -84,8 +107,9 @@ final class VectorSearchBench {
 
     /** A kept index instead of loading; the vectors a load would draw are drawn, so the queries are the same. */
     private double copy(Path kept, Path dir, SplittableRandom random, String label) throws IOException {
+        int scopes = scopes(kept);
         for (int i = 0; i < entries; i++) {
-            unitVector(random);
+            keepForNear(i, scopes, unitVector(random));
         }
         copyTree(kept, dir);
         PROGRESS.info("%s: copied the index loaded earlier from %s", label, kept);
@@ -102,8 +126,10 @@ final class VectorSearchBench {
             long start = System.nanoTime();
             List<CompletableFuture<Void>> adds = new ArrayList<>(entries);
             for (int i = 0; i < entries; i++) {
+                float[] vector = unitVector(random);
+                keepForNear(i, scopes, vector);
                 adds.add(index.add(new IndexEntry("key-" + i, scope(i % scopes), "t", "m", Set.of(),
-                        unitVector(random), "text " + i, now, now + DAY_MILLIS)));
+                        vector, "text " + i, now, now + DAY_MILLIS)));
             }
             CompletableFuture.allOf(adds.toArray(CompletableFuture[]::new)).join();
             double loadSeconds = (System.nanoTime() - start) / 1e9;
@@ -113,33 +139,74 @@ final class VectorSearchBench {
         }
     }
 
+    private void keepForNear(int i, int scopes, float[] vector) {
+        if (i % Math.max(1, entries / NEAR_SAMPLE) == 0) {
+            sample.add(new Stored("key-" + i, i % scopes, vector));
+        }
+    }
+
+    /** The scope count of a kept index, from its directory name ({@code index-ENTRIES-in-SCOPES}). */
+    private static int scopes(Path kept) {
+        String name = kept.getFileName().toString();
+        return Integer.parseInt(name.substring(name.lastIndexOf('-') + 1));
+    }
+
     // Each search at its own instant, as the gateway's: a filter holding one fixed instant is not what it runs.
-    private Result measure(String label, LuceneVectorIndex index, int scopes, double loadSeconds, int writeEvery,
-                           SplittableRandom random, long now) {
+    private Result measure(String label, String kind, LuceneVectorIndex index, int scopes, double loadSeconds,
+                           int writeEvery, SplittableRandom random, long now) {
         long[] clock = {now};
+        boolean near = "near".equals(kind);
         for (int i = 0; i < Math.max(500, queries / 4); i++) {  // JIT and page cache
             index.search(scope(random.nextInt(scopes)), unitVector(random), k, ++clock[0]).join();
         }
         long[] nanos = new long[queries];
         long found = 0;
+        int foundNear = 0;
         for (int i = 0; i < queries; i++) {
             if (writeEvery > 0 && i % writeEvery == writeEvery - 1) {
                 long created = ++clock[0];
                 index.add(new IndexEntry("written-" + label + "-" + i, scope(random.nextInt(scopes)), "t", "m", Set.of(),
                         unitVector(random), "written " + i, created, created + DAY_MILLIS));
             }
-            float[] query = unitVector(random);
-            String scope = scope(random.nextInt(scopes));
+            Stored from = near ? sample.get(random.nextInt(sample.size())) : null;
+            float[] query = near ? nearTo(from.vector(), random) : unitVector(random);
+            String scope = scope(near ? from.scope() : random.nextInt(scopes));
             long start = System.nanoTime();
-            found += index.search(scope, query, k, ++clock[0]).join().size();
+            List<Neighbour> results = index.search(scope, query, k, ++clock[0]).join();
             nanos[i] = System.nanoTime() - start;
+            found += results.size();
+            if (near && results.stream().anyMatch(n -> n.entryKey().equals(from.key()))) {
+                foundNear++;
+            }
         }
         Arrays.sort(nanos);
-        Result r = new Result(label, entries, scopes, k, loadSeconds, writeEvery, queries, nanos[queries / 2] / 1e6,
-                quantile(nanos, 0.99), quantile(nanos, 0.999), nanos[queries - 1] / 1e6, (double) found / queries);
-        PROGRESS.info("%s: %d searches, k=%d%s: p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms", label, queries, k,
-                writeEvery > 0 ? ", an add every " + writeEvery : "", r.p50Ms(), r.p99Ms(), r.p999Ms(), r.maxMs());
+        Result r = new Result(label, kind, entries, scopes, k, loadSeconds, writeEvery, queries,
+                nanos[queries / 2] / 1e6, quantile(nanos, 0.99), quantile(nanos, 0.999), nanos[queries - 1] / 1e6,
+                (double) found / queries, near ? (double) foundNear / queries : Double.NaN);
+        PROGRESS.info("%s, %s queries: %d searches, k=%d%s: p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms%s", label,
+                kind, queries, k, writeEvery > 0 ? ", an add every " + writeEvery : "", r.p50Ms(), r.p99Ms(), r.p999Ms(),
+                r.maxMs(), near ? String.format(", the entry found in %.1f%%", 100 * r.foundNear()) : "");
         return r;
+    }
+
+    /** {@code v} (a unit vector) turned by a random direction to cosine {@link #NEAR_COSINE}. */
+    static float[] nearTo(float[] v, SplittableRandom random) {
+        float[] noise = unitVector(random);
+        double along = 0;
+        for (int i = 0; i < v.length; i++) {
+            along += noise[i] * v[i];
+        }
+        double norm = 0;
+        for (int i = 0; i < v.length; i++) {  // the part of the noise orthogonal to v
+            noise[i] -= (float) (along * v[i]);
+            norm += noise[i] * noise[i];
+        }
+        double sin = Math.sqrt(1 - NEAR_COSINE * NEAR_COSINE) / Math.sqrt(norm);
+        float[] q = new float[v.length];
+        for (int i = 0; i < v.length; i++) {
+            q[i] = (float) (NEAR_COSINE * v[i] + sin * noise[i]);
+        }
+        return q;
     }
 
     /** The nearest-rank quantile of sorted {@code nanos}, in milliseconds. */

@@ -2,6 +2,7 @@ package io.cachegate.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import io.cachegate.bench.BenchReport;
 import io.cachegate.bench.LatencySummary;
@@ -12,6 +13,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -58,25 +60,47 @@ class BenchSemanticCommandTest {
     @Test
     void plan_badValues_areAllNamed() {
         BenchSemanticCommand command = parse("--part", "everything", "--rate", "0", "--duration", "soon",
-                "--embedder-variants", "1x2,fast", "--scopes", "0", "--k", "0", "--write-every", "-1");
+                "--embedder-variants", "1x2,fast", "--scopes", "0", "--k", "0", "--write-every", "-1",
+                "--query-kinds", "near,far");
         assertThatThrownBy(command::plan).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("--part").hasMessageContaining("--rate").hasMessageContaining("--duration")
                 .hasMessageContaining("\"fast\"").hasMessageContaining("--scopes").hasMessageContaining("--k")
-                .hasMessageContaining("--write-every");
+                .hasMessageContaining("--write-every").hasMessageContaining("--query-kinds");
     }
 
     @Test
-    void vectorSearchBench_measuresSearchesAloneThenWithWrites() throws Exception {
-        List<VectorSearchBench.Result> results = new VectorSearchBench(400, 100, 5, 10, null).run("4 scopes", 4);
+    void vectorSearchBench_measuresSearchesAloneThenWithWrites_forEachQueryKind() throws Exception {
+        List<VectorSearchBench.Result> results = new VectorSearchBench(400, 100, 5, 10, null, List.of("random", "near"))
+                .run("4 scopes", 4);
 
-        assertThat(results).extracting(VectorSearchBench.Result::label).containsExactly("4 scopes", "4 scopes + writes");
-        assertThat(results).extracting(VectorSearchBench.Result::writeEvery).containsExactly(0, 10);
+        assertThat(results).extracting(VectorSearchBench.Result::label)
+                .containsExactly("4 scopes", "4 scopes + writes", "4 scopes", "4 scopes + writes");
+        assertThat(results).extracting(VectorSearchBench.Result::queryKind).containsExactly("random", "random", "near", "near");
+        assertThat(results).extracting(VectorSearchBench.Result::writeEvery).containsExactly(0, 10, 0, 10);
+        assertThat(results.get(0).foundNear()).isNaN();
+        // 100 entries a scope are compared one by one: the entry a near query was made from is always found.
+        assertThat(results.get(2).foundNear()).isEqualTo(1.0);
         assertThat(results).allSatisfy(r -> {
             assertThat(r.meanResults()).isEqualTo(5.0);  // 100 entries a scope: always k
             assertThat(r.p50Ms()).isPositive().isLessThanOrEqualTo(r.p99Ms());
             assertThat(r.p99Ms()).isLessThanOrEqualTo(r.p999Ms());
             assertThat(r.p999Ms()).isLessThanOrEqualTo(r.maxMs());
         });
+    }
+
+    @Test
+    void nearQuery_isAUnitVectorAtTheStatedCosine() {
+        SplittableRandom random = new SplittableRandom(7);
+        float[] v = VectorSearchBench.unitVector(random);
+        float[] q = VectorSearchBench.nearTo(v, random);
+        double dot = 0;
+        double norm = 0;
+        for (int i = 0; i < v.length; i++) {
+            dot += v[i] * q[i];
+            norm += q[i] * q[i];
+        }
+        assertThat(norm).isCloseTo(1.0, within(1e-4));
+        assertThat(dot).isCloseTo(VectorSearchBench.NEAR_COSINE, within(1e-4));
     }
 
     @Test
@@ -143,8 +167,8 @@ class BenchSemanticCommandTest {
         SemanticLatencyBench.Result latency = new SemanticLatencyBench.Result(new SemanticLatencyBench.Settings(100,
                 Duration.ofSeconds(10), Duration.ofSeconds(5), 1, 0, defaults), List.of(round),
                 Map.of("semantic/miss", 100L), 2.5, 5, 0.25, 1, 0);
-        VectorSearchBench.Result search = new VectorSearchBench.Result("100 scopes + writes", 100_000, 100, 5, 30, 10, 2000,
-                0.7, 1.9, 4.25, 8, 5);
+        VectorSearchBench.Result search = new VectorSearchBench.Result("100 scopes + writes", "near", 100_000, 100, 5, 30, 10,
+                2000, 0.7, 1.9, 4.25, 8, 5, 0.995);
         String text = new SemanticBenchReport(2, latency, embedder, List.of(new SemanticBenchReport.Search(search)))
                 .toText();
         assertThat(text)
@@ -153,7 +177,7 @@ class BenchSemanticCommandTest {
                         "embedder max_batch 1, workers 2")
                 .contains("0.95", "met")
                 .contains("Best setting: max_batch 1, workers 2")
-                .contains("100 scopes + writes", "1.900", "4.250");
+                .contains("100 scopes + writes", "1.900", "4.250", "99.5%");
         assertThat(new SemanticBenchReport(2, latency, embedder, null).toJson())
                 .contains("\"addedP50Ms\" : 3.0", "\"ratioSameBatch\" : 0.95", "\"bestRaw\" : 120.0");
     }
