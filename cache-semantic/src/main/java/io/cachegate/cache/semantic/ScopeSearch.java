@@ -18,14 +18,12 @@ import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.Scorer;
 import org.apache.lucene.search.TopDocs;
-import org.apache.lucene.search.TopKnnCollector;
+import org.apache.lucene.search.TotalHits;
 import org.apache.lucene.search.VectorScorer;
 import org.apache.lucene.search.Weight;
-import org.apache.lucene.search.knn.MultiLeafKnnCollector;
 import org.apache.lucene.util.Bits;
 import org.apache.lucene.util.BytesRef;
 import org.apache.lucene.util.FixedBitSet;
-import org.apache.lucene.util.hnsw.BlockingFloatHeap;
 
 /**
  * The k nearest live entries of one scope, segment by segment. A segment where the scope holds at most
@@ -34,9 +32,7 @@ import org.apache.lucene.util.hnsw.BlockingFloatHeap;
  * than the scope holds. A larger share goes through the segment's HNSW graph with a filter answering per document
  * from the scope's bits (none when the whole segment is in the scope), the live docs and {@link ExpiryTimes}.
  * Unlike Lucene's filtered {@code KnnFloatVectorQuery}, no filter query is evaluated into a bit set over the whole
- * segment on every search. As in that query, the segments share the k best scores found so far, so a graph search
- * in a later segment stops once it cannot beat them (a large scope spans one graph per segment).
- * Scores are Lucene's for DOT_PRODUCT, {@code (1 + cosine) / 2}.
+ * segment on every search. Scores are Lucene's for DOT_PRODUCT, {@code (1 + cosine) / 2}.
  */
 final class ScopeSearch {
 
@@ -66,7 +62,6 @@ final class ScopeSearch {
                 : searcher.createWeight(searcher.rewrite(unreadable), ScoreMode.COMPLETE_NO_SCORES, 1f);
         BytesRef term = new BytesRef(scope);
         PriorityQueue<ScoreDoc> best = new PriorityQueue<>(k + 1, WORST_FIRST);
-        BlockingFloatHeap shared = new BlockingFloatHeap(k);
         for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
             LeafReader segment = leaf.reader();
             Terms scopes = segment.terms(scopeField);
@@ -83,11 +78,10 @@ final class ScopeSearch {
             if (terms.docFreq() <= exactLimit) {
                 exact(leaf, terms.postings(null, PostingsEnum.NONE), vectors.scorer(vector), expires, nowMillis,
                         unreadableDocs, best, k);
-                share(best, leaf, shared);
             } else {
                 Bits inScope = terms.docFreq() == segment.maxDoc() ? null : bits(terms.postings(null, PostingsEnum.NONE), segment.maxDoc());
                 graph(leaf, vector, k, terms.docFreq(), accepted(segment.getLiveDocs(), inScope, expires, nowMillis, unreadableDocs),
-                        vectors, best, shared);
+                        vectors, expires, nowMillis, unreadableDocs, best);
             }
         }
         List<ScoreDoc> out = new ArrayList<>(best);
@@ -117,13 +111,11 @@ final class ScopeSearch {
     }
 
     private void graph(LeafReaderContext leaf, float[] vector, int k, int inScope, Bits accepted,
-                       FloatVectorValues vectors, PriorityQueue<ScoreDoc> best, BlockingFloatHeap shared)
-            throws IOException {
+                       FloatVectorValues vectors, long[] expires, long nowMillis, Bits unreadable,
+                       PriorityQueue<ScoreDoc> best) throws IOException {
         // As Lucene does: a graph search that visits more nodes than the scope holds is given up for an exact one.
-        MultiLeafKnnCollector collector = new MultiLeafKnnCollector(k, shared, new TopKnnCollector(k, inScope + 1));
-        leaf.reader().searchNearestVectors(vectorField, vector, collector, accepted);
-        TopDocs found = collector.topDocs();
-        if (!collector.earlyTerminated() && found.scoreDocs.length >= k) {
+        TopDocs found = leaf.reader().searchNearestVectors(vectorField, vector, k, accepted, inScope + 1);
+        if (found.totalHits.relation == TotalHits.Relation.EQUAL_TO && found.scoreDocs.length >= k) {
             for (ScoreDoc d : found.scoreDocs) {
                 offer(best, k, leaf.docBase + d.doc, d.score);
             }
@@ -134,17 +126,6 @@ final class ScopeSearch {
         for (int doc = all.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = all.nextDoc()) {
             if (accepted.get(doc)) {
                 offer(best, k, leaf.docBase + doc, scorer.score());
-            }
-        }
-        share(best, leaf, shared);
-    }
-
-    /** Offers the scores this segment placed among the best to the other segments' graph searches. */
-    private static void share(PriorityQueue<ScoreDoc> best, LeafReaderContext leaf, BlockingFloatHeap shared) {
-        int end = leaf.docBase + leaf.reader().maxDoc();
-        for (ScoreDoc d : best) {
-            if (d.doc >= leaf.docBase && d.doc < end) {
-                shared.offer(d.score);
             }
         }
     }
