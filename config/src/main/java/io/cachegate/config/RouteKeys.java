@@ -23,7 +23,8 @@ final class RouteKeys {
     static final Key<Optional<String>> BACKEND = Key.readBySection("backend", "backend name",
             "the first backend whose models match", "the backend serving the route");
     static final Key<Optional<String>> FALLBACK = Key.readBySection("fallback", "backend name", "none",
-            "tried when the backend is down, or for a class that may degrade under overload");
+            "a one-hop fallbacks: tried when the backend is down, for a class that may degrade under overload,"
+                    + " or after a context-length error");
     static final Key<Optional<String>> FALLBACK_MODEL = Key.optional("fallback_model", "the request's model",
             "the model asked of the fallback, which may then be the route's own backend");
     static final Key<List<FallbackHop>> FALLBACKS = Key.readBySection("fallbacks",
