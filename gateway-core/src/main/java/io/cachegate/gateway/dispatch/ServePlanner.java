@@ -32,8 +32,8 @@ import java.util.Set;
 
 /**
  * Decides where a request goes and what it costs: its traffic class ({@code X-Priority} if the tenant may, else
- * the route's, else the tenant's default), the route's backend or its fallback (primary down, or the class
- * degrades in overload, or the prompt was too long for the primary's model), and its token cost. A request moved
+ * the route's, else the tenant's default), the route's backend or a hop of its fallback chain (primary down, or the
+ * class degrades in overload, or the prompt was too long for the model before), and its token cost. A request moved
  * to another model has that model put in its body, and its answer's taps are told, so the cache files the answer
  * under the model that gave it.
  */
