@@ -19,7 +19,7 @@ final class ClassKeys {
                     + " (0: strict priority)",
             "fraction of dispatches guaranteed while higher classes wait too; all classes' add up to less than 1");
     static final Key<Boolean> MAY_DEGRADE = Key.bool("may_degrade", false,
-            "under overload, may go to the route's fallback / fallback_model");
+            "under overload, may go to the route's fallback chain");
     static final Key<Boolean> PAUSABLE = Key.bool("pausable", false,
             "batch-like: paused under overload, new requests refused");
     static final Key<Double> MAX_INFLIGHT_SHARE = Key.decimal("max_inflight_share", 1, "(0, 1]", v -> v > 0 && v <= 1,

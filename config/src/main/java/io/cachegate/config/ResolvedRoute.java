@@ -1,14 +1,18 @@
 package io.cachegate.config;
 
 import java.util.Objects;
-import java.util.Optional;
+import java.util.List;
 
-/** The outcome of {@link RouteTable#resolve}: the matching route and the backends it resolved to. */
-public record ResolvedRoute(Route route, Backend backend, Optional<Backend> fallback) {
+/**
+ * The outcome of {@link RouteTable#resolve}: the matching route and the backends it resolved to.
+ *
+ * @param fallbacks the backends of the route's fallback chain, in order
+ */
+public record ResolvedRoute(Route route, Backend backend, List<Backend> fallbacks) {
 
     public ResolvedRoute {
         Objects.requireNonNull(route, "route");
         Objects.requireNonNull(backend, "backend");
-        Objects.requireNonNull(fallback, "fallback");
+        fallbacks = List.copyOf(fallbacks);
     }
 }

@@ -23,9 +23,14 @@ final class RouteKeys {
     static final Key<Optional<String>> BACKEND = Key.readBySection("backend", "backend name",
             "the first backend whose models match", "the backend serving the route");
     static final Key<Optional<String>> FALLBACK = Key.readBySection("fallback", "backend name", "none",
-            "tried when the backend is down, or for a class that may degrade under overload");
+            "a one-hop fallbacks: tried when the backend is down, for a class that may degrade under overload,"
+                    + " or after a context-length error");
     static final Key<Optional<String>> FALLBACK_MODEL = Key.optional("fallback_model", "the request's model",
             "the model asked of the fallback, which may then be the route's own backend");
+    static final Key<List<FallbackHop>> FALLBACKS = Key.readBySection("fallbacks",
+            "list of backend names or {backend, model}", "none",
+            "the fallback chain, tried in order (primary down, overload, context length), each hop at most once;"
+                    + " instead of fallback / fallback_model");
     static final Key<String> CLASS = Key.readBySection("class", "class name",
             "interactive if declared, else the first class", "the traffic class of the route's requests");
     static final Key<Integer> DEFAULT_MAX_TOKENS = Key.integer("default_max_tokens", 1024, 1, 10_000_000,
@@ -69,7 +74,7 @@ final class RouteKeys {
             EXACT, SEMANTIC, TTL, CONTEXT, NORMALIZE, SHARED, NONDETERMINISTIC, KEY_ON_USER, STORE_FINISH_REASONS,
             EMBED, SEMANTIC_MAX_TURNS, THRESHOLD, SENSITIVE);
     static final Section SECTION = Section.list("routes", "first match wins; default: one catch-all route",
-            BACKEND, FALLBACK, FALLBACK_MODEL, CLASS, DEFAULT_MAX_TOKENS, TOKENIZER).with(MATCH, CACHE);
+            BACKEND, FALLBACK, FALLBACK_MODEL, FALLBACKS, CLASS, DEFAULT_MAX_TOKENS, TOKENIZER).with(MATCH, CACHE);
 
     private RouteKeys() {
     }

@@ -23,7 +23,7 @@ public final class RouteTable {
                     Globs.compile(route.match().model()),
                     Globs.compile(route.match().path()),
                     route.backend().flatMap(policy::backend).orElse(null),
-                    route.fallback().flatMap(policy::backend)));
+                    route.fallbacks().stream().flatMap(hop -> policy.backend(hop.backend()).stream()).toList()));
         }
         this.routes = List.copyOf(compiled);
     }
@@ -46,7 +46,7 @@ public final class RouteTable {
         for (Compiled compiled : routes) {
             if (compiled.matches(path, modelName, tenantId)) {
                 return backendFor(compiled, modelName)
-                        .map(backend -> new ResolvedRoute(compiled.route(), backend, compiled.fallback()));
+                        .map(backend -> new ResolvedRoute(compiled.route(), backend, compiled.fallbacks()));
             }
         }
         return Optional.empty();
@@ -67,7 +67,7 @@ public final class RouteTable {
 
     /** A route with its matchers; {@code named} is the backend the route names, null if none resolves. */
     private record Compiled(Route route, Predicate<String> model, Predicate<String> path, Backend named,
-                            Optional<Backend> fallback) {
+                            List<Backend> fallbacks) {
 
         boolean matches(String requestPath, String modelName, String tenantId) {
             Optional<String> tenant = route.match().tenant();

@@ -6,8 +6,6 @@ import static io.cachegate.config.RouteKeys.CONTEXT;
 import static io.cachegate.config.RouteKeys.DEFAULT_MAX_TOKENS;
 import static io.cachegate.config.RouteKeys.EMBED;
 import static io.cachegate.config.RouteKeys.EXACT;
-import static io.cachegate.config.RouteKeys.FALLBACK;
-import static io.cachegate.config.RouteKeys.FALLBACK_MODEL;
 import static io.cachegate.config.RouteKeys.KEY_ON_USER;
 import static io.cachegate.config.RouteKeys.MATCH_MODEL;
 import static io.cachegate.config.RouteKeys.MATCH_PATH;
@@ -39,7 +37,7 @@ final class RoutesReader {
 
     private final Fields root;
     private final Set<String> backends;
-    private final List<Backend> backendList;
+    private final FallbackChainReader fallbacks;
     private final Set<String> tenants;
     private final Map<String, TrafficClass> classes;
     private final String defaultClass;
@@ -47,7 +45,8 @@ final class RoutesReader {
     RoutesReader(Fields root, List<Backend> backends, List<Tenant> tenants, Map<String, TrafficClass> classes) {
         this.root = root;
         this.backends = backends.stream().map(Backend::name).collect(Collectors.toSet());
-        this.backendList = backends;
+        this.fallbacks = new FallbackChainReader(backends.stream()
+                .collect(Collectors.toMap(Backend::name, b -> b, (a, b) -> a)));
         this.tenants = tenants.stream().map(Tenant::id).collect(Collectors.toSet());
         this.classes = classes;
         this.defaultClass = classes.containsKey("interactive") || classes.isEmpty()
@@ -79,38 +78,12 @@ final class RoutesReader {
 
     private Route route(int index, Fields fields) {
         Optional<String> backend = fields.reference(BACKEND.name(), backends, "backend");
-        Optional<String> fallback = fields.reference(FALLBACK.name(), backends, "backend");
-        Optional<String> fallbackModel = fallbackModel(fields, fallback);
-        // The own backend is a fallback only when asked for another model (e.g. a smaller one it also serves).
-        if (backend.isPresent() && backend.equals(fallback) && fallbackModel.isEmpty()) {
-            fields.problem(FALLBACK.name(), Durations.quote(fallback.get()) + " is the route's own backend");
-        }
+        List<FallbackHop> chain = fallbacks.read(fields, backend);
         String trafficClass = fields.reference(CLASS.name(), classes.keySet(), "class").orElse(defaultClass);
         RouteMatch match = match(fields);
         RouteCache cache = cache(fields);
-        return new Route(index, match, backend, fallback, trafficClass, cache, fallbackModel,
-                fields.get(DEFAULT_MAX_TOKENS), fields.get(TOKENIZER));
-    }
-
-    /** {@code fallback_model}: needs a fallback backend, which must serve that model. */
-    private Optional<String> fallbackModel(Fields route, Optional<String> fallback) {
-        Optional<String> model = route.get(FALLBACK_MODEL);
-        if (model.isEmpty()) {
-            return model;
-        }
-        if (!route.has(FALLBACK.name())) {
-            route.problem(FALLBACK_MODEL.name(), "needs fallback (the backend to send " + Durations.quote(model.get())
-                    + " to)");
-            return Optional.empty();
-        }
-        for (Backend b : backendList) {
-            if (fallback.isPresent() && b.name().equals(fallback.get()) && !b.serves(model.get())) {
-                route.problem(FALLBACK_MODEL.name(), "backend " + Durations.quote(b.name()) + " does not serve "
-                        + Durations.quote(model.get()) + " (its models: " + String.join(", ", b.models()) + ")");
-                return Optional.empty();
-            }
-        }
-        return model;
+        return new Route(index, match, backend, chain, trafficClass, cache, fields.get(DEFAULT_MAX_TOKENS),
+                fields.get(TOKENIZER));
     }
 
     private RouteMatch match(Fields route) {

@@ -43,7 +43,7 @@ class AdmissionPolicyLoaderTest {
         assertThat(interactive.pausable()).isFalse();
 
         Route route = policy.routes().get(0);
-        assertThat(route.fallbackModel()).isEmpty();
+        assertThat(route.fallbacks()).isEmpty();
         assertThat(route.defaultMaxTokens()).isEqualTo(1024);
     }
 
@@ -128,8 +128,7 @@ class AdmissionPolicyLoaderTest {
                 1_000_000, 0.5, false, true, 0.75));
 
         Route route = policy.routes().get(0);
-        assertThat(route.fallback()).contains("small");
-        assertThat(route.fallbackModel()).contains("qwen2.5-0.5b");
+        assertThat(route.fallbacks()).containsExactly(FallbackHop.of("small", "qwen2.5-0.5b"));
         assertThat(route.defaultMaxTokens()).isEqualTo(256);
 
         assertThat(policy.admission()).isEqualTo(new AdmissionPolicy(true,
@@ -159,8 +158,7 @@ class AdmissionPolicyLoaderTest {
                   - { backend: main, fallback: main, fallback_model: small }
                 """).routes().get(0);
 
-        assertThat(route.fallback()).contains("main");
-        assertThat(route.fallbackModel()).contains("small");
+        assertThat(route.fallbacks()).containsExactly(FallbackHop.of("main", "small"));
     }
 
     @Test
@@ -211,7 +209,7 @@ class AdmissionPolicyLoaderTest {
                 .isEqualTo(TrafficClass.interactive());
         assertThat(policy.classes().get("batch").pausable()).isTrue();
         assertThat(policy.tenants().get(1).classes()).containsExactly("batch");
-        assertThat(policy.routes().get(0).fallbackModel()).contains("qwen2.5-0.5b");
+        assertThat(policy.routes().get(0).fallbacks()).containsExactly(FallbackHop.of("small", "qwen2.5-0.5b"));
         assertThat(policy.admission())
                 .as("the example writes out every admission default")
                 .isEqualTo(AdmissionPolicy.defaults());

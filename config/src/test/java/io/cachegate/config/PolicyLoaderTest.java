@@ -200,7 +200,7 @@ class PolicyLoaderTest {
         assertThat(policy.credential("acme-hr-dev-key").map(c -> c.key().labels())).contains(List.of("hr", "finance"));
         assertThat(policy.server().adminToken()).as("empty default means no token").isEmpty();
         assertThat(policy.routes()).hasSize(2);
-        assertThat(policy.routes().get(0).fallback()).contains("small");
+        assertThat(policy.routes().get(0).fallbacks()).extracting(FallbackHop::backend).containsExactly("small");
         assertThat(policy.routes().get(0).cache().normalize()).isEqualTo(Normalize.WHITESPACE);
         assertThat(policy.routes().get(0).cache().storeFinishReasons()).containsExactly("stop");
         assertThat(policy.routes().get(0).cache().nondeterministic()).isFalse();

@@ -54,9 +54,9 @@ class RouteTableTest {
 
         assertThat(acme.route().index()).isZero();
         assertThat(acme.backend().name()).isEqualTo("any");
-        assertThat(acme.fallback().map(Backend::name)).contains("qwen");
+        assertThat(acme.fallbacks()).extracting(Backend::name).containsExactly("qwen");
         assertThat(globex.route().index()).isOne();
-        assertThat(globex.fallback()).isEmpty();
+        assertThat(globex.fallbacks()).isEmpty();
         assertThat(anonymous.route().index()).isOne();
     }
 
@@ -116,6 +116,6 @@ class RouteTableTest {
 
         assertThat(resolved.backend().name()).isEqualTo("main");
         assertThat(resolved.route().backend()).isEmpty();
-        assertThat(resolved.fallback()).isEqualTo(Optional.empty());
+        assertThat(resolved.fallbacks()).isEmpty();
     }
 }

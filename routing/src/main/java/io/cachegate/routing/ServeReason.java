@@ -4,13 +4,13 @@ package io.cachegate.routing;
 public enum ServeReason {
     /** The route's primary, as usual. */
     PRIMARY(false),
-    /** Every primary replica is down; the fallback serves. */
+    /** Every replica of the primary (and of any hop before this one) is down or refused the connection. */
     PRIMARY_DOWN(true),
-    /** The class may degrade and admission asked for it; the fallback serves. */
+    /** The class may degrade and admission asked for it; a hop of the chain serves. */
     DEGRADED(true),
-    /** The primary rejected the prompt as too long for its context; retried once on the fallback. */
+    /** The model before rejected the prompt as too long for its context; retried on the next hop. */
     CONTEXT_LENGTH(true),
-    /** The primary is down and there is no usable fallback: answer 503 without trying. */
+    /** The primary is down and no hop of the chain is up: answer 503 without trying. */
     UNAVAILABLE(false);
 
     private final boolean fallback;
@@ -19,7 +19,7 @@ public enum ServeReason {
         this.fallback = fallback;
     }
 
-    /** True when the fallback serves. */
+    /** True when a hop of the fallback chain serves. */
     public boolean fallback() {
         return fallback;
     }

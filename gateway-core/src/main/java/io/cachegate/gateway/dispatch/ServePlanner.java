@@ -32,8 +32,8 @@ import java.util.Set;
 
 /**
  * Decides where a request goes and what it costs: its traffic class ({@code X-Priority} if the tenant may, else
- * the route's, else the tenant's default), the route's backend or its fallback (primary down, or the class
- * degrades in overload, or the prompt was too long for the primary's model), and its token cost. A request moved
+ * the route's, else the tenant's default), the route's backend or a hop of its fallback chain (primary down, or the
+ * class degrades in overload, or the prompt was too long for the model before), and its token cost. A request moved
  * to another model has that model put in its body, and its answer's taps are told, so the cache files the answer
  * under the model that gave it.
  */
@@ -65,10 +65,10 @@ public final class ServePlanner {
         this.tenantClasses = Map.copyOf(tenants);
         Map<Integer, FallbackResolver> resolvers = new HashMap<>();
         for (Route route : policy.routes()) {
-            Optional<ModelTarget> fallback = route.fallback().map(b -> route.fallbackModel().isPresent()
-                    ? ModelTarget.of(b, route.fallbackModel().get()) : ModelTarget.of(b));
+            List<ModelTarget> chain = route.fallbacks().stream()
+                    .map(hop -> new ModelTarget(hop.backend(), hop.model())).toList();
             resolvers.put(route.index(), new FallbackResolver(route.backend().map(ModelTarget::of)
-                    .orElse(ModelTarget.of("")), fallback));
+                    .orElse(ModelTarget.of("")), chain));
         }
         this.fallbacks = Map.copyOf(resolvers);
         Map<Integer, TokenEstimator> counts = new HashMap<>();
@@ -120,40 +120,60 @@ public final class ServePlanner {
     }
 
     /**
-     * The backend rejected the prompt as longer than its model's context: the route's fallback, once, when it is a
-     * different model that is up; the request is moved there. Empty when there is none.
+     * The backend rejected the prompt as longer than its model's context: the next hop of the route's fallback chain
+     * that is up and asks another model; the request is moved there. Empty when the chain is spent.
      */
     public Optional<ServePlan> afterContextLengthError(Exchange x, ServePlan failed) {
-        Optional<ServeTarget> next = fallbacks.get(x.route().route().index()).afterError(failed.target(),
-                failed.requestedModel(), 400, "context_length_exceeded",
+        return moveOn(x, failed, ServeReason.CONTEXT_LENGTH);
+    }
+
+    /**
+     * No replica of the serving backend took the connection (and no other replica was left to retry on): the next
+     * hop of the chain that is up; the request is moved there. Empty when the chain is spent.
+     */
+    public Optional<ServePlan> afterUnreachable(Exchange x, ServePlan failed) {
+        return moveOn(x, failed, ServeReason.PRIMARY_DOWN);
+    }
+
+    private Optional<ServePlan> moveOn(Exchange x, ServePlan failed, ServeReason reason) {
+        Optional<ServeTarget> next = resolver(x, primary(x)).next(failed.target(), failed.requestedModel(), reason,
                 name -> backends.get(name).replicas().allDown());
         if (next.isEmpty()) {
             return Optional.empty();
         }
-        metrics.fallback("context_length");
+        metrics.fallback(reason.name().toLowerCase(Locale.ROOT));
         moveTo(x, next.get(), failed.requestedModel());
         return Optional.of(new ServePlan(backends.get(next.get().backend()), next.get(), failed.requestedModel(),
                 RoutingRequest.of(failed.routing().tokenCost())));
     }
 
     private ServeTarget target(Exchange x, BackendDispatch primary, String trafficClass, String model) {
-        FallbackResolver resolver = fallbacks.get(x.route().route().index());
+        FallbackResolver resolver = resolver(x, primary);
         TrafficClass cls = classSettings.get(trafficClass);
         boolean mayDegrade = cls != null && cls.mayDegrade();
-        boolean degradeNow = primary.admission().isPresent() && primary.admission().get().shouldDegrade(trafficClass);
-        if (resolver == null || resolver.fallback().isEmpty()) {
-            return new ServeTarget(primary.name(), model, primary.replicas().allDown()
-                    ? ServeReason.UNAVAILABLE : ServeReason.PRIMARY);
+        return resolver.choose(model, name -> backends.get(name).replicas().allDown(), mayDegrade,
+                name -> degrades(backends.get(name), trafficClass));
+    }
+
+    /** The route's chain behind the backend the request resolved to (a route may name none: the first serving it). */
+    private FallbackResolver resolver(Exchange x, BackendDispatch primary) {
+        FallbackResolver resolver = fallbacks.get(x.route().route().index());
+        if (resolver == null) {
+            return new FallbackResolver(ModelTarget.of(primary.name()), List.of());
         }
-        // The route may name no backend (the first serving the model): the resolver then judges the resolved one.
-        FallbackResolver judged = resolver.primary().backend().isEmpty()
-                ? new FallbackResolver(ModelTarget.of(primary.name()), resolver.fallback()) : resolver;
-        return judged.choose(model, name -> backends.get(name).replicas().allDown(), mayDegrade, degradeNow);
+        return resolver.primary().backend().isEmpty() ? resolver.withPrimary(ModelTarget.of(primary.name())) : resolver;
+    }
+
+    /** Admission on {@code backend} asks degradable requests of {@code trafficClass} to go elsewhere. */
+    private static boolean degrades(BackendDispatch backend, String trafficClass) {
+        return backend.admission().isPresent() && backend.admission().get().shouldDegrade(trafficClass);
     }
 
     /** Its answer is not the requested model's: filed under the model that answers, never under the request's key. */
     private static void moveTo(Exchange x, ServeTarget target, String requestedModel) {
-        x.taps().onFallback(target.backend(), target.model().isEmpty() ? requestedModel : target.model());
+        String served = target.model().isEmpty() ? requestedModel : target.model();
+        x.record().fallback(target.hop(), served);
+        x.taps().onFallback(target.backend(), served);
         if (x.parsed() != null && !target.model().equals(requestedModel)) {
             x.replaceRequest(withModel(x.request(), x.parsed().body(), target.model()));
         }

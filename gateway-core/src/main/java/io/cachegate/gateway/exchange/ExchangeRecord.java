@@ -15,6 +15,9 @@ public final class ExchangeRecord {
     private String trafficClass;
     private long queueWaitNanos = -1;
     private String backend;
+    /** Set when a hop of the route's fallback chain serves: its position (1 for the first) and its model. */
+    private int fallbackHop;
+    private String fallbackModel;
     private long upstreamFirstByteNanos = -1;
     private long upstreamNanos = -1;
     private long upstreamStartNanos = -1;
@@ -94,6 +97,22 @@ public final class ExchangeRecord {
 
     public String backend() {
         return backend;
+    }
+
+    /** The request moved to hop {@code hop} of its route's fallback chain, whose model {@code model} answers. */
+    public void fallback(int hop, String model) {
+        this.fallbackHop = hop;
+        this.fallbackModel = model;
+    }
+
+    /** The fallback chain's hop that served (1 for the first); 0 while the route's own backend does. */
+    public int fallbackHop() {
+        return fallbackHop;
+    }
+
+    /** The model of the fallback hop that served; null while the route's own backend does. */
+    public String fallbackModel() {
+        return fallbackModel;
     }
 
     /** The upstream call began (its last attempt): the backend it went to, at this tick. */

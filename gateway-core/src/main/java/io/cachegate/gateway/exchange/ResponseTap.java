@@ -23,9 +23,9 @@ public interface ResponseTap {
     void onAbort();
 
     /**
-     * The answer will come from the route's fallback, {@code model} on {@code backend}, not the model the request
-     * names: a cache files it under the model that answers, never under the request's key. Called before the
-     * exchange starts.
+     * The answer will come from a hop of the route's fallback chain, {@code model} on {@code backend}, not the model
+     * the request names: a cache files it under the model that answers, never under the request's key. Called
+     * before the answer starts, once per hop the request moves to (the last call names the hop that answers).
      */
     default void onFallback(String backend, String model) {
     }

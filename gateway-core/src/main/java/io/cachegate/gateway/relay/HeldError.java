@@ -7,8 +7,8 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A 400 from a backend held back until its body shows whether it is a context-length error the route's fallback
- * may fix. An error answer is small: past {@link #MAX_BYTES} it is relayed as it comes.
+ * A 400 from a backend held back until its body shows whether it is a context-length error the next hop of the
+ * route's fallback chain may fix. An error answer is small: past {@link #MAX_BYTES} it is relayed as it comes.
  */
 final class HeldError {
 

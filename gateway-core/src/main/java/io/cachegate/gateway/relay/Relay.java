@@ -46,7 +46,8 @@ import org.slf4j.LoggerFactory;
  * (Netty's proxy pattern), so a slow client holds one batch in memory; a client that leaves cancels the call. A
  * failed connect, a first-byte timeout or a 5xx/429 head is retried on another replica as the backend's
  * {@link RetryPolicy} allows, never after the first byte; a stale pooled connection on the same replica. A 400
- * saying the prompt is too long for the model moves the request to the route's fallback, once.
+ * saying the prompt is too long for the model, or a backend none of whose replicas took the connection, moves the
+ * request to the next hop of the route's fallback chain.
  */
 final class Relay implements UpstreamListener {
 
@@ -67,7 +68,7 @@ final class Relay implements UpstreamListener {
     private ChannelFuture lastWrite;
     private boolean done;
     private boolean clientGone;
-    /** A 400 held back until its body shows whether it is a context-length error the fallback may fix. */
+    /** A 400 held back until its body shows whether it is a context-length error the next hop may fix. */
     private HeldError heldError;
 
     Relay(Exchange x, ServePlan plan, RelayStage stage) {
@@ -187,7 +188,7 @@ final class Relay implements UpstreamListener {
     }
 
     /**
-     * Collects the held 400's body; at its end either hands the request to the fallback (a context-length
+     * Collects the held 400's body; at its end either hands the request to the next hop (a context-length
      * error) or relays the error as it came. True when the content was consumed here.
      */
     private boolean holdError(HttpContent content) {
@@ -211,7 +212,8 @@ final class Relay implements UpstreamListener {
             return true;
         }
         heldError = null;
-        if (held.isContextLengthError() && !clientGone && handOverToFallback()) {
+        if (held.isContextLengthError() && !clientGone
+                && handOver(stage.planner().afterContextLengthError(x, plan))) {
             return true;
         }
         byte[] body = held.body();
@@ -224,17 +226,15 @@ final class Relay implements UpstreamListener {
     }
 
     /**
-     * The replica was fine, the prompt too long for its model: the request moves to the route's fallback and is
-     * sent again, without queueing (it waited its turn once). False when there is no fallback to try; the error
-     * is then relayed.
+     * The request moves to the next hop of the route's fallback chain and is sent again, without queueing (it
+     * waited its turn once). False when the chain is spent: the caller then answers with what failed.
      */
-    private boolean handOverToFallback() {
-        Optional<ServePlan> fallback = stage.planner().afterContextLengthError(x, plan);
-        if (fallback.isEmpty()) {
+    private boolean handOver(Optional<ServePlan> next) {
+        if (next.isEmpty()) {
             return false;
         }
         x.releaseLease();
-        serve(fallback.get());
+        serve(next.get());
         if (ReplicaChoiceStage.acquire(x, plan)) {
             attempt();
         } else {
@@ -306,8 +306,9 @@ final class Relay implements UpstreamListener {
                 plan.serving().replicas().recordFailure(currentUrl, x.tenant());
             }
             // Only a failed connect is retried: after a timeout the model may be generating already.
-            if (failure == UpstreamFailure.CONNECT_FAILED && retryElsewhere(FailureKind.CONNECT_FAILED)) {
-                return;
+            if (failure == UpstreamFailure.CONNECT_FAILED && (retryElsewhere(FailureKind.CONNECT_FAILED)
+                    || !clientGone && handOver(stage.planner().afterUnreachable(x, plan)))) {
+                return; // another replica, else the next hop: nothing reached the model yet
             }
         } else {
             plan.serving().replicas().recordFailure(currentUrl, x.tenant());

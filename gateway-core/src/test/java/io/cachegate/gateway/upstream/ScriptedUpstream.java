@@ -19,10 +19,13 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
+import java.net.ConnectException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * A backend the test scripts, without sockets: every call is a real {@link UpstreamCall} (its timers, states and
@@ -33,6 +36,7 @@ public final class ScriptedUpstream implements UpstreamCaller, AutoCloseable {
 
     private final Ticker ticker;
     private final List<Call> calls = new ArrayList<>();
+    private final Set<URI> refusing = new HashSet<>();
 
     public ScriptedUpstream(Ticker ticker) {
         this.ticker = ticker;
@@ -44,10 +48,15 @@ public final class ScriptedUpstream implements UpstreamCaller, AutoCloseable {
         EmbeddedChannel connection = new EmbeddedChannel(new UpstreamHandler());
         Call call = new Call(url, connection);
         calls.add(call);
-        UpstreamCall upstream = new UpstreamCall(loop, new OneConnection(connection), settings, request, listener,
-                ticker);
+        UpstreamCall upstream = new UpstreamCall(loop, new OneConnection(connection, refusing.contains(url)), settings,
+                request, listener, ticker);
         upstream.start();
         return upstream;
+    }
+
+    /** From now on every connection to {@code url} is refused, as by a backend that is not listening. */
+    public void refuse(URI url) {
+        refusing.add(url);
     }
 
     /** The calls started so far, in order. */
@@ -155,9 +164,11 @@ public final class ScriptedUpstream implements UpstreamCaller, AutoCloseable {
     private static final class OneConnection implements ChannelPool {
 
         private final EmbeddedChannel connection;
+        private final boolean refused;
 
-        OneConnection(EmbeddedChannel connection) {
+        OneConnection(EmbeddedChannel connection, boolean refused) {
             this.connection = connection;
+            this.refused = refused;
         }
 
         @Override
@@ -167,7 +178,8 @@ public final class ScriptedUpstream implements UpstreamCaller, AutoCloseable {
 
         @Override
         public Future<Channel> acquire(Promise<Channel> promise) {
-            return promise.setSuccess(connection);
+            return refused ? promise.setFailure(new ConnectException("Connection refused"))
+                    : promise.setSuccess(connection);
         }
 
         @Override

@@ -67,7 +67,7 @@ final class AnswerCapture implements ResponseTap {
             return new Target(store, key, ttl, tags, access, originId, storeFinishReasons, afterStore, function);
         }
 
-        /** The same answer filed under {@code other}: no semantic write-back, no further retargeting. */
+        /** The same answer filed under {@code other}: no semantic write-back; {@link #onFallback} keeps retargeting. */
         Target movedTo(CacheKey other) {
             return new Target(store, other, ttl, tags, access, originId, storeFinishReasons, e -> { },
                     (b, m) -> Optional.empty());
@@ -199,7 +199,8 @@ final class AnswerCapture implements ResponseTap {
     public void onFallback(String backend, String model) {
         Optional<Target> moved = target.retarget().apply(backend, model);
         if (moved.isPresent()) {
-            target = moved.get();
+            // Keyed from the request each time: a later hop of the chain files the answer under its own model.
+            target = moved.get().retarget(target.retarget());
         } else {
             abandoned = true;
         }

@@ -47,6 +47,10 @@ final class AccessLine {
         }
         millis(out, "queue_wait_ms", r.queueWaitNanos());
         string(out, "backend", r.backend());
+        if (r.fallbackHop() > 0) {
+            out.writeNumberField("fallback_hop", r.fallbackHop());
+            string(out, "served_model", r.fallbackModel());
+        }
         millis(out, "upstream_first_byte_ms", r.upstreamFirstByteNanos());
         millis(out, "upstream_ms", r.upstreamNanos());
         millis(out, "total_ms", nanos);

@@ -19,6 +19,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -101,6 +102,29 @@ class AnswerCaptureTest {
 
         assertThat(settled).hasValue(1);
         assertThat(store.stored(KEY)).isPresent();
+    }
+
+    @Test
+    void onFallback_twice_filesTheAnswerUnderTheLastHopsModelOnly() {
+        AnswerCapture.Target base = new AnswerCapture.Target(store, KEY, Duration.ofHours(1), Set.of(), ACCESS,
+                "req-1", Set.of("stop"));
+        // As CaptureStage keys it: the request with the hop's model, under that backend's version.
+        AnswerCapture capture = new AnswerCapture(base.retarget((backend, model) ->
+                Optional.of(base.movedTo(hopKey(backend, model)))), SIZE, metrics, ticker, settled::incrementAndGet);
+
+        capture.onFallback("small", "llama-3.1-8b");
+        capture.onFallback("tiny", "qwen2.5-0.5b");
+        feed(capture, Answers.HELLO);
+        capture.onComplete();
+
+        assertThat(store.stored(hopKey("tiny", "qwen2.5-0.5b"))).isPresent();
+        assertThat(store.stored(hopKey("small", "llama-3.1-8b"))).isEmpty();
+        assertThat(store.stored(KEY)).as("never under the requested model's key").isEmpty();
+    }
+
+    /** A key of its own for each backend and model. */
+    private static CacheKey hopKey(String backend, String model) {
+        return new CacheKey("default", backend + "@1", (model.startsWith("qwen") ? "c" : "b").repeat(64));
     }
 
     private AnswerCapture capture(long maxBytes) {
