@@ -59,6 +59,11 @@ final class BenchExactCacheCommand extends Scenario {
             description = "nginx executable; when it is missing, apt-get installs Debian's nginx (default ${DEFAULT-VALUE}).")
     String nginxBinary;
 
+    @Option(names = "--api", defaultValue = "chat",
+            description = "The API the cached requests call: chat (/v1/chat/completions) or responses (/v1/responses) "
+                    + "(default ${DEFAULT-VALUE}).")
+    String api;
+
     @Option(names = "--requests", defaultValue = "100", description = "Distinct cached requests (default ${DEFAULT-VALUE}).")
     int requests;
 
@@ -92,6 +97,9 @@ final class BenchExactCacheCommand extends Scenario {
                 problems.add("--stores: unknown store \"" + store + "\" (memory, redis, tiered)");
             }
         }
+        if (!api.equals("chat") && !api.equals("responses")) {
+            problems.add("--api: unknown API \"" + api + "\" (chat, responses)");
+        }
         if (requests < 1 || connections < 1) {
             problems.add("--requests and --connections must be >= 1");
         }
@@ -101,7 +109,7 @@ final class BenchExactCacheCommand extends Scenario {
     ScenarioReport measure(BenchChildren children) throws Exception {
         // nginx workers run as an unprivileged user when we are root: they must reach their cache dirs inside.
         Files.setPosixFilePermissions(children.dir(), PosixFilePermissions.fromString("rwxr-xr-x"));
-        List<byte[]> bodies = requestBodies(requests);
+        List<byte[]> bodies = requestBodies(requests, responses());
         ChildSimulator sim = children.simulator("sim", 1).awaitReady();
         progress.info("simulator on %s", sim.uri());
         String redisUri = stores.contains("redis") || stores.contains("tiered")
@@ -134,7 +142,7 @@ final class BenchExactCacheCommand extends Scenario {
         HttpClient http = BenchScrapes.client();
         fillAndCheck(http, targets, bodies, children);
 
-        RequestSource source = ChatRequests.inOrder(bodies, false);
+        RequestSource source = ChatRequests.inOrder(path(), bodies, false);
         for (Target t : targets) {
             run(t, source, BenchOptions.Mode.CLOSED, 0, options.warmup(), Duration.ZERO, "warm-up " + t.name() + " (not recorded)");
         }
@@ -154,7 +162,7 @@ final class BenchExactCacheCommand extends Scenario {
         Map<String, Map<String, Integer>> after = new LinkedHashMap<>();
         Map<String, Map<String, Long>> lookups = new LinkedHashMap<>();
         for (Target t : targets) {
-            after.put(t.name(), pass(http, t, bodies));
+            after.put(t.name(), pass(http, t, path(), bodies));
             if (t.admin() != null) {
                 lookups.put(t.name(), BenchScrapes.lookupsByOutcome(BenchScrapes.get(http, t.admin().resolve("/metrics"))));
             }
@@ -167,12 +175,12 @@ final class BenchExactCacheCommand extends Scenario {
     private void fillAndCheck(HttpClient http, List<Target> targets, List<byte[]> bodies, BenchChildren children)
             throws Exception {
         for (Target t : targets) {
-            Map<String, Integer> first = pass(http, t, bodies);
+            Map<String, Integer> first = pass(http, t, path(), bodies);
             Map<String, Integer> second = Map.of();
             long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
             while (System.nanoTime() < deadline) {
                 Thread.sleep(200); // write-back is asynchronous
-                second = pass(http, t, bodies);
+                second = pass(http, t, path(), bodies);
                 if (second.getOrDefault("HIT", 0) == bodies.size()) {
                     break;
                 }
@@ -199,18 +207,39 @@ final class BenchExactCacheCommand extends Scenario {
         BenchReport run() throws Exception;
     }
 
+    boolean responses() {
+        return "responses".equals(api);
+    }
+
+    String path() {
+        return responses() ? ChatRequests.RESPONSES_PATH : ChatRequests.PATH;
+    }
+
     /** Distinct deterministic chat requests (temperature 0, no max_tokens: the simulator ends them with "stop"). */
     static List<byte[]> requestBodies(int count) {
+        return requestBodies(count, false);
+    }
+
+    /**
+     * As {@link #requestBodies(int)}, or the same questions as Responses API requests (the system prompt as
+     * {@code instructions}, the question as the {@code input} string) when {@code responses}.
+     */
+    static List<byte[]> requestBodies(int count, boolean responses) {
         String[] topics = {"the water cycle", "TCP congestion control", "photosynthesis", "the French Revolution",
             "binary search", "plate tectonics", "compound interest", "the immune system", "public-key cryptography",
             "how vaccines work"};
         List<byte[]> bodies = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             var body = BenchJson.object().put("model", ChatRequests.MODEL).put("temperature", 0);
+            String question = "Question " + i + ": explain " + topics[i % topics.length] + " in three sentences.";
+            if (responses) {
+                body.put("instructions", "You are a concise assistant.").put("input", question);
+                bodies.add(BenchJson.bytes(body));
+                continue;
+            }
             var messages = body.putArray("messages");
             messages.addObject().put("role", "system").put("content", "You are a concise assistant.");
-            messages.addObject().put("role", "user")
-                    .put("content", "Question " + i + ": explain " + topics[i % topics.length] + " in three sentences.");
+            messages.addObject().put("role", "user").put("content", question);
             bodies.add(BenchJson.bytes(body));
         }
         return bodies;
@@ -224,11 +253,11 @@ final class BenchExactCacheCommand extends Scenario {
     }
 
     /** Sends every request once; counts the answers by cache status (HIT, MISS, ..., or "status <code>"). */
-    private static Map<String, Integer> pass(HttpClient http, Target t, List<byte[]> bodies)
+    private static Map<String, Integer> pass(HttpClient http, Target t, String path, List<byte[]> bodies)
             throws IOException, InterruptedException {
         Map<String, Integer> counts = new LinkedHashMap<>();
         for (byte[] body : bodies) {
-            HttpRequest request = HttpRequest.newBuilder(t.uri().resolve(ChatRequests.PATH)).timeout(Duration.ofSeconds(10))
+            HttpRequest request = HttpRequest.newBuilder(t.uri().resolve(path)).timeout(Duration.ofSeconds(10))
                     .header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
             HttpResponse<Void> response = http.send(request, HttpResponse.BodyHandlers.discarding());
