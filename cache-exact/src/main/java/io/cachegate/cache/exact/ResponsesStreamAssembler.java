@@ -55,11 +55,6 @@ final class ResponsesStreamAssembler implements AnswerAssembler {
         return failure == null ? Optional.ofNullable(document) : Optional.empty();
     }
 
-    /** Why the answer cannot be stored, a short fixed phrase; empty while it may still be. */
-    Optional<String> failureReason() {
-        return Optional.ofNullable(failure);
-    }
-
     private void onEvent(String name, byte[] data, int length) {
         if (failure != null || document != null || length == 0) {
             return;
