@@ -2,12 +2,12 @@ package io.cachegate.gateway.cache.capture;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.cachegate.cache.exact.AnswerAssembler;
 import io.cachegate.cache.exact.CacheEntry;
 import io.cachegate.cache.exact.CacheKey;
 import io.cachegate.cache.exact.CacheStore;
-import io.cachegate.cache.exact.StorePolicy;
-import io.cachegate.cache.exact.AnswerAssembler;
 import io.cachegate.cache.exact.RequestKind;
+import io.cachegate.cache.exact.StorePolicy;
 import io.cachegate.config.Ticker;
 import io.cachegate.gateway.cache.AnswerScreen;
 import io.cachegate.gateway.cache.EntryAccess;
