@@ -59,6 +59,12 @@ final class BenchExactCacheCommand extends Scenario {
             description = "nginx executable; when it is missing, apt-get installs Debian's nginx (default ${DEFAULT-VALUE}).")
     String nginxBinary;
 
+    @Option(names = "--api", split = ",", defaultValue = "chat",
+            description = "The APIs the cached requests call, chat (/v1/chat/completions) and/or responses "
+                    + "(/v1/responses): the same questions, each API a target of its own on the same gateway, "
+                    + "alternating (default ${DEFAULT-VALUE}).")
+    List<String> apis;
+
     @Option(names = "--requests", defaultValue = "100", description = "Distinct cached requests (default ${DEFAULT-VALUE}).")
     int requests;
 
@@ -77,8 +83,12 @@ final class BenchExactCacheCommand extends Scenario {
                     + "by the store name.")
     String gatewayJvmOpts;
 
-    /** One thing measured: a gateway with one store, or nginx. */
-    record Target(String name, URI uri, String hitHeader, URI admin) {
+    /** One thing measured: a gateway with one store, or nginx, answering the requests to one API. */
+    record Target(String name, URI uri, String hitHeader, URI admin, String path, List<byte[]> bodies) {
+
+        RequestSource source() {
+            return ChatRequests.inOrder(path, bodies, false);
+        }
     }
 
     BenchExactCacheCommand() {
@@ -92,6 +102,11 @@ final class BenchExactCacheCommand extends Scenario {
                 problems.add("--stores: unknown store \"" + store + "\" (memory, redis, tiered)");
             }
         }
+        for (String api : apis) {
+            if (!api.equals("chat") && !api.equals("responses")) {
+                problems.add("--api: unknown API \"" + api + "\" (chat, responses)");
+            }
+        }
         if (requests < 1 || connections < 1) {
             problems.add("--requests and --connections must be >= 1");
         }
@@ -101,7 +116,7 @@ final class BenchExactCacheCommand extends Scenario {
     ScenarioReport measure(BenchChildren children) throws Exception {
         // nginx workers run as an unprivileged user when we are root: they must reach their cache dirs inside.
         Files.setPosixFilePermissions(children.dir(), PosixFilePermissions.fromString("rwxr-xr-x"));
-        List<byte[]> bodies = requestBodies(requests);
+        List<byte[]> bodies = requestBodies(requests, responses(apis.get(0)));
         ChildSimulator sim = children.simulator("sim", 1).awaitReady();
         progress.info("simulator on %s", sim.uri());
         String redisUri = stores.contains("redis") || stores.contains("tiered")
@@ -111,7 +126,7 @@ final class BenchExactCacheCommand extends Scenario {
             List<String> extra = gatewayJvmOpts.isBlank() ? List.of()
                     : List.of(gatewayJvmOpts.replace("{store}", store).trim().split("\\s+"));
             ChildGateway g = children.gateway(store, extra, policy(sim, store, redisUri));
-            targets.add(new Target(store, g.uri(), "x-cache", g.admin()));
+            targets.addAll(perApi(store, g.uri(), "x-cache", g.admin()));
         }
         String nginxNote = null;
         if (!noNginx) {
@@ -123,7 +138,7 @@ final class BenchExactCacheCommand extends Scenario {
                 nginxNote = "skipped: nginx is not installed and apt-get could not install it (see above)";
             } else {
                 URI nginx = NginxReference.start(binary.get(), children, sim.port());
-                targets.add(new Target("nginx", nginx, "x-cache-status", null));
+                targets.addAll(perApi("nginx", nginx, "x-cache-status", null));
                 nginxNote = "nginx " + NginxReference.version(binary.get()) + " proxy_cache, key \"$request_uri|$request_body\"";
             }
         }
@@ -132,29 +147,28 @@ final class BenchExactCacheCommand extends Scenario {
             progress.info("%s on %s", t.name(), t.uri());
         }
         HttpClient http = BenchScrapes.client();
-        fillAndCheck(http, targets, bodies, children);
+        fillAndCheck(http, targets, children);
 
-        RequestSource source = ChatRequests.inOrder(bodies, false);
         for (Target t : targets) {
-            run(t, source, BenchOptions.Mode.CLOSED, 0, options.warmup(), Duration.ZERO, "warm-up " + t.name() + " (not recorded)");
+            run(t, t.source(), BenchOptions.Mode.CLOSED, 0, options.warmup(), Duration.ZERO, "warm-up " + t.name() + " (not recorded)");
         }
         Map<String, Long> backendCalls = new LinkedHashMap<>();
         targets.forEach(t -> backendCalls.put(t.name(), 0L));
         Map<Target, List<BenchReport>> closed = alternating(targets, (r, t) -> counted(http, sim, t, backendCalls,
-                () -> run(t, source, BenchOptions.Mode.CLOSED, 0, options.duration(), PHASE_RAMP, "round " + r + ": closed loop, " + t.name())));
+                () -> run(t, t.source(), BenchOptions.Mode.CLOSED, 0, options.duration(), PHASE_RAMP, "round " + r + ": closed loop, " + t.name())));
         boolean autoRate = rate <= 0;
         double openRate = autoRate ? Math.floor(closed.values().stream()
                 .mapToDouble(reports -> Medians.of(reports.stream().mapToDouble(BenchReport::throughput)))
                 .min().orElseThrow() / 2) : rate;
         progress.info("open-loop rate %.0f/s%s", openRate, autoRate ? " (half the lowest median closed-loop throughput)" : "");
         Map<Target, List<BenchReport>> open = alternating(targets, (r, t) -> counted(http, sim, t, backendCalls,
-                () -> run(t, source, BenchOptions.Mode.OPEN, openRate, options.duration(), PHASE_RAMP,
+                () -> run(t, t.source(), BenchOptions.Mode.OPEN, openRate, options.duration(), PHASE_RAMP,
                         "round " + r + ": open loop at " + Math.round(openRate) + "/s, " + t.name())));
         // A last check that the caches still hold everything (e.g. nothing evicted or purged meanwhile).
         Map<String, Map<String, Integer>> after = new LinkedHashMap<>();
         Map<String, Map<String, Long>> lookups = new LinkedHashMap<>();
         for (Target t : targets) {
-            after.put(t.name(), pass(http, t, bodies));
+            after.put(t.name(), pass(http, t));
             if (t.admin() != null) {
                 lookups.put(t.name(), BenchScrapes.lookupsByOutcome(BenchScrapes.get(http, t.admin().resolve("/metrics"))));
             }
@@ -164,21 +178,20 @@ final class BenchExactCacheCommand extends Scenario {
     }
 
     /** Caches every request in every target, then checks that a second pass is all hits. */
-    private void fillAndCheck(HttpClient http, List<Target> targets, List<byte[]> bodies, BenchChildren children)
-            throws Exception {
+    private void fillAndCheck(HttpClient http, List<Target> targets, BenchChildren children) throws Exception {
         for (Target t : targets) {
-            Map<String, Integer> first = pass(http, t, bodies);
+            Map<String, Integer> first = pass(http, t);
             Map<String, Integer> second = Map.of();
             long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
             while (System.nanoTime() < deadline) {
                 Thread.sleep(200); // write-back is asynchronous
-                second = pass(http, t, bodies);
-                if (second.getOrDefault("HIT", 0) == bodies.size()) {
+                second = pass(http, t);
+                if (second.getOrDefault("HIT", 0) == t.bodies().size()) {
                     break;
                 }
             }
             progress.info("%s: cache fill pass %s, check pass %s", t.name(), first, second);
-            if (second.getOrDefault("HIT", 0) != bodies.size()) {
+            if (second.getOrDefault("HIT", 0) != t.bodies().size()) {
                 throw new Aborted(t.name() + " does not answer every cached request from its cache (" + second
                         + "); logs in " + children.log("*"));
             }
@@ -199,18 +212,51 @@ final class BenchExactCacheCommand extends Scenario {
         BenchReport run() throws Exception;
     }
 
+    private static boolean responses(String api) {
+        return "responses".equals(api);
+    }
+
+    /** The paths measured, in --api order. */
+    List<String> paths() {
+        return apis.stream().map(api -> responses(api) ? ChatRequests.RESPONSES_PATH : ChatRequests.PATH).toList();
+    }
+
+    /** One target per --api on {@code uri}, named {@code name} alone when one API is measured. */
+    private List<Target> perApi(String name, URI uri, String hitHeader, URI admin) {
+        List<Target> targets = new ArrayList<>();
+        for (String api : apis) {
+            targets.add(new Target(apis.size() == 1 ? name : name + "/" + api, uri, hitHeader, admin,
+                    responses(api) ? ChatRequests.RESPONSES_PATH : ChatRequests.PATH,
+                    requestBodies(requests, responses(api))));
+        }
+        return targets;
+    }
+
     /** Distinct deterministic chat requests (temperature 0, no max_tokens: the simulator ends them with "stop"). */
     static List<byte[]> requestBodies(int count) {
+        return requestBodies(count, false);
+    }
+
+    /**
+     * As {@link #requestBodies(int)}, or the same questions as Responses API requests (the system prompt as
+     * {@code instructions}, the question as the {@code input} string) when {@code responses}.
+     */
+    static List<byte[]> requestBodies(int count, boolean responses) {
         String[] topics = {"the water cycle", "TCP congestion control", "photosynthesis", "the French Revolution",
             "binary search", "plate tectonics", "compound interest", "the immune system", "public-key cryptography",
             "how vaccines work"};
         List<byte[]> bodies = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             var body = BenchJson.object().put("model", ChatRequests.MODEL).put("temperature", 0);
+            String question = "Question " + i + ": explain " + topics[i % topics.length] + " in three sentences.";
+            if (responses) {
+                body.put("instructions", "You are a concise assistant.").put("input", question);
+                bodies.add(BenchJson.bytes(body));
+                continue;
+            }
             var messages = body.putArray("messages");
             messages.addObject().put("role", "system").put("content", "You are a concise assistant.");
-            messages.addObject().put("role", "user")
-                    .put("content", "Question " + i + ": explain " + topics[i % topics.length] + " in three sentences.");
+            messages.addObject().put("role", "user").put("content", question);
             bodies.add(BenchJson.bytes(body));
         }
         return bodies;
@@ -224,11 +270,10 @@ final class BenchExactCacheCommand extends Scenario {
     }
 
     /** Sends every request once; counts the answers by cache status (HIT, MISS, ..., or "status <code>"). */
-    private static Map<String, Integer> pass(HttpClient http, Target t, List<byte[]> bodies)
-            throws IOException, InterruptedException {
+    private static Map<String, Integer> pass(HttpClient http, Target t) throws IOException, InterruptedException {
         Map<String, Integer> counts = new LinkedHashMap<>();
-        for (byte[] body : bodies) {
-            HttpRequest request = HttpRequest.newBuilder(t.uri().resolve(ChatRequests.PATH)).timeout(Duration.ofSeconds(10))
+        for (byte[] body : t.bodies()) {
+            HttpRequest request = HttpRequest.newBuilder(t.uri().resolve(t.path())).timeout(Duration.ofSeconds(10))
                     .header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
             HttpResponse<Void> response = http.send(request, HttpResponse.BodyHandlers.discarding());

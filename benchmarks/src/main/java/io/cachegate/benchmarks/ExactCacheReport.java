@@ -46,7 +46,8 @@ final class ExactCacheReport implements ScenarioReport {
         this.nginxNote = nginxNote;
         this.bodies = bodies;
         this.redisUri = redisUri;
-        this.nginx = closed.keySet().stream().filter(t -> t.name().equals("nginx")).findFirst().orElse(null);
+        // with several --api, the first API's nginx target is the reference
+        this.nginx = closed.keySet().stream().filter(t -> t.name().startsWith("nginx")).findFirst().orElse(null);
     }
 
     private double thr(BenchExactCacheCommand.Target t) {
@@ -73,8 +74,8 @@ final class ExactCacheReport implements ScenarioReport {
         ReportText out = new ReportText();
         int rounds = run.options.rounds();
         int avgBody = (int) bodies.stream().mapToInt(b -> b.length).average().orElse(0);
-        out.line("%nExact-cache hits: %d distinct chat requests (%d body bytes on average), every one cached in every "
-                + "target; %d cores; %d rounds of %s per phase", bodies.size(), avgBody,
+        out.line("%nExact-cache hits: %d distinct %s requests (%d body bytes on average), every one cached in every "
+                + "target; %d cores; %d rounds of %s per phase", bodies.size(), String.join(" and ", run.paths()), avgBody,
                 Runtime.getRuntime().availableProcessors(), rounds, Durations.format(run.options.duration()));
         out.line("Gateways: %s%s; reference: %s", String.join(", ", run.stores),
                 redisUri == null ? "" : " (Redis " + redisUri + ")", nginxNote == null ? "none (--no-nginx)" : nginxNote);
@@ -133,7 +134,8 @@ final class ExactCacheReport implements ScenarioReport {
     @Override
     public JsonNode json() {
         ObjectNode out = BenchJson.object().put("cores", Runtime.getRuntime().availableProcessors())
-                .put("requests", bodies.size()).put("connections", run.connections).put("rate", openRate)
+                .put("requests", bodies.size()).put("paths", String.join(",", run.paths()))
+                .put("connections", run.connections).put("rate", openRate)
                 .put("rateAuto", autoRate).put("rounds", run.options.rounds()).put("redisUri", redisUri)
                 .put("nginx", nginxNote);
         ArrayNode targets = out.putArray("targets");

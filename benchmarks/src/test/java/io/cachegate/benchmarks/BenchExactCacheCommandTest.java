@@ -23,7 +23,8 @@ class BenchExactCacheCommandTest {
     void exactCacheHelp_namesItsOptions() {
         BenchCommandTest.Run run = BenchCommandTest.run("exact-cache", "--help");
         assertThat(run.exit()).isZero();
-        assertThat(run.out()).contains("--stores", "--rate", "--rounds", "--connections", "--child-jvm-opts", "--json");
+        assertThat(run.out()).contains("--stores", "--rate", "--rounds", "--connections", "--child-jvm-opts", "--json",
+                "--api");
     }
 
     @Test
@@ -52,5 +53,16 @@ class BenchExactCacheCommandTest {
         }
         assertThat(distinct).hasSize(100);
         assertThat(BenchExactCacheCommand.requestBodies(100).get(7)).isEqualTo(bodies.get(7));
+    }
+
+    @Test
+    void requestBodies_responses_askTheSameQuestionsAsResponsesApiRequests() {
+        List<byte[]> chat = BenchExactCacheCommand.requestBodies(10, false);
+        List<byte[]> responses = BenchExactCacheCommand.requestBodies(10, true);
+
+        String body = new String(responses.get(3), StandardCharsets.UTF_8);
+        assertThat(body).contains("\"temperature\":0", "\"instructions\":\"You are a concise assistant.\"",
+                "\"input\":\"Question 3: explain").doesNotContain("messages").doesNotContain("max_output_tokens");
+        assertThat(new String(chat.get(3), StandardCharsets.UTF_8)).contains("Question 3: explain");
     }
 }

@@ -22,11 +22,14 @@ import java.util.Set;
  *                         default: earlier turns are where stale and misplaced answers come from)
  * @param threshold this route's semantic similarity threshold, instead of {@code cache.semantic.threshold}
  * @param sensitive what happens to a request or answer holding personal data or a secret
+ * @param serverState when true, Responses API requests that continue state the backend holds
+ *                    ({@code previous_response_id}, {@code conversation}, a stored {@code prompt}, item
+ *                    references) are cached too; off by default, as that state may change or be gone
  */
 public record RouteCache(boolean exact, boolean semantic, Optional<Duration> ttl, Optional<String> context,
                          Normalize normalize, boolean shared, boolean nondeterministic, boolean keyOnUser,
                          Set<String> storeFinishReasons, Embed embed, int semanticMaxTurns,
-                         Optional<Double> threshold, SensitiveMode sensitive) {
+                         Optional<Double> threshold, SensitiveMode sensitive, boolean serverState) {
 
     /** The finish reasons a route may allow to be stored (the OpenAI ones). */
     public static final Set<String> FINISH_REASONS = Set.copyOf(RouteKeys.FINISH_REASONS);
@@ -51,6 +54,15 @@ public record RouteCache(boolean exact, boolean semantic, Optional<Duration> ttl
         }
     }
 
+    /** With the default {@code server_state} ({@code false}). */
+    public RouteCache(boolean exact, boolean semantic, Optional<Duration> ttl, Optional<String> context,
+                      Normalize normalize, boolean shared, boolean nondeterministic, boolean keyOnUser,
+                      Set<String> storeFinishReasons, Embed embed, int semanticMaxTurns, Optional<Double> threshold,
+                      SensitiveMode sensitive) {
+        this(exact, semantic, ttl, context, normalize, shared, nondeterministic, keyOnUser, storeFinishReasons, embed,
+                semanticMaxTurns, threshold, sensitive, RouteKeys.SERVER_STATE.fallback());
+    }
+
     /** With the default {@code sensitive} mode ({@code no_store}). */
     public RouteCache(boolean exact, boolean semantic, Optional<Duration> ttl, Optional<String> context,
                       Normalize normalize, boolean shared, boolean nondeterministic, boolean keyOnUser,
@@ -69,6 +81,7 @@ public record RouteCache(boolean exact, boolean semantic, Optional<Duration> ttl
                 RouteKeys.CONTEXT.fallback(), RouteKeys.NORMALIZE.fallback(), RouteKeys.SHARED.fallback(),
                 RouteKeys.NONDETERMINISTIC.fallback(), RouteKeys.KEY_ON_USER.fallback(),
                 RouteKeys.STORE_FINISH_REASONS.fallback(), RouteKeys.EMBED.fallback(),
-                RouteKeys.SEMANTIC_MAX_TURNS.fallback(), RouteKeys.THRESHOLD.fallback(), RouteKeys.SENSITIVE.fallback());
+                RouteKeys.SEMANTIC_MAX_TURNS.fallback(), RouteKeys.THRESHOLD.fallback(), RouteKeys.SENSITIVE.fallback(),
+                RouteKeys.SERVER_STATE.fallback());
     }
 }

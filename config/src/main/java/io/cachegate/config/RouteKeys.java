@@ -68,11 +68,14 @@ final class RouteKeys {
     static final Key<SensitiveMode> SENSITIVE = Key.choice("sensitive", SensitiveMode.NO_STORE, true,
             "requests or answers with personal data or secrets: no_store (BYPASS), private (per end user), allow");
 
+    static final Key<Boolean> SERVER_STATE = Key.bool("server_state", false,
+            "also cache Responses API requests continuing backend state (previous_response_id, conversation)");
+
     static final Section MATCH = Section.mapping("match", "which requests the route serves",
             MATCH_MODEL, MATCH_TENANT, MATCH_PATH);
     static final Section CACHE = Section.mapping("cache", "the route's cache behaviour",
             EXACT, SEMANTIC, TTL, CONTEXT, NORMALIZE, SHARED, NONDETERMINISTIC, KEY_ON_USER, STORE_FINISH_REASONS,
-            EMBED, SEMANTIC_MAX_TURNS, THRESHOLD, SENSITIVE);
+            EMBED, SEMANTIC_MAX_TURNS, THRESHOLD, SENSITIVE, SERVER_STATE);
     static final Section SECTION = Section.list("routes", "first match wins; default: one catch-all route",
             BACKEND, FALLBACK, FALLBACK_MODEL, FALLBACKS, CLASS, DEFAULT_MAX_TOKENS, TOKENIZER).with(MATCH, CACHE);
 

@@ -15,6 +15,7 @@ import static io.cachegate.config.RouteKeys.NORMALIZE;
 import static io.cachegate.config.RouteKeys.SEMANTIC;
 import static io.cachegate.config.RouteKeys.SEMANTIC_MAX_TURNS;
 import static io.cachegate.config.RouteKeys.SENSITIVE;
+import static io.cachegate.config.RouteKeys.SERVER_STATE;
 import static io.cachegate.config.RouteKeys.SHARED;
 import static io.cachegate.config.RouteKeys.STORE_FINISH_REASONS;
 import static io.cachegate.config.RouteKeys.THRESHOLD;
@@ -121,6 +122,7 @@ final class RoutesReader {
                 cache.get(EMBED),
                 cache.get(SEMANTIC_MAX_TURNS),
                 cache.get(THRESHOLD),
-                cache.get(SENSITIVE));
+                cache.get(SENSITIVE),
+                cache.get(SERVER_STATE));
     }
 }

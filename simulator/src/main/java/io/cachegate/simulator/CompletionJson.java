@@ -6,7 +6,7 @@ package io.cachegate.simulator;
  * {@code "usage":null} on every text chunk). Built with a StringBuilder because this is the hot
  * path of the zero-latency benchmark: one header prefix per request, a few appends per token.
  */
-final class CompletionJson {
+final class CompletionJson implements AnswerFormat {
 
     private final CompletionRequest.Kind kind;
     private final boolean includeUsage;
@@ -27,6 +27,25 @@ final class CompletionJson {
                 + ",\"model\":" + quotedModel + ",\"choices\":[";
     }
 
+    /** Chat: the first chunk of each choice; text completions open with their first token. */
+    @Override
+    public void opening(StringBuilder out, int choices) {
+        if (kind == CompletionRequest.Kind.CHAT) {
+            for (int c = 0; c < choices; c++) {
+                roleChunk(out, c);
+            }
+        }
+    }
+
+    /** The usage chunk when {@code include_usage} is set, then {@code [DONE]}. */
+    @Override
+    public void closing(StringBuilder out, int promptTokens, int completionTokens) {
+        if (includeUsage) {
+            usageChunk(out, promptTokens, completionTokens);
+        }
+        SseEncoder.done(out);
+    }
+
     /** The first chunk of a chat choice: {@code delta: {"role":"assistant","content":""}}. */
     void roleChunk(StringBuilder out, int index) {
         SseEncoder.beginEvent(out).append(chunkPrefix)
@@ -35,8 +54,8 @@ final class CompletionJson {
         endChunk(out);
     }
 
-    /** One token of one choice; {@code finishReason} is null except on the last. */
-    void tokenChunk(StringBuilder out, int index, String token, String finishReason) {
+    @Override
+    public void token(StringBuilder out, int index, String token, String finishReason) {
         SseEncoder.beginEvent(out).append(chunkPrefix).append("{\"index\":").append(index);
         if (kind == CompletionRequest.Kind.CHAT) {
             Json.appendQuoted(out.append(",\"delta\":{\"content\":"), token).append("},\"logprobs\":null");
@@ -65,7 +84,8 @@ final class CompletionJson {
     }
 
     /** A complete non-streamed {@code chat.completion} or {@code text_completion}. */
-    String fullResponse(String[][] choices, String finishReason, int promptTokens) {
+    @Override
+    public String fullResponse(String[][] choices, String finishReason, int promptTokens) {
         int completionTokens = 0;
         StringBuilder out = new StringBuilder(128 + choices.length * (choices[0].length * 8 + 160));
         out.append("{\"id\":\"").append(id).append("\",\"object\":\"")

@@ -4,18 +4,21 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 
 /**
- * What the simulator needs of a chat or text completion request, read from its JSON body.
+ * What the simulator needs of a chat, text completion or Responses API request, read from its JSON body.
  * Prompt tokens are an approximation: whitespace-separated words of all message contents (or of
- * the prompt), or the length of a token-id prompt; the simulator has no tokenizer.
+ * the prompt, or of the instructions and input), or the length of a token-id prompt; the simulator has no
+ * tokenizer.
+ *
+ * @param body the request body (a response object echoes its request's settings)
  */
 record CompletionRequest(Kind kind, String model, boolean stream, boolean includeUsage, int maxTokens,
                          boolean maxTokensGiven, int n, int promptTokens, RequestHash hash, PromptBlocks prefix,
-                         String lastUserText, String[] answer) {
+                         String lastUserText, String[] answer, JsonNode body) {
 
     private static final int MAX_N = 128;
     private static final int MAX_TOKENS_LIMIT = 1 << 20;
 
-    enum Kind { CHAT, TEXT }
+    enum Kind { CHAT, TEXT, RESPONSES }
 
     static CompletionRequest parse(Kind kind, JsonNode body, List<String> models, int defaultMaxTokens) {
         return parse(kind, body, models, defaultMaxTokens, 0);
@@ -31,7 +34,8 @@ record CompletionRequest(Kind kind, String model, boolean stream, boolean includ
         boolean stream = body.path("stream").asBoolean(false);
         boolean includeUsage = stream && body.path("stream_options").path("include_usage").asBoolean(false);
 
-        JsonNode maxNode = kind == Kind.CHAT && body.hasNonNull("max_completion_tokens")
+        JsonNode maxNode = kind == Kind.RESPONSES ? body.get("max_output_tokens")
+                : kind == Kind.CHAT && body.hasNonNull("max_completion_tokens")
                 ? body.get("max_completion_tokens") : body.get("max_tokens");
         boolean maxGiven = maxNode != null && !maxNode.isNull();
         int maxTokens = defaultMaxTokens;
@@ -43,7 +47,7 @@ record CompletionRequest(Kind kind, String model, boolean stream, boolean includ
             maxTokens = maxNode.asInt();
         }
 
-        JsonNode nNode = body.get("n");
+        JsonNode nNode = kind == Kind.RESPONSES ? null : body.get("n"); // one output: the Responses API has no n
         int n = 1;
         if (nNode != null && !nNode.isNull()) {
             if (!nNode.canConvertToInt() || nNode.asInt() < 1 || nNode.asInt() > MAX_N) {
@@ -52,6 +56,13 @@ record CompletionRequest(Kind kind, String model, boolean stream, boolean includ
             n = nNode.asInt();
         }
 
+        if (kind == Kind.RESPONSES) {
+            String prompt = ResponsesInput.promptText(body);
+            PromptBlocks prefix = prefixBlockChars > 0 ? PromptBlocks.of(model, prompt, prefixBlockChars)
+                    : PromptBlocks.NONE;
+            return new CompletionRequest(kind, model, stream, false, maxTokens, maxGiven, 1, countWords(prompt),
+                    RequestHash.ofRequest(body), prefix, ResponsesInput.lastUserText(body), null, body);
+        }
         int promptTokens = kind == Kind.CHAT ? chatPromptTokens(body) : textPromptTokens(body);
         PromptBlocks prefix = PromptBlocks.NONE;
         if (prefixBlockChars > 0) { // validated above: messages or prompt is present
@@ -61,7 +72,7 @@ record CompletionRequest(Kind kind, String model, boolean stream, boolean includ
         String lastUser = kind == Kind.CHAT ? lastUserText(body.get("messages"))
                 : body.path("prompt").isTextual() ? body.get("prompt").textValue() : null;
         return new CompletionRequest(kind, model, stream, includeUsage, maxTokens, maxGiven, n, promptTokens,
-                RequestHash.ofRequest(body), prefix, lastUser, null);
+                RequestHash.ofRequest(body), prefix, lastUser, null, body);
     }
 
     /**
@@ -71,7 +82,7 @@ record CompletionRequest(Kind kind, String model, boolean stream, boolean includ
     CompletionRequest answeredWith(String[] tokens) {
         int count = maxTokensGiven ? Math.min(maxTokens, tokens.length) : tokens.length;
         return new CompletionRequest(kind, model, stream, includeUsage, count, maxTokensGiven, n, promptTokens, hash,
-                prefix, lastUserText, java.util.Arrays.copyOf(tokens, count));
+                prefix, lastUserText, java.util.Arrays.copyOf(tokens, count), body);
     }
 
     /** {@code length} when generation stopped at {@code max_tokens}, else {@code stop}. */
@@ -83,7 +94,7 @@ record CompletionRequest(Kind kind, String model, boolean stream, boolean includ
     }
 
     /** The text of the last user message (content parts joined), or null. */
-    private static String lastUserText(JsonNode messages) {
+    static String lastUserText(JsonNode messages) {
         for (int i = messages.size() - 1; i >= 0; i--) {
             JsonNode message = messages.get(i);
             if ("user".equals(message.path("role").asText())) {

@@ -17,7 +17,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One chat or text completion from admission to its last byte: waits for a slot of the
+ * One chat, text completion or response from admission to its last byte: waits for a slot of the
  * {@link ConcurrencyGate}, looks its prompt up in the {@link PrefixCache}, then emits tokens on the
  * schedule of the {@link LatencyModel}, streamed as SSE or answered whole when the last token is
  * due. Its prompt's blocks enter the prefix cache when it ends after its prefill. Confined to the
@@ -34,7 +34,7 @@ final class Generation implements ConcurrencyGate.Waiter {
     private final CompletionRequest request;
     private final boolean keepAlive;
     private final Runnable onDone;
-    private final CompletionJson json;
+    private final AnswerFormat json;
     private final String finishReason;
 
     private State state = State.NEW;
@@ -52,7 +52,7 @@ final class Generation implements ConcurrencyGate.Waiter {
         this.request = request;
         this.keepAlive = keepAlive;
         this.onDone = onDone;
-        this.json = new CompletionJson(request, System.currentTimeMillis() / 1000);
+        this.json = AnswerFormat.of(request, System.currentTimeMillis() / 1000);
         // Without max_tokens the "model" stops by itself after defaultMaxTokens words.
         this.finishReason = request.finishReason();
     }
@@ -188,17 +188,13 @@ final class Generation implements ConcurrencyGate.Waiter {
         StringBuilder out = new StringBuilder(256);
         if (emitted == 0) {
             ctx.write(streamHead());
-            if (request.kind() == CompletionRequest.Kind.CHAT) {
-                for (int c = 0; c < tokens.length; c++) {
-                    json.roleChunk(out, c);
-                }
-            }
+            json.opening(out, tokens.length);
         }
         long now = System.nanoTime();
         do {
             String reason = emitted == total - 1 ? finishReason : null;
             for (int c = 0; c < tokens.length; c++) {
-                json.tokenChunk(out, c, tokens[c][emitted], reason);
+                json.token(out, c, tokens[c][emitted], reason);
             }
             advance();
         } while (emitted < total && nextDue() - now <= 0);
@@ -208,10 +204,7 @@ final class Generation implements ConcurrencyGate.Waiter {
             runAt(nextDue(), this::streamStep);
             return;
         }
-        if (request.includeUsage()) {
-            json.usageChunk(out, request.promptTokens(), total * tokens.length);
-        }
-        SseEncoder.done(out);
+        json.closing(out, request.promptTokens(), total * tokens.length);
         ByteBuf last = ByteBufUtil.writeUtf8(ctx.alloc(), out);
         sim.completed.increment(); // before the last bytes leave: whoever has the answer sees it counted
         ChannelFuture written = ctx.writeAndFlush(new DefaultLastHttpContent(last));

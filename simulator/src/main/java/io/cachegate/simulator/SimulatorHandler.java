@@ -115,6 +115,11 @@ final class SimulatorHandler extends SimpleChannelInboundHandler<FullHttpRequest
                         completion(ctx, request, CompletionRequest.Kind.TEXT, keepAlive);
                     }
                 }
+                case "/v1/responses" -> {
+                    if (allowed(ctx, method, HttpMethod.POST, keepAlive)) {
+                        completion(ctx, request, CompletionRequest.Kind.RESPONSES, keepAlive);
+                    }
+                }
                 case "/v1/embeddings" -> {
                     if (allowed(ctx, method, HttpMethod.POST, keepAlive)) {
                         embeddings(ctx, request, keepAlive);

@@ -18,7 +18,12 @@ public enum BypassReason {
     /** Sampled without a seed (temperature above 0 or omitted) on a route that does not opt in. */
     NONDETERMINISTIC,
     /** More than one choice asked for ({@code n} other than 1) on a route that does not opt in. */
-    N_GREATER_THAN_ONE;
+    N_GREATER_THAN_ONE,
+    /**
+     * A Responses API request continuing state the backend holds ({@code previous_response_id}, ...) on a route
+     * without {@code server_state: true}.
+     */
+    SERVER_STATE;
 
     /** The metric tag value, e.g. {@code no_store}. */
     public String tag() {

@@ -6,9 +6,10 @@ import java.math.BigDecimal;
 
 /**
  * Decides per request whether the exact cache is read and written. By default only deterministic
- * requests are cached (embeddings; chat and completions at temperature 0 or with a seed, and
- * {@code n} = 1); a route with {@code nondeterministic: true} opts in to caching sampled answers
- * (and {@code n} above 1): every client then gets the first sample instead of a fresh one.
+ * requests are cached (embeddings; chat, completions and responses at temperature 0 or with a seed,
+ * and {@code n} = 1); a route with {@code nondeterministic: true} opts in to caching sampled answers
+ * (and {@code n} above 1): every client then gets the first sample instead of a fresh one. A Responses
+ * API request continuing state the backend holds is cached only on a route with {@code server_state: true}.
  */
 public final class Cacheability {
 
@@ -25,6 +26,9 @@ public final class Cacheability {
         }
         if (control.noStore()) {
             return CacheDecision.bypass(BypassReason.NO_STORE);
+        }
+        if (kind == RequestKind.RESPONSE && !route.serverState() && ResponsesCanonical.usesServerState(body)) {
+            return CacheDecision.bypass(BypassReason.SERVER_STATE);
         }
         if (kind != RequestKind.EMBEDDING && !route.nondeterministic()) {
             if (!isOne(body.get("n"))) {

@@ -56,6 +56,10 @@ public final class CanonicalRequest {
     /** The canonical bytes of {@code body} (left unchanged) sent to the {@code kind} endpoint. */
     public static byte[] of(RequestKind kind, ObjectNode body, CanonicalOptions options) {
         ObjectNode request = body.deepCopy();
+        if (kind == RequestKind.RESPONSE) {
+            ResponsesCanonical.apply(request, options.normalize()); // echoes its request: rules of its own
+            return render(kind, request);
+        }
         request.remove(ANSWER_NEUTRAL);
         if (!options.keyOnUser()) {
             request.remove(USER_FIELDS);
@@ -71,6 +75,10 @@ public final class CanonicalRequest {
             case EMBEDDING -> embedding(request, options.normalize());
             default -> throw new IllegalArgumentException("unknown kind " + kind);
         }
+        return render(kind, request);
+    }
+
+    private static byte[] render(RequestKind kind, ObjectNode request) {
         // The endpoint goes first, so one body sent to two endpoints never shares a key.
         ArrayNode envelope = NODES.arrayNode().add(kind.name().toLowerCase(Locale.ROOT)).add(request);
         return CanonicalJson.render(envelope);

@@ -10,5 +10,7 @@ public enum RequestKind {
     /** {@code POST /v1/completions}. */
     COMPLETION,
     /** {@code POST /v1/embeddings}. */
-    EMBEDDING
+    EMBEDDING,
+    /** {@code POST /v1/responses}, the Responses API. */
+    RESPONSE
 }

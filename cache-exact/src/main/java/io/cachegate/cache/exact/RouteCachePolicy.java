@@ -15,19 +15,26 @@ import java.util.Set;
  * @param normalize normalisation of user-authored text before keying
  * @param storeFinishReasons finish reasons an answer may have to be stored
  * @param shared entries live in the {@link CacheKey#SHARED_TENANT} namespace instead of the tenant's
+ * @param serverState Responses API requests that continue backend state are cached too
  */
 public record RouteCachePolicy(boolean exact, boolean nondeterministic, boolean keyOnUser, Normalize normalize,
-                               Set<String> storeFinishReasons, boolean shared) {
+                               Set<String> storeFinishReasons, boolean shared, boolean serverState) {
 
     public RouteCachePolicy {
         Objects.requireNonNull(normalize, "normalize");
         storeFinishReasons = Set.copyOf(storeFinishReasons);
     }
 
+    /** Without {@code server_state}. */
+    public RouteCachePolicy(boolean exact, boolean nondeterministic, boolean keyOnUser, Normalize normalize,
+                            Set<String> storeFinishReasons, boolean shared) {
+        this(exact, nondeterministic, keyOnUser, normalize, storeFinishReasons, shared, false);
+    }
+
     /** The route's {@code cache} section from the policy. */
     public static RouteCachePolicy of(RouteCache cache) {
         return new RouteCachePolicy(cache.exact(), cache.nondeterministic(), cache.keyOnUser(), cache.normalize(),
-                cache.storeFinishReasons(), cache.shared());
+                cache.storeFinishReasons(), cache.shared(), cache.serverState());
     }
 
     /** What the route changes in the canonical form. */

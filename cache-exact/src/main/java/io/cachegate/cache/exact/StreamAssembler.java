@@ -20,7 +20,7 @@ import java.util.TreeMap;
  * in any pieces) so a streamed miss can be stored. Any doubt makes the answer unstorable rather
  * than wrong, and memory is bounded by {@code maxBytes}. Not thread-safe: one per streamed answer.
  */
-public final class StreamAssembler {
+public final class StreamAssembler implements AnswerAssembler {
 
     private static final String CHAT_CHUNK = "chat.completion.chunk";
     private static final String TEXT_COMPLETION = "text_completion";
@@ -56,6 +56,7 @@ public final class StreamAssembler {
      * error event, logprobs (which a replay could not carry) or more than {@code maxBytes} make the
      * answer unstorable. Bytes after {@code data: [DONE]} are ignored (and not counted against the limit).
      */
+    @Override
     public void feed(byte[] bytes, int offset, int length) {
         Objects.checkFromIndexSize(offset, length, bytes.length);
         if (failure != null || done) {
@@ -90,6 +91,7 @@ public final class StreamAssembler {
      * {@code [DONE]} came and every choice has a finish reason; empty otherwise. {@code usage} is
      * present only if the stream carried it. Builds a new document on each call.
      */
+    @Override
     public Optional<byte[]> completeDocument() {
         if (!done || failure != null) {
             return Optional.empty();

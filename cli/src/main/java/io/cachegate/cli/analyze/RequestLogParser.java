@@ -104,6 +104,7 @@ final class RequestLogParser {
             case CHAT -> Endpoint.CHAT_COMPLETIONS;
             case COMPLETION -> Endpoint.COMPLETIONS;
             case EMBEDDING -> Endpoint.EMBEDDINGS;
+            case RESPONSE -> Endpoint.RESPONSES;
         };
     }
 }

@@ -5,6 +5,7 @@ public enum Endpoint {
     CHAT_COMPLETIONS("/v1/chat/completions", "chat"),
     COMPLETIONS("/v1/completions", "completions"),
     EMBEDDINGS("/v1/embeddings", "embeddings"),
+    RESPONSES("/v1/responses", "responses"),
     MODELS("/v1/models", "models"),
     PASSTHROUGH(null, "passthrough");
 

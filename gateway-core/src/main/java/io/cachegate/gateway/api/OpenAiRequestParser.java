@@ -74,6 +74,9 @@ public final class OpenAiRequestParser {
     /** Parses and validates a body for one of the generation or embedding endpoints. */
     public OpenAiRequest parse(Endpoint endpoint, byte[] body) {
         ObjectNode root = parseObject(body);
+        if (endpoint == Endpoint.RESPONSES) {
+            return ResponsesRequestParser.parse(root);
+        }
         String model = requiredString(root, "model");
         JsonNode input = switch (endpoint) {
             case CHAT_COMPLETIONS -> messages(root);
@@ -175,7 +178,7 @@ public final class OpenAiRequestParser {
         return value;
     }
 
-    private static String requiredString(ObjectNode root, String field) {
+    static String requiredString(ObjectNode root, String field) {
         JsonNode value = root.get(field);
         if (value == null || value.isNull()) {
             throw new ApiException(ErrorKind.INVALID_REQUEST, "'" + field + "' is a required property", field);
@@ -189,7 +192,7 @@ public final class OpenAiRequestParser {
         return value.textValue();
     }
 
-    private static boolean optionalBoolean(ObjectNode root, String field) {
+    static boolean optionalBoolean(ObjectNode root, String field) {
         return optionalBoolean(root, field, field);
     }
 
@@ -204,7 +207,7 @@ public final class OpenAiRequestParser {
         return value.booleanValue();
     }
 
-    private static OptionalDouble optionalNumber(ObjectNode root, String field) {
+    static OptionalDouble optionalNumber(ObjectNode root, String field) {
         JsonNode value = root.get(field);
         if (value == null || value.isNull()) {
             return OptionalDouble.empty();
@@ -215,7 +218,7 @@ public final class OpenAiRequestParser {
         return OptionalDouble.of(value.doubleValue());
     }
 
-    private static OptionalInt optionalInt(ObjectNode root, String field) {
+    static OptionalInt optionalInt(ObjectNode root, String field) {
         JsonNode value = root.get(field);
         if (value == null || value.isNull()) {
             return OptionalInt.empty();
@@ -226,7 +229,7 @@ public final class OpenAiRequestParser {
         return OptionalInt.of(value.intValue());
     }
 
-    private static OptionalLong optionalLong(ObjectNode root, String field) {
+    static OptionalLong optionalLong(ObjectNode root, String field) {
         JsonNode value = root.get(field);
         if (value == null || value.isNull()) {
             return OptionalLong.empty();
@@ -237,7 +240,7 @@ public final class OpenAiRequestParser {
         return OptionalLong.of(value.longValue());
     }
 
-    private static ApiException wrongType(String field, String expected) {
+    static ApiException wrongType(String field, String expected) {
         return new ApiException(ErrorKind.INVALID_REQUEST, "'" + field + "' must be " + expected, field);
     }
 }

@@ -2,13 +2,14 @@ package io.cachegate.gateway.cache;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.cachegate.cache.exact.ResponsesText;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
 /**
  * The text a person reads in an answer, for the access log with {@code include_text} and for comparing a served
- * answer with a fresh one: the choices' message content or completion text of a JSON answer, or the deltas of an
- * SSE stream joined. An answer cut short (the
+ * answer with a fresh one: the choices' message content or completion text of a JSON answer (a response's
+ * output text), or the deltas of an SSE stream joined. An answer cut short (the
  * log keeps 64 KiB) gives the text of its complete events; a JSON answer cut short gives none.
  */
 public final class AnswerText {
@@ -27,7 +28,11 @@ public final class AnswerText {
         StringBuilder out = new StringBuilder();
         if (start < body.length && body[start] == '{') {
             try {
-                choices(JSON.readTree(body, start, body.length - start), "message", out);
+                JsonNode answer = JSON.readTree(body, start, body.length - start);
+                if (answer != null && "response".equals(answer.path("object").asText())) {
+                    return ResponsesText.of(answer);
+                }
+                choices(answer, "message", out);
             } catch (IOException e) {
                 return ""; // cut short or not JSON
             }
@@ -36,7 +41,12 @@ public final class AnswerText {
         for (String line : new String(body, StandardCharsets.UTF_8).split("\n")) {
             if (line.startsWith("data:") && !line.contains("[DONE]")) {
                 try {
-                    choices(JSON.readTree(line.substring(5).trim()), "delta", out);
+                    JsonNode event = JSON.readTree(line.substring(5).trim());
+                    if (event != null && "response.output_text.delta".equals(event.path("type").asText())) {
+                        out.append(event.path("delta").asText("")); // a Responses API stream
+                    } else {
+                        choices(event, "delta", out);
+                    }
                 } catch (IOException e) {
                     // the last event, cut short: the text so far is what there is
                 }

@@ -58,6 +58,7 @@ public final class CacheKeyStage implements Stage {
         RequestKind kind = switch (parsed.endpoint()) {
             case CHAT_COMPLETIONS -> RequestKind.CHAT;
             case COMPLETIONS -> RequestKind.COMPLETION;
+            case RESPONSES -> RequestKind.RESPONSE;
             default -> RequestKind.EMBEDDING;
         };
         RouteCachePolicy routePolicy = RouteCachePolicy.of(routeCache);

@@ -155,7 +155,8 @@ public final class CacheableRequest {
         dropEarlyVector();
     }
 
-    RequestKind kind() {
+    /** The endpoint the request is for. */
+    public RequestKind kind() {
         return kind;
     }
 

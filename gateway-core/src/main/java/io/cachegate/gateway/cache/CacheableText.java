@@ -13,7 +13,7 @@ import java.util.Set;
 final class CacheableText {
 
     private static final Set<String> SKIPPED = Set.of("role", "type", "id", "tool_call_id", "name", "finish_reason",
-            "index", "logprobs", "image_url", "input_audio", "audio", "file", "detail", "format");
+            "index", "logprobs", "status", "image_url", "input_audio", "audio", "file", "detail", "format");
     /** Deeper than any message format nests; the parser's own depth limit keeps hostile bodies far below it. */
     private static final int MAX_DEPTH = 32;
 
@@ -31,6 +31,7 @@ final class CacheableText {
     static String ofAnswer(JsonNode answer) {
         StringBuilder out = new StringBuilder(256);
         append(answer.path("choices"), out, 0);
+        append(answer.path("output"), out, 0); // a Responses API answer
         return out.toString();
     }
 

@@ -3,6 +3,7 @@ package io.cachegate.gateway.cache;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cachegate.cache.exact.CacheEntry;
+import io.cachegate.cache.exact.ResponsesSseReplay;
 import io.cachegate.cache.exact.SseReplay;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.GatewayHeaders;
@@ -33,8 +34,9 @@ import java.util.Optional;
 
 /**
  * Answers a request from a cache entry: the stored JSON as it is, or, for {@code stream: true},
- * replayed as Server-Sent Events in the OpenAI chunk format. The {@code id} and {@code created}
- * are those of the stored answer, so a client can tell a replay from a fresh generation.
+ * replayed as Server-Sent Events in the OpenAI chunk format (the Responses API's event format for a stored
+ * response). The {@code id} and {@code created} (a response's {@code created_at}) are those of the stored answer,
+ * so a client can tell a replay from a fresh generation.
  */
 public final class CachedAnswerWriter {
 
@@ -83,6 +85,9 @@ public final class CachedAnswerWriter {
     static Optional<List<byte[]>> replay(CacheEntry entry, boolean includeUsage) {
         try {
             JsonNode document = JSON.readTree(entry.body());
+            if (ResponsesSseReplay.canReplay(document)) {
+                return Optional.of(ResponsesSseReplay.events(document));
+            }
             return SseReplay.canReplay(document) ? Optional.of(SseReplay.events(document, includeUsage)) : Optional.empty();
         } catch (IOException | RuntimeException e) {
             return Optional.empty();

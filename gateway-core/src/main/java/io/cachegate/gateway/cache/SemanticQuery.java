@@ -40,7 +40,7 @@ public record SemanticQuery(String text, String scope) {
     }
 
     /**
-     * The query of a chat or completion request.
+     * The query of a chat, completion or Responses API request (its input string, or its user messages).
      *
      * @param maxTurns requests with more user messages than this are not matched semantically
      * @param maxChars texts longer than this are not matched: the embedder would truncate them, and two texts
@@ -60,15 +60,20 @@ public record SemanticQuery(String text, String scope) {
             }
             text = prompt.asText();
             blanked.put("prompt", placeholder);
-        } else if (kind == RequestKind.CHAT) {
-            List<ObjectNode> users = userMessages(blanked.get("messages"));
+        } else if (kind == RequestKind.RESPONSE && body.path("input").isTextual()) {
+            text = body.get("input").textValue(); // one user message, in the Responses API's shorthand
+            blanked.put("input", placeholder);
+        } else if (kind == RequestKind.CHAT || kind == RequestKind.RESPONSE) {
+            // a Responses API input list holds messages as chat does (other items have no user role)
+            String field = kind == RequestKind.CHAT ? "messages" : "input";
+            List<ObjectNode> users = userMessages(blanked.get(field));
             if (users.isEmpty()) {
                 return Prepared.not(Ineligible.NOT_TEXT);
             }
             if (users.size() > maxTurns) {
                 return Prepared.not(Ineligible.TOO_MANY_TURNS);
             }
-            Optional<String> chat = blankUserMessages((ArrayNode) blanked.get("messages"), users, embed, placeholder);
+            Optional<String> chat = blankUserMessages((ArrayNode) blanked.get(field), users, embed, placeholder);
             if (chat.isEmpty()) {
                 return Prepared.not(Ineligible.NOT_TEXT);
             }
@@ -124,7 +129,10 @@ public record SemanticQuery(String text, String scope) {
         return Optional.of(text.toString());
     }
 
-    /** A string content, or an array of text parts joined by newlines; empty for any other part (image, audio). */
+    /**
+     * A string content, or an array of text parts ({@code text}, the Responses API's {@code input_text}) joined by
+     * newlines; empty for any other part (image, audio, file).
+     */
     private static Optional<String> textOf(JsonNode content) {
         if (content != null && content.isTextual()) {
             return Optional.of(content.asText());
@@ -134,7 +142,8 @@ public record SemanticQuery(String text, String scope) {
         }
         StringBuilder text = new StringBuilder();
         for (JsonNode part : parts) {
-            if (!"text".equals(part.path("type").asText()) || !part.path("text").isTextual()) {
+            String type = part.path("type").asText();
+            if (!("text".equals(type) || "input_text".equals(type)) || !part.path("text").isTextual()) {
                 return Optional.empty();
             }
             if (text.length() > 0) {

@@ -186,7 +186,8 @@ public final class ServePlanner {
             return defaultMax;
         }
         ObjectNode body = x.parsed().body();
-        JsonNode max = body.has("max_completion_tokens") ? body.get("max_completion_tokens") : body.get("max_tokens");
+        JsonNode max = body.has("max_completion_tokens") ? body.get("max_completion_tokens")
+                : body.has("max_output_tokens") ? body.get("max_output_tokens") : body.get("max_tokens");
         OptionalLong maxTokens = max != null && max.canConvertToLong() ? OptionalLong.of(max.asLong()) : OptionalLong.empty();
         return routeTokenizers.getOrDefault(x.route().route().index(), estimate).cost(prompt, maxTokens, defaultMax);
     }

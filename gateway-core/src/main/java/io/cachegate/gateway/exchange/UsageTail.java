@@ -102,8 +102,9 @@ public final class UsageTail {
             try {
                 JsonNode usage = parseAfterColon(text, at + USAGE.length, size);
                 if (usage != null && usage.isObject()) {
-                    long prompt = usage.path("prompt_tokens").asLong(0);
-                    long completion = usage.path("completion_tokens").asLong(0);
+                    // chat and completions name them prompt/completion, the Responses API input/output
+                    long prompt = usage.path("prompt_tokens").asLong(usage.path("input_tokens").asLong(0));
+                    long completion = usage.path("completion_tokens").asLong(usage.path("output_tokens").asLong(0));
                     JsonNode total = usage.get("total_tokens");
                     return Optional.of(new Usage(prompt, completion,
                             total != null && total.canConvertToLong() ? total.asLong() : prompt + completion));

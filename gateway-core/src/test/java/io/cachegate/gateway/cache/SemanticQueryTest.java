@@ -112,6 +112,36 @@ class SemanticQueryTest {
         assertThat(body.toString()).isEqualTo(before);
     }
 
+    @Test
+    void of_responses_stringInputOrLastUserItem_isTheText_instructionsInTheScope() throws IOException {
+        SemanticQuery a = prepare(RequestKind.RESPONSE, responses("\"How do I reset my password?\"", "bot"),
+                Embed.LAST_USER, 1, "acme", "m@1", "ctx").query().orElseThrow();
+        SemanticQuery b = prepare(RequestKind.RESPONSE, responses("\"I forgot my login\"", "bot"),
+                Embed.LAST_USER, 1, "acme", "m@1", "ctx").query().orElseThrow();
+        SemanticQuery parts = prepare(RequestKind.RESPONSE, responses("[{\"role\":\"user\",\"content\":"
+                + "[{\"type\":\"input_text\",\"text\":\"How do I reset my password?\"}]}]", "bot"),
+                Embed.LAST_USER, 1, "acme", "m@1", "ctx").query().orElseThrow();
+        SemanticQuery pirate = prepare(RequestKind.RESPONSE, responses("\"I forgot my login\"", "pirate"),
+                Embed.LAST_USER, 1, "acme", "m@1", "ctx").query().orElseThrow();
+
+        assertThat(a.text()).isEqualTo("How do I reset my password?");
+        assertThat(parts.text()).isEqualTo(a.text());
+        assertThat(a.scope()).isEqualTo(b.scope());
+        assertThat(pirate.scope()).as("instructions").isNotEqualTo(b.scope());
+        assertThat(parts.scope()).as("a string input and an item list are different requests").isNotEqualTo(a.scope());
+        assertThat(a.scope()).as("another endpoint").isNotEqualTo(query(chat(
+                "{\"role\":\"user\",\"content\":\"How do I reset my password?\"}", "")).scope());
+        assertThat(prepare(RequestKind.RESPONSE, responses("[{\"role\":\"user\",\"content\":\"hi\"},"
+                + "{\"type\":\"function_call_output\",\"call_id\":\"c\",\"output\":\"1\"}]", "bot"),
+                Embed.LAST_USER, 1, "acme", "m@1", "ctx").reason()).as("ends with a tool result")
+                .contains(SemanticQuery.Ineligible.NOT_TEXT);
+    }
+
+    private static ObjectNode responses(String input, String instructions) throws IOException {
+        return (ObjectNode) JSON.readTree("{\"model\":\"m\",\"temperature\":0,\"instructions\":\"" + instructions
+                + "\",\"input\":" + input + "}");
+    }
+
     private static SemanticQuery query(ObjectNode body) {
         return prepare(RequestKind.CHAT, body, Embed.LAST_USER, 1, "acme", "m@1", "ctx").query().orElseThrow();
     }

@@ -2,11 +2,12 @@ package io.cachegate.gateway.cache.capture;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.cachegate.cache.exact.AnswerAssembler;
 import io.cachegate.cache.exact.CacheEntry;
 import io.cachegate.cache.exact.CacheKey;
 import io.cachegate.cache.exact.CacheStore;
+import io.cachegate.cache.exact.RequestKind;
 import io.cachegate.cache.exact.StorePolicy;
-import io.cachegate.cache.exact.StreamAssembler;
 import io.cachegate.config.Ticker;
 import io.cachegate.gateway.cache.AnswerScreen;
 import io.cachegate.gateway.cache.EntryAccess;
@@ -84,16 +85,25 @@ final class AnswerCapture implements ResponseTap {
     /** The trace of the request whose answer this is: the write's span, and the origin stored with the entry. */
     private final RequestTrace trace;
     private int status;
-    private StreamAssembler assembler;
+    /** Which stream format a streamed answer comes in. */
+    private final RequestKind kind;
+    private AnswerAssembler assembler;
     private ByteArrayOutputStream body;
     private boolean abandoned;
 
     AnswerCapture(Target target, long maxBytes, GatewayMetrics metrics, Ticker ticker, Runnable onSettled) {
-        this(target, maxBytes, metrics, ticker, onSettled, null, RequestTrace.OFF);
+        this(target, maxBytes, metrics, ticker, onSettled, null, RequestTrace.OFF, RequestKind.CHAT);
     }
 
     AnswerCapture(Target target, long maxBytes, GatewayMetrics metrics, Ticker ticker, Runnable onSettled,
                   AnswerScreen screen, RequestTrace trace) {
+        this(target, maxBytes, metrics, ticker, onSettled, screen, trace, RequestKind.CHAT);
+    }
+
+    /** @param kind the endpoint the answer is for: a streamed Responses API answer is read by its own events */
+    AnswerCapture(Target target, long maxBytes, GatewayMetrics metrics, Ticker ticker, Runnable onSettled,
+                  AnswerScreen screen, RequestTrace trace, RequestKind kind) {
+        this.kind = kind;
         this.screen = screen;
         this.trace = trace;
         this.target = target;
@@ -112,7 +122,7 @@ final class AnswerCapture implements ResponseTap {
         }
         String type = head.headers().get(HttpHeaderNames.CONTENT_TYPE, "");
         if (type.startsWith("text/event-stream")) {
-            assembler = new StreamAssembler((int) Math.min(Integer.MAX_VALUE, maxBytes));
+            assembler = AnswerAssembler.of(kind, (int) Math.min(Integer.MAX_VALUE, maxBytes));
         } else {
             body = new ByteArrayOutputStream(1024);
         }
@@ -167,7 +177,8 @@ final class AnswerCapture implements ResponseTap {
         Consumer<CacheEntry> afterStore = verdict == AnswerScreen.Verdict.STORE ? target.afterStore() : e -> { };
         JsonNode usage = parsed.path("usage");
         CacheEntry entry = new CacheEntry(document.get(), ticker.wallMillis(), target.key().modelVersion(),
-                target.originId(), usage.path("prompt_tokens").asInt(0), usage.path("completion_tokens").asInt(0),
+                target.originId(), usage.path("prompt_tokens").asInt(usage.path("input_tokens").asInt(0)),
+                usage.path("completion_tokens").asInt(usage.path("output_tokens").asInt(0)),
                 target.tags(), target.access().declared(), target.access().userDigest(), trace.origin());
         long size = document.get().length;
         CompletableFuture<Void> write;

@@ -79,7 +79,7 @@ public final class CaptureStage implements Stage {
         }
         SharedAnswer leading = x.get(CoalesceStage.LEADING);
         x.addTap(new AnswerCapture(target, MAX_ENTRY_BYTES, metrics, x.ticker(),
-                leading == null ? () -> { } : leading::settle, x.get(AnswerScreen.KEY), trace));
+                leading == null ? () -> { } : leading::settle, x.get(AnswerScreen.KEY), trace, c.kind()));
         next.proceed(x);
     }
 

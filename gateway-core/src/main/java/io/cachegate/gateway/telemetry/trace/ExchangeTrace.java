@@ -231,7 +231,7 @@ final class ExchangeTrace implements RequestTrace, ResponseTap {
             return null;
         }
         return switch (endpoint) {
-            case CHAT_COMPLETIONS -> GenAiIncubatingAttributes.GenAiOperationNameIncubatingValues.CHAT;
+            case CHAT_COMPLETIONS, RESPONSES -> GenAiIncubatingAttributes.GenAiOperationNameIncubatingValues.CHAT;
             case COMPLETIONS -> GenAiIncubatingAttributes.GenAiOperationNameIncubatingValues.TEXT_COMPLETION;
             case EMBEDDINGS -> GenAiIncubatingAttributes.GenAiOperationNameIncubatingValues.EMBEDDINGS;
             default -> null;
