@@ -22,8 +22,14 @@ public final class ClientCertificates {
     private ClientCertificates() {
     }
 
-    /** The fingerprint (64 lower-case hex digits), or null without TLS or without a client certificate. */
+    /**
+     * The fingerprint (64 lower-case hex digits), or null without TLS or without a client certificate. An HTTP/2
+     * stream's channel answers for its connection, which holds the TLS session.
+     */
     public static String fingerprint(Channel channel) {
+        if (channel.parent() != null) {
+            channel = channel.parent();
+        }
         String known = channel.attr(FINGERPRINT).get();
         if (known == null) {
             known = compute(channel);
