@@ -162,6 +162,7 @@ class Http2IT {
 
             assertThat(h2.answers.get(1).status()).isEqualTo("413");
             assertThat(h2.answers.get(1).text()).contains("\"code\":\"request_too_large\"");
+            assertThat(h2.answers.get(1).headers.contains("connection")).as("Connection: close not sent").isFalse();
             assertThat(h2.answers.get(3).status()).isEqualTo("413");
             assertThat(h2.answers.get(5).status()).isEqualTo("200");
             assertThat(h2.answers.get(7).status()).as("the connection goes on").isEqualTo("200");

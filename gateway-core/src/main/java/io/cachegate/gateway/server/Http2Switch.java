@@ -51,7 +51,9 @@ final class Http2Switch {
         Http2Settings settings = Http2Settings.defaultSettings()
                 .maxConcurrentStreams(MAX_CONCURRENT_STREAMS)
                 .maxHeaderListSize(server.maxHeaderBytes());
-        return Http2FrameCodecBuilder.forServer().initialSettings(settings).validateHeaders(true).build();
+        // Closed means closed: the shutdown grace has already waited for answers, an idle connection has none.
+        return Http2FrameCodecBuilder.forServer().initialSettings(settings).validateHeaders(true)
+                .gracefulShutdownTimeoutMillis(0).build();
     }
 
     /** The handlers that follow {@code codec}: the connection's idle timer, then the stream multiplexer. */

@@ -1,6 +1,7 @@
 package io.cachegate.gateway.server.tls;
 
 import io.netty.channel.Channel;
+import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.AttributeKey;
 import java.security.GeneralSecurityException;
@@ -27,8 +28,8 @@ public final class ClientCertificates {
      * stream's channel answers for its connection, which holds the TLS session.
      */
     public static String fingerprint(Channel channel) {
-        if (channel.parent() != null) {
-            channel = channel.parent();
+        if (channel instanceof Http2StreamChannel stream) {
+            channel = stream.parent();
         }
         String known = channel.attr(FINGERPRINT).get();
         if (known == null) {
