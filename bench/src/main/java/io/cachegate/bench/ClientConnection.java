@@ -46,6 +46,8 @@ final class ClientConnection extends SimpleChannelInboundHandler<HttpObject> {
     private Channel channel;
     /** Opens a stream per request over HTTP/2; null over HTTP/1.1. */
     private Http2StreamChannelBootstrap streams;
+    /** The stream of the request in flight over HTTP/2: an earlier stream's late events are not this request's. */
+    private Channel stream;
     private boolean closing;
     private long answers;
 
@@ -110,9 +112,11 @@ final class ClientConnection extends SimpleChannelInboundHandler<HttpObject> {
             channel.writeAndFlush(run.encoder().encode(request)).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
             return;
         }
+        stream = null;
         streams.open().addListener((Future<Http2StreamChannel> opened) -> {
             if (opened.isSuccess()) {
-                opened.getNow().writeAndFlush(run.encoder().encode(request))
+                stream = opened.getNow();
+                stream.writeAndFlush(run.encoder().encode(request))
                         .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
             } else {
                 abort(ErrorKind.PROTOCOL);
@@ -188,12 +192,14 @@ final class ClientConnection extends SimpleChannelInboundHandler<HttpObject> {
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, HttpObject msg) {
-            onAnswer(msg);
+            if (ctx.channel() == stream) {
+                onAnswer(msg);
+            }
         }
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
-            if (inFlight) {
+            if (inFlight && ctx.channel() == stream) {
                 abort(ErrorKind.PREMATURE_CLOSE); // as over HTTP/1.1, a failed request ends its connection
             }
         }
