@@ -4,12 +4,15 @@ import io.cachegate.config.ServerSettings;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Turns one connection's pipeline from HTTP/1.1 into HTTP/2: Netty's frame codec with the gateway's limits, an
@@ -56,12 +59,30 @@ final class Http2Switch {
                 .gracefulShutdownTimeoutMillis(0).build();
     }
 
-    /** The handlers that follow {@code codec}: the connection's idle timer, then the stream multiplexer. */
+    /**
+     * The handlers that follow {@code codec}: the connection's idle timer, the stream multiplexer, and last the end
+     * of the connection's errors (a reset by the client and the like: closed, logged at debug).
+     */
     ChannelHandler[] after(Http2FrameCodec codec) {
         return new ChannelHandler[] {
             new Http2IdleTimeout(codec.connection(), server.connections().idleTimeout(), metrics),
-            new Http2MultiplexHandler(new Http2StreamInitializer(paths))
+            new Http2MultiplexHandler(new Http2StreamInitializer(paths)),
+            ConnectionErrors.INSTANCE
         };
+    }
+
+    /** What reaches the end of an HTTP/2 connection's pipeline: the HTTP/2 codec has answered what it could. */
+    @ChannelHandler.Sharable
+    static final class ConnectionErrors extends ChannelInboundHandlerAdapter {
+
+        static final ConnectionErrors INSTANCE = new ConnectionErrors();
+        private static final Logger log = LoggerFactory.getLogger(ConnectionErrors.class);
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            log.debug("client HTTP/2 connection error: {}", cause.toString());
+            ctx.close();
+        }
     }
 
     /** Puts HTTP/2 right after {@code ctx} and removes the HTTP/1.1 handlers; the caller leaves the pipeline itself. */
