@@ -40,7 +40,10 @@ class Http2IT {
         Closing.all(gateway, sim);
     }
 
-    /** An exact-cached catch-all route, bodies up to 16 KiB; {@code extraServer}: more server keys, indented. */
+    /**
+     * An exact-cached catch-all route, bodies up to 16 KiB, the model version fixed (a first request before the
+     * backend's model list was read would be a BYPASS); {@code extraServer}: more server keys, indented.
+     */
     static String policy(URI backend, String extraServer) {
         return """
                 server:
@@ -54,6 +57,7 @@ class Http2IT {
                 backends:
                   - name: main
                     urls: ["%s"]
+                    model_version: "llama@v1"
                     timeouts: {connect: 1s, first_byte: 5s, idle: 5s, total: 60s}
                 routes:
                   - match: {model: "*"}

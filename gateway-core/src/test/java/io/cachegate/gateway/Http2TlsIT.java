@@ -50,6 +50,7 @@ class Http2TlsIT {
                 backends:
                   - name: main
                     urls: ["%s"]
+                    model_version: "llama@v1"
                     timeouts: {connect: 1s, first_byte: 5s, idle: 5s, total: 30s}
                 tenants:
                   - {id: acme, api_keys: [acme-key], client_certificates: ["%s"]}
