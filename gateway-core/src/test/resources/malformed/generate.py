@@ -132,7 +132,9 @@ for m in ["G ET", "GET\x00", "post", "P@ST", "PO\tST", "POST" * 3000, "\x16\x03\
     target = "*" if m == "PRI" else ("gateway:443" if m == "CONNECT" else "/v1/chat/completions")
     version = "HTTP/2.0" if m == "PRI" else "HTTP/1.1"
     add("method-" + m[:10].encode("latin-1").hex(), req(method=m, target=target, version=version))
-add("h2-preface", b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+# The HTTP/2 preface itself opens an HTTP/2 connection (Http2IT); one that goes wrong after "PRI * HTTP/2.0" is
+# read as HTTP/1.1 and refused.
+add("h2-preface-broken", b"PRI * HTTP/2.0\r\n\r\nXX\r\n\r\n")
 add("tls-client-hello", bytes.fromhex("160301020001000100030300") + b"\x00" * 64)
 add("empty-request-line", b"\r\n\r\n\r\n" + b" \r\n\r\n")
 add("request-line-only-spaces", b"   \r\n\r\n")

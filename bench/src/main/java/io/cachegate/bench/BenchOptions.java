@@ -30,10 +30,12 @@ import java.util.Objects;
  * @param maxBacklog open loop: how many due requests may wait for a connection before further ones
  *     count as {@code generator_backlog} errors; 0 picks {@code rate * requestTimeout} (at least
  *     64, at most 1,000,000): a request queued past that would have waited longer than the timeout
+ * @param http2 speak HTTP/2 by prior knowledge (h2c) to an {@code http://} target, one stream per request and still
+ *     one request in flight per connection, so the figures compare with HTTP/1.1's on the same terms
  */
 public record BenchOptions(URI target, Mode mode, int connections, double ratePerSecond, Duration duration,
                            Duration warmup, RequestSource source, Map<String, String> headers,
-                           Duration requestTimeout, boolean progress, int ioThreads, int maxBacklog) {
+                           Duration requestTimeout, boolean progress, int ioThreads, int maxBacklog, boolean http2) {
 
     /** Closed loop: each connection sends when its previous answer completes. Open loop: a fixed arrival rate. */
     public enum Mode {
@@ -85,10 +87,21 @@ public record BenchOptions(URI target, Mode mode, int connections, double ratePe
         if (maxBacklog < 0) {
             problems.add("maxBacklog must be >= 0 (was " + maxBacklog + ")");
         }
+        if (http2 && target != null && "https".equalsIgnoreCase(target.getScheme())) {
+            problems.add("http2 is cleartext (h2c) only: use an http:// target (was " + target + ")");
+        }
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException("invalid bench options: " + String.join("; ", problems));
         }
         headers = headers == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(headers));
+    }
+
+    /** HTTP/1.1. */
+    public BenchOptions(URI target, Mode mode, int connections, double ratePerSecond, Duration duration,
+                        Duration warmup, RequestSource source, Map<String, String> headers,
+                        Duration requestTimeout, boolean progress, int ioThreads, int maxBacklog) {
+        this(target, mode, connections, ratePerSecond, duration, warmup, source, headers, requestTimeout,
+                progress, ioThreads, maxBacklog, false);
     }
 
     /** The constructor of the original specification: automatic {@code ioThreads} and {@code maxBacklog}. */
@@ -120,6 +133,7 @@ public record BenchOptions(URI target, Mode mode, int connections, double ratePe
         b.progress = progress;
         b.ioThreads = ioThreads;
         b.maxBacklog = maxBacklog;
+        b.http2 = http2;
         return b;
     }
 
@@ -161,6 +175,7 @@ public record BenchOptions(URI target, Mode mode, int connections, double ratePe
         private boolean progress;
         private int ioThreads;
         private int maxBacklog;
+        private boolean http2;
 
         private Builder(URI target, RequestSource source) {
             this.target = target;
@@ -248,9 +263,15 @@ public record BenchOptions(URI target, Mode mode, int connections, double ratePe
             return this;
         }
 
+        /** HTTP/2 by prior knowledge (h2c) instead of HTTP/1.1. */
+        public Builder http2(boolean value) {
+            this.http2 = value;
+            return this;
+        }
+
         public BenchOptions build() {
             return new BenchOptions(target, mode, connections, ratePerSecond, duration, warmup, source, headers,
-                    requestTimeout, progress, ioThreads, maxBacklog);
+                    requestTimeout, progress, ioThreads, maxBacklog, http2);
         }
     }
 }

@@ -2,6 +2,8 @@ package io.cachegate.bench;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
@@ -10,6 +12,10 @@ import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
+import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
+import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -19,16 +25,29 @@ import org.slf4j.LoggerFactory;
  * One keep-alive HTTP/1.1 connection with at most one request in flight: writes it, follows the
  * answer through the codec's parts (no aggregation; {@link SimpleChannelInboundHandler} releases
  * each), notes the first body byte, the status and the end, and reports to its {@link Worker}.
- * Runs on the worker's event loop only.
+ * Runs on the worker's event loop only. Over HTTP/2 ({@link BenchOptions#http2()}) it sits behind
+ * Netty's frame codec and multiplexer, and each request opens a stream of its own that speaks the
+ * same HttpObjects to it.
  */
 final class ClientConnection extends SimpleChannelInboundHandler<HttpObject> {
 
     private static final Logger LOG = LoggerFactory.getLogger(ClientConnection.class);
+    /** Streams the server opens (push): none are expected, any is closed. */
+    static final ChannelHandler NO_PUSH = new ChannelInitializer<Channel>() {
+        @Override
+        protected void initChannel(Channel ch) {
+            ch.close();
+        }
+    };
 
     private final Worker worker;
     private final RunContext run;
     private final SseDoneScanner doneScanner = new SseDoneScanner();
     private Channel channel;
+    /** Opens a stream per request over HTTP/2; null over HTTP/1.1. */
+    private Http2StreamChannelBootstrap streams;
+    /** The stream of the request in flight over HTTP/2: an earlier stream's late events are not this request's. */
+    private Channel stream;
     private boolean closing;
     private long answers;
 
@@ -51,6 +70,14 @@ final class ClientConnection extends SimpleChannelInboundHandler<HttpObject> {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         channel = ctx.channel();
+        if (run.options().http2()) {
+            streams = new Http2StreamChannelBootstrap(channel).handler(new ChannelInitializer<Channel>() {
+                @Override
+                protected void initChannel(Channel stream) {
+                    stream.pipeline().addLast(new Http2StreamFrameToHttpObjectCodec(false), new StreamAnswer());
+                }
+            });
+        }
     }
 
     boolean inFlight() {
@@ -81,7 +108,20 @@ final class ClientConnection extends SimpleChannelInboundHandler<HttpObject> {
         doneScanner.reset();
         run.stats().sent(recorded, run.openLoop(), System.nanoTime() - startNanos);
         timeout = channel.eventLoop().schedule(this::onTimeout, run.timeoutNanos(), TimeUnit.NANOSECONDS);
-        channel.writeAndFlush(run.encoder().encode(request)).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+        if (streams == null) {
+            channel.writeAndFlush(run.encoder().encode(request)).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+            return;
+        }
+        stream = null;
+        streams.open().addListener((Future<Http2StreamChannel> opened) -> {
+            if (opened.isSuccess()) {
+                stream = opened.getNow();
+                stream.writeAndFlush(run.encoder().encode(request))
+                        .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+            } else {
+                abort(ErrorKind.PROTOCOL);
+            }
+        });
     }
 
     /** Closes the connection on the generator's behalf (end of run, broken answer). */
@@ -100,6 +140,10 @@ final class ClientConnection extends SimpleChannelInboundHandler<HttpObject> {
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, HttpObject msg) {
+        onAnswer(msg);
+    }
+
+    private void onAnswer(HttpObject msg) {
         if (!inFlight) {
             return; // the tail of an answer that already timed out; the channel is closing
         }
@@ -141,6 +185,30 @@ final class ClientConnection extends SimpleChannelInboundHandler<HttpObject> {
         // Resets and the like: the close that follows counts the request as a premature close.
         LOG.debug("connection {} failed: {}", ctx.channel(), cause.toString());
         ctx.close();
+    }
+
+    /** The answer on one HTTP/2 stream; a stream reset before its end fails the request in flight. */
+    private final class StreamAnswer extends SimpleChannelInboundHandler<HttpObject> {
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, HttpObject msg) {
+            if (ctx.channel() == stream) {
+                onAnswer(msg);
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            if (inFlight && ctx.channel() == stream) {
+                abort(ErrorKind.PREMATURE_CLOSE); // as over HTTP/1.1, a failed request ends its connection
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            LOG.debug("stream {} failed: {}", ctx.channel(), cause.toString());
+            ctx.close();
+        }
     }
 
     private void complete(long now) {

@@ -8,6 +8,8 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.ssl.SslHandler;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -240,7 +242,13 @@ final class Worker {
                         if (tls != null) {
                             ch.pipeline().addLast("tls", tls);
                         }
-                        ch.pipeline().addLast("codec", new HttpClientCodec()).addLast("client", conn);
+                        if (run.options().http2()) {
+                            ch.pipeline().addLast("h2", Http2FrameCodecBuilder.forClient().build())
+                                    .addLast("streams", new Http2MultiplexHandler(ClientConnection.NO_PUSH))
+                                    .addLast("client", conn);
+                        } else {
+                            ch.pipeline().addLast("codec", new HttpClientCodec()).addLast("client", conn);
+                        }
                     }
                 })
                 .connect();

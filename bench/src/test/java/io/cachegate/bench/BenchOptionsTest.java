@@ -62,9 +62,15 @@ class BenchOptionsTest {
     @Test
     void toBuilder_roundTrips() {
         BenchOptions options = BenchOptions.builder(TARGET, SOURCE).openLoop(1_000, 8).header("A", "b")
-                .ioThreads(2).maxBacklog(10).progress(true).build();
+                .ioThreads(2).maxBacklog(10).progress(true).http2(true).build();
 
         assertThat(options.toBuilder().build()).isEqualTo(options);
+    }
+
+    @Test
+    void http2_overHttps_isRefused_itIsCleartextOnly() {
+        assertThatThrownBy(() -> BenchOptions.builder(URI.create("https://127.0.0.1:8443"), SOURCE).http2(true).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("http2 is cleartext (h2c) only");
     }
 
     @Test

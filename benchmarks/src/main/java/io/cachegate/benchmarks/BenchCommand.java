@@ -109,6 +109,10 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Open loop: due requests that may wait for a connection; 0 = rate x timeout (default: ${DEFAULT-VALUE}).")
     private int maxBacklog;
 
+    @Option(names = "--http2", description = "Speak HTTP/2 by prior knowledge (h2c) to an http:// --url: a stream per "
+            + "request, one request in flight per connection as over HTTP/1.1.")
+    private boolean http2;
+
     @Option(names = "--json", description = "Print the report as JSON instead of a table.")
     private boolean json;
 
@@ -149,7 +153,8 @@ public final class BenchCommand implements Callable<Integer> {
                     .requestTimeout(parseDuration("--timeout", timeout))
                     .progress(!noProgress)
                     .ioThreads(ioThreads)
-                    .maxBacklog(maxBacklog);
+                    .maxBacklog(maxBacklog)
+                    .http2(http2);
             for (String header : headers) {
                 int split = header.indexOf('=');
                 if (split <= 0) {

@@ -23,6 +23,7 @@ import picocli.CommandLine.Option;
  * alternating rounds, and closed-loop throughput direct and through the gateway. With {@code --tls}, a second,
  * identical gateway with HTTPS on its proxy listener joins every round, over keep-alive connections and over a new
  * connection per request, so the cost of TLS is measured against the plain gateway (see {@link TlsOverheadReport}).
+ * With {@code --http2}, every round also measures the same gateway over HTTP/2 ({@link Http2OverheadReport}).
  */
 @Command(name = "overhead", mixinStandardHelpOptions = true,
         description = {
@@ -32,7 +33,8 @@ import picocli.CommandLine.Option;
             "--tls adds an identical gateway with HTTPS (a throwaway self-signed certificate) to every round, "
                     + "keep-alive and with a new connection per request, and to the closed loop.",
             "--telemetry adds the same gateway traced at 10%% (OTLP/HTTP to a local sink) and with the access log "
-                    + "written to a file to every round."
+                    + "written to a file to every round.",
+            "--http2 adds the same gateway over HTTP/2 (h2c by prior knowledge) to every round and to the closed loop."
         })
 final class BenchOverheadCommand extends Scenario {
 
@@ -55,6 +57,10 @@ final class BenchOverheadCommand extends Scenario {
             + "(exported over OTLP/HTTP to a local sink) and with the access log written to a file, against it with "
             + "both off.")
     boolean telemetry;
+
+    @Option(names = "--http2", description = "Also measure the same gateway over HTTP/2 (h2c, prior knowledge), "
+            + "against it over HTTP/1.1.")
+    boolean http2;
 
     @Option(names = "--new-connection-rate", defaultValue = "100", description = "With --tls: open-loop rate of the "
             + "rounds that open a new connection per request, requests/s (default ${DEFAULT-VALUE}).")
@@ -107,6 +113,9 @@ final class BenchOverheadCommand extends Scenario {
             run(traced.uri(), BenchOptions.Mode.CLOSED, options.warmup(), Duration.ZERO, "warm-up traced (not recorded)");
             run(logged.uri(), BenchOptions.Mode.CLOSED, options.warmup(), Duration.ZERO, "warm-up logged (not recorded)");
         }
+        if (http2) {
+            run(gateway, true, BenchOptions.Mode.CLOSED, options.warmup(), Duration.ZERO, "warm-up h2c (not recorded)");
+        }
         if (https != null) {
             run(https.uri(), BenchOptions.Mode.CLOSED, options.warmup(), Duration.ZERO, "warm-up https (not recorded)");
             // Keep-alive traffic runs few handshakes: the handshake code (both sides) gets its own warm-up.
@@ -117,10 +126,15 @@ final class BenchOverheadCommand extends Scenario {
         List<BenchReport[]> tlsKeepAlive = new ArrayList<>();
         List<BenchReport[]> tlsNew = new ArrayList<>();
         List<BenchReport[]> telemetryRounds = new ArrayList<>();
+        List<BenchReport[]> http2Rounds = new ArrayList<>();
         for (int r = 1; r <= options.rounds(); r++) {
             BenchReport d = run(direct, BenchOptions.Mode.OPEN, recorded, PHASE_RAMP, "round " + r + ": open loop, direct");
             BenchReport g = run(gateway, BenchOptions.Mode.OPEN, recorded, PHASE_RAMP, "round " + r + ": open loop, via gateway");
             rounds.add(new BenchReport[] {d, g});
+            if (http2) {
+                http2Rounds.add(new BenchReport[] {g, run(gateway, true, BenchOptions.Mode.OPEN, recorded, PHASE_RAMP,
+                        "round " + r + ": open loop, via gateway over h2c")});
+            }
             if (telemetry) {
                 telemetryRounds.add(new BenchReport[] {d, g,
                         run(traced.uri(), BenchOptions.Mode.OPEN, recorded, PHASE_RAMP, "round " + r + ": traced at 10%"),
@@ -145,14 +159,22 @@ final class BenchOverheadCommand extends Scenario {
             tlsReport = new TlsOverheadReport(rate, newConnectionRate, tlsKeepAlive, tlsNew, closedGateway, closedTls,
                     connections);
         }
+        Http2OverheadReport http2Report = http2 ? new Http2OverheadReport(rate, http2Rounds, closedGateway,
+                run(gateway, true, BenchOptions.Mode.CLOSED, recorded, PHASE_RAMP, "closed loop, via gateway over h2c"),
+                connections) : null;
         TelemetryOverheadReport telemetryReport = telemetry
                 ? new TelemetryOverheadReport(rate, 0.1, telemetryRounds, sink.exports(), sink.bytes()) : null;
-        return new Report(rounds, closedDirect, closedGateway, tlsReport, telemetryReport);
+        return new Report(rounds, closedDirect, closedGateway, tlsReport, telemetryReport, http2Report);
     }
 
     private BenchReport run(URI target, BenchOptions.Mode mode, Duration recorded, Duration ramp, String label)
             throws InterruptedException {
-        BenchOptions.Builder load = BenchOptions.builder(target, requests());
+        return run(target, false, mode, recorded, ramp, label);
+    }
+
+    private BenchReport run(URI target, boolean overHttp2, BenchOptions.Mode mode, Duration recorded, Duration ramp,
+                            String label) throws InterruptedException {
+        BenchOptions.Builder load = BenchOptions.builder(target, requests()).http2(overHttp2);
         return phase(label, mode == BenchOptions.Mode.OPEN ? load.openLoop(rate, 256) : load.closedLoop(connections),
                 recorded, ramp);
     }
@@ -176,14 +198,16 @@ final class BenchOverheadCommand extends Scenario {
         private final BenchReport closedGateway;
         private final TlsOverheadReport tls;
         private final TelemetryOverheadReport telemetry;
+        private final Http2OverheadReport http2;
 
         Report(List<BenchReport[]> rounds, BenchReport closedDirect, BenchReport closedGateway, TlsOverheadReport tls,
-               TelemetryOverheadReport telemetry) {
+               TelemetryOverheadReport telemetry, Http2OverheadReport http2) {
             this.rounds = rounds;
             this.closedDirect = closedDirect;
             this.closedGateway = closedGateway;
             this.tls = tls;
             this.telemetry = telemetry;
+            this.http2 = http2;
         }
 
         double ratio() {
@@ -198,7 +222,8 @@ final class BenchOverheadCommand extends Scenario {
         @Override
         public String failure() {
             long errors = rounds.stream().mapToLong(r -> r[1].errors()).sum() + closedGateway.errors()
-                    + (tls == null ? 0 : tls.errors()) + (telemetry == null ? 0 : telemetry.errors());
+                    + (tls == null ? 0 : tls.errors()) + (telemetry == null ? 0 : telemetry.errors())
+                    + (http2 == null ? 0 : http2.errors());
             return errors == 0 ? null : errors + " requests through the gateway failed";
         }
 
@@ -218,6 +243,9 @@ final class BenchOverheadCommand extends Scenario {
             }
             if (telemetry != null) {
                 out.set("telemetry", telemetry.json());
+            }
+            if (http2 != null) {
+                out.set("http2", http2.json());
             }
             return out;
         }
@@ -245,6 +273,9 @@ final class BenchOverheadCommand extends Scenario {
             }
             if (telemetry != null) {
                 telemetry.text(out);
+            }
+            if (http2 != null) {
+                http2.text(out);
             }
             return out.toString();
         }

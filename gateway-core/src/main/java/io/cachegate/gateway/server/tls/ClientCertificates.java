@@ -1,6 +1,7 @@
 package io.cachegate.gateway.server.tls;
 
 import io.netty.channel.Channel;
+import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.AttributeKey;
 import java.security.GeneralSecurityException;
@@ -22,8 +23,14 @@ public final class ClientCertificates {
     private ClientCertificates() {
     }
 
-    /** The fingerprint (64 lower-case hex digits), or null without TLS or without a client certificate. */
+    /**
+     * The fingerprint (64 lower-case hex digits), or null without TLS or without a client certificate. An HTTP/2
+     * stream's channel answers for its connection, which holds the TLS session.
+     */
     public static String fingerprint(Channel channel) {
+        if (channel instanceof Http2StreamChannel stream) {
+            channel = stream.parent();
+        }
         String known = channel.attr(FINGERPRINT).get();
         if (known == null) {
             known = compute(channel);

@@ -37,6 +37,8 @@ public final class ListenerTls implements AutoCloseable {
     public static final long POLL_MILLIS = 1000;
 
     private final String listener;
+    /** The proxy listener speaks HTTP/2 too (ALPN {@code h2}); the admin listener HTTP/1.1 only. */
+    private final boolean http2;
     private final TlsSettings settings;
     private final long handshakeTimeoutMillis;
     private final Counter applied;
@@ -49,10 +51,11 @@ public final class ListenerTls implements AutoCloseable {
     private ListenerTls(String listener, TlsSettings settings, Duration handshakeTimeout, MeterRegistry registry)
             throws TlsFileException {
         this.listener = listener;
+        this.http2 = listener.equals("proxy");
         this.settings = settings;
         this.handshakeTimeoutMillis = Math.max(1, handshakeTimeout.toMillis());
         this.seen = hash(settings);
-        this.current = TlsContexts.build(settings);
+        this.current = TlsContexts.build(settings, http2);
         this.applied = reloads(registry, "applied");
         this.rejected = reloads(registry, "rejected");
         this.handshakesFailed = Counter.builder("cachegate.tls.handshakes.failed").tag("listener", listener)
@@ -108,7 +111,7 @@ public final class ListenerTls implements AutoCloseable {
                 return; // unchanged, or a file mid-swap: look again next time
             }
             seen = now; // a refused pair is reported once, not at every poll
-            TlsContexts.Built next = TlsContexts.build(settings);
+            TlsContexts.Built next = TlsContexts.build(settings, http2);
             current = next;
             applied.increment();
             log.info("{} listener: new TLS certificate (serial {}, valid until {}) for new connections", listener,

@@ -32,7 +32,8 @@ import javax.net.ssl.SSLException;
  * Builds a server {@link SslContext} from a listener's PEM files, refusing what would only fail later, at a
  * client's handshake: a key that is not PKCS#8, a key that does not belong to the certificate, a certificate that
  * has expired or is not valid yet. Netty's JDK provider (no native library to ship; see docs/benchmarks.md for
- * its cost), TLS 1.3 and 1.2, ALPN offering {@code http/1.1} only.
+ * its cost), TLS 1.3 and 1.2, ALPN offering {@code http/1.1}, and {@code h2} first on a listener that speaks it
+ * (a client without ALPN gets HTTP/1.1).
  */
 public final class TlsContexts {
 
@@ -46,6 +47,11 @@ public final class TlsContexts {
 
     /** The context {@code settings} describe, or an exception whose message says what is wrong with which file. */
     public static Built build(TlsSettings settings) throws TlsFileException {
+        return build(settings, false);
+    }
+
+    /** As {@link #build(TlsSettings)}; with {@code http2}, ALPN offers {@code h2} before {@code http/1.1}. */
+    public static Built build(TlsSettings settings, boolean http2) throws TlsFileException {
         List<X509Certificate> chain = certificates(settings.certificate());
         PrivateKey key = privateKey(settings.key());
         X509Certificate leaf = chain.get(0);
@@ -58,7 +64,7 @@ public final class TlsContexts {
                     .applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
                             ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
                             ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
-                            ApplicationProtocolNames.HTTP_1_1));
+                            protocols(http2)));
             if (settings.clientAuth() != ClientAuth.NONE) {
                 List<X509Certificate> cas = certificates(settings.clientCa().orElseThrow());
                 builder.trustManager(cas.toArray(X509Certificate[]::new))
@@ -69,6 +75,11 @@ public final class TlsContexts {
         } catch (SSLException e) {
             throw new TlsFileException(settings.certificate() + ": " + e.getMessage());
         }
+    }
+
+    private static String[] protocols(boolean http2) {
+        return http2 ? new String[] {ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1}
+                : new String[] {ApplicationProtocolNames.HTTP_1_1};
     }
 
     /** A context and the certificate it presents. */

@@ -31,6 +31,13 @@ class TlsContextsTest {
     }
 
     @Test
+    void build_forHttp2_offersH2First_thenHttp11() throws Exception {
+        TlsContexts.Built built = TlsContexts.build(write(ca.server()), true);
+
+        assertThat(built.context().applicationProtocolNegotiator().protocols()).containsExactly("h2", "http/1.1");
+    }
+
+    @Test
     void build_withClientCa_asksForClientCertificates() throws Exception {
         TlsSettings plain = write(ca.server());
         TlsSettings mutual = new TlsSettings(plain.certificate(), plain.key(),
