@@ -9,6 +9,7 @@ import io.cachegate.gateway.cache.SensitiveDataStage;
 import io.cachegate.gateway.cache.capture.CaptureStage;
 import io.cachegate.gateway.cache.coalesce.CoalesceStage;
 import io.cachegate.gateway.cache.coalesce.Coalescer;
+import io.cachegate.gateway.cache.embeddings.EmbeddingItemsStage;
 import io.cachegate.gateway.cache.exact.ExactCacheStage;
 import io.cachegate.gateway.cache.semantic.EarlyEmbedStage;
 import io.cachegate.gateway.cache.audit.HitAudits;
@@ -60,6 +61,7 @@ final class RequestPath {
         stages.add(new QuotaStage(quotas));                                    // tenant limits: 429 + x-ratelimit-*
         stages.add(new CacheKeyStage(policy, keys, services.metrics()));       // cacheability and key, or BYPASS
         stages.add(new SensitiveDataStage(policy, keys, services.metrics())); // personal data, secrets: BYPASS, private
+        stages.add(new EmbeddingItemsStage(store, keys, services.metrics()));  // embeddings lists: per item, merged
         if (semantic != null && semantic.settings().embedEarly()) {
             stages.add(new EarlyEmbedStage(semantic));                          // embed while the exact lookup runs
         }
