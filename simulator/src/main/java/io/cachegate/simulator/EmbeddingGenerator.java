@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.function.IntConsumer;
 
 /**
  * {@code POST /v1/embeddings}: a deterministic unit vector per input (a string or a token-id
@@ -20,7 +21,8 @@ final class EmbeddingGenerator {
     private EmbeddingGenerator() {
     }
 
-    static String respond(JsonNode body, List<String> models) {
+    /** The answer to {@code body}; {@code inputs} is told how many inputs it embeds. */
+    static String respond(JsonNode body, List<String> models, IntConsumer inputCount) {
         if (!body.isObject()) {
             throw InvalidRequestException.badRequest("The request body must be a JSON object.", null);
         }
@@ -30,6 +32,7 @@ final class EmbeddingGenerator {
             throw InvalidRequestException.badRequest("encoding_format must be float or base64.", "encoding_format");
         }
         List<JsonNode> inputs = inputs(body.get("input"));
+        inputCount.accept(inputs.size());
         StringBuilder out = new StringBuilder(inputs.size() * (format.equals("float") ? DIMENSION * 12 : DIMENSION * 6));
         out.append("{\"id\":\"embd-").append(RequestHash.ofRequest(body).idHex())
                 .append("\",\"object\":\"list\",\"created\":").append(System.currentTimeMillis() / 1000)

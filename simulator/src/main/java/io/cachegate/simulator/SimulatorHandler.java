@@ -183,7 +183,7 @@ final class SimulatorHandler extends SimpleChannelInboundHandler<FullHttpRequest
 
     private void embeddings(ChannelHandlerContext ctx, FullHttpRequest http, boolean keepAlive) {
         sim.requests.increment();
-        String body = EmbeddingGenerator.respond(readJson(http), sim.options.models());
+        String body = EmbeddingGenerator.respond(readJson(http), sim.options.models(), sim.embeddingInputs::add);
         if (injectFault(ctx, keepAlive)) {
             return;
         }
