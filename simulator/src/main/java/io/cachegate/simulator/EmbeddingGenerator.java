@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.function.IntConsumer;
 
 /**
  * {@code POST /v1/embeddings}: a deterministic unit vector per input (a string or a token-id
@@ -21,8 +20,11 @@ final class EmbeddingGenerator {
     private EmbeddingGenerator() {
     }
 
-    /** The answer to {@code body}; {@code inputs} is told how many inputs it embeds. */
-    static String respond(JsonNode body, List<String> models, IntConsumer inputCount) {
+    /** An answer and what it cost: the inputs embedded and their tokens. */
+    record Answer(String json, int inputs, int promptTokens) {
+    }
+
+    static Answer respond(JsonNode body, List<String> models) {
         if (!body.isObject()) {
             throw InvalidRequestException.badRequest("The request body must be a JSON object.", null);
         }
@@ -32,7 +34,6 @@ final class EmbeddingGenerator {
             throw InvalidRequestException.badRequest("encoding_format must be float or base64.", "encoding_format");
         }
         List<JsonNode> inputs = inputs(body.get("input"));
-        inputCount.accept(inputs.size());
         StringBuilder out = new StringBuilder(inputs.size() * (format.equals("float") ? DIMENSION * 12 : DIMENSION * 6));
         out.append("{\"id\":\"embd-").append(RequestHash.ofRequest(body).idHex())
                 .append("\",\"object\":\"list\",\"created\":").append(System.currentTimeMillis() / 1000)
@@ -56,7 +57,7 @@ final class EmbeddingGenerator {
         out.append("],\"usage\":{\"prompt_tokens\":").append(promptTokens)
                 .append(",\"total_tokens\":").append(promptTokens)
                 .append(",\"completion_tokens\":0,\"prompt_tokens_details\":null}}");
-        return out.toString();
+        return new Answer(out.toString(), inputs.size(), promptTokens);
     }
 
     /** A string, a list of strings, a token-id array, or a list of token-id arrays. */
