@@ -166,6 +166,10 @@ class EmbeddingItemsIT {
                 .isEqualTo(json(miss.body()).path("usage").path("prompt_tokens"));
         assertThat(metric(gateway, "cachegate_embedding_items_total", "source=\"cache\"")).isPositive();
         assertThat(metric(gateway, "cachegate_embedding_batches_total", "outcome=\"partial\"")).isPositive();
+        JsonNode stats = json(RawHttp.get(gateway.adminPort(), "/admin/stats").body()).path("embeddings");
+        assertThat(stats.path("itemsFromCache").asLong()).isPositive();
+        assertThat(stats.path("itemsSentUpstream").asLong()).isPositive();
+        assertThat(stats.path("partialBatches").asLong()).isPositive();
     }
 
     @Test

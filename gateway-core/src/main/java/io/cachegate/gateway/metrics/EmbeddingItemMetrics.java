@@ -39,6 +39,16 @@ public final class EmbeddingItemMetrics {
                 .register(registry);
     }
 
+    /** The counts for {@code /admin/stats}: items by source, batches by outcome, since the gateway started. */
+    public record Snapshot(long itemsFromCache, long itemsSentUpstream, long duplicateItems, long hitBatches,
+                           long partialBatches, long missBatches) {
+    }
+
+    public Snapshot snapshot() {
+        return new Snapshot((long) fromCache.count(), (long) sentUpstream.count(), (long) duplicates.count(),
+                (long) hitBatches.count(), (long) partialBatches.count(), (long) missBatches.count());
+    }
+
     /** One batch looked up: {@code cached} positions from the cache, {@code sent} distinct items to the backend. */
     public void batch(int cached, int sent, int duplicated) {
         fromCache.increment(cached);
