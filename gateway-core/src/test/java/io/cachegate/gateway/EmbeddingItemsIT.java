@@ -79,6 +79,21 @@ class EmbeddingItemsIT {
         }
     }
 
+    /** Entries written so far (a batch's items are stored after its answer has left, asynchronously). */
+    private static long written() {
+        try {
+            return (long) metric(gateway, "cachegate_cache_entries_written_total");
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Waits until {@code entries} more entries than {@code before} are written to Redis. */
+    private static void awaitWritten(long before, long entries) {
+        assertThat(Poll.until(Duration.ofSeconds(10), () -> written() >= before + entries))
+                .as("%d entries written", entries).isTrue();
+    }
+
     private static boolean storeAvailable() {
         try {
             return metric(gateway, "cachegate_cache_store_available") == 1;
@@ -129,10 +144,13 @@ class EmbeddingItemsIT {
             CreateEmbeddingResponse expected = direct.embeddings().create(params(mixed, format));
 
             long inputs0 = sim.stats().embeddingInputs();
+            long written0 = written();
             CreateEmbeddingResponse first = viaGateway.embeddings().create(params(seen, format));
+            awaitWritten(written0, 8);
             long inputs1 = sim.stats().embeddingInputs();
             long requests1 = sim.stats().requests();
             CreateEmbeddingResponse merged = viaGateway.embeddings().create(params(mixed, format));
+            awaitWritten(written0, 16);
             long inputs2 = sim.stats().embeddingInputs();
             CreateEmbeddingResponse repeat = viaGateway.embeddings().create(params(mixed, format));
 
@@ -150,7 +168,9 @@ class EmbeddingItemsIT {
     void http_headersSayHowManyItemsCameFromTheCache() throws Exception {
         String run = nonce();
         String seen = body(texts(run, 0, 3), "");
+        long written0 = written();
         HttpResponse<String> miss = post(seen);
+        awaitWritten(written0, 3);
         HttpResponse<String> partial = post(body(List.of(texts(run, 0, 1).get(0), "fresh " + run), ""));
         HttpResponse<String> hit = post(seen);
 
@@ -189,7 +209,9 @@ class EmbeddingItemsIT {
 
         int token = (int) (System.nanoTime() % 100_000) + 1000;
         String tokens = "{\"model\":\"" + MODEL + "\",\"input\":[[" + token + ",1],[" + token + ",2]]}";
+        long written0 = written();
         post(tokens);
+        awaitWritten(written0, 2);
         HttpResponse<String> halfSeen = post("{\"model\":\"" + MODEL + "\",\"input\":[[" + token + ",3],[" + token + ",2]]}");
         assertThat(xCache(halfSeen)).isEqualTo("PARTIAL");
         assertThat(json(halfSeen.body()).path("data").get(1).path("embedding"))
@@ -201,7 +223,9 @@ class EmbeddingItemsIT {
     void http_upstreamErrorOnTheMissingItems_passesThroughAndNothingIsStored() throws Exception {
         String run = nonce();
         List<String> items = texts(run, 0, 2);
+        long written0 = written();
         post(body(items.subList(0, 1), "")); // one item cached under the float format
+        awaitWritten(written0, 1);
         String bad = body(items, ",\"encoding_format\":\"hex\"");
         long before = sim.stats().requests();
         HttpResponse<String> first = RawHttp.post(gateway.port(), EMBEDDINGS, bad);
@@ -216,7 +240,9 @@ class EmbeddingItemsIT {
     @Test
     void http_oneInputOrTooManyItems_areCachedWholeAsBefore() throws Exception {
         String single = "{\"model\":\"" + MODEL + "\",\"input\":\"one text " + nonce() + "\"}";
+        long written0 = written();
         post(single);
+        awaitWritten(written0, 1); // until then an identical request follows the first one's answer (coalesced)
         HttpResponse<String> again = post(single);
         assertThat(xCache(again)).isEqualTo("HIT");
         assertThat(header(again, "X-Cache-Items")).isNull();
@@ -236,7 +262,9 @@ class EmbeddingItemsIT {
     void figure_halfSeenBatch_sendsHalfTheItems() throws Exception {
         int rounds = Integer.getInteger("embedding.figure.rounds", 15);
         String run = nonce();
+        long warm = written();
         post(body(texts(run, 0, 32), "")); // warm up, and the half every half-seen batch repeats
+        awaitWritten(warm, 32);
         List<Long> missNanos = new ArrayList<>();
         List<Long> halfNanos = new ArrayList<>();
         long missItems = 0;
@@ -244,9 +272,11 @@ class EmbeddingItemsIT {
         for (int r = 0; r < rounds; r++) {
             List<String> fresh = texts(run, 1000 + 200 * r, 64);
             long i0 = sim.stats().embeddingInputs();
+            long w0 = written();
             long t0 = System.nanoTime();
             assertThat(xCache(post(body(fresh, "")))).isEqualTo("MISS");
             missNanos.add(System.nanoTime() - t0);
+            awaitWritten(w0, 64); // between the timed calls: the half-seen batch must find its seen half
             long i1 = sim.stats().embeddingInputs();
             List<String> half = new ArrayList<>(texts(run, 0, 32));
             half.addAll(texts(run, 1100 + 200 * r, 32));
