@@ -165,6 +165,36 @@ class EmbeddingItemsIT {
     }
 
     @Test
+    void http_largeBatches_mergedOffTheEventLoop_equalTheBackend() throws Exception {
+        // 120 vectors of 384 floats are ~560 KB: over the inline limit, so lookups and merges run on the worker.
+        String run = nonce();
+        List<String> seen = texts(run, 0, 60);
+        List<String> mixed = new ArrayList<>(texts(run, 60, 60));
+        mixed.addAll(seen);
+        long written0 = written();
+        post(body(seen, ""));
+        awaitWritten(written0, 60);
+        HttpResponse<String> merged = post(body(mixed, ""));
+        awaitWritten(written0, 120);
+        HttpResponse<String> hit = post(body(mixed, ""));
+        JsonNode expected = json(RawHttp.post(sim.baseUrl().getPort(), EMBEDDINGS, body(mixed, "")).body());
+
+        assertThat(xCache(merged)).isEqualTo("PARTIAL");
+        assertThat(xCache(hit)).isEqualTo("HIT");
+        assertThat(merged.body().length()).isGreaterThan(256 * 1024);
+        for (HttpResponse<String> answer : List.of(merged, hit)) {
+            JsonNode data = json(answer.body()).path("data");
+            assertThat(data).hasSize(120);
+            for (int i = 0; i < 120; i++) {
+                assertThat(data.get(i).path("index").asInt()).isEqualTo(i);
+                assertThat(data.get(i).path("embedding")).as("item %d", i).isEqualTo(expected.path("data").get(i).path("embedding"));
+            }
+            assertThat(json(answer.body()).path("usage").path("prompt_tokens"))
+                    .isEqualTo(expected.path("usage").path("prompt_tokens"));
+        }
+    }
+
+    @Test
     void http_headersSayHowManyItemsCameFromTheCache() throws Exception {
         String run = nonce();
         String seen = body(texts(run, 0, 3), "");

@@ -18,6 +18,8 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Replaces the body of the connection's next successful answer when a stage armed it: the relay streams the
@@ -32,14 +34,26 @@ public final class AnswerRewrite extends ChannelOutboundHandlerAdapter {
     public static final AnswerRewrite INSTANCE = new AnswerRewrite();
 
     private static final AttributeKey<Armed> ARMED = AttributeKey.valueOf("cachegate.answerRewrite");
+    /**
+     * While a new body is being made off the loop, what the connection's next exchange (a pipelined request)
+     * writes waits here, so answers leave in request order. Unbounded in count but not in bytes: a write's
+     * promise completes only once it is really written, and a relay reads on only then.
+     */
+    private static final AttributeKey<ArrayDeque<Held>> HELD = AttributeKey.valueOf("cachegate.answerRewrite.held");
+
+    private record Held(Object msg, ChannelPromise promise) {
+    }
 
     /** What the held answer's body becomes. */
     public interface Rewriter {
 
-        /** The new body, asked once the backend's answer has reached its taps in full; null when it cannot be made. */
-        byte[] body();
+        /**
+         * The new body, asked once the backend's answer has reached its taps in full (it may still be being made,
+         * off the event loop); completes with null when it cannot be made.
+         */
+        CompletableFuture<byte[]> body();
 
-        /** Why {@link #body()} is null: the message of the 502 the client gets instead. */
+        /** Why {@link #body()} completed with null: the message of the 502 the client gets instead. */
         String failure();
     }
 
@@ -70,6 +84,11 @@ public final class AnswerRewrite extends ChannelOutboundHandlerAdapter {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+        ArrayDeque<Held> held = ctx.channel().attr(HELD).get();
+        if (held != null) {
+            held.add(new Held(msg, promise));
+            return;
+        }
         Armed armed = ctx.channel().attr(ARMED).get();
         if (armed == null) {
             ctx.write(msg, promise);
@@ -96,7 +115,33 @@ public final class AnswerRewrite extends ChannelOutboundHandlerAdapter {
             return;
         }
         ctx.channel().attr(ARMED).set(null);
-        byte[] body = armed.rewriter.body();
+        ctx.channel().attr(HELD).set(new ArrayDeque<>());
+        armed.rewriter.body().whenComplete((body, error) -> {
+            if (ctx.executor().inEventLoop()) {
+                written(ctx, armed, error == null ? body : null, promise);
+            } else {
+                ctx.executor().execute(() -> written(ctx, armed, error == null ? body : null, promise));
+            }
+        });
+    }
+
+    /** Writes the new body, then what waited behind it. */
+    private void written(ChannelHandlerContext ctx, Armed armed, byte[] body, ChannelPromise promise) {
+        writeRewritten(ctx, armed, body, promise);
+        ArrayDeque<Held> held = ctx.channel().attr(HELD).getAndSet(null);
+        Held next;
+        while (held != null && (next = held.poll()) != null) {
+            try {
+                write(ctx, next.msg(), next.promise());
+            } catch (Exception e) {
+                next.promise().tryFailure(e);
+            }
+        }
+        ctx.flush();
+    }
+
+    private static void writeRewritten(ChannelHandlerContext ctx, Armed armed, byte[] rewritten, ChannelPromise promise) {
+        byte[] body = rewritten;
         HttpResponse head = armed.head;
         if (body == null) {
             head = new DefaultHttpResponse(head.protocolVersion(), HttpResponseStatus.BAD_GATEWAY, head.headers());
@@ -106,6 +151,7 @@ public final class AnswerRewrite extends ChannelOutboundHandlerAdapter {
         head.headers().remove(HttpHeaderNames.TRANSFER_ENCODING).remove(HttpHeaderNames.CONTENT_ENCODING)
                 .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
         ctx.write(head);
-        ctx.write(new DefaultLastHttpContent(Unpooled.wrappedBuffer(body)), promise);
+        // The relay flushed before this body was ready (it is made off the loop): flush it here.
+        ctx.writeAndFlush(new DefaultLastHttpContent(Unpooled.wrappedBuffer(body)), promise);
     }
 }

@@ -20,6 +20,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -37,8 +38,8 @@ class AnswerRewriteTest {
     private static AnswerRewrite.Rewriter rewriter(String body) {
         return new AnswerRewrite.Rewriter() {
             @Override
-            public byte[] body() {
-                return body == null ? null : body.getBytes(StandardCharsets.UTF_8);
+            public CompletableFuture<byte[]> body() {
+                return CompletableFuture.completedFuture(body == null ? null : body.getBytes(StandardCharsets.UTF_8));
             }
 
             @Override
@@ -96,6 +97,40 @@ class AnswerRewriteTest {
         ctx.writeAndFlush(head(HttpResponseStatus.OK));
         Object next = channel.readOutbound();
         assertThat(next).as("the next answer is not rewritten").isInstanceOf(HttpResponse.class);
+    }
+
+    @Test
+    void write_bodyMadeLater_holdsTheNextAnswerBehindIt() {
+        CompletableFuture<byte[]> later = new CompletableFuture<>();
+        AnswerRewrite.arm(ctx, new AnswerRewrite.Rewriter() {
+            @Override
+            public CompletableFuture<byte[]> body() {
+                return later;
+            }
+
+            @Override
+            public String failure() {
+                return "unused";
+            }
+        });
+        ctx.write(head(HttpResponseStatus.OK));
+        ChannelFuture last = ctx.writeAndFlush(new DefaultLastHttpContent(text("{}")));
+        // A pipelined request's answer, written while the body is still being made.
+        ChannelFuture next = ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
+                HttpResponseStatus.OK, text("next")));
+        Object early = channel.readOutbound();
+        assertThat(early).isNull();
+        assertThat(last.isDone()).isFalse();
+        assertThat(next.isDone()).isFalse();
+
+        later.complete("{\"merged\":1}".getBytes(StandardCharsets.UTF_8));
+        channel.runPendingTasks();
+
+        assertThat(((HttpResponse) channel.readOutbound()).headers().getInt("content-length")).isEqualTo(12);
+        assertThat(body(channel.readOutbound())).isEqualTo("{\"merged\":1}");
+        assertThat(body(channel.readOutbound())).as("then the next answer, in order").isEqualTo("next");
+        assertThat(last.isSuccess()).isTrue();
+        assertThat(next.isSuccess()).isTrue();
     }
 
     @Test

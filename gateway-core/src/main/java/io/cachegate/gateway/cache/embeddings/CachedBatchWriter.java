@@ -1,6 +1,5 @@
 package io.cachegate.gateway.cache.embeddings;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cachegate.cache.exact.CacheEntry;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.GatewayHeaders;
@@ -23,9 +22,9 @@ final class CachedBatchWriter {
     private CachedBatchWriter() {
     }
 
-    static void answer(Exchange x, EmbeddingBatch batch, ObjectNode[] cached, CacheEntry[] entries, long lookupNanos,
+    /** Answers {@code x} with {@code body} ({@link EmbeddingAnswer#fromCache}) made of {@code entries}. */
+    static void answer(Exchange x, EmbeddingBatch batch, byte[] body, CacheEntry[] entries, long lookupNanos,
                        GatewayMetrics metrics) {
-        byte[] body = EmbeddingAnswer.fromCache(batch, cached, entries);
         long nowMillis = x.ticker().wallMillis();
         long oldest = nowMillis;
         int tokens = 0;

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cachegate.cache.exact.CacheEntry;
+import io.cachegate.cache.exact.CacheControl;
 import io.cachegate.cache.exact.CacheStore;
 import io.cachegate.gateway.api.Endpoint;
 import io.cachegate.gateway.api.OpenAiRequest;
@@ -21,10 +22,9 @@ import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import java.io.IOException;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Embeddings batches cached per item. A request whose {@code input} is a list of strings or token arrays has every
@@ -41,11 +41,39 @@ public final class EmbeddingItemsStage implements Stage {
     private final CacheStore store;
     private final CacheKeys keys;
     private final GatewayMetrics metrics;
+    private final Executor worker;
 
-    public EmbeddingItemsStage(CacheStore store, CacheKeys keys, GatewayMetrics metrics) {
+    /**
+     * @param worker where large batches are parsed and merged (CPU only: megabytes of floats), off the event
+     *               loop; its tasks are bounded by the requests in flight, one at a time each
+     */
+    public EmbeddingItemsStage(CacheStore store, CacheKeys keys, GatewayMetrics metrics, Executor worker) {
         this.store = store;
         this.keys = keys;
         this.metrics = metrics;
+        this.worker = worker;
+    }
+
+    /** The entries found, sorted into usable items and misses; with the whole answer when every item is cached. */
+    private record Sorted(ObjectNode[] cached, CacheEntry[] entries, int missing, byte[] hitBody) {
+
+        static Sorted of(EmbeddingBatch batch, CacheEntry[] found, EntryAccess access, CacheControl control,
+                         long nowMillis) {
+            ObjectNode[] cached = new ObjectNode[batch.distinctCount()];
+            CacheEntry[] entries = new CacheEntry[batch.distinctCount()];
+            int missing = 0;
+            for (int d = 0; d < found.length; d++) {
+                CacheEntry entry = found[d];
+                // As for a whole answer: a label this key does not hold, or older than Cache-Control allows, misses.
+                if (entry != null && access.mayRead(entry) && control.accepts(nowMillis - entry.createdAtMillis())) {
+                    cached[d] = EmbeddingAnswer.storedItem(entry);
+                    entries[d] = cached[d] == null ? null : entry;
+                }
+                missing += cached[d] == null ? 1 : 0;
+            }
+            return new Sorted(cached, entries, missing,
+                    missing == 0 ? EmbeddingAnswer.fromCache(batch, cached, entries) : null);
+        }
     }
 
     @Override
@@ -63,48 +91,72 @@ public final class EmbeddingItemsStage implements Stage {
             return;
         }
         x.set(CacheableRequest.KEY, null); // the later cache stages are for whole requests
+        EntryAccess access = EntryAccess.of(x);
         if (!c.decision().read()) {
-            looked(x, c, batch, new CacheEntry[batch.distinctCount()], 0, next);
+            looked(x, c, batch, access, Sorted.of(batch, new CacheEntry[batch.distinctCount()], access, c.control(), 0),
+                    0, next);
             return;
         }
         long t0 = x.ticker().nanos();
-        CompletableFuture<List<Optional<CacheEntry>>> lookup = store.getAll(batch.distinctKeys());
-        lookup.whenComplete((found, error) -> x.resume(() -> {
-            long nanos = x.ticker().nanos() - t0;
-            metrics.storeLookupTime(nanos);
-            x.record().cacheLookupNanos(nanos);
-            if (x.isDone()) {
+        store.getAll(batch.distinctKeys()).whenComplete((found, error) -> {
+            CacheEntry[] entries = error != null ? null : found.stream().map(e -> e.orElse(null)).toArray(CacheEntry[]::new);
+            if (entries == null || bytes(entries) <= ItemCapture.INLINE_BYTES) {
+                x.resume(() -> sorted(x, c, batch, access, entries, t0, next));
                 return;
             }
-            if (error != null) {
-                // Fail open, as for a whole request: answered by the backend, unchanged, and nothing written.
-                metrics.cacheLookup("exact", "error");
-                metrics.cacheBypass("store_unavailable");
-                x.record().reason("store_unavailable");
-                next.proceed(x);
-                return;
+            try {
+                // Reading back megabytes of stored floats is parsing: off the event loop, as the merge is.
+                worker.execute(() -> {
+                    Sorted sorted = Sorted.of(batch, entries, access, c.control(), x.ticker().wallMillis());
+                    x.resume(() -> looked(x, c, batch, access, sorted, lookedUp(x, t0), next));
+                });
+            } catch (RejectedExecutionException e) {
+                x.resume(() -> sorted(x, c, batch, access, null, t0, next));
             }
-            looked(x, c, batch, found.stream().map(e -> e.orElse(null)).toArray(CacheEntry[]::new), nanos, next);
-        }));
+        });
     }
 
-    /** Continues on the client's event loop with each distinct item's entry (null where none was found). */
-    private void looked(Exchange x, CacheableRequest c, EmbeddingBatch batch, CacheEntry[] found, long lookupNanos,
-                        Next next) {
-        EntryAccess access = EntryAccess.of(x);
-        long now = x.ticker().wallMillis();
-        ObjectNode[] cached = new ObjectNode[batch.distinctCount()];
-        CacheEntry[] entries = new CacheEntry[batch.distinctCount()];
-        int missing = 0;
-        for (int d = 0; d < found.length; d++) {
-            CacheEntry entry = found[d];
-            // As for a whole answer: a label this key does not hold, or older than Cache-Control allows, is a miss.
-            if (entry != null && access.mayRead(entry) && c.control().accepts(now - entry.createdAtMillis())) {
-                cached[d] = EmbeddingAnswer.storedItem(entry);
-                entries[d] = cached[d] == null ? null : entry;
-            }
-            missing += cached[d] == null ? 1 : 0;
+    private static long bytes(CacheEntry[] entries) {
+        long total = 0;
+        for (CacheEntry entry : entries) {
+            total += entry == null ? 0 : entry.body().length;
         }
+        return total;
+    }
+
+    private long lookedUp(Exchange x, long t0) {
+        long nanos = x.ticker().nanos() - t0;
+        metrics.storeLookupTime(nanos);
+        x.record().cacheLookupNanos(nanos);
+        return nanos;
+    }
+
+    /** On the client's event loop: sorts what the store found (null when it failed) and goes on. */
+    private void sorted(Exchange x, CacheableRequest c, EmbeddingBatch batch, EntryAccess access, CacheEntry[] found,
+                        long t0, Next next) {
+        long nanos = lookedUp(x, t0);
+        if (x.isDone()) {
+            return;
+        }
+        if (found == null) {
+            // Fail open, as for a whole request: answered by the backend, unchanged, and nothing written.
+            metrics.cacheLookup("exact", "error");
+            metrics.cacheBypass("store_unavailable");
+            x.record().reason("store_unavailable");
+            next.proceed(x);
+            return;
+        }
+        looked(x, c, batch, access, Sorted.of(batch, found, access, c.control(), x.ticker().wallMillis()), nanos, next);
+    }
+
+    /** Continues on the client's event loop with the sorted entries: answers from the cache, or sends the rest. */
+    private void looked(Exchange x, CacheableRequest c, EmbeddingBatch batch, EntryAccess access, Sorted sorted,
+                        long lookupNanos, Next next) {
+        if (x.isDone()) {
+            return;
+        }
+        ObjectNode[] cached = sorted.cached();
+        int missing = sorted.missing();
         int cachedPositions = 0;
         for (int i = 0; i < batch.size(); i++) {
             cachedPositions += cached[batch.distinctOf(i)] != null ? 1 : 0;
@@ -113,7 +165,7 @@ public final class EmbeddingItemsStage implements Stage {
         metrics.cacheLookup("exact", missing == 0 ? "hit" : "miss");
         x.responseHeader(GatewayHeaders.X_CACHE_ITEMS, cachedPositions + "/" + batch.size());
         if (missing == 0) {
-            CachedBatchWriter.answer(x, batch, cached, entries, lookupNanos, metrics);
+            CachedBatchWriter.answer(x, batch, sorted.hitBody(), sorted.entries(), lookupNanos, metrics);
             return;
         }
         int[] sent = new int[missing];
@@ -125,7 +177,7 @@ public final class EmbeddingItemsStage implements Stage {
         sendMissing(x, batch, sent);
         ItemWriter writer = c.decision().write() ? new ItemWriter(store, c.ttl(), c.tags(), access,
                 RequestIds.gatewayId(x), x.ticker(), metrics) : null;
-        ItemCapture capture = new ItemCapture(x.ctx(), batch, cached, entries, sent, writer);
+        ItemCapture capture = new ItemCapture(x.ctx(), batch, cached, sorted.entries(), sent, writer, worker);
         x.addTap(capture);
         AnswerRewrite.arm(x.ctx(), capture);
         x.xCache(cachedPositions > 0 ? GatewayHeaders.PARTIAL : GatewayHeaders.MISS);

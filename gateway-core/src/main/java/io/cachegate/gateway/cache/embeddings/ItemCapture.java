@@ -8,6 +8,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.HttpResponse;
 import java.io.ByteArrayOutputStream;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Reads the backend's answer to the missing items of a batch (bounded), merges it with the cached items for the
@@ -19,6 +22,8 @@ final class ItemCapture implements ResponseTap, AnswerRewrite.Rewriter {
 
     /** The largest backend answer merged: 2048 items of 1536 floats as JSON text fit, with room to spare. */
     static final int MAX_ANSWER_BYTES = 96 * 1024 * 1024;
+    /** Smaller answers are merged on the event loop: parsing them costs less than the hop. */
+    static final int INLINE_BYTES = 256 * 1024;
 
     private final ChannelHandlerContext ctx;
     private final EmbeddingBatch batch;
@@ -29,16 +34,19 @@ final class ItemCapture implements ResponseTap, AnswerRewrite.Rewriter {
     private ByteArrayOutputStream body;
     private boolean abandoned;
     private boolean fellBack;
-    private byte[] merged;
-    private String failure = "The backend's embeddings answer was incomplete";
+    private final Executor worker;
+    private final CompletableFuture<byte[]> merged = new CompletableFuture<>();
+    private volatile String failure = "The backend's embeddings answer was incomplete";
 
     /**
      * @param cached each distinct item's stored item, null for the ones sent
      * @param sent the distinct items sent upstream, in the order of the rewritten input
      * @param writer stores the new vectors; null when the request may not write the cache
+     * @param worker where an answer larger than {@value #INLINE_BYTES} bytes is merged, off the event loop
      */
     ItemCapture(ChannelHandlerContext ctx, EmbeddingBatch batch, ObjectNode[] cached, CacheEntry[] entries, int[] sent,
-                ItemWriter writer) {
+                ItemWriter writer, Executor worker) {
+        this.worker = worker;
         this.ctx = ctx;
         this.batch = batch;
         this.cached = cached;
@@ -76,24 +84,42 @@ final class ItemCapture implements ResponseTap, AnswerRewrite.Rewriter {
     @Override
     public void onComplete() {
         if (abandoned || body == null) {
+            merged.complete(null);
             return;
         }
-        boolean mixesModels = fellBack && sent.length < batch.distinctCount();
-        if (mixesModels) {
+        if (fellBack && sent.length < batch.distinctCount()) {
             failure = "The missing items were embedded by the route's fallback model, whose vectors cannot be merged"
                     + " with the cached ones; retry the request";
+            merged.complete(null);
             return;
         }
+        byte[] answer = body.toByteArray();
+        body = null;
+        if (answer.length <= INLINE_BYTES) {
+            merged.complete(merge(answer));
+            return;
+        }
+        // Parsing and writing tens of megabytes of floats takes seconds: never on the event loop.
         try {
-            EmbeddingAnswer.Merged answer = EmbeddingAnswer.merge(body.toByteArray(), batch, cached, entries, sent);
-            merged = answer.body();
+            CompletableFuture.supplyAsync(() -> merge(answer), worker).whenComplete((bytes, error) ->
+                    merged.complete(error == null ? bytes : null));
+        } catch (RejectedExecutionException e) {
+            failure = "The gateway is too busy to merge the embeddings answer; retry the request";
+            merged.complete(null);
+        }
+    }
+
+    /** The merged body, the new vectors handed to the writer; null (with {@link #failure}) when it cannot merge. */
+    private byte[] merge(byte[] answer) {
+        try {
+            EmbeddingAnswer.Merged result = EmbeddingAnswer.merge(answer, batch, cached, entries, sent);
             if (writer != null && !fellBack) {
-                writer.store(batch, answer);
+                writer.store(batch, result);
             }
+            return result.body();
         } catch (EmbeddingAnswer.MergeException e) {
             failure = "The backend's embeddings answer could not be merged with the cached items: " + e.getMessage();
-        } finally {
-            body = null;
+            return null;
         }
     }
 
@@ -101,6 +127,7 @@ final class ItemCapture implements ResponseTap, AnswerRewrite.Rewriter {
     public void onAbort() {
         abandoned = true;
         body = null;
+        merged.complete(null);
         AnswerRewrite.disarm(ctx, this);
     }
 
@@ -110,7 +137,7 @@ final class ItemCapture implements ResponseTap, AnswerRewrite.Rewriter {
     }
 
     @Override
-    public byte[] body() {
+    public CompletableFuture<byte[]> body() {
         return merged;
     }
 
