@@ -107,7 +107,13 @@ public final class EmbeddingItemsStage implements Stage {
             try {
                 // Reading back megabytes of stored floats is parsing: off the event loop, as the merge is.
                 worker.execute(() -> {
-                    Sorted sorted = Sorted.of(batch, entries, access, c.control(), x.ticker().wallMillis());
+                    Sorted sorted;
+                    try {
+                        sorted = Sorted.of(batch, entries, access, c.control(), x.ticker().wallMillis());
+                    } catch (RuntimeException e) {
+                        x.resume(() -> sorted(x, c, batch, access, null, t0, next)); // as a failed store: bypass
+                        return;
+                    }
                     x.resume(() -> looked(x, c, batch, access, sorted, lookedUp(x, t0), next));
                 });
             } catch (RejectedExecutionException e) {

@@ -96,7 +96,11 @@ final class ItemCapture implements ResponseTap, AnswerRewrite.Rewriter {
         byte[] answer = body.toByteArray();
         body = null;
         if (answer.length <= INLINE_BYTES) {
-            merged.complete(merge(answer));
+            try {
+                merged.complete(merge(answer));
+            } catch (RuntimeException e) {
+                merged.complete(null); // the client gets the 502; the relay must never wait on this
+            }
             return;
         }
         // Parsing and writing tens of megabytes of floats takes seconds: never on the event loop.
