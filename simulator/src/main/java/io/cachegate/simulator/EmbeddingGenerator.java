@@ -20,7 +20,11 @@ final class EmbeddingGenerator {
     private EmbeddingGenerator() {
     }
 
-    static String respond(JsonNode body, List<String> models) {
+    /** An answer and what it cost: the inputs embedded and their tokens. */
+    record Answer(String json, int inputs, int promptTokens) {
+    }
+
+    static Answer respond(JsonNode body, List<String> models) {
         if (!body.isObject()) {
             throw InvalidRequestException.badRequest("The request body must be a JSON object.", null);
         }
@@ -53,7 +57,7 @@ final class EmbeddingGenerator {
         out.append("],\"usage\":{\"prompt_tokens\":").append(promptTokens)
                 .append(",\"total_tokens\":").append(promptTokens)
                 .append(",\"completion_tokens\":0,\"prompt_tokens_details\":null}}");
-        return out.toString();
+        return new Answer(out.toString(), inputs.size(), promptTokens);
     }
 
     /** A string, a list of strings, a token-id array, or a list of token-id arrays. */

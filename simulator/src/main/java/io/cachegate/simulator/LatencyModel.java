@@ -39,6 +39,11 @@ final class LatencyModel {
         return firstTokenDelayNanos(promptTokens, 0);
     }
 
+    /** Nanoseconds an embeddings call takes: the prefill of its tokens (an embedding model's whole cost). */
+    long embedNanos(int promptTokens) {
+        return (long) (prefillNanosPerToken * Math.max(0, promptTokens));
+    }
+
     /** Nanoseconds from the start of generation to the first token when {@code cachedTokens} need no prefill. */
     long firstTokenDelayNanos(int promptTokens, int cachedTokens) {
         int uncached = Math.max(0, promptTokens - Math.max(0, cachedTokens));

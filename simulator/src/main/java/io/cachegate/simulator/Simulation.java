@@ -24,6 +24,7 @@ final class Simulation {
     final LongAdder cancelled = new LongAdder();
     final LongAdder errors = new LongAdder();
     final LongAdder hung = new LongAdder();
+    final LongAdder embeddingInputs = new LongAdder();
 
     Simulation(SimulatorOptions options) {
         this.options = options;
@@ -62,6 +63,6 @@ final class Simulation {
         PrefixCache.Snapshot prefix = prefixCache.snapshot();
         return new SimulatorStats(requests.sum(), completed.sum(), cancelled.sum(), errors.sum(), hung.sum(),
                 gate.active(), gate.queued(), prefix.blocksQueried(), prefix.blocksHit(), prefix.hitRequests(),
-                prefix.blocksCached(), prefix.capacity());
+                prefix.blocksCached(), prefix.capacity(), embeddingInputs.sum());
     }
 }

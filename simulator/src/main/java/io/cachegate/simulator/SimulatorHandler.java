@@ -14,6 +14,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -186,14 +187,29 @@ final class SimulatorHandler extends SimpleChannelInboundHandler<FullHttpRequest
         current.submit();
     }
 
+    /** Answers after the prefill of the inputs' tokens ({@code prefillMsPerToken}; at once by default). */
     private void embeddings(ChannelHandlerContext ctx, FullHttpRequest http, boolean keepAlive) {
         sim.requests.increment();
-        String body = EmbeddingGenerator.respond(readJson(http), sim.options.models());
+        EmbeddingGenerator.Answer answer = EmbeddingGenerator.respond(readJson(http), sim.options.models());
+        sim.embeddingInputs.add(answer.inputs());
         if (injectFault(ctx, keepAlive)) {
             return;
         }
-        HttpResponses.sendJson(ctx, HttpResponseStatus.OK, body, keepAlive);
-        sim.completed.increment();
+        long delay = sim.latency.embedNanos(answer.promptTokens());
+        if (delay <= 0) {
+            HttpResponses.sendJson(ctx, HttpResponseStatus.OK, answer.json(), keepAlive);
+            sim.completed.increment();
+            return;
+        }
+        busy = true; // answers leave in request order: the next pipelined request waits for this one
+        ctx.executor().schedule(() -> {
+            busy = false;
+            if (ctx.channel().isActive()) {
+                HttpResponses.sendJson(ctx, HttpResponseStatus.OK, answer.json(), keepAlive);
+                sim.completed.increment();
+            }
+            drain(ctx);
+        }, delay, TimeUnit.NANOSECONDS);
     }
 
     /** Applies an injected fault, if this request draws one; true when the request is dealt with. */

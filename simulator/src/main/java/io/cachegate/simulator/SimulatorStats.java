@@ -9,16 +9,26 @@ package io.cachegate.simulator;
  * <p>The prefix-cache fields count blocks: {@code prefixBlocksQueried} looked up,
  * {@code prefixBlocksHit} found, {@code prefixHitRequests} lookups with at least one block found;
  * {@code prefixBlocksCached} of {@code prefixCacheBlocks} (the capacity, 0 when the cache is off)
- * are in use.
+ * are in use. {@code embeddingInputs} counts the input items of embeddings calls (a batch of
+ * five counts five), so a test can see how many items a caching proxy sent on.
  */
 public record SimulatorStats(long requests, long completed, long cancelled, long errors, long hung,
                              int active, int queued, long prefixBlocksQueried, long prefixBlocksHit,
-                             long prefixHitRequests, int prefixBlocksCached, int prefixCacheBlocks) {
+                             long prefixHitRequests, int prefixBlocksCached, int prefixCacheBlocks,
+                             long embeddingInputs) {
+
+    /** The counters without embedding inputs counted. */
+    public SimulatorStats(long requests, long completed, long cancelled, long errors, long hung,
+                          int active, int queued, long prefixBlocksQueried, long prefixBlocksHit,
+                          long prefixHitRequests, int prefixBlocksCached, int prefixCacheBlocks) {
+        this(requests, completed, cancelled, errors, hung, active, queued, prefixBlocksQueried, prefixBlocksHit,
+                prefixHitRequests, prefixBlocksCached, prefixCacheBlocks, 0);
+    }
 
     /** The counters of a simulator without a prefix cache. */
     public SimulatorStats(long requests, long completed, long cancelled, long errors, long hung,
                           int active, int queued) {
-        this(requests, completed, cancelled, errors, hung, active, queued, 0, 0, 0, 0, 0);
+        this(requests, completed, cancelled, errors, hung, active, queued, 0, 0, 0, 0, 0, 0);
     }
 
     /** Blocks found over blocks looked up, 0 before any lookup. */
@@ -28,7 +38,8 @@ public record SimulatorStats(long requests, long completed, long cancelled, long
 
     /**
      * The JSON served at {@code GET /sim/stats}. The prefix-cache counters are present only when
-     * the cache is on, so the answer of a simulator without one keeps its original shape.
+     * the cache is on, and {@code embedding_inputs} once an embedding was asked for, so the answer
+     * of a simulator without either keeps its original shape.
      */
     public String toJson() {
         StringBuilder json = new StringBuilder(192)
@@ -39,6 +50,9 @@ public record SimulatorStats(long requests, long completed, long cancelled, long
                 .append(",\"hung\":").append(hung)
                 .append(",\"active\":").append(active)
                 .append(",\"queued\":").append(queued);
+        if (embeddingInputs > 0) {
+            json.append(",\"embedding_inputs\":").append(embeddingInputs);
+        }
         if (prefixCacheBlocks > 0) {
             json.append(",\"prefix_blocks_queried\":").append(prefixBlocksQueried)
                     .append(",\"prefix_blocks_hit\":").append(prefixBlocksHit)

@@ -147,8 +147,18 @@ class EndpointsTest {
         JsonNode stats = json(get(sim, "/sim/stats").body());
 
         assertThat(stats.get("requests").asLong()).isPositive();
-        assertThat(stats.fieldNames()).toIterable()
-                .containsExactly("requests", "completed", "cancelled", "errors", "hung", "active", "queued");
+        assertThat(stats.fieldNames()).toIterable() // then embedding_inputs, once other tests embedded
+                .startsWith("requests", "completed", "cancelled", "errors", "hung", "active", "queued");
+    }
+
+    @Test
+    void stats_countEmbeddingInputs_itemByItem() {
+        long before = sim.stats().embeddingInputs();
+        post(sim, "/v1/embeddings", "{\"model\":\"llama-3.1-8b\",\"input\":[\"a\",\"b\",\"a\"]}");
+        post(sim, "/v1/embeddings", "{\"model\":\"llama-3.1-8b\",\"input\":[1,2,3]}"); // one token array
+
+        assertThat(json(get(sim, "/sim/stats").body()).get("embedding_inputs").asLong()).isEqualTo(before + 4);
+        assertThat(sim.stats().embeddingInputs()).isEqualTo(before + 4);
     }
 
     @Test

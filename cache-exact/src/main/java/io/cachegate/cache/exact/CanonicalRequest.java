@@ -58,8 +58,27 @@ public final class CanonicalRequest {
         ObjectNode request = body.deepCopy();
         if (kind == RequestKind.RESPONSE) {
             ResponsesCanonical.apply(request, options.normalize()); // echoes its request: rules of its own
-            return render(kind, request);
+            return render(kind.name().toLowerCase(Locale.ROOT), request);
         }
+        return canonical(kind, kind.name().toLowerCase(Locale.ROOT), request, options);
+    }
+
+    /**
+     * The canonical bytes of one item of an embeddings batch: {@code parameters} (the request without its
+     * {@code input}, left unchanged) with {@code item} as its input, under the kind {@code embedding_item}. The
+     * rules are a whole embeddings request's; the kind keeps an item's key apart from the key of a whole request
+     * whose input is that one item (whose entry is a whole answer, not one vector).
+     */
+    public static byte[] embeddingItem(ObjectNode parameters, JsonNode item, CanonicalOptions options) {
+        if (parameters.has("input")) {
+            throw new IllegalArgumentException("parameters must not hold the input: the batch is not part of an item's key");
+        }
+        ObjectNode request = parameters.deepCopy();
+        request.set("input", item.deepCopy());
+        return canonical(RequestKind.EMBEDDING, "embedding_item", request, options);
+    }
+
+    private static byte[] canonical(RequestKind kind, String kindName, ObjectNode request, CanonicalOptions options) {
         request.remove(ANSWER_NEUTRAL);
         if (!options.keyOnUser()) {
             request.remove(USER_FIELDS);
@@ -75,12 +94,12 @@ public final class CanonicalRequest {
             case EMBEDDING -> embedding(request, options.normalize());
             default -> throw new IllegalArgumentException("unknown kind " + kind);
         }
-        return render(kind, request);
+        return render(kindName, request);
     }
 
-    private static byte[] render(RequestKind kind, ObjectNode request) {
+    private static byte[] render(String kindName, ObjectNode request) {
         // The endpoint goes first, so one body sent to two endpoints never shares a key.
-        ArrayNode envelope = NODES.arrayNode().add(kind.name().toLowerCase(Locale.ROOT)).add(request);
+        ArrayNode envelope = NODES.arrayNode().add(kindName).add(request);
         return CanonicalJson.render(envelope);
     }
 

@@ -194,6 +194,40 @@ class CanonicalRequestTest {
     }
 
     @Test
+    void embeddingItem_keysTheParametersAndTheItemApartFromAWholeRequest() {
+        String item = item("{\"model\":\"e\",\"user\":\"u1\",\"encoding_format\":null}", "\"x\"", DEFAULTS);
+        assertThat(item).isEqualTo("[\"embedding_item\",{\"encoding_format\":\"float\",\"input\":\"x\",\"model\":\"e\"}]");
+        assertThat(item.substring("[\"embedding_item\"".length()))
+                .as("the rules of a whole request, under another kind")
+                .isEqualTo(text(RequestKind.EMBEDDING, "{\"model\":\"e\",\"input\":\"x\"}", DEFAULTS)
+                        .substring("[\"embedding\"".length()));
+        assertThat(item("{\"model\":\"e\",\"encoding_format\":\"base64\"}", "\"x\"", DEFAULTS)).isNotEqualTo(item);
+        assertThat(item("{\"model\":\"e\",\"dimensions\":256}", "\"x\"", DEFAULTS)).isNotEqualTo(item);
+        assertThat(item("{\"model\":\"e\"}", "[1,2]", DEFAULTS)).isNotEqualTo(item("{\"model\":\"e\"}", "\"[1,2]\"", DEFAULTS));
+        CanonicalOptions perUser = new CanonicalOptions(Normalize.NONE, true);
+        assertThat(item("{\"model\":\"e\",\"user\":\"u1\"}", "\"x\"", perUser))
+                .isNotEqualTo(item("{\"model\":\"e\",\"user\":\"u2\"}", "\"x\"", perUser));
+        CanonicalOptions ws = new CanonicalOptions(Normalize.WHITESPACE, false);
+        assertThat(item("{\"model\":\"e\"}", "\" a  b\"", ws)).isEqualTo(item("{\"model\":\"e\"}", "\"a b\"", ws));
+    }
+
+    @Test
+    void embeddingItem_parametersWithTheInput_areRefused() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> CanonicalRequest.embeddingItem(
+                body("{\"model\":\"e\",\"input\":[\"x\"]}"), JSON.getNodeFactory().textNode("x"), DEFAULTS))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    private static String item(String parameters, String itemJson, CanonicalOptions options) {
+        try {
+            return new String(CanonicalRequest.embeddingItem(body(parameters), JSON.readTree(itemJson), options),
+                    StandardCharsets.UTF_8);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException(itemJson, e);
+        }
+    }
+
+    @Test
     void of_sameBodyOnAnotherEndpoint_differs() {
         String body = "{\"model\":\"m\",\"prompt\":\"x\",\"input\":\"x\"}";
         assertThat(text(RequestKind.COMPLETION, body, DEFAULTS)).isNotEqualTo(text(RequestKind.EMBEDDING, body, DEFAULTS));

@@ -217,6 +217,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                 .put("indexEntries", semantic.indexSizeLastKnown())
                 .put("maxErrorRate", semantic.maxErrorRate())
                 .set("verdicts", JSON.valueToTree(services.metrics().audits().snapshot())));
+        stats.set("embeddings", JSON.valueToTree(services.metrics().embeddingItems().snapshot()));
         stats.set("saved", JSON.valueToTree(SavingsReport.of(services.metrics().registry())));
         return stats;
     }

@@ -1,5 +1,6 @@
 package io.cachegate.gateway.cache;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cachegate.cache.exact.CacheKey;
 import io.cachegate.cache.exact.CanonicalRequest;
@@ -33,6 +34,15 @@ public final class CacheKeys {
                  String context) {
         byte[] canonical = CanonicalRequest.of(kind, body, routePolicy.canonicalOptions());
         return keys.key(routePolicy.namespace(tenant), version, context, canonical);
+    }
+
+    /**
+     * The key of one item of {@code c}'s embeddings batch: {@code c}'s namespace, model version and context, and
+     * {@link CanonicalRequest#embeddingItem} of its {@code parameters} (the body without its input) and the item.
+     */
+    public CacheKey itemKey(CacheableRequest c, ObjectNode parameters, JsonNode item) {
+        byte[] canonical = CanonicalRequest.embeddingItem(parameters, item, c.routePolicy().canonicalOptions());
+        return keys.key(c.routePolicy().namespace(c.tenant()), c.key().modelVersion(), c.context(), canonical);
     }
 
     /**

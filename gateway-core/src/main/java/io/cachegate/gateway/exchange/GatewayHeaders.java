@@ -19,17 +19,24 @@ public final class GatewayHeaders {
     /** The model that answered: the request's own, or the route's fallback when it was moved there. */
     public static final AsciiString X_CACHEGATE_MODEL = AsciiString.cached("x-cachegate-model");
     public static final AsciiString X_CACHE_SIMILARITY = AsciiString.cached("x-cache-similarity");
+    /** On an embeddings batch cached per item: {@code <items from the cache>/<items in the request>}. */
+    public static final AsciiString X_CACHE_ITEMS = AsciiString.cached("x-cache-items");
     public static final AsciiString BYPASS = AsciiString.cached("BYPASS");
     public static final AsciiString MISS = AsciiString.cached("MISS");
     public static final AsciiString HIT = AsciiString.cached("HIT");
+    /** An embeddings batch answered partly from the cache, partly by the backend. */
+    public static final AsciiString PARTIAL = AsciiString.cached("PARTIAL");
 
     private GatewayHeaders() {
     }
 
-    /** The {@code X-Cache} value as a metric tag: hit, miss or bypass. */
+    /** The {@code X-Cache} value as a metric tag: hit, partial, miss or bypass. */
     public static String outcome(CharSequence xCache) {
         if (HIT.contentEqualsIgnoreCase(xCache)) {
             return "hit";
+        }
+        if (PARTIAL.contentEqualsIgnoreCase(xCache)) {
+            return "partial";
         }
         return MISS.contentEqualsIgnoreCase(xCache) ? "miss" : "bypass";
     }

@@ -44,6 +44,7 @@ public final class GatewayMetrics implements AutoCloseable {
     private final Timer storeTimer;
     private final SemanticMetrics semantic = new SemanticMetrics(registry);
     private final AuditMetrics audits = new AuditMetrics(registry);
+    private final EmbeddingItemMetrics embeddingItems = new EmbeddingItemMetrics(registry);
     private final List<Object> watched = new CopyOnWriteArrayList<>();
     private final StatusSeries series = new StatusSeries(registry, Ticker.system());
 
@@ -63,6 +64,11 @@ public final class GatewayMetrics implements AutoCloseable {
                 .publishPercentileHistogram()
                 .minimumExpectedValue(Duration.ofNanos(10_000)).maximumExpectedValue(Duration.ofSeconds(1))
                 .register(registry);
+    }
+
+    /** Embeddings batches cached per item. */
+    public EmbeddingItemMetrics embeddingItems() {
+        return embeddingItems;
     }
 
     /** Audit and exploration verdicts on semantic hits. */

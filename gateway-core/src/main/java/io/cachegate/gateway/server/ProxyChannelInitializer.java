@@ -1,6 +1,7 @@
 package io.cachegate.gateway.server;
 
 import io.cachegate.config.ServerSettings;
+import io.cachegate.gateway.exchange.AnswerRewrite;
 import io.cachegate.gateway.exchange.ResponseHeaders;
 import io.cachegate.gateway.server.tls.ListenerTls;
 import io.netty.channel.ChannelInitializer;
@@ -66,6 +67,7 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
         p.addLast("front-door", new FrontDoor());
         p.addLast("head-check", new HeadCheck(paths));
         p.addLast("body-limit", new BodyLimitAggregator(maxBody(server)));
+        p.addLast("answer-rewrite", AnswerRewrite.INSTANCE); // a merged embeddings batch replaces the backend's body
         p.addLast("exchange-headers", ResponseHeaders.INSTANCE); // headers stages set, on every answer
         p.addLast("proxy", new ProxyRequestHandler(paths));
     }

@@ -1,0 +1,119 @@
+package io.cachegate.gateway;
+
+import static io.cachegate.gateway.CacheCalls.json;
+import static io.cachegate.gateway.CacheCalls.nonce;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.cachegate.simulator.BackendSimulator;
+import io.cachegate.simulator.SimulatorOptions;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The npm {@code openai} package's {@code client.embeddings.create} through the gateway
+ * ({@code clients/node/embeddings.mjs}): a half-seen batch sends only its unseen items upstream and its merged
+ * answer equals the backend's, vector for vector, in the package's default encoding (base64) and in float.
+ * Skipped only where node or the client's {@code node_modules} ({@code npm ci} in {@code clients/node}) are missing.
+ */
+class EmbeddingItemsNodeIT {
+
+    private static final Path CLIENT_DIR = Path.of("..", "clients", "node").toAbsolutePath().normalize();
+    private static BackendSimulator sim;
+    private static Gateway gateway;
+
+    @BeforeAll
+    static void start() throws Exception {
+        assumeTrue(nodeOnPath(), "node is not installed");
+        assumeTrue(Files.isDirectory(CLIENT_DIR.resolve("node_modules/openai")),
+                "run npm ci in " + CLIENT_DIR + " first");
+        sim = BackendSimulator.start(SimulatorOptions.defaults());
+        gateway = Gateway.start(TestPolicies.parse("""
+                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 2s}
+                backends:
+                  - {name: main, urls: ["%s"], model_version: "llama@v1"}
+                cache:
+                  exact: {store: memory, ttl: 1h}
+                """.formatted(sim.baseUrl())));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        Closing.all(gateway, sim);
+    }
+
+    @Test
+    void npmOpenAi_halfSeenBatch_sendsOnlyUnseenItemsAndEqualsTheBackend() throws Exception {
+        String gatewayUrl = "http://127.0.0.1:" + gateway.port() + "/v1";
+        String run = nonce();
+        long before = sim.stats().embeddingInputs();
+        JsonNode firsts = run("first", gatewayUrl, sim.baseUrl() + "/v1", "llama-3.1-8b", run);
+        // The items are stored after the answer has left: wait for both formats' six.
+        assertThat(Poll.until(Duration.ofSeconds(10), () -> written() >= 12)).as("items stored").isTrue();
+        JsonNode mergeds = run("merged", gatewayUrl, sim.baseUrl() + "/v1", "llama-3.1-8b", run);
+
+        for (String format : List.of("default", "float")) {
+            JsonNode first = firsts.path(format);
+            JsonNode merged = mergeds.path(format);
+            assertThat(first.path("cache").asText()).as(format).isEqualTo("MISS");
+            assertThat(first.path("items").asText()).isEqualTo("0/6");
+            assertThat(first.path("sameAsBackend").asBoolean()).as(format + ": " + first).isTrue();
+            assertThat(first.path("promptTokens")).isEqualTo(first.path("backendPromptTokens"));
+            assertThat(merged.path("cache").asText()).as(format).isEqualTo("PARTIAL");
+            assertThat(merged.path("items").asText()).isEqualTo("6/12");
+            assertThat(merged.path("count").asInt()).isEqualTo(12);
+            assertThat(merged.path("sameAsBackend").asBoolean()).as(format + ": " + merged).isTrue();
+            assertThat(merged.path("promptTokens")).isEqualTo(merged.path("backendPromptTokens"));
+        }
+        // Through the gateway 6 then 6 per format; directly 6 then 12 per format.
+        assertThat(sim.stats().embeddingInputs() - before).isEqualTo(2 * (6 + 6) + 2 * (6 + 12));
+    }
+
+    private static long written() {
+        try {
+            return (long) CacheCalls.metric(gateway, "cachegate_cache_entries_written_total");
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Runs the script and parses the JSON line it prints; its stderr goes to a file shown on failure. */
+    private static JsonNode run(String... args) throws Exception {
+        Path errors = Files.createTempFile("embeddings-node", ".err");
+        Path output = Files.createTempFile("embeddings-node", ".out");
+        ProcessBuilder builder = new ProcessBuilder("node", "embeddings.mjs").directory(CLIENT_DIR.toFile())
+                .redirectOutput(output.toFile()).redirectError(errors.toFile());
+        builder.command().addAll(List.of(args));
+        Process process = builder.start();
+        boolean exited = process.waitFor(60, TimeUnit.SECONDS);
+        if (!exited) {
+            process.destroyForcibly();
+        }
+        String err = Files.readString(errors, StandardCharsets.UTF_8);
+        assertThat(exited).as("node finished within 60s; stderr: %s", err).isTrue();
+        assertThat(process.exitValue()).as("node exit status; stderr: %s", err).isZero();
+        return json(Files.readString(output, StandardCharsets.UTF_8));
+    }
+
+    private static boolean nodeOnPath() {
+        String path = System.getenv("PATH");
+        if (path == null) {
+            return false;
+        }
+        for (String dir : path.split(File.pathSeparator)) {
+            if (Files.isExecutable(Path.of(dir, "node"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
