@@ -209,25 +209,25 @@ class ConnectionHandlingIT {
     @Test
     void listedPassthroughPath_passesThroughToBackend() throws Exception {
         try (Gateway gw = Gateway.start(TestPolicies.parse(TestPolicies.yaml(List.of(sim.baseUrl()), "2s",
-                "  passthrough: [{path: /v1/responses, methods: [POST]}]", "")))) {
-            RawHttp.Response response = RawHttp.exchange(gw.port(), RawHttp.rawPost("/v1/responses",
+                "  passthrough: [{path: /v1/rerank, methods: [POST]}]", "")))) {
+            RawHttp.Response response = RawHttp.exchange(gw.port(), RawHttp.rawPost("/v1/rerank",
                     "{\"model\":\"llama-3.1-8b\"}".getBytes(StandardCharsets.UTF_8), "Connection: close"));
             // The simulator does not know the path: its own 404 comes back through the gateway.
             assertThat(response.status()).isEqualTo(404);
             assertThat(response.header("x-cache")).isEqualTo("BYPASS");
-            assertThat(response.body()).contains("/v1/responses");
+            assertThat(response.body()).contains("/v1/rerank");
         }
     }
 
     @Test
     void unlistedV1PathOrMethod_is404WithoutReachingTheBackend() throws Exception {
         try (Gateway gw = Gateway.start(TestPolicies.parse(TestPolicies.yaml(List.of(sim.baseUrl()), "2s",
-                "  passthrough: [{path: /v1/responses, methods: [POST]}]", "")))) {
+                "  passthrough: [{path: /v1/rerank, methods: [POST]}]", "")))) {
             long before = sim.stats().requests();
             for (String raw : List.of(
                     "POST /v1/files HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
                     "DELETE /v1/files/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
-                    "DELETE /v1/responses HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                    "DELETE /v1/rerank HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
                     "POST /v1/load_lora_adapter HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")) {
                 RawHttp.Response response = RawHttp.exchange(gw.port(), raw);
                 assertThat(response.status()).as(raw).isEqualTo(404);
@@ -239,7 +239,7 @@ class ConnectionHandlingIT {
 
     @Test
     void defaultPolicy_forwardsNoOtherV1Path() throws Exception {
-        RawHttp.Response response = RawHttp.exchange(gateway.port(), RawHttp.rawPost("/v1/responses",
+        RawHttp.Response response = RawHttp.exchange(gateway.port(), RawHttp.rawPost("/v1/rerank",
                 "{\"model\":\"llama-3.1-8b\"}".getBytes(StandardCharsets.UTF_8), "Connection: close"));
         assertThat(response.status()).isEqualTo(404);
         assertThat(response.body()).contains("\"code\":\"not_found\"");

@@ -6,6 +6,13 @@ import static io.cachegate.gateway.CacheCalls.metric;
 import static io.cachegate.gateway.CacheCalls.nonce;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.openai.client.OpenAIClient;
+import com.openai.client.okhttp.OpenAIOkHttpClient;
+import com.openai.core.http.HttpResponseFor;
+import com.openai.core.http.StreamResponse;
+import com.openai.models.chat.completions.ChatCompletion;
+import com.openai.models.chat.completions.ChatCompletionChunk;
+import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import com.sun.net.httpserver.HttpServer;
 import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.SimulatorOptions;
@@ -80,6 +87,39 @@ class FallbackChainIT {
             assertThat(json(answer.body()).path("model").asText()).isEqualTo(TINY_MODEL);
             assertThat(tiny.stats().requests()).isEqualTo(1);
             assertThatFiledUnderTheTinyModel(gw, body, answer);
+        }
+    }
+
+    @Test
+    void openAiSdk_streamsAndGetsAnswersThroughTheChain_andTheSecondHopsAnswerIsAHit() throws Exception {
+        try (Gateway gw = Gateway.start(TestPolicies.parse(policy(main.baseUrls().get(0), small.baseUrls().get(0),
+                CHAIN)))) {
+            main.stop(0);
+            small.stop(0);
+            OpenAIClient client = OpenAIOkHttpClient.builder().baseUrl("http://127.0.0.1:" + gw.port() + "/v1")
+                    .apiKey("x").maxRetries(0).build();
+            ChatCompletionCreateParams params = ChatCompletionCreateParams.builder().model("llama-3.1-8b")
+                    .addUserMessage("through the chain " + nonce()).temperature(0.0).build();
+
+            StringBuilder streamed = new StringBuilder();
+            try (StreamResponse<ChatCompletionChunk> chunks = client.chat().completions().createStreaming(params)) {
+                chunks.stream().forEach(c -> {
+                    assertThat(c.model()).isEqualTo(TINY_MODEL);
+                    c.choices().forEach(choice -> choice.delta().content().ifPresent(streamed::append));
+                });
+            }
+            HttpResponseFor<ChatCompletion> whole = client.chat().completions().withRawResponse().create(params);
+            ChatCompletion answer = whole.parse();
+            HttpResponseFor<ChatCompletion> again = client.chat().completions().withRawResponse()
+                    .create(params.toBuilder().model(TINY_MODEL).build());
+
+            assertThat(streamed.toString()).isNotBlank();
+            assertThat(answer.model()).isEqualTo(TINY_MODEL);
+            assertThat(answer.choices().get(0).message().content()).contains(streamed.toString());
+            assertThat(whole.headers().values("X-Cachegate-Model")).contains(TINY_MODEL);
+            assertThat(again.headers().values("X-Cache")).as("filed under the model that answered").contains("HIT");
+            assertThat(again.parse().choices().get(0).message().content()).contains(streamed.toString());
+            assertThat(tiny.stats().requests()).as("the stream and the whole answer; the hit never reached it").isEqualTo(2);
         }
     }
 
