@@ -32,7 +32,6 @@ import io.cachegate.gateway.request.RouteStage;
 import io.cachegate.gateway.server.ProxyServices;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ForkJoinPool;
 
 /**
  * The request path, top to bottom: every request is one {@link io.cachegate.gateway.exchange.Exchange} taken
@@ -62,9 +61,7 @@ final class RequestPath {
         stages.add(new QuotaStage(quotas));                                    // tenant limits: 429 + x-ratelimit-*
         stages.add(new CacheKeyStage(policy, keys, services.metrics()));       // cacheability and key, or BYPASS
         stages.add(new SensitiveDataStage(policy, keys, services.metrics())); // personal data, secrets: BYPASS, private
-        // Embeddings lists: per item, merged. Large merges parse megabytes of floats: the JDK's CPU pool, whose
-        // tasks are bounded by the requests in flight (one each).
-        stages.add(new EmbeddingItemsStage(store, keys, services.metrics(), ForkJoinPool.commonPool()));
+        stages.add(new EmbeddingItemsStage(store, keys, services.metrics()));  // embeddings lists: per item, merged
         if (semantic != null && semantic.settings().embedEarly()) {
             stages.add(new EarlyEmbedStage(semantic));                          // embed while the exact lookup runs
         }

@@ -43,11 +43,16 @@ public final class EmbeddingItemsStage implements Stage {
     private final GatewayMetrics metrics;
     private final Executor worker;
 
+    /** Large batches are parsed and merged on the process's bounded {@link MergeWorkers}. */
+    public EmbeddingItemsStage(CacheStore store, CacheKeys keys, GatewayMetrics metrics) {
+        this(store, keys, metrics, MergeWorkers.pool());
+    }
+
     /**
      * @param worker where large batches are parsed and merged (CPU only: megabytes of floats), off the event
-     *               loop; its tasks are bounded by the requests in flight, one at a time each
+     *               loop; a refusal makes the batch a bypass (before sending) or a 502 (after)
      */
-    public EmbeddingItemsStage(CacheStore store, CacheKeys keys, GatewayMetrics metrics, Executor worker) {
+    EmbeddingItemsStage(CacheStore store, CacheKeys keys, GatewayMetrics metrics, Executor worker) {
         this.store = store;
         this.keys = keys;
         this.metrics = metrics;
