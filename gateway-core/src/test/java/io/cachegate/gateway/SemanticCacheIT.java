@@ -98,6 +98,12 @@ class SemanticCacheIT {
         assertThat(metric(gateway, "cachegate_semantic_similarity_count", "result=\"hit\"")).isPositive();
         assertThat(metric(gateway, "cachegate_semantic_embed_latency_seconds_count")).isPositive();
         assertThat(metric(gateway, "cachegate_semantic_search_latency_seconds_count")).isPositive();
+        // The warm-up runs beside the first requests (this class does not wait for /ready): it ends, and says so.
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (!json(RawHttp.get(gateway.adminPort(), "/admin/stats").body()).path("semantic").path("warm").asBoolean()
+                && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
         var stats = json(RawHttp.get(gateway.adminPort(), "/admin/stats").body());
         assertThat(stats.path("semantic").path("warm").asBoolean()).isTrue();
         assertThat(json(RawHttp.get(gateway.adminPort(), "/ready").body()).path("semanticWarm").asBoolean()).isTrue();
