@@ -1,18 +1,11 @@
 package io.cachegate.gateway;
 
-import static io.cachegate.gateway.CacheCalls.json;
 import static io.cachegate.gateway.CacheCalls.nonce;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.SimulatorOptions;
-import java.io.File;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -25,15 +18,12 @@ import org.junit.jupiter.api.Test;
  */
 class ResponsesNodeIT {
 
-    private static final Path CLIENT_DIR = Path.of("..", "clients", "node").toAbsolutePath().normalize();
     private static BackendSimulator sim;
     private static Gateway gateway;
 
     @BeforeAll
     static void start() throws Exception {
-        assumeTrue(nodeOnPath(), "node is not installed");
-        assumeTrue(Files.isDirectory(CLIENT_DIR.resolve("node_modules/openai")),
-                "run npm ci in " + CLIENT_DIR + " first");
+        NodeClients.assumeInstalled();
         sim = BackendSimulator.start(SimulatorOptions.defaults());
         gateway = Gateway.start(TestPolicies.parse("""
                 server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 2s}
@@ -53,7 +43,7 @@ class ResponsesNodeIT {
 
     @Test
     void npmOpenAi_responsesCreate_wholeAndStreamed_missThenHitWithTheSameText() throws Exception {
-        JsonNode result = run("http://127.0.0.1:" + gateway.port() + "/v1", "acme-key", "llama-3.1-8b",
+        JsonNode result = NodeClients.run("responses.mjs", "http://127.0.0.1:" + gateway.port() + "/v1", "acme-key", "llama-3.1-8b",
                 "What does a gateway cache? " + nonce());
 
         JsonNode whole = result.path("whole");
@@ -70,36 +60,5 @@ class ResponsesNodeIT {
             assertThat(call.path("first").asText()).isEqualTo("response.created");
             assertThat(call.path("last").asText()).isEqualTo("response.completed");
         }
-    }
-
-    /** Runs the script and parses the JSON line it prints; its stderr goes to a file shown on failure. */
-    private static JsonNode run(String... args) throws Exception {
-        Path errors = Files.createTempFile("responses-node", ".err");
-        Path output = Files.createTempFile("responses-node", ".out");
-        ProcessBuilder builder = new ProcessBuilder("node", "responses.mjs").directory(CLIENT_DIR.toFile())
-                .redirectOutput(output.toFile()).redirectError(errors.toFile());
-        builder.command().addAll(java.util.List.of(args));
-        Process process = builder.start();
-        boolean exited = process.waitFor(60, TimeUnit.SECONDS);
-        if (!exited) {
-            process.destroyForcibly();
-        }
-        String err = Files.readString(errors, StandardCharsets.UTF_8);
-        assertThat(exited).as("node finished within 60s; stderr: %s", err).isTrue();
-        assertThat(process.exitValue()).as("node exit status; stderr: %s", err).isZero();
-        return json(Files.readString(output, StandardCharsets.UTF_8));
-    }
-
-    private static boolean nodeOnPath() {
-        String path = System.getenv("PATH");
-        if (path == null) {
-            return false;
-        }
-        for (String dir : path.split(File.pathSeparator)) {
-            if (Files.isExecutable(Path.of(dir, "node"))) {
-                return true;
-            }
-        }
-        return false;
     }
 }
