@@ -212,8 +212,7 @@ final class Relay implements UpstreamListener {
             return true;
         }
         heldError = null;
-        if (held.isContextLengthError() && !clientGone
-                && handOver(stage.planner().afterContextLengthError(x, plan))) {
+        if (held.isContextLengthError() && !clientGone && handOver(stage.planner().afterContextLengthError(x, plan))) {
             return true;
         }
         byte[] body = held.body();
