@@ -4,7 +4,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * One hop of a route's fallback chain: a backend and, optionally, the model to ask it for.
+ * One hop of a route's fallback chain, or its primary (hop 0): a backend and, optionally, the model to ask it for.
  *
  * @param model empty to keep the model the request named
  */

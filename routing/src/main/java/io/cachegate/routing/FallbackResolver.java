@@ -1,5 +1,6 @@
 package io.cachegate.routing;
 
+import io.cachegate.config.FallbackHop;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -18,16 +19,16 @@ public final class FallbackResolver {
     private static final String CONTEXT_CODE = "context_length_exceeded";
     private static final String CONTEXT_MESSAGE = "maximum context length";
 
-    private final ModelTarget primary;
-    private final List<ModelTarget> chain;
+    private final FallbackHop primary;
+    private final List<FallbackHop> chain;
 
-    public FallbackResolver(ModelTarget primary, List<ModelTarget> chain) {
+    public FallbackResolver(FallbackHop primary, List<FallbackHop> chain) {
         this.primary = Objects.requireNonNull(primary, "primary");
         this.chain = List.copyOf(chain);
     }
 
     /** The same chain behind another primary: a route naming no backend is judged by the one it resolved to. */
-    public FallbackResolver withPrimary(ModelTarget resolved) {
+    public FallbackResolver withPrimary(FallbackHop resolved) {
         return new FallbackResolver(resolved, chain);
     }
 
@@ -93,16 +94,16 @@ public final class FallbackResolver {
         return text.contains(CONTEXT_CODE) || text.toLowerCase(Locale.ROOT).contains(CONTEXT_MESSAGE);
     }
 
-    public ModelTarget primary() {
+    public FallbackHop primary() {
         return primary;
     }
 
     /** The fallback chain, in the order it is tried. */
-    public List<ModelTarget> chain() {
+    public List<FallbackHop> chain() {
         return chain;
     }
 
-    private static ServeTarget resolve(ModelTarget target, int hop, String requestedModel, ServeReason reason) {
+    private static ServeTarget resolve(FallbackHop target, int hop, String requestedModel, ServeReason reason) {
         return new ServeTarget(target.backend(), target.model().orElse(requestedModel), reason, hop);
     }
 }

@@ -1,5 +1,6 @@
 package io.cachegate.routing;
 
+import io.cachegate.config.FallbackHop;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
@@ -16,12 +17,12 @@ class FallbackResolverTest {
     private static final String CONTEXT_ERROR = "{\"object\":\"error\",\"message\":\"This model's maximum context "
             + "length is 8192 tokens. However, you requested 9000 tokens.\",\"type\":\"BadRequestError\",\"code\":400}";
 
-    private final FallbackResolver withFallback = new FallbackResolver(ModelTarget.of("gpu"),
-            List.of(ModelTarget.of("cloud", "gpt-4o-mini")));
-    private final FallbackResolver alone = new FallbackResolver(ModelTarget.of("gpu"), List.of());
+    private final FallbackResolver withFallback = new FallbackResolver(FallbackHop.of("gpu"),
+            List.of(FallbackHop.of("cloud", "gpt-4o-mini")));
+    private final FallbackResolver alone = new FallbackResolver(FallbackHop.of("gpu"), List.of());
     /** primary, then small (same model), then tiny with a model of its own. */
-    private final FallbackResolver chain = new FallbackResolver(ModelTarget.of("gpu"),
-            List.of(ModelTarget.of("small"), ModelTarget.of("tiny", "qwen2.5-0.5b")));
+    private final FallbackResolver chain = new FallbackResolver(FallbackHop.of("gpu"),
+            List.of(FallbackHop.of("small"), FallbackHop.of("tiny", "qwen2.5-0.5b")));
 
     @Test
     void choose_healthyPrimary_servesTheRequestedModel() {
@@ -31,7 +32,7 @@ class FallbackResolverTest {
 
     @Test
     void choose_primaryModelPinned_overridesTheRequest() {
-        FallbackResolver pinned = new FallbackResolver(ModelTarget.of("gpu", "llama-3-70b"), List.of());
+        FallbackResolver pinned = new FallbackResolver(FallbackHop.of("gpu", "llama-3-70b"), List.of());
         assertThat(pinned.choose("llama", NONE_DOWN, false, NONE_DEGRADE).model()).isEqualTo("llama-3-70b");
     }
 
@@ -89,8 +90,8 @@ class FallbackResolverTest {
 
     @Test
     void choose_hopAskingThePrimaryForTheSameModel_isSkipped() {
-        FallbackResolver resolved = new FallbackResolver(ModelTarget.of(""), List.of(ModelTarget.of("gpu"),
-                ModelTarget.of("tiny"))).withPrimary(ModelTarget.of("gpu"));
+        FallbackResolver resolved = new FallbackResolver(FallbackHop.of(""), List.of(FallbackHop.of("gpu"),
+                FallbackHop.of("tiny"))).withPrimary(FallbackHop.of("gpu"));
         assertThat(resolved.choose("llama-3", NONE_DOWN, true, Set.of("gpu")::contains))
                 .isEqualTo(new ServeTarget("tiny", "llama-3", ServeReason.DEGRADED, 2));
     }
@@ -143,7 +144,7 @@ class FallbackResolverTest {
         assertThat(withFallback.afterError(first, "llama-3", 500, CONTEXT_ERROR, NONE_DOWN)).isEmpty();
         assertThat(withFallback.afterError(first, "llama-3", 400, CONTEXT_ERROR, Set.of("cloud")::contains)).isEmpty();
         assertThat(alone.afterError(first, "llama-3", 400, CONTEXT_ERROR, NONE_DOWN)).isEmpty();
-        FallbackResolver same = new FallbackResolver(ModelTarget.of("gpu"), List.of(ModelTarget.of("gpu")));
+        FallbackResolver same = new FallbackResolver(FallbackHop.of("gpu"), List.of(FallbackHop.of("gpu")));
         assertThat(same.afterError(first, "llama-3", 400, CONTEXT_ERROR, NONE_DOWN)).isEmpty();
     }
 

@@ -13,7 +13,7 @@ import io.cachegate.config.TrafficClass;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.routing.FallbackResolver;
-import io.cachegate.routing.ModelTarget;
+import io.cachegate.config.FallbackHop;
 import io.cachegate.routing.RoutingRequest;
 import io.cachegate.routing.ServeReason;
 import io.cachegate.routing.ServeTarget;
@@ -65,10 +65,8 @@ public final class ServePlanner {
         this.tenantClasses = Map.copyOf(tenants);
         Map<Integer, FallbackResolver> resolvers = new HashMap<>();
         for (Route route : policy.routes()) {
-            List<ModelTarget> chain = route.fallbacks().stream()
-                    .map(hop -> new ModelTarget(hop.backend(), hop.model())).toList();
-            resolvers.put(route.index(), new FallbackResolver(route.backend().map(ModelTarget::of)
-                    .orElse(ModelTarget.of("")), chain));
+            resolvers.put(route.index(), new FallbackResolver(route.backend().map(FallbackHop::of)
+                    .orElse(FallbackHop.of("")), route.fallbacks()));
         }
         this.fallbacks = Map.copyOf(resolvers);
         Map<Integer, TokenEstimator> counts = new HashMap<>();
@@ -159,9 +157,9 @@ public final class ServePlanner {
     private FallbackResolver resolver(Exchange x, BackendDispatch primary) {
         FallbackResolver resolver = fallbacks.get(x.route().route().index());
         if (resolver == null) {
-            return new FallbackResolver(ModelTarget.of(primary.name()), List.of());
+            return new FallbackResolver(FallbackHop.of(primary.name()), List.of());
         }
-        return resolver.primary().backend().isEmpty() ? resolver.withPrimary(ModelTarget.of(primary.name())) : resolver;
+        return resolver.primary().backend().isEmpty() ? resolver.withPrimary(FallbackHop.of(primary.name())) : resolver;
     }
 
     /** Admission on {@code backend} asks degradable requests of {@code trafficClass} to go elsewhere. */
