@@ -21,19 +21,14 @@ final class ResponsesStreamAssembler implements AnswerAssembler {
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build())
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
-    private final int maxBytes;
-    private final SseEventReader reader = new SseEventReader(this::onEvent);
+    private final SseEventReader reader;
     /** The text deltas so far, bounded by maxBytes like everything read. */
     private final StringBuilder deltas = new StringBuilder();
-    private long bytesSeen;
     private byte[] document;
     private String failure;
 
     ResponsesStreamAssembler(int maxBytes) {
-        if (maxBytes <= 0) {
-            throw new IllegalArgumentException("maxBytes must be positive, was " + maxBytes);
-        }
-        this.maxBytes = maxBytes;
+        this.reader = new SseEventReader(this::onEvent, maxBytes);
     }
 
     @Override
@@ -42,11 +37,8 @@ final class ResponsesStreamAssembler implements AnswerAssembler {
         if (failure != null || document != null) {
             return; // after the terminal event: nothing more belongs to the answer
         }
-        int within = (int) Math.min(length, maxBytes - bytesSeen);
-        bytesSeen += length;
-        reader.feed(bytes, offset, within);
-        if (within < length && document == null && failure == null) {
-            fail("larger than " + maxBytes + " bytes");
+        if (!reader.feed(bytes, offset, length) && document == null && failure == null) {
+            fail("larger than " + reader.maxBytes() + " bytes");
         }
     }
 

@@ -32,13 +32,35 @@ final class SseEventReader {
     /** The previous piece ended with CR: an LF starting this one belongs to that line ending. */
     private boolean afterCr;
     private boolean released;
+    private final int maxBytes;
+    private long bytesSeen;
 
-    SseEventReader(Handler handler) {
+    /** @param maxBytes the bytes read at most, framing included: what comes after is counted, never read */
+    SseEventReader(Handler handler, int maxBytes) {
+        if (maxBytes <= 0) {
+            throw new IllegalArgumentException("maxBytes must be positive, was " + maxBytes);
+        }
         this.handler = Objects.requireNonNull(handler, "handler");
+        this.maxBytes = maxBytes;
     }
 
-    void feed(byte[] bytes, int offset, int length) {
+    /**
+     * Reads the part of the piece within the first {@code maxBytes} of the body, however the body is cut into
+     * pieces; false when the piece went past them (an answer still going there is too large to keep).
+     */
+    boolean feed(byte[] bytes, int offset, int length) {
         Objects.checkFromIndexSize(offset, length, bytes.length);
+        int within = (int) Math.min(length, maxBytes - bytesSeen);
+        bytesSeen += length;
+        read(bytes, offset, within);
+        return within == length;
+    }
+
+    int maxBytes() {
+        return maxBytes;
+    }
+
+    private void read(byte[] bytes, int offset, int length) {
         if (released) {
             return;
         }

@@ -30,10 +30,8 @@ public final class StreamAssembler implements AnswerAssembler {
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build())
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
-    private final int maxBytes;
-    private final SseEventReader reader = new SseEventReader(this::onEvent);
+    private final SseEventReader reader;
     private final TreeMap<Integer, AssembledChoice> choices = new TreeMap<>();
-    private long bytesSeen;
     private String object;
     private JsonNode id;
     private JsonNode created;
@@ -45,10 +43,7 @@ public final class StreamAssembler implements AnswerAssembler {
 
     /** @param maxBytes the largest response body (in bytes, framing included) that may be stored */
     public StreamAssembler(int maxBytes) {
-        if (maxBytes <= 0) {
-            throw new IllegalArgumentException("maxBytes must be positive, was " + maxBytes);
-        }
-        this.maxBytes = maxBytes;
+        this.reader = new SseEventReader(this::onEvent, maxBytes);
     }
 
     /**
@@ -64,11 +59,8 @@ public final class StreamAssembler implements AnswerAssembler {
         }
         // Only the first maxBytes are read, however the body is cut into pieces: a stream whose [DONE] came
         // within them is whole, one still going past them is too large (found by StreamAssemblerFuzzTest).
-        int within = (int) Math.min(length, maxBytes - bytesSeen);
-        bytesSeen += length;
-        reader.feed(bytes, offset, within);
-        if (within < length && !done && failure == null) {
-            fail("larger than " + maxBytes + " bytes");
+        if (!reader.feed(bytes, offset, length) && !done && failure == null) {
+            fail("larger than " + reader.maxBytes() + " bytes");
         }
     }
 
