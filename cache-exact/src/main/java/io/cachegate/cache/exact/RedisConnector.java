@@ -38,7 +38,9 @@ final class RedisConnector {
     /** String keys (readable, SCAN-able) and raw byte values (our encoded entries). */
     static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
 
-    private static final Set<String> PURGE_COMMANDS = Set.of("SCAN", "SSCAN", "UNLINK", "SREM");
+    // PUBLISH too: it tells the other gateways' L1s about a purge or an overwrite, off the request path, and a purge
+    // that could not tell them fails.
+    private static final Set<String> PURGE_COMMANDS = Set.of("SCAN", "SSCAN", "UNLINK", "SREM", "PUBLISH");
 
     private final AbstractRedisClient client;
     private final Supplier<CompletableFuture<Connected>> connect;
