@@ -75,7 +75,6 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
                                           RedisStoreOptions options, StoreHealth health) {
         RedisConnector connector = RedisConnector.create(uri, resources, options);
         RedisCacheStore store = new RedisCacheStore(connector, resources, codec, signer, options, health, redact(uri));
-        connector.client().addListener(store.new StateListener());
         store.connectLoop(0);
         return store;
     }
@@ -236,6 +235,9 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
                 return;
             }
             connected = c;
+            // On the store's own connection: the client's listeners also hear the short-lived connections of a
+            // cluster's topology refreshes and the L1 invalidations' subscription, which say nothing of this one.
+            c.connection().addListener(new StateListener());
             health.available(true);
             LOG.info("redis cache {} connected", target);
         });
