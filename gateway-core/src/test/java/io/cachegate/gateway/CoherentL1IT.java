@@ -47,11 +47,10 @@ class CoherentL1IT {
     }
 
     private static Gateway tiered(String pin) throws Exception {
-        Gateway gw = RedisGateways.start(sim.baseUrl(), "tiered", redis.uri(), pin, List.of(T0));
-        // Subscribed: every gateway's invalidation connection is counted on the channel.
-        return gw;
+        return RedisGateways.start(sim.baseUrl(), "tiered", redis.uri(), pin, List.of(T0));
     }
 
+    /** Until {@code n} invalidation subscriptions (one per tiered gateway) are counted on the channel. */
     private static void awaitSubscribers(int n) {
         assertThat(Poll.until(Duration.ofSeconds(10), () -> RedisTestServer.command(redis.uri(), "EVAL",
                 "return redis.call('PUBSUB', 'NUMSUB', ARGV[1])[2]", "0", "cg:v1:invalidate").equals(":" + n)))

@@ -48,7 +48,7 @@ public final class TieredCacheStore implements CacheStore {
     @Override
     public CompletableFuture<Optional<CacheEntry>> get(CacheKey key) {
         if (!coherent()) {
-            return l2.getWithTtl(key).thenApply(found -> found.map(TtlAwareCacheStore.Timed::entry));
+            return l2.get(key);
         }
         Optional<CacheEntry> local = l1.get(key).join(); // the memory store completes before it returns
         if (local.isPresent()) {
