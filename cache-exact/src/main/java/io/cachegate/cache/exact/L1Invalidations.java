@@ -97,14 +97,15 @@ final class L1Invalidations implements AutoCloseable {
         if (closed) {
             return;
         }
+        if (!l2.available()) {
+            // Not before the store's own connection: a cluster client subscribes only once it knows the topology.
+            retryLater(attempt);
+            return;
+        }
         l2.connector().connectPubSub().whenComplete((connection, error) -> {
             if (error != null) {
                 warnings.warn("L1 invalidations of " + l2.target() + " not subscribed, the L1 is bypassed: " + error);
-                long delay = Math.min(MAX_CONNECT_BACKOFF_MILLIS, 25L << Math.min(attempt, 10));
-                if (!closed) {
-                    l2.resources().eventExecutorGroup().schedule(() -> subscribeLoop(attempt + 1), delay,
-                            TimeUnit.MILLISECONDS);
-                }
+                retryLater(attempt);
                 return;
             }
             if (closed) {
@@ -117,6 +118,13 @@ final class L1Invalidations implements AutoCloseable {
             // Lettuce subscribes again by itself after every reconnect; each confirmation comes to subscribed().
             connection.async().subscribe(CHANNEL);
         });
+    }
+
+    private void retryLater(int attempt) {
+        long delay = Math.min(MAX_CONNECT_BACKOFF_MILLIS, 25L << Math.min(attempt, 10));
+        if (!closed) {
+            l2.resources().eventExecutorGroup().schedule(() -> subscribeLoop(attempt + 1), delay, TimeUnit.MILLISECONDS);
+        }
     }
 
     private void lost() {
