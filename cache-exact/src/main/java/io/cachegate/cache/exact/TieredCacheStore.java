@@ -81,7 +81,11 @@ public final class TieredCacheStore implements CacheStore {
     @Override
     public CompletableFuture<Long> purge(PurgeScope scope) {
         invalidate(scope);
-        CompletableFuture<Long> purged = l2.purge(scope);
+        // Once more when Redis is done: a lookup here may have copied an entry into the L1 before Redis dropped it.
+        CompletableFuture<Long> purged = l2.purge(scope).thenApply(count -> {
+            invalidate(scope);
+            return count;
+        });
         return invalidations == null ? purged
                 : purged.thenCompose(count -> invalidations.purged(scope).thenApply(told -> count));
     }
