@@ -53,11 +53,6 @@ final class BenchCompareCommand extends Scenario {
     @Option(names = "--wrk-threads", defaultValue = "1", description = "wrk's threads (default ${DEFAULT-VALUE}).")
     int wrkThreads;
 
-    @Option(names = "--max-tokens", defaultValue = "200",
-            description = "max_tokens of the chat request: the size of the answer every target returns "
-                    + "(default ${DEFAULT-VALUE}, about 1 KB of JSON).")
-    int maxTokens;
-
     @Option(names = "--skip", split = ",", paramLabel = "TARGET",
             description = "Targets to leave out, e.g. portkey,litellm,cachegate-tiered.")
     List<String> skip = new ArrayList<>();
@@ -83,8 +78,8 @@ final class BenchCompareCommand extends Scenario {
 
     @Override
     void check(List<String> problems) {
-        if (connections < 1 || wrkThreads < 1 || maxTokens < 1) {
-            problems.add("--connections, --wrk-threads and --max-tokens must be >= 1");
+        if (connections < 1 || wrkThreads < 1) {
+            problems.add("--connections and --wrk-threads must be >= 1");
         }
     }
 
@@ -92,12 +87,13 @@ final class BenchCompareCommand extends Scenario {
     ScenarioReport measure(BenchChildren children) throws Exception {
         // nginx workers run as an unprivileged user when we are root: they must reach their cache dirs inside.
         Files.setPosixFilePermissions(children.dir(), PosixFilePermissions.fromString("rwxr-xr-x"));
-        byte[] body = requestBody(maxTokens);
+        byte[] body = requestBody();
         ChildSimulator sim = children.simulator("sim", 1).awaitReady();
         HttpClient http = BenchScrapes.client();
         byte[] answer = send(http, sim.uri(), Map.of(), body).body();
         progress.info("simulator on %s; the chat answer is %d bytes", sim.uri(), answer.length);
         Map<String, String> notes = new LinkedHashMap<>();
+        String loadBefore = loadAverage();
         List<CompareTarget> targets = new ArrayList<>(gateways(children, sim));
         targets.addAll(nginx(children, sim, answer, notes));
         targets.addAll(peers(children, sim, notes));
@@ -141,6 +137,8 @@ final class BenchCompareCommand extends Scenario {
             });
             tables.put(client, new CompareTable(byTarget));
         }
+        notes.put("machine", "load average (1, 5, 15 min) " + loadBefore + " before, " + loadAverage()
+                + " after: other processes share the cores");
         notes.put("wrk", wrk.isPresent() ? wrk.get().version() : notes.getOrDefault("wrk", "not installed"));
         return new CompareReport(targets, tables, notes, sizes, answer.length, body.length, connections, wrkThreads,
                 options.rounds(), options.duration());
@@ -295,12 +293,25 @@ final class BenchCompareCommand extends Scenario {
         return new CompareTable.Sample(r.throughput(), r.p50Ms(), r.p99Ms(), r.requests(), r.errors(), 0);
     }
 
-    /** The one chat request of the run: deterministic (temperature 0), so every cache may keep its answer. */
-    static byte[] requestBody(int maxTokens) {
-        var body = BenchJson.object().put("model", ChatRequests.MODEL).put("temperature", 0).put("max_tokens", maxTokens);
+    /**
+     * The one chat request of the run: deterministic (temperature 0), so every cache may keep its answer, and
+     * without max_tokens, so the simulator ends it with {@code stop} (an answer cut at max_tokens is not cached).
+     */
+    static byte[] requestBody() {
+        var body = BenchJson.object().put("model", ChatRequests.MODEL).put("temperature", 0);
         var messages = body.putArray("messages");
         messages.addObject().put("role", "system").put("content", "You are a concise assistant.");
         messages.addObject().put("role", "user").put("content", "Explain TCP congestion control in a paragraph.");
         return BenchJson.bytes(body);
+    }
+
+    /** The first three fields of /proc/loadavg (what else runs on the machine skews every figure), or "?". */
+    private static String loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return f.length >= 3 ? f[0] + " " + f[1] + " " + f[2] : "?";
+        } catch (IOException e) {
+            return "?";
+        }
     }
 }

@@ -58,8 +58,9 @@ final class Wrk {
         lua.append("wrk.path = ").append(longString(path.getBytes(StandardCharsets.UTF_8))).append('\n');
         lua.append("wrk.body = ").append(longString(body)).append('\n');
         lua.append("wrk.headers[\"Content-Type\"] = \"application/json\"\n");
-        headers.forEach((k, v) -> lua.append("wrk.headers[").append(longString(k.getBytes(StandardCharsets.UTF_8)))
-                .append("] = ").append(longString(v.getBytes(StandardCharsets.UTF_8))).append('\n'));
+        // Spaces inside the brackets: "[[[" would open a long string at the first bracket.
+        headers.forEach((k, v) -> lua.append("wrk.headers[ ").append(longString(k.getBytes(StandardCharsets.UTF_8)))
+                .append(" ] = ").append(longString(v.getBytes(StandardCharsets.UTF_8))).append('\n'));
         lua.append("""
                 done = function(summary, latency, requests)
                   local e = summary.errors
