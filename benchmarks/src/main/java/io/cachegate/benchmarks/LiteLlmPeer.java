@@ -46,7 +46,8 @@ final class LiteLlmPeer {
         }
         progress.info("installing litellm[proxy] with pip into %s", venv);
         Duration limit = Duration.ofMinutes(5);
-        boolean ok = setup.run(List.of(python.get(), "-m", "venv", venv.toString()), Map.of(), limit)
+        boolean ok = (Files.isExecutable(venv.resolve("bin/pip"))
+                || setup.run(List.of(python.get(), "-m", "venv", venv.toString()), Map.of(), limit))
                 && setup.run(List.of(venv.resolve("bin/pip").toString(), "install", "--disable-pip-version-check",
                         "--retries", "1", "--timeout", "15", "litellm[proxy]"), Map.of(), limit);
         if (!ok || !Files.isExecutable(installed)) {
