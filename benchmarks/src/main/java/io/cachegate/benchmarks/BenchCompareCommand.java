@@ -17,7 +17,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -43,8 +42,6 @@ import picocli.CommandLine.Option;
                     + "of Cachegate or nginx, or a failed cache check."
         })
 final class BenchCompareCommand extends Scenario {
-
-    static final Set<String> PEERS = Set.of("portkey", "litellm");
 
     @Option(names = "--connections", defaultValue = "32",
             description = "Connections of every client, one request in flight on each (default ${DEFAULT-VALUE}).")

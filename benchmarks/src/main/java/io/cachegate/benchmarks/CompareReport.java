@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -52,7 +53,7 @@ final class CompareReport implements ScenarioReport {
                   int rounds, Duration duration) {
         this.targets = List.copyOf(targets);
         this.tables = Map.copyOf(tables);
-        this.notes = Map.copyOf(notes);
+        this.notes = new LinkedHashMap<>(notes); // in the order they were found
         this.answerSizes = Map.copyOf(answerSizes);
         this.answerBytes = answerBytes;
         this.bodyBytes = bodyBytes;
