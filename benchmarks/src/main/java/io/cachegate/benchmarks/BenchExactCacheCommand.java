@@ -130,10 +130,7 @@ final class BenchExactCacheCommand extends Scenario {
         }
         String nginxNote = null;
         if (!noNginx) {
-            Optional<String> binary = NginxReference.find(nginxBinary);
-            if (binary.isEmpty()) {
-                binary = NginxReference.install(nginxBinary);
-            }
+            Optional<String> binary = NginxReference.findOrInstall(nginxBinary, progress);
             if (binary.isEmpty()) {
                 nginxNote = "skipped: nginx is not installed and apt-get could not install it (see above)";
             } else {

@@ -1,8 +1,6 @@
 package io.cachegate.benchmarks;
 
-import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.net.URI;
@@ -15,28 +13,55 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * nginx as the exact-cache benchmark's reference: Debian's package (installed with apt-get when
- * missing), run with a generated configuration that caches POST answers keyed on the request body.
+ * nginx as the benchmarks' reference: Debian's package (installed with apt-get when missing), run with a
+ * generated configuration of one or more sites in front of the simulator: a cache of POST answers keyed on the
+ * request body ({@code proxy_cache}), a plain proxy, and a constant answer ({@code return 200 '...'}: no lookup,
+ * no upstream, the practical ceiling of an HTTP server on the machine).
  */
 final class NginxReference {
 
     private static final Pattern NGINX_VERSION = Pattern.compile("nginx/(\\S+)");
-    private static final Progress PROGRESS = new Progress("exact-cache");
+    /** nginx reads a configuration token into a 4 KiB buffer: a longer constant answer is refused by {@code nginx -t}. */
+    static final int MAX_CONSTANT_BYTES = 3 * 1024;
+
+    /** What a site does with a request. */
+    enum Kind {
+        /** proxy_cache in front of the simulator, keyed on the request URI and body. */
+        CACHE,
+        /** proxy_pass to the simulator, nothing cached. */
+        PROXY,
+        /** The same bytes for every request, from the configuration. */
+        CONSTANT
+    }
+
+    /** One {@code server} block: what it does and the port it listens on (127.0.0.1). */
+    record Site(Kind kind, int port) {
+    }
 
     private NginxReference() {
     }
 
     /**
-     * Starts {@code binary} on a free port in front of the simulator on {@code simPort}, with its config, cache
-     * and logs in a folder of {@code children}'s dir; checked first with {@code nginx -t}. Not yet waited for.
+     * Starts {@code binary} on a free port in front of the simulator on {@code simPort}, as one proxy_cache
+     * site, with its config, cache and logs in a folder of {@code children}'s dir. Not yet waited for.
      */
     static URI start(String binary, BenchChildren children, int simPort) throws IOException, InterruptedException {
         int port = LocalProcesses.freePort();
+        start(binary, children, simPort, List.of(new Site(Kind.CACHE, port)), null);
+        return URI.create("http://127.0.0.1:" + port);
+    }
+
+    /**
+     * Starts {@code binary} with {@code sites} in front of the simulator on {@code simPort} ({@code constant} is
+     * the body of a CONSTANT site); checked first with {@code nginx -t}. Not yet waited for.
+     */
+    static void start(String binary, BenchChildren children, int simPort, List<Site> sites, byte[] constant)
+            throws IOException, InterruptedException {
         Path dir = children.dir().resolve("nginx");
         Files.createDirectories(dir);
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         Path conf = dir.resolve("nginx.conf");
-        Files.writeString(conf, config(dir, port, simPort));
+        Files.writeString(conf, config(dir, simPort, sites, constant));
         List<String> command = List.of(binary, "-p", dir.toString(), "-e", dir.resolve("error.log").toString(),
                 "-c", conf.toString());
         List<String> test = new ArrayList<>(command);
@@ -48,12 +73,24 @@ final class NginxReference {
         }
         children.adopt(new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(children.log("nginx")).start());
-        return URI.create("http://127.0.0.1:" + port);
     }
 
-    /** The nginx configuration: a caching reverse proxy to the simulator, entries keyed on the request body. */
+    /** The nginx configuration of one proxy_cache site, entries keyed on the request body. */
     static String config(Path dir, int port, int simPort) {
+        return config(dir, simPort, List.of(new Site(Kind.CACHE, port)), null);
+    }
+
+    /**
+     * The nginx configuration of {@code sites} in front of the simulator on {@code simPort}: request bodies up
+     * to 4 MiB read into memory (so {@code $request_body}, the cache key, is never empty), keep-alive to the
+     * simulator, {@code constant} as the answer of a CONSTANT site.
+     */
+    static String config(Path dir, int simPort, List<Site> sites, byte[] constant) {
         String d = dir.toAbsolutePath().toString();
+        StringBuilder servers = new StringBuilder();
+        for (Site site : sites) {
+            servers.append(server(site, constant));
+        }
         return """
                 daemon off;
                 master_process on;
@@ -75,18 +112,25 @@ final class NginxReference {
                     proxy_cache_path %1$s/cache levels=1:2 keys_zone=bench:16m max_size=256m inactive=1h use_temp_path=off;
                     keepalive_timeout 75s;
                     keepalive_requests 1000000;
+                    client_max_body_size 4m;
+                    client_body_buffer_size 4m;
+                    # nginx has no escape for a dollar sign in a string: a variable that holds one.
+                    geo $cachegate_dollar {
+                        default "$";
+                    }
 
                     upstream sim {
-                        server 127.0.0.1:%3$d;
+                        server 127.0.0.1:%2$d;
                         keepalive 64;
                         keepalive_requests 1000000;
                     }
+                %3$s}
+                """.formatted(d, simPort, servers);
+    }
 
-                    server {
-                        listen 127.0.0.1:%2$d;
-                        location / {
-                            client_max_body_size 4m;
-                            client_body_buffer_size 4m;
+    private static String server(Site site, byte[] constant) {
+        String location = switch (site.kind()) {
+            case CACHE -> """
                             proxy_pass http://sim;
                             proxy_http_version 1.1;
                             proxy_set_header Connection "";
@@ -96,50 +140,56 @@ final class NginxReference {
                             proxy_cache_key "$request_uri|$request_body";
                             proxy_cache_valid 200 1h;
                             add_header X-Cache-Status $upstream_cache_status always;
-                        }
+                    """;
+            case PROXY -> """
+                            proxy_pass http://sim;
+                            proxy_http_version 1.1;
+                            proxy_set_header Connection "";
+                    """;
+            case CONSTANT -> """
+                            default_type application/json;
+                            return 200 '%s';
+                    """.formatted(quoted(constant));
+        };
+        return """
+
+                    server {
+                        listen 127.0.0.1:%d;
+                        location / {
+                %s        }
                     }
-                }
-                """.formatted(d, port, simPort);
+                """.formatted(site.port(), location);
     }
 
-    /** The nginx executable: {@code binary} itself when it is a path, else looked up on the PATH and in the sbin folders. */
-    static Optional<String> find(String nginxBinary) {
-        if (nginxBinary.contains("/")) {
-            return Files.isExecutable(Path.of(nginxBinary)) ? Optional.of(nginxBinary) : Optional.empty();
+    /**
+     * {@code body} as the inside of a single-quoted nginx string that yields the same bytes: backslashes and
+     * quotes escaped (nginx turns {@code \n} into a newline), a dollar sign through a variable holding one.
+     */
+    static String quoted(byte[] body) {
+        if (body == null) {
+            throw new IllegalArgumentException("a CONSTANT site needs its answer");
         }
-        List<String> dirs = new ArrayList<>(List.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)));
-        dirs.addAll(List.of("/usr/sbin", "/usr/local/sbin", "/sbin"));
-        return dirs.stream().filter(d -> !d.isEmpty()).map(d -> Path.of(d, nginxBinary)).filter(Files::isExecutable)
-                .map(Path::toString).findFirst();
-    }
-
-    /** Installs Debian's nginx with apt-get, echoing what it does on stderr. */
-    static Optional<String> install(String nginxBinary) throws InterruptedException {
-        PROGRESS.info("nginx is not installed: running apt-get update && apt-get install -y nginx");
-        try {
-            for (List<String> command : List.of(List.of("apt-get", "update"), List.of("apt-get", "install", "-y", "nginx"))) {
-                System.err.println("$ " + String.join(" ", command));
-                ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-                pb.environment().put("DEBIAN_FRONTEND", "noninteractive");
-                Process p = pb.start();
-                try (InputStream in = p.getInputStream()) {
-                    in.transferTo(System.err);
-                }
-                int exit = p.waitFor();
-                if (exit != 0) {
-                    PROGRESS.info("%s failed (exit %d): the nginx column is left out", String.join(" ", command), exit);
-                    return Optional.empty();
-                }
+        if (body.length > MAX_CONSTANT_BYTES) {
+            throw new IllegalArgumentException("the constant answer has " + body.length + " bytes; nginx takes at most "
+                    + MAX_CONSTANT_BYTES + " in one configuration token");
+        }
+        String text = new String(body, StandardCharsets.UTF_8);
+        StringBuilder out = new StringBuilder(text.length() + 16);
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            switch (c) {
+                case '\\' -> out.append("\\\\");
+                case '\'' -> out.append("\\'");
+                case '$' -> out.append("${cachegate_dollar}");
+                default -> out.append(c);
             }
-        } catch (IOException e) {
-            PROGRESS.info("could not run apt-get (%s): the nginx column is left out", e.getMessage());
-            return Optional.empty();
         }
-        Optional<String> found = find(nginxBinary);
-        if (found.isEmpty()) {
-            PROGRESS.info("apt-get install finished but no nginx executable was found: the nginx column is left out");
-        }
-        return found;
+        return out.toString();
+    }
+
+    /** The nginx executable, installed with apt-get (Debian's {@code nginx}) when it is missing. */
+    static Optional<String> findOrInstall(String nginxBinary, Progress progress) throws InterruptedException {
+        return new SetupCommands(progress).findOrApt(nginxBinary, "nginx");
     }
 
     static String version(String binary) throws IOException, InterruptedException {

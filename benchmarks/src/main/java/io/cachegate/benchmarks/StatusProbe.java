@@ -26,10 +26,12 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * A small open-loop sender that, unlike the load generator, keeps the latency of every answer by its
  * status: the admission benchmark needs how fast the 429s come back, which the generator does not record.
- * Requests are due at a fixed rate; each goes out on a connection of its own ({@code Connection: close},
- * connected before the clock starts) from a thread of its own, and its latency runs from writing the
- * request to reading the last byte of the answer, so neither pacing nor connecting is counted. Meant for
- * tens of requests a second.
+ * Requests are due at a fixed rate; each goes out from a thread of its own on an idle keep-alive connection
+ * (a new one, connected before the clock starts, when none is idle), as an OpenAI client's connection pool
+ * sends them, and its latency runs from writing the request to reading the last byte of the answer, so
+ * neither pacing nor connecting is counted. A 429 that closes the connection is recorded as the failure
+ * {@code closed_after_429} as well: a client turned away must keep its connection. Meant for tens of
+ * requests a second.
  */
 final class StatusProbe {
 
@@ -69,7 +71,7 @@ final class StatusProbe {
         }
     }
 
-    private record Sample(int status, long micros) {
+    private record Sample(int status, long micros, boolean keptAlive) {
     }
 
     private StatusProbe() {
@@ -89,6 +91,7 @@ final class StatusProbe {
         ConcurrentLinkedQueue<Sample> samples = new ConcurrentLinkedQueue<>();
         ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
         InetSocketAddress address = new InetSocketAddress(target.getHost(), target.getPort());
+        ConcurrentLinkedQueue<Socket> idle = new ConcurrentLinkedQueue<>();
         ExecutorService threads = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "status-probe");
             t.setDaemon(true);
@@ -111,9 +114,12 @@ final class StatusProbe {
                 boolean recorded = due - recordFrom >= 0;
                 threads.execute(() -> {
                     try {
-                        Sample s = exchange(address, request, timeout);
+                        Sample s = exchange(address, request, timeout, idle);
                         if (recorded) {
                             samples.add(s);
+                            if (s.status() == 429 && !s.keptAlive()) {
+                                failures.add("closed_after_429");
+                            }
                         }
                     } catch (IOException e) {
                         if (recorded) {
@@ -126,6 +132,9 @@ final class StatusProbe {
             threads.shutdown();
             threads.awaitTermination(timeout.toNanos() + TimeUnit.SECONDS.toNanos(2), TimeUnit.NANOSECONDS);
             threads.shutdownNow();
+            for (Socket socket; (socket = idle.poll()) != null; ) {
+                closeQuietly(socket);
+            }
         }
         Map<Integer, List<Long>> byStatus = new TreeMap<>();
         for (Sample s : samples) {
@@ -144,8 +153,7 @@ final class StatusProbe {
         StringBuilder head = new StringBuilder(256).append("POST ").append(path).append(" HTTP/1.1\r\n")
                 .append("Host: ").append(target.getHost()).append(':').append(target.getPort()).append("\r\n")
                 .append("Content-Type: application/json\r\n")
-                .append("Content-Length: ").append(body.length).append("\r\n")
-                .append("Connection: close\r\n");
+                .append("Content-Length: ").append(body.length).append("\r\n");
         headers.forEach((k, v) -> head.append(k).append(": ").append(v).append("\r\n"));
         byte[] h = head.append("\r\n").toString().getBytes(StandardCharsets.US_ASCII);
         byte[] out = Arrays.copyOf(h, h.length + body.length);
@@ -153,48 +161,145 @@ final class StatusProbe {
         return out;
     }
 
-    /** One request on a fresh connection; the answer is read to its Content-Length, or to the end of the stream. */
-    private static Sample exchange(InetSocketAddress address, byte[] request, Duration timeout) throws IOException {
-        try (Socket socket = new Socket()) {
+    /**
+     * One request on an idle connection of {@code idle}, or a new one; the connection goes back to {@code idle}
+     * unless the answer closes it. An idle connection the server has closed meanwhile is replaced once.
+     */
+    private static Sample exchange(InetSocketAddress address, byte[] request, Duration timeout,
+                                   ConcurrentLinkedQueue<Socket> idle) throws IOException {
+        Socket socket = idle.poll();
+        boolean reused = socket != null;
+        if (socket == null) {
+            socket = connect(address, timeout);
+        }
+        try {
+            Sample s = exchange(socket, request, timeout);
+            if (s.keptAlive()) {
+                idle.add(socket);
+            } else {
+                closeQuietly(socket);
+            }
+            return s;
+        } catch (StaleConnection e) {
+            closeQuietly(socket);
+            if (!reused) {
+                throw e;
+            }
+            return exchange(address, request, timeout, idle);
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(socket);
+            throw e;
+        }
+    }
+
+    private static Socket connect(InetSocketAddress address, Duration timeout) throws IOException {
+        Socket socket = new Socket();
+        try {
             socket.setTcpNoDelay(true);
             socket.connect(address, 5_000);
             socket.setSoTimeout((int) Math.max(1, timeout.toMillis()));
-            long deadline = System.nanoTime() + timeout.toNanos();
-            OutputStream out = socket.getOutputStream();
-            InputStream in = socket.getInputStream();
-            long sent = System.nanoTime();
-            out.write(request);
-            out.flush();
-            ByteArrayOutputStream head = new ByteArrayOutputStream(512);
-            byte[] buffer = new byte[8192];
-            int headEnd = -1;
-            while (headEnd < 0) {
-                int n = in.read(buffer);
-                if (n < 0) {
-                    throw new IOException("connection closed before the response head");
+            return socket;
+        } catch (IOException e) {
+            closeQuietly(socket);
+            throw e;
+        }
+    }
+
+    /**
+     * Writes the request and reads its answer: to its Content-Length, to the last chunk of a chunked body, or
+     * to the end of the stream (then the connection is not kept).
+     */
+    private static Sample exchange(Socket socket, byte[] request, Duration timeout) throws IOException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        OutputStream out = socket.getOutputStream();
+        InputStream in = socket.getInputStream();
+        long sent = System.nanoTime();
+        out.write(request);
+        out.flush();
+        ByteArrayOutputStream head = new ByteArrayOutputStream(512);
+        byte[] buffer = new byte[8192];
+        int headEnd = -1;
+        while (headEnd < 0) {
+            int n;
+            try {
+                n = in.read(buffer);
+            } catch (java.net.SocketException reset) {
+                if (head.size() == 0) {
+                    throw new StaleConnection();
                 }
-                head.write(buffer, 0, n);
-                headEnd = headEnd(head.toByteArray());
+                throw reset;
             }
-            byte[] bytes = head.toByteArray();
-            String text = new String(bytes, 0, headEnd, StandardCharsets.ISO_8859_1);
-            int status = status(text);
-            long length = contentLength(text);
-            long have = bytes.length - headEnd - 4;
-            while (length < 0 || have < length) {
-                if (System.nanoTime() - deadline > 0) {
-                    throw new SocketTimeoutException("answer incomplete after the timeout");
+            if (n < 0) {
+                if (head.size() == 0) {
+                    throw new StaleConnection();
                 }
-                int n = in.read(buffer);
-                if (n < 0) {
-                    if (length >= 0) {
-                        throw new IOException("connection closed before the end of the body");
-                    }
-                    break;
-                }
-                have += n;
+                throw new IOException("connection closed before the response head");
             }
-            return new Sample(status, (System.nanoTime() - sent) / 1000);
+            head.write(buffer, 0, n);
+            headEnd = headEnd(head.toByteArray());
+        }
+        byte[] bytes = head.toByteArray();
+        String text = new String(bytes, 0, headEnd, StandardCharsets.ISO_8859_1);
+        int status = status(text);
+        long length = contentLength(text);
+        boolean chunked = header(text, "transfer-encoding").equalsIgnoreCase("chunked");
+        boolean keepAlive = !header(text, "connection").equalsIgnoreCase("close") && (length >= 0 || chunked);
+        // The body so far, after the CRLF that ends the head's last line: a chunked body ends with CRLF 0 CRLF CRLF.
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        body.write(bytes, headEnd + 2, bytes.length - headEnd - 2);
+        long have = bytes.length - headEnd - 4;
+        while (chunked ? !endsWithLastChunk(body.toByteArray()) : length < 0 || have < length) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new SocketTimeoutException("answer incomplete after the timeout");
+            }
+            int n = in.read(buffer);
+            if (n < 0) {
+                if (length >= 0 || chunked) {
+                    throw new IOException("connection closed before the end of the body");
+                }
+                break;
+            }
+            have += n;
+            if (chunked) {
+                body.write(buffer, 0, n);
+            }
+        }
+        return new Sample(status, (System.nanoTime() - sent) / 1000, keepAlive);
+    }
+
+    /** Whether a chunked body (with the CRLF before it) has reached its last, empty chunk. */
+    static boolean endsWithLastChunk(byte[] body) {
+        byte[] last = "\r\n0\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+        return body.length >= last.length
+                && Arrays.equals(body, body.length - last.length, body.length, last, 0, last.length);
+    }
+
+    /** The value of a response header, lower-cased names compared; empty when absent. */
+    static String header(String head, String name) {
+        for (String line : head.split("\r\n")) {
+            int colon = line.indexOf(':');
+            if (colon > 0 && line.substring(0, colon).trim().equalsIgnoreCase(name)) {
+                return line.substring(colon + 1).trim();
+            }
+        }
+        return "";
+    }
+
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // closing a connection we are done with
+        }
+    }
+
+    /** An idle connection that the server closed before this request's answer began. */
+    private static final class StaleConnection extends IOException {
+
+        private static final long serialVersionUID = 1L;
+
+        StaleConnection() {
+            super("the idle connection was closed by the server");
         }
     }
 
@@ -217,13 +322,8 @@ final class StatusProbe {
 
     /** The Content-Length of a response head, -1 when it has none (chunked or read to the end). */
     static long contentLength(String head) {
-        for (String line : head.split("\r\n")) {
-            int colon = line.indexOf(':');
-            if (colon > 0 && line.substring(0, colon).trim().toLowerCase(Locale.ROOT).equals("content-length")) {
-                return Long.parseLong(line.substring(colon + 1).trim());
-            }
-        }
-        return -1;
+        String value = header(head, "content-length");
+        return value.isEmpty() ? -1 : Long.parseLong(value);
     }
 
     private static String kind(IOException e) {

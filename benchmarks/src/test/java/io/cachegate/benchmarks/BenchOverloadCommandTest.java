@@ -83,13 +83,26 @@ class BenchOverloadCommandTest {
     }
 
     @Test
-    void probe_encodesAClosingPostWithItsHeaders() {
+    void probe_encodesAKeepAlivePostWithItsHeaders() {
         byte[] request = StatusProbe.encode(URI.create("http://127.0.0.1:8080"), "/v1/chat/completions",
                 "{}".getBytes(StandardCharsets.UTF_8), Map.of("X-Priority", "batch"));
         assertThat(new String(request, StandardCharsets.US_ASCII)).startsWith("POST /v1/chat/completions HTTP/1.1\r\n")
-                .contains("Host: 127.0.0.1:8080\r\n", "Content-Length: 2\r\n", "Connection: close\r\n",
-                        "X-Priority: batch\r\n")
+                .contains("Host: 127.0.0.1:8080\r\n", "Content-Length: 2\r\n", "X-Priority: batch\r\n")
+                .doesNotContain("Connection")
                 .endsWith("\r\n\r\n{}");
+    }
+
+    @Test
+    void probe_chunkedBodyEndsAtItsLastChunk_headersReadByName() {
+        assertThat(StatusProbe.endsWithLastChunk("\r\n5\r\nhello\r\n0\r\n\r\n".getBytes(StandardCharsets.US_ASCII)))
+                .isTrue();
+        assertThat(StatusProbe.endsWithLastChunk("\r\n0\r\n\r\n".getBytes(StandardCharsets.US_ASCII))).isTrue();
+        // A chunk of 0x10 bytes is not the last chunk.
+        assertThat(StatusProbe.endsWithLastChunk("\r\n10\r\n\r\n".getBytes(StandardCharsets.US_ASCII))).isFalse();
+        String head = "HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nretry-after: 3";
+        assertThat(StatusProbe.header(head, "connection")).isEqualTo("close");
+        assertThat(StatusProbe.header(head, "Retry-After")).isEqualTo("3");
+        assertThat(StatusProbe.header(head, "content-length")).isEmpty();
     }
 
     @Test

@@ -79,6 +79,36 @@ class AdmissionIT {
     }
 
     @Test
+    void rejection_keepsTheKeepAliveConnection_forTheClientsNextRequest() throws Exception {
+        try (BackendSimulator sim = BackendSimulator.start(SimulatorOptions.defaults().withTtftMs(300).withTpotMs(1));
+             Gateway gw = Gateway.start(TestPolicies.parse(policy(sim)));
+             Clients clients = new Clients(Executors.newFixedThreadPool(24))) {
+            for (int i = 0; i < 24; i++) {
+                int n = i;
+                clients.pool().submit(() -> RawHttp.post(gw.port(), CHAT, sampled("flood " + n), "X-Priority", "batch"));
+            }
+            try (Socket socket = RawHttp.connect(gw.port())) {
+                OutputStream out = socket.getOutputStream();
+                RawHttp.Response answer = null;
+                // One client on one connection: its batch requests are turned away while the flood fills the queue.
+                for (int i = 0; i < 20 && (answer == null || answer.status() != 429); i++) {
+                    out.write(RawHttp.rawPost(CHAT, sampled("own " + i).getBytes(StandardCharsets.UTF_8),
+                            "X-Priority: batch"));
+                    out.flush();
+                    answer = RawHttp.read(socket.getInputStream());
+                }
+                assertThat(answer.status()).as("a batch request turned away").isEqualTo(429);
+                assertThat(answer.headers()).containsKey("retry-after").doesNotContainEntry("connection", "close");
+
+                out.write(RawHttp.rawPost(CHAT, sampled("after the 429").getBytes(StandardCharsets.UTF_8)));
+                out.flush();
+                assertThat(RawHttp.read(socket.getInputStream()).status()).as("the same connection answers again")
+                        .isIn(200, 429, 503);
+            }
+        }
+    }
+
+    @Test
     void cacheHit_skipsTheQueue() throws Exception {
         try (BackendSimulator sim = BackendSimulator.start(SimulatorOptions.defaults().withTtftMs(300).withTpotMs(1));
              Gateway gw = Gateway.start(TestPolicies.parse(policy(sim)));

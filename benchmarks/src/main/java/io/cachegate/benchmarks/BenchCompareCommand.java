@@ -1,0 +1,315 @@
+package io.cachegate.benchmarks;
+
+import io.cachegate.bench.BenchOptions;
+import io.cachegate.bench.BenchReport;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code cachegate bench compare}: Cachegate against its peers on the same request, in one run. Starts a
+ * zero-latency simulator and, in front of it, Cachegate with each exact-cache store and with caching off,
+ * nginx as proxy_cache keyed on the body, as a plain proxy and answering a constant (the ceiling), and where
+ * they install, Portkey's open-source gateway and LiteLLM; caches the one chat request where a target caches;
+ * then drives every target with wrk and with our own load generator, closed loop, targets and clients
+ * alternating in rounds ({@link CompareReport}).
+ */
+@Command(name = "compare", mixinStandardHelpOptions = true,
+        description = {
+            "Throughput and latency of Cachegate (memory, tiered and redis stores: hits; caching off: proxying) "
+                    + "against nginx (proxy_cache keyed on the body, plain proxy, a constant answer: the ceiling), "
+                    + "Portkey's OSS gateway (npm, when node and npm are present) and LiteLLM (pip, where it "
+                    + "installs), all in front of the same zero-latency simulator, in one run.",
+            "Every target is driven by wrk (Debian's package, a Lua script POSTing the chat body) and by our load "
+                    + "generator, closed loop with --connections connections, targets and clients alternating "
+                    + "over --rounds rounds; ratios are medians of per-round ratios to nginx in the same round.",
+            "nginx and wrk are installed with apt-get when missing; Portkey with npm into ~/.cache/cachegate/peers; "
+                    + "a peer that cannot be installed is skipped with a message. Exit status 1 on request errors "
+                    + "of Cachegate or nginx, or a failed cache check."
+        })
+final class BenchCompareCommand extends Scenario {
+
+    @Option(names = "--connections", defaultValue = "32",
+            description = "Connections of every client, one request in flight on each (default ${DEFAULT-VALUE}).")
+    int connections;
+
+    @Option(names = "--wrk-threads", defaultValue = "1", description = "wrk's threads (default ${DEFAULT-VALUE}).")
+    int wrkThreads;
+
+    @Option(names = "--skip", split = ",", paramLabel = "TARGET",
+            description = "Targets to leave out, e.g. portkey,litellm,cachegate-tiered.")
+    List<String> skip = new ArrayList<>();
+
+    @Option(names = "--redis", defaultValue = "auto", paramLabel = "auto|start|URI",
+            description = "auto: 127.0.0.1:6379 if it answers PING, else start a redis-server; start: always start one; "
+                    + "or a redis:// URI (default ${DEFAULT-VALUE}).")
+    String redis;
+
+    @Option(names = "--nginx-binary", defaultValue = "nginx", description = "nginx executable (default ${DEFAULT-VALUE}).")
+    String nginxBinary;
+
+    @Option(names = "--wrk-binary", defaultValue = "wrk", description = "wrk executable (default ${DEFAULT-VALUE}).")
+    String wrkBinary;
+
+    /** One measurement: a target driven by one client. */
+    record Run(CompareTarget target, String client) {
+    }
+
+    BenchCompareCommand() {
+        super("compare", new ScenarioOptions("10s", "5s", 2, ScenarioOptions.CHILD_JVM_OPTS));
+    }
+
+    @Override
+    void check(List<String> problems) {
+        if (connections < 1 || wrkThreads < 1) {
+            problems.add("--connections and --wrk-threads must be >= 1");
+        }
+    }
+
+    @Override
+    ScenarioReport measure(BenchChildren children) throws Exception {
+        // nginx workers run as an unprivileged user when we are root: they must reach their cache dirs inside.
+        Files.setPosixFilePermissions(children.dir(), PosixFilePermissions.fromString("rwxr-xr-x"));
+        byte[] body = requestBody();
+        ChildSimulator sim = children.simulator("sim", 1).awaitReady();
+        HttpClient http = BenchScrapes.client();
+        byte[] answer = send(http, sim.uri(), Map.of(), body).body();
+        progress.info("simulator on %s; the chat answer is %d bytes", sim.uri(), answer.length);
+        Map<String, String> notes = new LinkedHashMap<>();
+        String loadBefore = loadAverage();
+        List<CompareTarget> targets = new ArrayList<>(gateways(children, sim));
+        targets.addAll(nginx(children, sim, answer, notes));
+        targets.addAll(peers(children, sim, notes));
+        Optional<Wrk> wrk = wrk(notes);
+        for (CompareTarget t : targets) {
+            LocalProcesses.awaitPort(t.uri().getPort());
+            progress.info("%s on %s", t.name(), t.uri());
+        }
+        Map<String, Integer> sizes = new LinkedHashMap<>();
+        for (CompareTarget t : targets) {
+            sizes.put(t.name(), fillAndCheck(http, t, body, answer, children));
+        }
+        for (CompareTarget t : targets) {
+            phase("warm-up " + t.name() + " (not recorded)", load(t, body), options.warmup(), Duration.ZERO);
+        }
+        List<String> clients = wrk.isPresent() ? List.of("wrk", "cachegate-bench") : List.of("cachegate-bench");
+        List<Run> runs = new ArrayList<>();
+        for (CompareTarget t : targets) {
+            clients.forEach(c -> runs.add(new Run(t, c)));
+        }
+        Map<String, Path> scripts = new LinkedHashMap<>();
+        for (CompareTarget t : targets) {
+            scripts.put(t.name(), Wrk.write(children.dir(), t.name(), Wrk.script(ChatRequests.PATH, body, t.headers())));
+        }
+        Map<Run, List<CompareTable.Sample>> samples = alternating(runs, (r, run) -> {
+            long before = BenchScrapes.simStats(http, sim.uri()).requests();
+            String label = "round " + r + ": " + run.target().name() + " by " + run.client();
+            CompareTable.Sample s = run.client().equals("wrk")
+                    ? wrkPhase(wrk.orElseThrow(), label, run.target(), scripts.get(run.target().name()))
+                    : loadPhase(label, run.target(), body);
+            long calls = BenchScrapes.simStats(http, sim.uri()).requests() - before;
+            return new CompareTable.Sample(s.throughput(), s.p50Ms(), s.p99Ms(), s.requests(), s.errors(), calls);
+        });
+        Map<String, CompareTable> tables = new LinkedHashMap<>();
+        for (String client : clients) {
+            Map<String, List<CompareTable.Sample>> byTarget = new LinkedHashMap<>();
+            samples.forEach((run, s) -> {
+                if (run.client().equals(client)) {
+                    byTarget.put(run.target().name(), s);
+                }
+            });
+            tables.put(client, new CompareTable(byTarget));
+        }
+        notes.put("machine", "load average (1, 5, 15 min) " + loadBefore + " before, " + loadAverage()
+                + " after: other processes share the cores");
+        notes.put("wrk", wrk.isPresent() ? wrk.get().version() : notes.getOrDefault("wrk", "not installed"));
+        return new CompareReport(targets, tables, notes, sizes, answer.length, body.length, connections, wrkThreads,
+                options.rounds(), options.duration());
+    }
+
+    /** Cachegate with each exact-cache store, and with caching off. */
+    private List<CompareTarget> gateways(BenchChildren children, ChildSimulator sim) throws Exception {
+        List<CompareTarget> out = new ArrayList<>();
+        List<String> stores = List.of("memory", "tiered", "redis").stream()
+                .filter(s -> !skip.contains("cachegate-" + s)).toList();
+        String redisUri = stores.stream().anyMatch(s -> !s.equals("memory"))
+                ? new LocalRedis(progress).uri(redis, children) : null;
+        for (String store : stores) {
+            GatewayPolicy policy = GatewayPolicy.of(options.gatewayThreads(), sim).pinModelVersion()
+                    .section("cache:\n  exact:\n    store: " + store + "\n"
+                            + ("memory".equals(store) ? "" : "    redis_uri: \"" + redisUri + "\"\n"));
+            ChildGateway g = children.gateway(store, List.of(), policy);
+            out.add(new CompareTarget("cachegate-" + store, CompareTarget.Kind.HIT, g.uri(), Map.of(), "x-cache"));
+        }
+        if (!skip.contains("cachegate-off")) {
+            ChildGateway off = children.gateway("off", List.of(), GatewayPolicy.of(options.gatewayThreads(), sim)
+                    .pinModelVersion().route("*", "cache: { exact: false }"));
+            out.add(new CompareTarget("cachegate-off", CompareTarget.Kind.PROXY, off.uri(), Map.of(), null));
+        }
+        return out;
+    }
+
+    /** One nginx with the proxy_cache, plain proxy and constant sites, installed with apt-get when missing. */
+    private List<CompareTarget> nginx(BenchChildren children, ChildSimulator sim, byte[] answer,
+                                      Map<String, String> notes) throws Exception {
+        Map<String, NginxReference.Kind> sites = new LinkedHashMap<>();
+        sites.put(CompareTable.NGINX_CACHE, NginxReference.Kind.CACHE);
+        sites.put(CompareTable.NGINX_PROXY, NginxReference.Kind.PROXY);
+        sites.put(CompareTable.CEILING, NginxReference.Kind.CONSTANT);
+        sites.keySet().removeAll(skip);
+        if (sites.isEmpty()) {
+            return List.of();
+        }
+        Optional<String> binary = NginxReference.findOrInstall(nginxBinary, progress);
+        if (binary.isEmpty()) {
+            notes.put("nginx", "skipped: not installed and apt-get could not install it");
+            return List.of();
+        }
+        List<CompareTarget> out = new ArrayList<>();
+        List<NginxReference.Site> config = new ArrayList<>();
+        for (Map.Entry<String, NginxReference.Kind> site : sites.entrySet()) {
+            int port = LocalProcesses.freePort();
+            config.add(new NginxReference.Site(site.getValue(), port));
+            CompareTarget.Kind kind = switch (site.getValue()) {
+                case CACHE -> CompareTarget.Kind.HIT;
+                case PROXY -> CompareTarget.Kind.PROXY;
+                case CONSTANT -> CompareTarget.Kind.CEILING;
+            };
+            out.add(new CompareTarget(site.getKey(), kind, URI.create("http://127.0.0.1:" + port), Map.of(),
+                    site.getValue() == NginxReference.Kind.CACHE ? "x-cache-status" : null));
+        }
+        NginxReference.start(binary.get(), children, sim.port(), config, answer);
+        notes.put("nginx", "nginx " + NginxReference.version(binary.get()) + ", worker_processes auto");
+        return out;
+    }
+
+    /** Portkey and LiteLLM, each where it installs (else a note saying why not). */
+    private List<CompareTarget> peers(BenchChildren children, ChildSimulator sim, Map<String, String> notes)
+            throws Exception {
+        List<CompareTarget> out = new ArrayList<>();
+        if (!skip.contains("portkey")) {
+            Optional<Path> script = new PortkeyPeer(progress).install();
+            if (script.isPresent()) {
+                URI uri = PortkeyPeer.start(script.get(), children);
+                out.add(new CompareTarget("portkey", CompareTarget.Kind.PROXY, uri, PortkeyPeer.headers(sim.uri()),
+                        null));
+                notes.put("portkey", PortkeyPeer.PACKAGE + "@" + PortkeyPeer.VERSION + " on node "
+                        + PortkeyPeer.nodeVersion());
+            } else {
+                notes.put("portkey", "skipped: could not be installed (node/npm missing or npm install failed)");
+            }
+        }
+        if (!skip.contains("litellm")) {
+            Optional<String> litellm = new LiteLlmPeer(progress).install();
+            if (litellm.isPresent()) {
+                URI uri = LiteLlmPeer.start(litellm.get(), sim.uri(), ChatRequests.MODEL, children);
+                out.add(new CompareTarget("litellm", CompareTarget.Kind.PROXY, uri,
+                        Map.of("Authorization", "Bearer sk-bench"), null));
+                notes.put("litellm", litellm.get());
+            } else {
+                notes.put("litellm", "skipped: could not be installed (pip could not fetch litellm[proxy])");
+            }
+        }
+        return out;
+    }
+
+    private Optional<Wrk> wrk(Map<String, String> notes) throws InterruptedException {
+        Optional<String> binary = new SetupCommands(progress).findOrApt(wrkBinary, "wrk");
+        if (binary.isEmpty()) {
+            notes.put("wrk", "not installed and apt-get could not install it: only our load generator measured");
+        }
+        return binary.map(b -> new Wrk(b, wrkThreads));
+    }
+
+    /**
+     * Sends the request until the target answers it from its cache (a HIT target), checks a 200 and, for the
+     * ceiling, the very bytes of the simulator's answer; the size of the answer's body.
+     */
+    private int fillAndCheck(HttpClient http, CompareTarget t, byte[] body, byte[] answer, BenchChildren children)
+            throws Exception {
+        HttpResponse<byte[]> first = send(http, t.uri(), t.headers(), body);
+        HttpResponse<byte[]> last = first;
+        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        while (t.kind() == CompareTarget.Kind.HIT && !hit(t, last) && System.nanoTime() < deadline) {
+            Thread.sleep(100); // write-back is asynchronous
+            last = send(http, t.uri(), t.headers(), body);
+        }
+        if (last.statusCode() != 200 || t.kind() == CompareTarget.Kind.HIT && !hit(t, last)
+                || t.kind() == CompareTarget.Kind.CEILING && !Arrays.equals(last.body(), answer)) {
+            throw new Aborted(t.name() + " answered " + last.statusCode() + (t.hitHeader() == null ? ""
+                    : " " + t.hitHeader() + ": " + last.headers().firstValue(t.hitHeader()).orElse("none"))
+                    + " (" + last.body().length + " bytes); logs in " + children.log("*"));
+        }
+        progress.info("%s: answers 200 with %d bytes%s", t.name(), last.body().length,
+                t.hitHeader() == null ? "" : ", " + t.hitHeader() + ": " + last.headers().firstValue(t.hitHeader()).orElse(""));
+        return last.body().length;
+    }
+
+    private static boolean hit(CompareTarget t, HttpResponse<byte[]> r) {
+        return r.headers().firstValue(t.hitHeader()).orElse("").equalsIgnoreCase("HIT");
+    }
+
+    private static HttpResponse<byte[]> send(HttpClient http, URI target, Map<String, String> headers, byte[] body)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(target.resolve(ChatRequests.PATH))
+                .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+        headers.forEach(request::header);
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    private BenchOptions.Builder load(CompareTarget t, byte[] body) {
+        return BenchOptions.builder(t.uri(), ChatRequests.inOrder(List.of(body), false)).closedLoop(connections)
+                .headers(t.headers());
+    }
+
+    private CompareTable.Sample loadPhase(String label, CompareTarget t, byte[] body) throws InterruptedException {
+        // No unrecorded ramp (the targets are warm, and wrk has none): every backend call falls in the recorded count.
+        BenchReport r = phase(label, load(t, body), options.duration(), Duration.ZERO);
+        return new CompareTable.Sample(r.throughput(), r.total().p50Ms(), r.total().p99Ms(), r.requests(), r.errors(), 0);
+    }
+
+    private CompareTable.Sample wrkPhase(Wrk wrk, String label, CompareTarget t, Path script) throws Exception {
+        progress.phase(label);
+        Wrk.Result r = wrk.run(t.uri().resolve(ChatRequests.PATH), script, connections, options.duration());
+        progress.info("%.0f requests/s, p50 %.3f ms, p99 %.3f ms, errors %d", r.throughput(), r.p50Ms(), r.p99Ms(),
+                r.errors());
+        return new CompareTable.Sample(r.throughput(), r.p50Ms(), r.p99Ms(), r.requests(), r.errors(), 0);
+    }
+
+    /**
+     * The one chat request of the run: deterministic (temperature 0), so every cache may keep its answer, and
+     * without max_tokens, so the simulator ends it with {@code stop} (an answer cut at max_tokens is not cached).
+     */
+    static byte[] requestBody() {
+        var body = BenchJson.object().put("model", ChatRequests.MODEL).put("temperature", 0);
+        var messages = body.putArray("messages");
+        messages.addObject().put("role", "system").put("content", "You are a concise assistant.");
+        messages.addObject().put("role", "user").put("content", "Explain TCP congestion control in a paragraph.");
+        return BenchJson.bytes(body);
+    }
+
+    /** The first three fields of /proc/loadavg (what else runs on the machine skews every figure), or "?". */
+    private static String loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return f.length >= 3 ? f[0] + " " + f[1] + " " + f[2] : "?";
+        } catch (IOException e) {
+            return "?";
+        }
+    }
+}
