@@ -259,6 +259,12 @@ public final class GatewayMetrics implements AutoCloseable {
                 .increment();
     }
 
+    /** A request's claim or wait across gateways ended: led, joined, hit, miss, timeout, full, unavailable, cancelled. */
+    public void fleetCoalesce(String outcome) {
+        counter("cachegate.cache.coalesced.fleet", "Cacheable misses by what coalescing across gateways did with them",
+                "outcome", outcome, null, null).increment();
+    }
+
     /** Exposes the cache store's state: 1 while it answers, and its error count. */
     public void watchStore(BooleanSupplier available, LongSupplier errors) {
         watched.add(errors); // Micrometer holds a function counter's object weakly; this lambda exists nowhere else
