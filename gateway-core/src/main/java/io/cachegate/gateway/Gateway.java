@@ -97,6 +97,9 @@ public final class Gateway implements AutoCloseable {
         this.fleet = policy.cache().fleet().coalesce() && exact.store() != ExactStore.MEMORY
                 ? RedisFlightLeases.connect(exact.redisUri(), exact.timeout(), policy.cache().fleet().maxWaiters())
                 : null;
+        if (fleet != null) {
+            metrics.watchFleet(fleet::listeners);
+        }
         this.telemetry = openTelemetry(policy, testSpans);
         this.reloader = new PolicyReloader(policy, policyFile, group, metrics, upstream, ticker, versions, store,
                 semantic, telemetry, fleet);

@@ -243,8 +243,10 @@ public final class RedisFlightLeases implements FlightLeases {
         closed = true;
         // Waiters are bounded by their own timers; dropping them here only ends those timers sooner.
         waiting.clear();
+        subscribed = false;
+        commands = null;
         resources.timer().stop();
-        closeConnections();
+        // The client closes both connections (closing them here first would make it warn about each).
         client.shutdown(Duration.ofMillis(100), Duration.ofSeconds(2));
         resources.shutdown(100, 2000, TimeUnit.MILLISECONDS).awaitUninterruptibly(3000);
     }
