@@ -128,13 +128,10 @@ final class BenchFleetCommand extends Scenario {
                 .backend("model_version: \"fleet-" + (coalesce ? "on" : "off") + "-" + run + "\"")
                 .section("cache:\n  exact:\n    store: redis\n    redis_uri: \"" + redisUri + "\"\n    timeout: 200ms\n"
                         + "  fleet:\n    coalesce: " + coalesce + "\n");
-        List<ChildGateway> started = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            started.add(children.gateway((coalesce ? "on-" : "off-") + (i + 1), List.of(), policy));
-        }
         List<URI> uris = new ArrayList<>();
-        for (ChildGateway g : started) {
-            g.awaitReady();
+        for (int i = 0; i < n; i++) {
+            // One at a time: JVMs starting together on a small machine can take longer than the port wait.
+            ChildGateway g = children.gateway((coalesce ? "on-" : "off-") + (i + 1), List.of(), policy).awaitReady();
             long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
             while (BenchScrapes.metric(BenchScrapes.get(http, g.admin().resolve("/metrics")),
                     "cachegate_cache_store_available") != 1) {
