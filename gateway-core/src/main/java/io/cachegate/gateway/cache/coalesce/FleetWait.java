@@ -89,12 +89,12 @@ final class FleetWait implements FlightLeases.Listener {
     }
 
     private void waitForWord() {
-        if (!listening) {
-            proceed("full"); // no word could come (pub/sub down, or too many waiters): call the backend now
+        if (earlyWord != null) {
+            ended(earlyWord.booleanValue(), false); // the word came before the claim's answer (and ended the listening)
             return;
         }
-        if (earlyWord != null) {
-            ended(earlyWord.booleanValue(), false);
+        if (!listening) {
+            proceed("full"); // no word could come (too many waiters, or pub/sub just lost): call the backend now
             return;
         }
         if (timer == null) {
