@@ -42,11 +42,13 @@ final class VectorSearchBench {
 
     /**
      * One variant's figures; {@code writeEvery} 0 for searches alone; {@code foundNear} the share of near queries
-     * whose entry was among the results (NaN for random ones).
+     * whose entry was among the results (NaN for random ones); {@code cpuMsPerSearch} the process's CPU time over
+     * the timed searches divided by their number (NaN where the JVM cannot tell): unlike the latencies, it hardly
+     * moves with what else the machine runs, so it compares two builds on a loaded machine.
      */
     record Result(String label, String queryKind, int entries, int scopes, int k, double loadSeconds, int writeEvery,
                   int queries, double p50Ms, double p99Ms, double p999Ms, double maxMs, double meanResults,
-                  double foundNear) {
+                  double foundNear, double cpuMsPerSearch) {
     }
 
     /** A stored entry a near query is made from. */
@@ -162,6 +164,7 @@ final class VectorSearchBench {
         long[] nanos = new long[queries];
         long found = 0;
         int foundNear = 0;
+        long cpuStart = ProcessCpu.nanos();
         for (int i = 0; i < queries; i++) {
             if (writeEvery > 0 && i % writeEvery == writeEvery - 1) {
                 long created = ++clock[0];
@@ -179,13 +182,16 @@ final class VectorSearchBench {
                 foundNear++;
             }
         }
+        long cpuEnd = ProcessCpu.nanos();
         Arrays.sort(nanos);
         Result r = new Result(label, kind, entries, scopes, k, loadSeconds, writeEvery, queries,
                 nanos[queries / 2] / 1e6, quantile(nanos, 0.99), quantile(nanos, 0.999), nanos[queries - 1] / 1e6,
-                (double) found / queries, near ? (double) foundNear / queries : Double.NaN);
-        PROGRESS.info("%s, %s queries: %d searches, k=%d%s: p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms%s", label,
-                kind, queries, k, writeEvery > 0 ? ", an add every " + writeEvery : "", r.p50Ms(), r.p99Ms(), r.p999Ms(),
-                r.maxMs(), near ? String.format(", the entry found in %.1f%%", 100 * r.foundNear()) : "");
+                (double) found / queries, near ? (double) foundNear / queries : Double.NaN,
+                cpuStart < 0 || cpuEnd < 0 ? Double.NaN : (cpuEnd - cpuStart) / 1e6 / queries);
+        PROGRESS.info("%s, %s queries: %d searches, k=%d%s: p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms, "
+                + "CPU %.3f ms a search%s", label, kind, queries, k, writeEvery > 0 ? ", an add every " + writeEvery : "",
+                r.p50Ms(), r.p99Ms(), r.p999Ms(), r.maxMs(), r.cpuMsPerSearch(),
+                near ? String.format(", the entry found in %.1f%%", 100 * r.foundNear()) : "");
         return r;
     }
 

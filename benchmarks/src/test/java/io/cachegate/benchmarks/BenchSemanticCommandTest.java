@@ -168,7 +168,7 @@ class BenchSemanticCommandTest {
                 Duration.ofSeconds(10), Duration.ofSeconds(5), 1, 0, defaults), List.of(round),
                 Map.of("semantic/miss", 100L), 2.5, 5, 0.25, 1, 0);
         VectorSearchBench.Result search = new VectorSearchBench.Result("100 scopes + writes", "near", 100_000, 100, 5, 30, 10,
-                2000, 0.7, 1.9, 4.25, 8, 5, 0.995);
+                2000, 0.7, 1.9, 4.25, 8, 5, 0.995, 0.412);
         String text = new SemanticBenchReport(2, latency, embedder, List.of(new SemanticBenchReport.Search(search)))
                 .toText();
         assertThat(text)
@@ -177,7 +177,7 @@ class BenchSemanticCommandTest {
                         "embedder max_batch 1, workers 2")
                 .contains("0.95", "met")
                 .contains("Best setting: max_batch 1, workers 2")
-                .contains("100 scopes + writes", "1.900", "4.250", "99.5%");
+                .contains("100 scopes + writes", "1.900", "4.250", "99.5%", "0.412");
         assertThat(new SemanticBenchReport(2, latency, embedder, null).toJson())
                 .contains("\"addedP50Ms\" : 3.0", "\"ratioSameBatch\" : 0.95", "\"bestRaw\" : 120.0");
     }

@@ -27,7 +27,7 @@ final class CacheKeys {
     static final Key<Long> MAX_BYTES = Key.size("max_bytes", 256L << 20, 1 << 20, Long.MAX_VALUE,
             "memory store bound, in bytes of stored answers");
     static final Key<Duration> L1_TTL = Key.duration("l1_ttl", Duration.ofSeconds(5),
-            "tiered: L1 entry lifetime; a purge on another gateway is seen within it");
+            "tiered: L1 entry lifetime; other gateways' purges and overwrites reach it at once (Redis pub/sub)");
     static final Key<Long> L1_MAX_BYTES = Key.size("l1_max_bytes", 32L << 20, 1 << 20, Long.MAX_VALUE,
             "tiered: L1 bound");
     static final Key<Long> COMPRESS_ABOVE = Key.size("compress_above", 4L << 10, 0, Integer.MAX_VALUE,

@@ -9,6 +9,8 @@ import static io.cachegate.gateway.CacheCalls.nonce;
 import static io.cachegate.gateway.CacheCalls.purge;
 import static io.cachegate.gateway.CacheCalls.streamedContent;
 import static io.cachegate.gateway.CacheCalls.xCache;
+import static io.cachegate.gateway.RedisGateways.post;
+import static io.cachegate.gateway.RedisGateways.storeAvailable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cachegate.simulator.BackendSimulator;
@@ -69,24 +71,6 @@ class RedisExactCacheIT {
         // The store connects in the background; until then requests bypass it.
         assertThat(Poll.until(Duration.ofSeconds(10), () -> storeAvailable(gw))).as("redis connected").isTrue();
         return gw;
-    }
-
-    private static boolean storeAvailable(Gateway gw) {
-        try {
-            return metric(gw, "cachegate_cache_store_available") == 1;
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static HttpResponse<String> post(Gateway gw, String key, String body, String... headers) throws Exception {
-        String[] all = new String[headers.length + 2];
-        all[0] = "Authorization";
-        all[1] = "Bearer " + key;
-        System.arraycopy(headers, 0, all, 2, headers.length);
-        HttpResponse<String> response = RawHttp.post(gw.port(), CHAT, body, all);
-        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-        return response;
     }
 
     @Test

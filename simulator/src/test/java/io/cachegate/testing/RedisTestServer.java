@@ -156,8 +156,13 @@ public final class RedisTestServer implements AutoCloseable {
     }
 
     private static String binary() {
+        return binary("redis-server");
+    }
+
+    /** The path of the executable {@code name} on the PATH, or null. */
+    static String binary(String name) {
         for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(File.pathSeparator)) {
-            File f = new File(dir, "redis-server");
+            File f = new File(dir, name);
             if (f.canExecute()) {
                 return f.getPath();
             }

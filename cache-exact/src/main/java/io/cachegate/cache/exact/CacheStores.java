@@ -31,8 +31,8 @@ public final class CacheStores {
                 yield new MemoryCacheStore(settings.maxBytes(), ticker);
             }
             case REDIS -> redis(settings, health);
-            case TIERED -> new TieredCacheStore(new MemoryCacheStore(settings.l1MaxBytes(), ticker), settings.l1Ttl(),
-                    redis(settings, health));
+            case TIERED -> TieredCacheStore.coherent(new MemoryCacheStore(settings.l1MaxBytes(), ticker),
+                    settings.l1Ttl(), redis(settings, health));
         };
     }
 

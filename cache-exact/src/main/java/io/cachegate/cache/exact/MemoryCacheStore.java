@@ -83,6 +83,11 @@ public final class MemoryCacheStore implements TtlAwareCacheStore {
         return CompletableFuture.completedFuture(removed);
     }
 
+    /** Removes the entry under {@code key}, if any. */
+    public void invalidate(CacheKey key) {
+        cache.invalidate(key);
+    }
+
     /** Entries held now (expired ones may linger until the next maintenance). */
     public long size() {
         return cache.estimatedSize();

@@ -26,8 +26,9 @@ import org.slf4j.LoggerFactory;
  * command timeout (never blocks, never queues without bound), {@link StoreHealth} counts it, and the
  * client reconnects in the background. Futures complete on Lettuce's I/O thread: callers hop back to
  * their own event loop. Needs Redis 7.0+ ({@code PEXPIRE NX/GT}). Cluster URIs
- * ({@code redis-cluster://h1:7000,h2:7000}) use Lettuce's cluster client; only standalone Redis is
- * covered by the integration tests.
+ * ({@code redis-cluster://h1:7000,h2:7000}) use Lettuce's cluster client (a purge's SCAN walks every master),
+ * Sentinel URIs ({@code redis-sentinel://h1:26379,h2:26379#master}) follow the master the sentinels name; both are
+ * covered by integration tests on local processes, failovers included.
  */
 public final class RedisCacheStore implements TtlAwareCacheStore {
 
@@ -43,6 +44,7 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
     private final StoreHealth health;
     private final RateLimitedLog warnings;
     private final String target;
+    private final Duration warnInterval;
     // Null until the first connect succeeds; from then on Lettuce reconnects the same connection.
     private volatile RedisConnector.Connected connected;
     private volatile boolean closed;
@@ -56,6 +58,7 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
         this.health = health;
         this.warnings = new RateLimitedLog(LOG, options.warnInterval());
         this.target = target;
+        this.warnInterval = options.warnInterval();
     }
 
     /**
@@ -72,7 +75,6 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
                                           RedisStoreOptions options, StoreHealth health) {
         RedisConnector connector = RedisConnector.create(uri, resources, options);
         RedisCacheStore store = new RedisCacheStore(connector, resources, codec, signer, options, health, redact(uri));
-        connector.client().addListener(store.new StateListener());
         store.connectLoop(0);
         return store;
     }
@@ -165,6 +167,29 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
         });
     }
 
+    /** PUBLISH on the store's connection (the L1 invalidations of a tiered store); completes with the receivers. */
+    CompletableFuture<Long> publish(String channel, byte[] message) {
+        RedisClusterAsyncCommands<String, byte[]> c = commands();
+        return c == null ? notConnected() : guard(c.publish(channel, message));
+    }
+
+    RedisConnector connector() {
+        return connector;
+    }
+
+    ClientResources resources() {
+        return resources;
+    }
+
+    /** The URI without its password, for logs. */
+    String target() {
+        return target;
+    }
+
+    Duration warnInterval() {
+        return warnInterval;
+    }
+
     /** True while connected (the same as {@code health().available()}). */
     public boolean available() {
         return health.available();
@@ -210,6 +235,9 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
                 return;
             }
             connected = c;
+            // On the store's own connection: the client's listeners also hear the short-lived connections of a
+            // cluster's topology refreshes and the L1 invalidations' subscription, which say nothing of this one.
+            c.connection().addListener(new StateListener());
             health.available(true);
             LOG.info("redis cache {} connected", target);
         });

@@ -10,10 +10,14 @@ import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.protocol.ConnectionIntent;
 import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
@@ -27,21 +31,26 @@ import java.util.function.Supplier;
 /**
  * Builds the Lettuce client for a URI (standalone and Sentinel through {@link RedisClient},
  * {@code redis-cluster://} through {@link RedisClusterClient}) with the options that make it fail
- * fast, and opens its one connection.
+ * fast, and opens its one connection (and, for a tiered store, one pub/sub connection).
  */
 final class RedisConnector {
 
     /** String keys (readable, SCAN-able) and raw byte values (our encoded entries). */
     static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
 
-    private static final Set<String> PURGE_COMMANDS = Set.of("SCAN", "SSCAN", "UNLINK", "SREM");
+    // PUBLISH too: it tells the other gateways' L1s about a purge or an overwrite, off the request path, and a purge
+    // that could not tell them fails.
+    private static final Set<String> PURGE_COMMANDS = Set.of("SCAN", "SSCAN", "UNLINK", "SREM", "PUBLISH");
 
     private final AbstractRedisClient client;
     private final Supplier<CompletableFuture<Connected>> connect;
+    private final Supplier<CompletableFuture<StatefulRedisPubSubConnection<String, byte[]>>> connectPubSub;
 
-    private RedisConnector(AbstractRedisClient client, Supplier<CompletableFuture<Connected>> connect) {
+    private RedisConnector(AbstractRedisClient client, Supplier<CompletableFuture<Connected>> connect,
+                           Supplier<CompletableFuture<StatefulRedisPubSubConnection<String, byte[]>>> connectPubSub) {
         this.client = client;
         this.connect = connect;
+        this.connectPubSub = connectPubSub;
     }
 
     /** A connection and its async command API (the part common to standalone and Cluster). */
@@ -53,19 +62,55 @@ final class RedisConnector {
         ClientOptions clientOptions = clientOptions(options);
         if (text.startsWith("redis-cluster://") || text.startsWith("rediss-cluster://")) {
             RedisClusterClient cluster = RedisClusterClient.create(resources, clusterSeeds(text));
-            cluster.setOptions(ClusterClientOptions.builder(clientOptions)
-                    .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-                            .enablePeriodicRefresh(Duration.ofSeconds(30))
-                            .build())
-                    .build());
-            return new RedisConnector(cluster, () -> cluster.connectAsync(CODEC)
-                    .thenApply(c -> new Connected(c, c.async())));
+            cluster.setOptions(ClusterClientOptions.builder(clientOptions).topologyRefreshOptions(topologyRefresh()).build());
+            // Lettuce's connectAsync needs the topology loaded first (else: IllegalStateException "Partitions not
+            // initialized", reported as "Unable to connect to [seeds]" on every attempt): refreshPartitionsAsync
+            // loads it from the seeds without blocking, and again on every later attempt until one succeeds.
+            return new RedisConnector(cluster,
+                    () -> cluster.refreshPartitionsAsync().toCompletableFuture()
+                            .thenCompose(loaded -> cluster.connectAsync(CODEC))
+                            .thenCompose(c -> openMasterConnections(c).thenApply(opened -> new Connected(c, c.async()))),
+                    () -> cluster.connectPubSubAsync(CODEC).thenApply(c -> c));
         }
         RedisURI redisUri = RedisURI.create(text);
         RedisClient client = RedisClient.create(resources, redisUri);
         client.setOptions(clientOptions);
-        return new RedisConnector(client, () -> client.connectAsync(CODEC, redisUri).toCompletableFuture()
-                .thenApply(c -> new Connected(c, c.async())));
+        // A Sentinel URI resolves the master through the sentinels on every connect and reconnect: after a
+        // failover the reconnect lands on the promoted replica.
+        return new RedisConnector(client,
+                () -> client.connectAsync(CODEC, redisUri).toCompletableFuture().thenApply(c -> new Connected(c, c.async())),
+                () -> client.connectPubSubAsync(CODEC, redisUri).toCompletableFuture());
+    }
+
+    /**
+     * Opens the connection to every master before the store reports itself connected: Lettuce opens a node's
+     * connection on its first command, and commands sent while it is still opening are rejected (needless misses).
+     */
+    private static CompletableFuture<Void> openMasterConnections(StatefulRedisClusterConnection<String, byte[]> c) {
+        List<CompletableFuture<?>> opening = new ArrayList<>();
+        for (RedisClusterNode node : c.getPartitions()) {
+            if (node.getRole().isUpstream()) {
+                // Keyed as Lettuce's slot routing keys them (intent, host, port), so the commands find them open.
+                opening.add(c.getConnectionAsync(node.getUri().getHost(), node.getUri().getPort(), ConnectionIntent.WRITE));
+            }
+        }
+        return CompletableFuture.allOf(opening.toArray(CompletableFuture<?>[]::new));
+    }
+
+    /**
+     * How a cluster client follows failovers and resharding. Lettuce 7 enables every adaptive trigger by default
+     * (MOVED and ASK redirects, persistent reconnects, an uncovered slot, an unknown node). A killed master sends no
+     * MOVED, so the persistent reconnect trigger is what notices it: after 3 failed reconnects (default 5) rather than
+     * 5, and rate-limited to one refresh a second (default 5s: a refresh that ran before the replica was promoted
+     * would hold the next one back that long, every request to the lost slots a bypass meanwhile).
+     * The periodic refresh catches changes no trigger sees (a replica added, a slot migrated quietly).
+     */
+    private static ClusterTopologyRefreshOptions topologyRefresh() {
+        return ClusterTopologyRefreshOptions.builder()
+                .adaptiveRefreshTriggersTimeout(Duration.ofSeconds(1))
+                .refreshTriggersReconnectAttempts(3)
+                .enablePeriodicRefresh(Duration.ofSeconds(15))
+                .build();
     }
 
     AbstractRedisClient client() {
@@ -74,6 +119,11 @@ final class RedisConnector {
 
     CompletableFuture<Connected> connect() {
         return connect.get();
+    }
+
+    /** A pub/sub connection of its own (a subscribed connection can send nothing else); after {@link #connect()}. */
+    CompletableFuture<StatefulRedisPubSubConnection<String, byte[]>> connectPubSub() {
+        return connectPubSub.get();
     }
 
     private static ClientOptions clientOptions(RedisStoreOptions options) {

@@ -181,8 +181,12 @@ public final class RedisFlightLeases implements FlightLeases {
         CompletableFuture<StatefulConnection<String, String>> commandsReady;
         CompletableFuture<StatefulRedisPubSubConnection<String, String>> pubSubReady;
         if (client instanceof RedisClusterClient cluster) {
-            commandsReady = cluster.connectAsync(StringCodec.UTF8).toCompletableFuture().thenApply(c -> c);
-            pubSubReady = cluster.connectPubSubAsync(StringCodec.UTF8).toCompletableFuture().thenApply(c -> c);
+            // As the store's connector does: Lettuce's cluster connect needs the topology loaded first.
+            CompletableFuture<Void> topology = cluster.refreshPartitionsAsync().toCompletableFuture();
+            commandsReady = topology.thenCompose(loaded -> cluster.connectAsync(StringCodec.UTF8).toCompletableFuture())
+                    .thenApply(c -> c);
+            pubSubReady = topology.thenCompose(loaded -> cluster.connectPubSubAsync(StringCodec.UTF8)
+                    .toCompletableFuture()).thenApply(c -> c);
         } else {
             RedisClient standalone = (RedisClient) client;
             commandsReady = standalone.connectAsync(StringCodec.UTF8, standaloneUri).toCompletableFuture()

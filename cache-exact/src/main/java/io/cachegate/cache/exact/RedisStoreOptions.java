@@ -6,7 +6,8 @@ import java.time.Duration;
  * How the Redis store talks to Redis.
  *
  * @param commandTimeout a GET or SET slower than this counts as a failure (a miss for the caller)
- * @param purgeCommandTimeout the timeout of each SCAN, SSCAN and UNLINK of a purge (larger: they walk the key space)
+ * @param purgeCommandTimeout the timeout of each SCAN, SSCAN and UNLINK of a purge (larger: they walk the key space),
+ *     and of each PUBLISH of an L1 invalidation
  * @param requestQueueSize commands sent and not yet answered; more are rejected at once instead of queued
  * @param warnInterval at most one warning per interval while Redis fails
  */

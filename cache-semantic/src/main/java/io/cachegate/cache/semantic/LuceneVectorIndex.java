@@ -63,7 +63,7 @@ public final class LuceneVectorIndex implements VectorIndex {
     private final IndexWriter writer;
     private final SearcherManager searchers;
     private final RecentEntries recent;
-    private final ExpiryTimes expiries = new ExpiryTimes(EXPIRES);
+    private final SegmentFacts facts = new SegmentFacts(EXPIRES, SCOPE);
     private final ExecutorService executor;
     // Refreshes and commit ticks only: one periodic task and at most a few delayed refreshes (each request schedules
     // one only when none is due sooner), so its queue stays small.
@@ -79,7 +79,7 @@ public final class LuceneVectorIndex implements VectorIndex {
         this.options = options;
         this.directory = directory;
         this.writer = writer;
-        this.searchers = new SearcherManager(writer, new WarmSearchers(expiries));
+        this.searchers = new SearcherManager(writer, new WarmSearchers(facts));
         this.recent = new RecentEntries(options.recentCapacity());
         this.executor = IndexThreads.bounded("cachegate-lucene-index", options.threads(), options.queueCapacity());
         ScheduledThreadPoolExecutor ticks = new ScheduledThreadPoolExecutor(1, IndexThreads.daemon("cachegate-lucene-refresh"));
@@ -186,7 +186,7 @@ public final class LuceneVectorIndex implements VectorIndex {
         Query unreadable = readable.unrestricted() ? null : LuceneDocuments.unreadable(readable.held());
         IndexSearcher searcher = searchers.acquire();
         try {
-            List<ScoreDoc> top = new ScopeSearch(searcher, expiries, VECTOR, SCOPE, options.exactSearchLimit())
+            List<ScoreDoc> top = new ScopeSearch(searcher, facts, VECTOR, options.exactSearchLimit())
                     .nearest(scope, vector, k, nowMillis, unreadable);
             StoredFields stored = searcher.storedFields();
             List<Neighbour> fromLucene = new ArrayList<>(top.size());

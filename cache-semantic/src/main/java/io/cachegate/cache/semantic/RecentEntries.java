@@ -51,7 +51,7 @@ final class RecentEntries {
             List<Neighbour> found = new ArrayList<>();
             for (Recent r : byKey.values()) {
                 IndexEntry e = r.entry();
-                if (e.scope().equals(scope) && ExpiryTimes.live(e.expiresAtMillis(), nowMillis) && readable.admits(e.labels())) {
+                if (e.scope().equals(scope) && SegmentFacts.live(e.expiresAtMillis(), nowMillis) && readable.admits(e.labels())) {
                     found.add(new Neighbour(e.entryKey(), VectorUtil.dotProduct(vector, e.vectorUnsafe()), e.text(),
                             e.createdAtMillis(), e.expiresAtMillis()));
                 }

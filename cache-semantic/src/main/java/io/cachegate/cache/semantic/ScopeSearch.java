@@ -8,9 +8,7 @@ import java.util.PriorityQueue;
 import org.apache.lucene.index.FloatVectorValues;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
-import org.apache.lucene.index.PostingsEnum;
-import org.apache.lucene.index.Terms;
-import org.apache.lucene.index.TermsEnum;
+import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
@@ -22,17 +20,17 @@ import org.apache.lucene.search.TotalHits;
 import org.apache.lucene.search.VectorScorer;
 import org.apache.lucene.search.Weight;
 import org.apache.lucene.util.Bits;
-import org.apache.lucene.util.BytesRef;
 import org.apache.lucene.util.FixedBitSet;
 
 /**
  * The k nearest live entries of one scope, segment by segment. A segment where the scope holds at most
- * {@code exactLimit} entries is searched exactly: its postings list gives the scope's documents and each of their
- * vectors is compared, which for a small scope among many is less work than a graph search that visits more nodes
- * than the scope holds. A larger share goes through the segment's HNSW graph with a filter answering per document
- * from the scope's bits (none when the whole segment is in the scope), the live docs and {@link ExpiryTimes}.
+ * {@code exactLimit} entries is searched exactly: its {@link SegmentFacts} list the scope's documents and each of
+ * their vectors is compared, which for a small scope among many is less work than a graph search that visits more
+ * nodes than the scope holds. A larger share goes through the segment's HNSW graph with a filter answering per
+ * document from the scope's bits (none when the whole segment is in the scope), the live docs and the expiry times.
  * Unlike Lucene's filtered {@code KnnFloatVectorQuery}, no filter query is evaluated into a bit set over the whole
- * segment on every search. Scores are Lucene's for DOT_PRODUCT, {@code (1 + cosine) / 2}.
+ * segment, and no term is looked up, on every search. Scores are the field's similarity, for DOT_PRODUCT
+ * {@code (1 + cosine) / 2}.
  */
 final class ScopeSearch {
 
@@ -40,16 +38,14 @@ final class ScopeSearch {
             Comparator.<ScoreDoc>comparingDouble(d -> d.score).thenComparing(d -> -d.doc);
 
     private final IndexSearcher searcher;
-    private final ExpiryTimes expiries;
+    private final SegmentFacts facts;
     private final String vectorField;
-    private final String scopeField;
     private final int exactLimit;
 
-    ScopeSearch(IndexSearcher searcher, ExpiryTimes expiries, String vectorField, String scopeField, int exactLimit) {
+    ScopeSearch(IndexSearcher searcher, SegmentFacts facts, String vectorField, int exactLimit) {
         this.searcher = searcher;
-        this.expiries = expiries;
+        this.facts = facts;
         this.vectorField = vectorField;
-        this.scopeField = scopeField;
         this.exactLimit = exactLimit;
     }
 
@@ -60,28 +56,24 @@ final class ScopeSearch {
     List<ScoreDoc> nearest(String scope, float[] vector, int k, long nowMillis, Query unreadable) throws IOException {
         Weight hidden = unreadable == null ? null
                 : searcher.createWeight(searcher.rewrite(unreadable), ScoreMode.COMPLETE_NO_SCORES, 1f);
-        BytesRef term = new BytesRef(scope);
         PriorityQueue<ScoreDoc> best = new PriorityQueue<>(k + 1, WORST_FIRST);
         for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
             LeafReader segment = leaf.reader();
-            Terms scopes = segment.terms(scopeField);
-            FloatVectorValues vectors = segment.getFloatVectorValues(vectorField);
-            if (scopes == null || vectors == null) {
-                continue;
-            }
-            TermsEnum terms = scopes.iterator();
-            if (!terms.seekExact(term)) {
+            SegmentFacts.Facts known = facts.of(segment);
+            int[] inScope = known.scopes().get(scope);
+            FloatVectorValues vectors = inScope == null ? null : segment.getFloatVectorValues(vectorField);
+            if (vectors == null) {
                 continue;
             }
             Bits unreadableDocs = hidden == null ? null : matching(hidden, leaf);
-            long[] expires = expiries.of(segment);
-            if (terms.docFreq() <= exactLimit) {
-                exact(leaf, terms.postings(null, PostingsEnum.NONE), vectors.scorer(vector), expires, nowMillis,
-                        unreadableDocs, best, k);
+            if (inScope.length <= exactLimit) {
+                VectorSimilarityFunction similarity =
+                        segment.getFieldInfos().fieldInfo(vectorField).getVectorSimilarityFunction();
+                exact(leaf, inScope, vectors, similarity, vector, known.expires(), nowMillis, unreadableDocs, best, k);
             } else {
-                Bits inScope = terms.docFreq() == segment.maxDoc() ? null : bits(terms.postings(null, PostingsEnum.NONE), segment.maxDoc());
-                graph(leaf, vector, k, terms.docFreq(), accepted(segment.getLiveDocs(), inScope, expires, nowMillis, unreadableDocs),
-                        vectors, expires, nowMillis, unreadableDocs, best);
+                Bits scopeBits = inScope.length == segment.maxDoc() ? null : bits(inScope, segment.maxDoc());
+                Bits accepted = accepted(segment.getLiveDocs(), scopeBits, known.expires(), nowMillis, unreadableDocs);
+                graph(leaf, vector, k, inScope.length, accepted, vectors, best);
             }
         }
         List<ScoreDoc> out = new ArrayList<>(best);
@@ -89,30 +81,26 @@ final class ScopeSearch {
         return out;
     }
 
-    private static void exact(LeafReaderContext leaf, PostingsEnum inScope, VectorScorer scorer, long[] expires,
-                              long nowMillis, Bits unreadable, PriorityQueue<ScoreDoc> best, int k) throws IOException {
-        if (scorer == null) {
-            return;
-        }
+    private static void exact(LeafReaderContext leaf, int[] inScope, FloatVectorValues vectors,
+                              VectorSimilarityFunction similarity, float[] query, long[] expires, long nowMillis,
+                              Bits unreadable, PriorityQueue<ScoreDoc> best, int k) throws IOException {
         Bits live = leaf.reader().getLiveDocs();
-        DocIdSetIterator withVector = scorer.iterator();
-        for (int doc = inScope.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = inScope.nextDoc()) {
-            if ((live != null && !live.get(doc)) || !ExpiryTimes.live(expires[doc], nowMillis)
+        for (int doc : inScope) {
+            if ((live != null && !live.get(doc)) || !SegmentFacts.live(expires[doc], nowMillis)
                     || (unreadable != null && unreadable.get(doc))) {
                 continue;
             }
-            if (withVector.docID() < doc && withVector.advance(doc) != doc) {
+            if (vectors.docID() < doc && vectors.advance(doc) != doc) {
                 continue;
             }
-            if (withVector.docID() == doc) {
-                offer(best, k, leaf.docBase + doc, scorer.score());
+            if (vectors.docID() == doc) {
+                offer(best, k, leaf.docBase + doc, similarity.compare(query, vectors.vectorValue()));
             }
         }
     }
 
     private void graph(LeafReaderContext leaf, float[] vector, int k, int inScope, Bits accepted,
-                       FloatVectorValues vectors, long[] expires, long nowMillis, Bits unreadable,
-                       PriorityQueue<ScoreDoc> best) throws IOException {
+                       FloatVectorValues vectors, PriorityQueue<ScoreDoc> best) throws IOException {
         // As Lucene does: a graph search that visits more nodes than the scope holds is given up for an exact one.
         TopDocs found = leaf.reader().searchNearestVectors(vectorField, vector, k, accepted, inScope + 1);
         if (found.totalHits.relation == TotalHits.Relation.EQUAL_TO && found.scoreDocs.length >= k) {
@@ -136,7 +124,7 @@ final class ScopeSearch {
             @Override
             public boolean get(int doc) {
                 return (live == null || live.get(doc)) && (inScope == null || inScope.get(doc))
-                        && ExpiryTimes.live(expires[doc], nowMillis) && (unreadable == null || !unreadable.get(doc));
+                        && SegmentFacts.live(expires[doc], nowMillis) && (unreadable == null || !unreadable.get(doc));
             }
 
             @Override
@@ -154,6 +142,14 @@ final class ScopeSearch {
     private static FixedBitSet bits(DocIdSetIterator docs, int maxDoc) throws IOException {
         FixedBitSet bits = new FixedBitSet(maxDoc);
         bits.or(docs);
+        return bits;
+    }
+
+    private static FixedBitSet bits(int[] docs, int maxDoc) {
+        FixedBitSet bits = new FixedBitSet(maxDoc);
+        for (int doc : docs) {
+            bits.set(doc);
+        }
         return bits;
     }
 

@@ -5,22 +5,22 @@ import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.SearcherFactory;
 
 /**
- * Searchers without Lucene's query cache (a search's own filters are never reused) whose new segments' expiry
- * times are loaded by the refresh that opens them, not by the first search that meets them.
+ * Searchers without Lucene's query cache (a search's own filters are never reused) whose new segments' facts
+ * (expiry times, scopes) are loaded by the refresh that opens them, not by the first search that meets them.
  */
 final class WarmSearchers extends SearcherFactory {
 
-    private final ExpiryTimes expiries;
+    private final SegmentFacts facts;
 
-    WarmSearchers(ExpiryTimes expiries) {
-        this.expiries = expiries;
+    WarmSearchers(SegmentFacts facts) {
+        this.facts = facts;
     }
 
     @Override
     public IndexSearcher newSearcher(IndexReader reader, IndexReader previous) {
         IndexSearcher searcher = new IndexSearcher(reader);
         searcher.setQueryCache(null);
-        reader.leaves().forEach(leaf -> expiries.of(leaf.reader()));
+        reader.leaves().forEach(leaf -> facts.of(leaf.reader()));
         return searcher;
     }
 }

@@ -1,0 +1,75 @@
+package io.cachegate.gateway;
+
+import static io.cachegate.gateway.CacheCalls.metric;
+import static io.cachegate.gateway.CacheCalls.xCache;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Gateways over one Redis (standalone, Cluster or Sentinel URI) for the multi-gateway and failover tests: tenants
+ * {@code tenants[i]} with API key {@code "k" + i}, one model version pin, the given exact store.
+ */
+final class RedisGateways {
+
+    private RedisGateways() {
+    }
+
+    static String policy(URI backend, String store, String redisUri, String pin, List<String> tenants) {
+        StringBuilder tenantLines = new StringBuilder();
+        for (int i = 0; i < tenants.size(); i++) {
+            tenantLines.append("  - {id: ").append(tenants.get(i)).append(", api_keys: [k").append(i).append("]}\n");
+        }
+        return """
+                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 2s}
+                backends:
+                  - name: main
+                    urls: ["%s"]
+                    model_version: "%s"
+                    timeouts: {connect: 1s, first_byte: 5s, idle: 5s, total: 30s}
+                tenants:
+                %scache:
+                  exact: {store: %s, redis_uri: "%s", ttl: 10m, timeout: 100ms, l1_ttl: 10m}
+                """.formatted(backend, pin, tenantLines, store, redisUri);
+    }
+
+    /** A gateway whose store has connected (until then requests bypass it). */
+    static Gateway start(URI backend, String store, String redisUri, String pin, List<String> tenants) throws Exception {
+        Gateway gw = Gateway.start(TestPolicies.parse(policy(backend, store, redisUri, pin, tenants)));
+        assertThat(Poll.until(Duration.ofSeconds(15), () -> storeAvailable(gw))).as("redis connected").isTrue();
+        return gw;
+    }
+
+    static boolean storeAvailable(Gateway gw) {
+        try {
+            return metric(gw, "cachegate_cache_store_available") == 1;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A chat completion as tenant {@code k<i>}; fails on any status but 200. */
+    static HttpResponse<String> post(Gateway gw, String key, String body, String... headers) throws Exception {
+        String[] all = new String[headers.length + 2];
+        all[0] = "Authorization";
+        all[1] = "Bearer " + key;
+        System.arraycopy(headers, 0, all, 2, headers.length);
+        HttpResponse<String> response = RawHttp.post(gw.port(), CacheCalls.CHAT, body, all);
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return response;
+    }
+
+    /** Repeats the request until it is a hit (the write-back is asynchronous); false after {@code timeout}. */
+    static boolean hitWithin(Duration timeout, Gateway gw, String key, String body) {
+        return Poll.until(timeout, () -> {
+            try {
+                return xCache(post(gw, key, body)).equals("HIT");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+}
