@@ -22,7 +22,7 @@ class BenchCommandTest {
     void benchHelp_listsEveryScenario() {
         Run run = run("--help");
         assertThat(run.exit).isZero();
-        assertThat(run.out).contains("overhead", "exact-cache", "semantic", "overload", "prefix-affinity");
+        assertThat(run.out).contains("overhead", "exact-cache", "semantic", "overload", "prefix-affinity", "compare", "fleet");
     }
 
     @Test

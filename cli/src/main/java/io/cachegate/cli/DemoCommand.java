@@ -225,7 +225,7 @@ final class DemoCommand implements Callable<Integer> {
                 s.adminToken(), s.shutdownGrace(), s.ioThreads(), s.json());
         // The semantic index goes to a fresh temporary directory: the demo leaves nothing in the working directory.
         CacheSettings cache = new CacheSettings(base.cache().exact(), base.cache().semantic().withPath(index.toString()),
-                base.cache().sensitivePatterns());
+                base.cache().sensitivePatterns(), base.cache().fleet());
         // No access log: its JSON lines on stdout would drown the demo's report (serve logs them by default).
         LogSettings l = base.log();
         LogSettings log = new LogSettings(LogSink.OFF, l.file(), l.maxFileSize(), l.maxFiles(), l.queueLines(),

@@ -106,6 +106,15 @@ final class CacheKeys {
     static final Key<Duration> QDRANT_TIMEOUT = Key.duration("timeout", Duration.ofMillis(200),
             "deadline of each call; slower is a semantic miss");
 
+    static final Key<Boolean> FLEET_COALESCE = Key.bool("coalesce", true,
+            "with a redis or tiered store: identical misses at different gateways make one upstream call (a Redis"
+            + " lease per key; the others wait for its entry)");
+    static final Key<Duration> FLEET_MAX_WAIT = Key.duration("max_wait", Duration.ofSeconds(30),
+            "a gateway waits at most this (and never longer than the backend's total timeout) for another's answer,"
+            + " then calls the backend itself");
+    static final Key<Integer> FLEET_MAX_WAITERS = Key.integer("max_waiters", 10_000, 1, 1_000_000,
+            "requests of one gateway waiting for other gateways' answers at once; beyond it, they call the backend");
+
     static final Key<Optional<String>> PATTERN_NAME = Key.required("name",
             "what logs call a match (letters, digits, _); never the matched text");
     static final Key<Optional<String>> PATTERN_REGEX = Key.required("regex",
@@ -126,11 +135,13 @@ final class CacheKeys {
     static final Section SEMANTIC = Section.mapping("semantic", "paraphrases of earlier deterministic requests",
             ENABLED, SEMANTIC_STORE, THRESHOLD, DECISION, MAX_ERROR_RATE, NEIGHBOURS, SEMANTIC_TTL, PATH, MAX_ENTRIES,
             SWEEP_INTERVAL, MODEL, EMBED_EARLY).with(EMBEDDER, QDRANT, AUDIT);
+    static final Section FLEET = Section.mapping("fleet", "several gateways over one shared store",
+            FLEET_COALESCE, FLEET_MAX_WAIT, FLEET_MAX_WAITERS);
     static final Section SENSITIVE_PATTERNS = Section.list("sensitive_patterns",
             "the policy's own sensitive data, besides the built-in detectors (routes' cache.sensitive applies)",
             PATTERN_NAME, PATTERN_REGEX);
     static final Section SECTION = Section.mapping("cache", "the exact store and the semantic index")
-            .with(EXACT, SEMANTIC, SENSITIVE_PATTERNS);
+            .with(EXACT, SEMANTIC, FLEET, SENSITIVE_PATTERNS);
 
     private CacheKeys() {
     }

@@ -62,7 +62,16 @@ final class CacheReader {
         if (cache == null) {
             return CacheSettings.defaults();
         }
-        return new CacheSettings(exact(cache), semantic(cache), sensitivePatterns(cache));
+        return new CacheSettings(exact(cache), semantic(cache), sensitivePatterns(cache), fleet(cache));
+    }
+
+    private static FleetSettings fleet(Fields cache) {
+        Fields fleet = cache.section(CacheKeys.FLEET);
+        if (fleet == null) {
+            return FleetSettings.defaults();
+        }
+        return new FleetSettings(fleet.get(CacheKeys.FLEET_COALESCE), fleet.get(CacheKeys.FLEET_MAX_WAIT),
+                fleet.get(CacheKeys.FLEET_MAX_WAITERS));
     }
 
     /** {@code sensitive_patterns}: unique names, each regex compiled here so a bad one fails with its line. */

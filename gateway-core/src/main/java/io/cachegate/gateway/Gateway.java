@@ -1,7 +1,11 @@
 package io.cachegate.gateway;
 
 import io.cachegate.cache.exact.CacheStores;
+import io.cachegate.cache.exact.FlightLeases;
+import io.cachegate.cache.exact.RedisFlightLeases;
 import io.cachegate.cache.exact.StoreHealth;
+import io.cachegate.config.ExactCacheSettings;
+import io.cachegate.config.ExactStore;
 import io.cachegate.config.Policy;
 import io.cachegate.config.ServerSettings;
 import io.cachegate.gateway.admin.AdminChannelInitializer;
@@ -65,6 +69,8 @@ public final class Gateway implements AutoCloseable {
     private final ScheduledFuture<?> statusSample;
     private final CacheStore store;
     private final SemanticCache semantic;
+    /** Null unless misses coalesce across gateways (cache.fleet.coalesce with a Redis-backed store). */
+    private final FlightLeases fleet;
     private final ChannelGroup clientChannels = new DefaultChannelGroup("clients", GlobalEventExecutor.INSTANCE);
     private final Channel proxyChannel;
     private final Channel adminChannel;
@@ -91,9 +97,16 @@ public final class Gateway implements AutoCloseable {
         this.semantic = policy.cache().semantic().enabled()
                 ? SemanticCaches.open(policy.cache().semantic(), metrics.semantic(), ticker) : null;
         this.store = CacheStores.create(policy.cache().exact(), storeHealth, ticker);
+        ExactCacheSettings exact = policy.cache().exact();
+        this.fleet = policy.cache().fleet().coalesce() && exact.store() != ExactStore.MEMORY
+                ? RedisFlightLeases.connect(exact.redisUri(), exact.timeout(), policy.cache().fleet().maxWaiters())
+                : null;
+        if (fleet != null) {
+            metrics.watchFleet(fleet::listeners);
+        }
         this.telemetry = openTelemetry(policy, testSpans);
         this.reloader = new PolicyReloader(policy, policyFile, group, metrics, upstream, ticker, versions, store,
-                semantic, telemetry);
+                semantic, telemetry, fleet);
         Optional<ListenerTls> tls = Optional.empty();
         Optional<ListenerTls> admin = Optional.empty();
         try {
@@ -256,6 +269,9 @@ public final class Gateway implements AutoCloseable {
 
     private void closeCaches() {
         store.close();
+        if (fleet != null) {
+            fleet.close();
+        }
         if (semantic != null) {
             semantic.close();
         }

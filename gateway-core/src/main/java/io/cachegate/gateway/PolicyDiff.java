@@ -45,6 +45,7 @@ final class PolicyDiff {
         check(keys, "cache.exact.redis_queue_size", x.redisQueueSize(), y.redisQueueSize());
         check(keys, "cache.exact.signing_key", x.signingKey(), y.signingKey());
         check(keys, "cache.semantic", running.cache().semantic(), next.cache().semantic());
+        check(keys, "cache.fleet", running.cache().fleet(), next.cache().fleet());
         check(keys, "admission.tick", running.admission().tick(), next.admission().tick());
         // The exporter and the log writers are built once; what a line holds (include_text) changes live.
         check(keys, "telemetry", running.telemetry(), next.telemetry());
@@ -64,7 +65,8 @@ final class PolicyDiff {
                 x.timeout(), x.maxBytes(), x.l1Ttl(), x.l1MaxBytes(), x.compressAboveBytes(), x.redisQueueSize(),
                 x.signingKey());
         return new Policy(next.source(), server, next.backends(), next.tenants(), next.classes(),
-                new CacheSettings(exact, running.cache().semantic(), next.cache().sensitivePatterns()), next.routes(),
+                new CacheSettings(exact, running.cache().semantic(), next.cache().sensitivePatterns(),
+                        running.cache().fleet()), next.routes(),
                 next.admission(), running.telemetry(), withText(running.log(), next.log().includeText()),
                 next.prices());
     }

@@ -12,6 +12,7 @@ import io.cachegate.gateway.admin.BackendHealth;
 import io.cachegate.gateway.admin.ReloadOutcome;
 import io.cachegate.gateway.cache.CacheKeys;
 import io.cachegate.gateway.cache.ModelVersions;
+import io.cachegate.cache.exact.FlightLeases;
 import io.cachegate.gateway.cache.coalesce.Coalescer;
 import io.cachegate.gateway.cache.semantic.SemanticCache;
 import io.cachegate.gateway.dispatch.BackendDispatch;
@@ -74,7 +75,7 @@ final class PolicyReloader implements AdminView, AutoCloseable {
     private final ModelVersions versions;
     private final CacheStore store;
     private final SemanticCache semantic;
-    private final Coalescer coalescer = new Coalescer(MAX_SHARED_BYTES);
+    private final Coalescer coalescer;
     private final Quotas quotas;
     private final Telemetry telemetry;
     private final AdminAudit audit;
@@ -91,10 +92,12 @@ final class PolicyReloader implements AdminView, AutoCloseable {
 
     /**
      * @param file the policy file to watch and reload, or empty for a policy that has none (the embedded default)
+     * @param fleet the leases of coalescing across gateways, or null
      */
     PolicyReloader(Policy policy, Optional<Path> file, EventLoopGroup group, GatewayMetrics metrics,
                    UpstreamClient upstream, Ticker ticker, ModelVersions versions, CacheStore store,
-                   SemanticCache semantic, Telemetry telemetry) {
+                   SemanticCache semantic, Telemetry telemetry, FlightLeases fleet) {
+        this.coalescer = new Coalescer(MAX_SHARED_BYTES, fleet);
         this.group = group;
         this.telemetry = telemetry;
         this.audit = new AdminAudit(telemetry.audit());

@@ -9,6 +9,7 @@ import io.cachegate.gateway.cache.SensitiveDataStage;
 import io.cachegate.gateway.cache.capture.CaptureStage;
 import io.cachegate.gateway.cache.coalesce.CoalesceStage;
 import io.cachegate.gateway.cache.coalesce.Coalescer;
+import io.cachegate.gateway.cache.coalesce.FleetCoalesceStage;
 import io.cachegate.gateway.cache.embeddings.EmbeddingItemsStage;
 import io.cachegate.gateway.cache.exact.ExactCacheStage;
 import io.cachegate.gateway.cache.semantic.EarlyEmbedStage;
@@ -71,6 +72,10 @@ final class RequestPath {
                 services.metrics().audits());
         if (semantic != null) {
             stages.add(new SemanticCacheStage(semantic, store, audits, services.metrics())); // nearest: HIT semantic
+        }
+        if (coalescer.fleet() != null) {
+            stages.add(new FleetCoalesceStage(coalescer.fleet(), store, policy.cache().fleet(),
+                    services.metrics()));                                      // another gateway's: HIT, or claim
         }
         stages.add(new CoalesceStage(coalescer, services.metrics()));          // MISS: lead, or follow one in flight
         stages.add(new CaptureStage(store, keys, semantic, audits, backends::skipOptionalWork,

@@ -14,6 +14,8 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -67,6 +69,43 @@ class RedisClusterStoreIT {
         }
         assertThat(masters).as("24 random tenants spread over the three masters").hasSize(3);
         return keys;
+    }
+
+    @Test
+    void flightLeases_onTheCluster_claimWaitWordAndMarker_forTenantsOnEveryMaster() throws Exception {
+        Duration ttl = Duration.ofSeconds(10);
+        List<CacheKey> used = new ArrayList<>();
+        try (RedisFlightLeases a = RedisFlightLeases.connect(cluster.uri(), Duration.ofSeconds(2), 100);
+             RedisFlightLeases b = RedisFlightLeases.connect(cluster.uri(), Duration.ofSeconds(2), 100)) {
+            await(Duration.ofSeconds(15), () -> ready(a, used) && ready(b, used));
+            Set<Integer> masters = new HashSet<>();
+            for (int i = 0; i < 60 && masters.size() < cluster.masters().size(); i++) {
+                CacheKey k = key(randomTenant(), "m1");
+                used.add(k);
+                masters.add(cluster.masterOf(RedisFlightLeases.leaseKey(k)));
+                assertThat(a.claim(k, ttl).join()).isEqualTo(FlightLeases.Claim.LEAD);
+                CompletableFuture<Boolean> word = new CompletableFuture<>();
+                assertThat(b.listen(k, word::complete)).isTrue();
+                assertThat(b.claim(k, ttl).join()).isEqualTo(FlightLeases.Claim.ELSEWHERE);
+
+                a.release(k, true);
+
+                assertThat(word.get(5, TimeUnit.SECONDS)).as("the word crosses the cluster").isTrue();
+                assertThat(b.claim(k, ttl).join()).isEqualTo(FlightLeases.Claim.DONE);
+            }
+            assertThat(masters).as("leases on every master").hasSize(cluster.masters().size());
+        } finally {
+            for (CacheKey k : used) { // the other tests count every key of the cluster
+                String lease = RedisFlightLeases.leaseKey(k);
+                cluster.cli(cluster.masterOf(lease), "DEL", lease);
+            }
+        }
+    }
+
+    private static boolean ready(RedisFlightLeases leases, List<CacheKey> used) {
+        CacheKey probe = key(randomTenant(), "m1");
+        used.add(probe);
+        return leases.claim(probe, Duration.ofSeconds(10)).join() == FlightLeases.Claim.LEAD;
     }
 
     @Test

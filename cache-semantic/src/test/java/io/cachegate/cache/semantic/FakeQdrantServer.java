@@ -3,6 +3,7 @@ package io.cachegate.cache.semantic;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.Server;
+import io.grpc.ServerBuilder;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
@@ -10,6 +11,7 @@ import io.grpc.ServerInterceptors;
 import io.grpc.Status;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
 import io.qdrant.client.grpc.Collections.CollectionConfig;
 import io.qdrant.client.grpc.Collections.CollectionExists;
@@ -56,6 +58,8 @@ import io.qdrant.client.grpc.QdrantGrpc;
 import io.qdrant.client.grpc.QdrantOuterClass.HealthCheckReply;
 import io.qdrant.client.grpc.QdrantOuterClass.HealthCheckRequest;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -71,9 +75,11 @@ import java.util.function.Function;
  * A tiny in-memory Qdrant behind the client's own generated gRPC service bases: brute-force cosine search,
  * keyword, any-of-array and range filters, ids. It is strict where the gateway could go wrong: it refuses
  * filters on fields without a payload index, unknown collections, vectors of the wrong size and updates
- * that do not wait. Every call is recorded so tests can check what went over the wire.
+ * that do not wait. Every call is recorded so tests can check what went over the wire. Shared through this
+ * module's test jar: {@link #listening()} also serves it on a loopback port, for tests that run whole gateways
+ * configured with {@code store: qdrant}.
  */
-final class FakeQdrantServer implements AutoCloseable {
+public final class FakeQdrantServer implements AutoCloseable {
 
     record StoredPoint(PointId id, float[] vector, Map<String, Value> payload) {
     }
@@ -97,8 +103,19 @@ final class FakeQdrantServer implements AutoCloseable {
     volatile boolean down;
     private final String name = InProcessServerBuilder.generateName();
     private final Server server;
+    /** Null unless {@link #listening()}. */
+    private final Server tcp;
 
-    FakeQdrantServer() throws IOException {
+    public FakeQdrantServer() throws IOException {
+        this(false);
+    }
+
+    /** As {@link #FakeQdrantServer()}, also served on a free loopback port ({@link #port()}). */
+    public static FakeQdrantServer listening() throws IOException {
+        return new FakeQdrantServer(true);
+    }
+
+    private FakeQdrantServer(boolean listen) throws IOException {
         ServerInterceptor recordKey = new ServerInterceptor() {
             @Override
             public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call, Metadata headers,
@@ -114,12 +131,23 @@ final class FakeQdrantServer implements AutoCloseable {
                 return next.startCall(call, headers);
             }
         };
-        server = InProcessServerBuilder.forName(name)
-                .addService(ServerInterceptors.intercept(new Health(), recordKey))
+        server = services(InProcessServerBuilder.forName(name), recordKey).build().start();
+        tcp = listen ? services(NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)),
+                recordKey).build().start() : null;
+    }
+
+    private <B extends ServerBuilder<B>> B services(B builder, ServerInterceptor recordKey) {
+        return builder.addService(ServerInterceptors.intercept(new Health(), recordKey))
                 .addService(ServerInterceptors.intercept(new CollectionsService(), recordKey))
-                .addService(ServerInterceptors.intercept(new PointsService(), recordKey))
-                .build()
-                .start();
+                .addService(ServerInterceptors.intercept(new PointsService(), recordKey));
+    }
+
+    /** The loopback port of a {@link #listening()} server. */
+    public int port() {
+        if (tcp == null) {
+            throw new IllegalStateException("not listening: start it with FakeQdrantServer.listening()");
+        }
+        return tcp.getPort();
     }
 
     ManagedChannel channel() {
@@ -131,8 +159,12 @@ final class FakeQdrantServer implements AutoCloseable {
         collections.put(collection, new Collection(VectorParams.newBuilder().setSize(size).setDistance(distance).build()));
     }
 
-    int pointCount(String collection) {
+    /** Points in {@code collection}; 0 when it does not exist (yet). */
+    public int pointCount(String collection) {
         Collection c = collections.get(collection);
+        if (c == null) {
+            return 0;
+        }
         synchronized (c) {
             return c.points.size();
         }
@@ -141,6 +173,9 @@ final class FakeQdrantServer implements AutoCloseable {
     @Override
     public void close() {
         server.shutdownNow();
+        if (tcp != null) {
+            tcp.shutdownNow();
+        }
     }
 
     private final class Health extends QdrantGrpc.QdrantImplBase {

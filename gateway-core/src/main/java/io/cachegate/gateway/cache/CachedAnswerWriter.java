@@ -81,6 +81,11 @@ public final class CachedAnswerWriter {
         return true;
     }
 
+    /** Whether {@link #answer} would answer {@code x} from {@code entry} (a stream needs a replayable entry). */
+    public static boolean canAnswer(Exchange x, CacheEntry entry) {
+        return !x.parsed().stream() || replay(entry, x.parsed().includeUsage()).isPresent();
+    }
+
     /** The SSE events that replay {@code entry}, or empty when it cannot be replayed. */
     static Optional<List<byte[]>> replay(CacheEntry entry, boolean includeUsage) {
         try {

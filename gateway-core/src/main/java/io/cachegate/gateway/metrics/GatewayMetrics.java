@@ -23,6 +23,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -257,6 +258,18 @@ public final class GatewayMetrics implements AutoCloseable {
     public void coalesced() {
         counter("cachegate.cache.coalesced", "Requests that shared an identical request's upstream call", null, null, null, null)
                 .increment();
+    }
+
+    /** A request's claim or wait across gateways ended: led, joined, hit, miss, timeout, full, unavailable, cancelled. */
+    public void fleetCoalesce(String outcome) {
+        counter("cachegate.cache.coalesced.fleet", "Cacheable misses by what coalescing across gateways did with them",
+                "outcome", outcome, null, null).increment();
+    }
+
+    /** Exposes how many requests wait for other gateways' answers now. */
+    public void watchFleet(IntSupplier waiting) {
+        Gauge.builder("cachegate.cache.coalesce.fleet.waiting", waiting::getAsInt)
+                .description("Requests waiting for another gateway's answer to the same request").register(registry);
     }
 
     /** Exposes the cache store's state: 1 while it answers, and its error count. */

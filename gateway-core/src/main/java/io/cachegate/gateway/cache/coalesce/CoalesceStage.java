@@ -54,6 +54,10 @@ public final class CoalesceStage implements Stage {
     private void join(Exchange x, CacheableRequest c, Next next) {
         Coalescer.Role role = coalescer.join(c.key(), x.parsed().stream(), x.parsed().includeUsage(),
                 RequestIds.gatewayId(x), Traces.of(x).origin());
+        if (x.get(FleetCoalesceStage.CLAIMED) != null) {
+            // This gateway holds the key's lease: the answer generated here ends it, whichever request leads it.
+            role.answer().whenSettled(completed -> coalescer.fleet().release(c.key(), completed));
+        }
         if (role.leader()) {
             x.set(LEADING, role.answer());
             x.addTap(role.answer());

@@ -1,6 +1,7 @@
 package io.cachegate.gateway.cache.coalesce;
 
 import io.cachegate.cache.exact.CacheKey;
+import io.cachegate.cache.exact.FlightLeases;
 import io.cachegate.cache.exact.OriginSpan;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -23,9 +24,22 @@ public final class Coalescer {
 
     private final ConcurrentMap<Flight, SharedAnswer> inFlight = new ConcurrentHashMap<>();
     private final long maxAnswerBytes;
+    private final FlightLeases fleet;
 
+    /** Coalescing in this process only. */
     public Coalescer(long maxAnswerBytes) {
+        this(maxAnswerBytes, null);
+    }
+
+    /** @param fleet the leases that coalesce across gateways too, or null for this process only */
+    public Coalescer(long maxAnswerBytes, FlightLeases fleet) {
         this.maxAnswerBytes = maxAnswerBytes;
+        this.fleet = fleet;
+    }
+
+    /** The leases that coalesce across gateways, or null when coalescing is per process. */
+    public FlightLeases fleet() {
+        return fleet;
     }
 
     /** @param leaderSpan the traced span of the request, linked from its followers' spans should it lead; or null */

@@ -11,6 +11,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 
 /**
  * One answer being generated that identical requests (same cache key) share instead of calling
@@ -45,6 +46,8 @@ public final class SharedAnswer implements ResponseTap {
     private State state = State.WAITING;
     private boolean overflowed;
     private boolean settled;
+    /** Told once, when the answer settles, whether it completed: this gateway's lease across the fleet ends. */
+    private Consumer<Boolean> leaseEnd;
 
     SharedAnswer(long maxBytes, String leaderRequestId, OriginSpan leaderSpan, Runnable onEnd) {
         this.maxBytes = maxBytes;
@@ -143,13 +146,39 @@ public final class SharedAnswer implements ResponseTap {
 
     /** No request joins this answer any more: it failed, or its entry is in the store (or will not be). */
     public void settle() {
+        Consumer<Boolean> lease;
+        boolean completed;
         synchronized (this) {
             if (settled) {
                 return;
             }
             settled = true;
+            lease = leaseEnd;
+            completed = state == State.COMPLETE && !overflowed;
         }
         onEnd.run();
+        if (lease != null) {
+            lease.accept(completed);
+        }
+    }
+
+    /**
+     * Runs {@code end} once when this answer settles (at once if it has), told whether it completed; a second
+     * lease end is ignored: one answer ends this gateway's lease once.
+     */
+    void whenSettled(Consumer<Boolean> end) {
+        boolean completed;
+        synchronized (this) {
+            if (leaseEnd != null) {
+                return;
+            }
+            leaseEnd = end;
+            if (!settled) {
+                return;
+            }
+            completed = state == State.COMPLETE && !overflowed;
+        }
+        end.accept(completed);
     }
 
     private void end(State end) {

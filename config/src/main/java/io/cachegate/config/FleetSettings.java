@@ -1,0 +1,30 @@
+package io.cachegate.config;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Several gateways over one shared store ({@code cache.fleet}).
+ *
+ * @param coalesce identical misses in flight at different gateways make one upstream call: a Redis lease per key,
+ *                 taken by the first; the others wait for its entry. Only with a {@code redis} or {@code tiered}
+ *                 store (an in-memory store is not shared)
+ * @param maxWait how long a gateway waits for another's answer at most (also never longer than the backend's total
+ *                timeout) before it calls the backend itself; also the lease's lifetime
+ * @param maxWaiters requests of one gateway waiting at once; beyond it a request calls the backend itself
+ */
+public record FleetSettings(boolean coalesce, Duration maxWait, int maxWaiters) {
+
+    public FleetSettings {
+        Objects.requireNonNull(maxWait, "maxWait");
+        if (maxWaiters < 1) {
+            throw new IllegalArgumentException("maxWaiters must be positive, was " + maxWaiters);
+        }
+    }
+
+    /** Every key of {@code cache.fleet} at its default (see {@code CacheKeys}). */
+    public static FleetSettings defaults() {
+        return new FleetSettings(CacheKeys.FLEET_COALESCE.fallback(), CacheKeys.FLEET_MAX_WAIT.fallback(),
+                CacheKeys.FLEET_MAX_WAITERS.fallback());
+    }
+}
