@@ -17,15 +17,18 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The shared store: entries in Redis through one pipelined Lettuce connection. It fails open: while
+ * The shared store: entries in Redis through pipelined Lettuce connections (one, or one per event loop when
+ * Lettuce runs on the gateway's loops: see {@link CacheStores}). It fails open: while
  * Redis is down, slow or not yet connected, every operation completes exceptionally within the
  * command timeout (never blocks, never queues without bound), {@link StoreHealth} counts it, and the
- * client reconnects in the background. Futures complete on Lettuce's I/O thread: callers hop back to
- * their own event loop. Needs Redis 7.0+ ({@code PEXPIRE NX/GT}). Cluster URIs
+ * client reconnects in the background. Futures complete on the I/O thread of the connection used: with
+ * Lettuce on the gateway's loops, a command issued on a loop uses that loop's connection, so its answer
+ * completes on the same thread and the caller need not hop back. Needs Redis 7.0+ ({@code PEXPIRE NX/GT}). Cluster URIs
  * ({@code redis-cluster://h1:7000,h2:7000}) use Lettuce's cluster client; only standalone Redis is
  * covered by the integration tests.
  */
@@ -43,12 +46,17 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
     private final StoreHealth health;
     private final RateLimitedLog warnings;
     private final String target;
-    // Null until the first connect succeeds; from then on Lettuce reconnects the same connection.
-    private volatile RedisConnector.Connected connected;
+    // A slot is null until its first connect succeeds; from then on Lettuce reconnects the same connection.
+    private final AtomicReferenceArray<RedisConnector.Connected> slots;
+    // The thread each slot's answers last arrived on: its channel's event loop, learned from the answers
+    // themselves (so it follows a reconnect onto another loop). A caller on that thread uses that slot.
+    private final AtomicReferenceArray<Thread> owners;
     private volatile boolean closed;
 
     private RedisCacheStore(RedisConnector connector, ClientResources resources, EntryCodec codec, EntrySigner signer,
-                            RedisStoreOptions options, StoreHealth health, String target) {
+                            RedisStoreOptions options, StoreHealth health, String target, int connections) {
+        this.slots = new AtomicReferenceArray<>(connections);
+        this.owners = new AtomicReferenceArray<>(connections);
         this.connector = connector;
         this.resources = resources;
         this.codec = codec;
@@ -70,10 +78,25 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
     /** As above, every value signed and checked by {@code signer} (see {@link EntrySigner}). */
     public static RedisCacheStore connect(String uri, ClientResources resources, EntryCodec codec, EntrySigner signer,
                                           RedisStoreOptions options, StoreHealth health) {
+        return connect(uri, resources, codec, signer, options, health, 1);
+    }
+
+    /**
+     * As above with {@code connections} connections, meant as one per event loop of {@code resources}' group: a
+     * caller on a loop then sends on, and is answered on, its own loop's connection.
+     */
+    public static RedisCacheStore connect(String uri, ClientResources resources, EntryCodec codec, EntrySigner signer,
+                                          RedisStoreOptions options, StoreHealth health, int connections) {
+        if (connections < 1) {
+            throw new IllegalArgumentException("connections must be positive, was " + connections);
+        }
         RedisConnector connector = RedisConnector.create(uri, resources, options);
-        RedisCacheStore store = new RedisCacheStore(connector, resources, codec, signer, options, health, redact(uri));
+        RedisCacheStore store = new RedisCacheStore(connector, resources, codec, signer, options, health, redact(uri),
+                connections);
         connector.client().addListener(store.new StateListener());
-        store.connectLoop(0);
+        for (int slot = 0; slot < connections; slot++) {
+            store.connectLoop(slot, 0);
+        }
         return store;
     }
 
@@ -83,23 +106,25 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
 
     @Override
     public CompletableFuture<Optional<CacheEntry>> get(CacheKey key) {
-        RedisClusterAsyncCommands<String, byte[]> c = commands();
+        int slot = slot();
+        RedisClusterAsyncCommands<String, byte[]> c = commands(slot);
         if (c == null) {
             return notConnected();
         }
-        return guard(c.get(key.redisKey()))
+        return guard(c.get(key.redisKey()), slot)
                 .thenApply(bytes -> bytes == null ? Optional.<CacheEntry>empty() : decode(c, key, bytes));
     }
 
     @Override
     public CompletableFuture<Optional<Timed>> getWithTtl(CacheKey key) {
-        RedisClusterAsyncCommands<String, byte[]> c = commands();
+        int slot = slot();
+        RedisClusterAsyncCommands<String, byte[]> c = commands(slot);
         if (c == null) {
             return notConnected();
         }
         // Both go out on the one connection before either answer arrives: one round trip.
-        CompletableFuture<byte[]> value = guard(c.get(key.redisKey()));
-        CompletableFuture<Long> pttl = guard(c.pttl(key.redisKey()));
+        CompletableFuture<byte[]> value = guard(c.get(key.redisKey()), slot);
+        CompletableFuture<Long> pttl = guard(c.pttl(key.redisKey()), slot);
         return value.thenCombine(pttl, (bytes, millis) -> {
             if (bytes == null) {
                 return Optional.<Timed>empty();
@@ -115,7 +140,7 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
         if (ttl.isZero() || ttl.isNegative()) {
             throw new IllegalArgumentException("ttl must be positive, was " + ttl);
         }
-        RedisClusterAsyncCommands<String, byte[]> c = commands();
+        RedisClusterAsyncCommands<String, byte[]> c = commands(slot());
         if (c == null) {
             return notConnected();
         }
@@ -131,7 +156,7 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
         if (!entry.userDigest().isEmpty()) {
             addToSet(c, RedisKeys.userKey(entry.userDigest()), member, millis, sent);
         }
-        return guard(CompletableFuture.allOf(sent.toArray(CompletableFuture<?>[]::new)));
+        return guard(CompletableFuture.allOf(sent.toArray(CompletableFuture<?>[]::new)), -1);
     }
 
     /** Files {@code member} in the index set {@code setKey} (a tag's, a user's), which outlives it a little. */
@@ -146,7 +171,7 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
 
     @Override
     public CompletableFuture<Long> purge(PurgeScope scope) {
-        RedisClusterAsyncCommands<String, byte[]> c = commands();
+        RedisClusterAsyncCommands<String, byte[]> c = commands(slot());
         if (c == null) {
             return notConnected();
         }
@@ -176,9 +201,11 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
         health.available(false);
         // The timer drives Lettuce's reconnects: stop it first, so none starts on a loop shutting down.
         resources.timer().stop();
-        RedisConnector.Connected c = connected;
-        if (c != null) {
-            c.connection().close();
+        for (int i = 0; i < slots.length(); i++) {
+            RedisConnector.Connected c = slots.get(i);
+            if (c != null) {
+                c.connection().close();
+            }
         }
         // Quiet periods let a connection attempt already under way finish registering and be closed
         // (its channel buffers released) before the event loops stop.
@@ -186,13 +213,44 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
         resources.shutdown(100, 2000, TimeUnit.MILLISECONDS).awaitUninterruptibly(3000);
     }
 
-    private RedisClusterAsyncCommands<String, byte[]> commands() {
-        RedisConnector.Connected c = connected;
-        return c == null || closed ? null : c.commands();
+    /** The slot of the calling thread's own connection, or, for a thread that owns none, one spread by its id. */
+    private int slot() {
+        int n = slots.length();
+        if (n == 1) {
+            return 0;
+        }
+        Thread t = Thread.currentThread();
+        for (int i = 0; i < n; i++) {
+            if (owners.get(i) == t) {
+                return i;
+            }
+        }
+        return (int) Math.floorMod(t.getId(), (long) n);
     }
 
-    /** Tries the first connection until it succeeds; after that, Lettuce's auto-reconnect takes over. */
-    private void connectLoop(int attempt) {
+    /** The commands of {@code slot}, of another connected slot while that one is not yet connected, or null. */
+    private RedisClusterAsyncCommands<String, byte[]> commands(int slot) {
+        if (closed) {
+            return null;
+        }
+        RedisConnector.Connected c = slots.get(slot);
+        for (int i = 1; c == null && i < slots.length(); i++) {
+            c = slots.get((slot + i) % slots.length());
+        }
+        return c == null ? null : c.commands();
+    }
+
+    private boolean anyConnected() {
+        for (int i = 0; i < slots.length(); i++) {
+            if (slots.get(i) != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Tries a slot's first connection until it succeeds; after that, Lettuce's auto-reconnect takes over. */
+    private void connectLoop(int slot, int attempt) {
         if (closed) {
             return;
         }
@@ -201,7 +259,8 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
                 warnings.warn("redis cache " + target + " unreachable, requests bypass it: " + rootMessage(error));
                 long delay = Math.min(MAX_CONNECT_BACKOFF_MILLIS, 25L << Math.min(attempt, 10));
                 if (!closed) {
-                    resources.eventExecutorGroup().schedule(() -> connectLoop(attempt + 1), delay, TimeUnit.MILLISECONDS);
+                    resources.eventExecutorGroup().schedule(() -> connectLoop(slot, attempt + 1), delay,
+                            TimeUnit.MILLISECONDS);
                 }
                 return;
             }
@@ -209,9 +268,9 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
                 c.connection().closeAsync();
                 return;
             }
-            connected = c;
+            slots.set(slot, c);
             health.available(true);
-            LOG.info("redis cache {} connected", target);
+            LOG.info("redis cache {} connected (connection {} of {})", target, slot + 1, slots.length());
         });
     }
 
@@ -230,11 +289,18 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
     /**
      * The outcome of {@code stage}, failures turned into a {@link StoreUnavailableException}. The
      * timeout is Lettuce's own (TimeoutOptions on the fine-ticking timer of {@link CacheStores}): a
-     * timer of our own per command cost two cross-thread wake-ups of the executor on every lookup.
+     * timer of our own per command cost two cross-thread wake-ups of the executor on every lookup. An answer
+     * on {@code slot} (-1: none to learn from) tells which thread that slot's connection answers on.
      */
-    private <T> CompletableFuture<T> guard(CompletionStage<T> stage) {
+    private <T> CompletableFuture<T> guard(CompletionStage<T> stage, int slot) {
         CompletableFuture<T> result = new CompletableFuture<>();
         stage.whenComplete((value, error) -> {
+            if (slot >= 0 && slots.length() > 1) {
+                Thread t = Thread.currentThread();
+                if (owners.get(slot) != t) {
+                    owners.set(slot, t);
+                }
+            }
             if (error == null) {
                 result.complete(value);
             } else {
@@ -284,7 +350,7 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
     private final class StateListener implements RedisConnectionStateListener {
         @Override
         public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
-            if (!closed && connected != null) {
+            if (!closed && anyConnected()) {
                 health.available(true);
             }
         }
