@@ -19,13 +19,21 @@ final class CanonicalJson {
     /** Plain notation up to this many digits on either side of the point; scientific beyond. */
     private static final int PLAIN_DIGITS = 21;
     private static final char[] HEX = "0123456789abcdef".toCharArray();
+    /** A thread's scratch buffer is kept up to this size; a larger form grows one of its own, dropped after it. */
+    private static final int KEPT_SCRATCH_BYTES = 64 * 1024;
+    // Rendering starts in the thread's scratch buffer (an event loop renders one form after another), so a form
+    // costs one allocation, its result, instead of a buffer grown by doubling on every request.
+    private static final ThreadLocal<byte[]> SCRATCH = ThreadLocal.withInitial(() -> new byte[4096]);
 
     private CanonicalJson() {
     }
 
     static byte[] render(JsonNode node) {
-        Utf8 out = new Utf8();
+        Utf8 out = new Utf8(SCRATCH.get());
         write(node, out);
+        if (out.buf.length <= KEPT_SCRATCH_BYTES) {
+            SCRATCH.set(out.buf);
+        }
         return out.bytes();
     }
 
@@ -134,8 +142,12 @@ final class CanonicalJson {
 
     /** A growing UTF-8 byte buffer; it is only ever given valid code points (lone surrogates are escaped first). */
     private static final class Utf8 {
-        private byte[] buf = new byte[512];
+        private byte[] buf;
         private int size;
+
+        Utf8(byte[] scratch) {
+            this.buf = scratch;
+        }
 
         /** {@code c} below 0x80. */
         void append(char c) {

@@ -36,7 +36,7 @@ public final class GatewayMetrics implements AutoCloseable {
     private final AtomicInteger activeConnections = new AtomicInteger();
     private final AtomicInteger inFlight = new AtomicInteger();
     private final ConcurrentMap<RequestKey, Counter> requestCounters = new ConcurrentHashMap<>();
-    private final ConcurrentMap<CounterKey, Timer> requestTimers = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, Timer> requestTimers = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, Timer> upstreamTimers = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, Counter> upstreamFailures = new ConcurrentHashMap<>();
     private final ConcurrentMap<CounterKey, Counter> counters = new ConcurrentHashMap<>();
@@ -123,28 +123,16 @@ public final class GatewayMetrics implements AutoCloseable {
      */
     public void requestFinished(String route, String endpoint, int status, String cache, long durationNanos) {
         inFlight.decrementAndGet();
-        // get() first: the meter exists after the first request, and computeIfAbsent would allocate its capturing
-        // lambda every time (and may lock the map's bin).
-        RequestKey requestKey = new RequestKey(route, endpoint, status);
-        Counter requests = requestCounters.get(requestKey);
-        if (requests == null) {
-            requests = requestCounters.computeIfAbsent(requestKey, k -> Counter.builder("cachegate.requests")
-                    .description("Requests answered, by route, endpoint and status")
-                    .tag("route", route).tag("endpoint", endpoint).tag("status", Integer.toString(status))
-                    .register(registry));
-        }
-        requests.increment();
-        CounterKey timerKey = new CounterKey("", endpoint, cache);
-        Timer timer = requestTimers.get(timerKey);
-        if (timer == null) {
-            timer = requestTimers.computeIfAbsent(timerKey, k -> Timer.builder("cachegate.request.duration")
-                    .description("Time from a complete request to the end of its answer, by endpoint and cache outcome")
-                    .tag("endpoint", endpoint).tag("cache", cache)
-                    .publishPercentileHistogram()
-                    .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofMinutes(10))
-                    .register(registry));
-        }
-        timer.record(durationNanos, TimeUnit.NANOSECONDS);
+        requestCounters.computeIfAbsent(new RequestKey(route, endpoint, status), k -> Counter.builder("cachegate.requests")
+                .description("Requests answered, by route, endpoint and status")
+                .tag("route", route).tag("endpoint", endpoint).tag("status", Integer.toString(status))
+                .register(registry)).increment();
+        requestTimers.computeIfAbsent(endpoint + '|' + cache, k -> Timer.builder("cachegate.request.duration")
+                .description("Time from a complete request to the end of its answer, by endpoint and cache outcome")
+                .tag("endpoint", endpoint).tag("cache", cache)
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofMinutes(10))
+                .register(registry)).record(durationNanos, TimeUnit.NANOSECONDS);
     }
 
     /** The recent past of these meters, for the status page; {@link StatusSeries#sample()} is called on a timer. */
@@ -241,9 +229,7 @@ public final class GatewayMetrics implements AutoCloseable {
     }
 
     private Counter saved(String name, String description, String layer, String route, String tenant) {
-        SavedKey key = new SavedKey(name, layer, route, tenant);
-        Counter known = savings.get(key);
-        return known != null ? known : savings.computeIfAbsent(key, k -> Counter.builder(name)
+        return savings.computeIfAbsent(new SavedKey(name, layer, route, tenant), k -> Counter.builder(name)
                 .description(description).baseUnit(name.endsWith("latency.saved") ? "seconds" : null)
                 .tag("layer", layer).tag("route", route).tag("tenant", tenant).register(registry));
     }
@@ -288,9 +274,7 @@ public final class GatewayMetrics implements AutoCloseable {
     }
 
     private Counter counter(String name, String description, String tag1, String value1, String tag2, String value2) {
-        CounterKey key = new CounterKey(name, value1, value2);
-        Counter known = counters.get(key);
-        return known != null ? known : counters.computeIfAbsent(key, k -> {
+        return counters.computeIfAbsent(new CounterKey(name, value1, value2), k -> {
             Counter.Builder b = Counter.builder(name).description(description);
             if (tag1 != null) {
                 b.tag(tag1, value1);
