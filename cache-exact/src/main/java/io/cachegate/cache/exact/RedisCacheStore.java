@@ -213,7 +213,7 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
         resources.shutdown(100, 2000, TimeUnit.MILLISECONDS).awaitUninterruptibly(3000);
     }
 
-    /** The slot of the calling thread's own connection, or, for a thread that owns none, one spread by its id. */
+    /** The slot of the calling thread's own connection, or, for a thread that owns none, one spread by its identity. */
     private int slot() {
         int n = slots.length();
         if (n == 1) {
@@ -225,7 +225,7 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
                 return i;
             }
         }
-        return (int) Math.floorMod(t.getId(), (long) n);
+        return Math.floorMod(System.identityHashCode(t), n);
     }
 
     /** The commands of {@code slot}, of another connected slot while that one is not yet connected, or null. */
