@@ -28,9 +28,9 @@ import org.slf4j.LoggerFactory;
  * command timeout (never blocks, never queues without bound), {@link StoreHealth} counts it, and the
  * client reconnects in the background. Futures complete on the I/O thread of the connection used: with
  * Lettuce on the gateway's loops, a command issued on a loop uses that loop's connection, so its answer
- * completes on the same thread and the caller need not hop back. Needs Redis 7.0+ ({@code PEXPIRE NX/GT}). Cluster URIs
- * ({@code redis-cluster://h1:7000,h2:7000}) use Lettuce's cluster client; only standalone Redis is
- * covered by the integration tests.
+ * completes on the same thread and the caller need not hop back. Needs Redis 7.0+ ({@code PEXPIRE NX/GT}).
+ * Cluster URIs ({@code redis-cluster://h1:7000,h2:7000}) use Lettuce's cluster client; only standalone
+ * Redis is covered by the integration tests.
  */
 public final class RedisCacheStore implements TtlAwareCacheStore {
 
