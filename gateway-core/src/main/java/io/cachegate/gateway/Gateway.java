@@ -23,6 +23,7 @@ import io.cachegate.gateway.telemetry.Telemetry;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
 import io.cachegate.gateway.server.tls.TlsFileException;
 import io.cachegate.config.TlsSettings;
+import io.cachegate.gateway.transport.LettuceLoops;
 import io.cachegate.gateway.transport.Transport;
 import io.cachegate.gateway.upstream.UpstreamClient;
 import io.netty.bootstrap.ServerBootstrap;
@@ -96,7 +97,8 @@ public final class Gateway implements AutoCloseable {
         metrics.watchStore(storeHealth::available, storeHealth::errors);
         this.semantic = policy.cache().semantic().enabled()
                 ? SemanticCaches.open(policy.cache().semantic(), metrics.semantic(), ticker) : null;
-        this.store = CacheStores.create(policy.cache().exact(), storeHealth, ticker);
+        this.store = CacheStores.create(policy.cache().exact(), storeHealth, ticker,
+                LettuceLoops.of(group, threads, transport).orElse(null));
         ExactCacheSettings exact = policy.cache().exact();
         this.fleet = policy.cache().fleet().coalesce() && exact.store() != ExactStore.MEMORY
                 ? RedisFlightLeases.connect(exact.redisUri(), exact.timeout(), policy.cache().fleet().maxWaiters())

@@ -4,6 +4,7 @@ import io.cachegate.config.ExactCacheSettings;
 import io.cachegate.config.Ticker;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
+import io.lettuce.core.resource.EventLoopGroupProvider;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.time.Duration;
@@ -25,22 +26,33 @@ public final class CacheStores {
 
     /** As {@link #create(ExactCacheSettings, StoreHealth)}, the in-process tier expiring entries by {@code ticker}. */
     public static CacheStore create(ExactCacheSettings settings, StoreHealth health, Ticker ticker) {
+        return create(settings, health, ticker, null);
+    }
+
+    /**
+     * As above, Lettuce's I/O running on {@code ioLoops} (the caller's own event loops; null: threads of its own)
+     * with one Redis connection per loop, so a lookup made on a loop is sent and answered on that loop: no
+     * hand-off to an I/O thread of Lettuce's and back per hit. The caller keeps ownership of the loops.
+     */
+    public static CacheStore create(ExactCacheSettings settings, StoreHealth health, Ticker ticker,
+                                    EventLoopGroupProvider ioLoops) {
         return switch (settings.store()) {
             case MEMORY -> {
                 health.available(true);
                 yield new MemoryCacheStore(settings.maxBytes(), ticker);
             }
-            case REDIS -> redis(settings, health);
+            case REDIS -> redis(settings, health, ioLoops);
             case TIERED -> TieredCacheStore.coherent(new MemoryCacheStore(settings.l1MaxBytes(), ticker),
-                    settings.l1Ttl(), redis(settings, health));
+                    settings.l1Ttl(), redis(settings, health, ioLoops));
         };
     }
 
-    static RedisCacheStore redis(ExactCacheSettings settings, StoreHealth health) {
-        return RedisCacheStore.connect(settings.redisUri(), clientResources(),
+    static RedisCacheStore redis(ExactCacheSettings settings, StoreHealth health, EventLoopGroupProvider ioLoops) {
+        return RedisCacheStore.connect(settings.redisUri(), clientResources(ioLoops),
                 new EntryCodec((int) Math.min(Integer.MAX_VALUE, settings.compressAboveBytes())),
                 settings.signingKey().map(k -> EntrySigner.hmacSha256(k.bytes())).orElse(EntrySigner.none()),
-                RedisStoreOptions.of(settings.timeout(), settings.redisQueueSize()), health);
+                RedisStoreOptions.of(settings.timeout(), settings.redisQueueSize()), health,
+                ioLoops == null ? 1 : Math.max(1, ioLoops.threadPoolSize()));
     }
 
     /**
@@ -51,7 +63,16 @@ public final class CacheStores {
 
     /** Resources of one Redis store: it uses one connection, so a few threads are plenty. */
     static ClientResources clientResources() {
-        return ClientResources.builder()
+        return clientResources(null);
+    }
+
+    /** As above, the I/O on {@code ioLoops} when not null (and the commands' writes coalesced: {@link RedisFlushes}). */
+    static ClientResources clientResources(EventLoopGroupProvider ioLoops) {
+        ClientResources.Builder builder = ClientResources.builder();
+        if (ioLoops != null) {
+            builder.eventLoopGroupProvider(ioLoops).nettyCustomizer(new RedisFlushes());
+        }
+        return builder
                 .timer(new HashedWheelTimer(new DefaultThreadFactory("cachegate-redis-timer", true),
                         TIMER_TICK_MILLIS, TimeUnit.MILLISECONDS))
                 .ioThreadPoolSize(2)

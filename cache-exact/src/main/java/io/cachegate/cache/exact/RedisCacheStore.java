@@ -1,13 +1,10 @@
 package io.cachegate.cache.exact;
 
 import io.lettuce.core.ExpireArgs;
-import io.lettuce.core.RedisChannelHandler;
-import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.resource.ClientResources;
-import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,21 +18,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The shared store: entries in Redis through one pipelined Lettuce connection. It fails open: while
+ * The shared store: entries in Redis through pipelined Lettuce connections (one, or one per event loop when
+ * Lettuce runs on the gateway's loops: see {@link CacheStores}). It fails open: while
  * Redis is down, slow or not yet connected, every operation completes exceptionally within the
  * command timeout (never blocks, never queues without bound), {@link StoreHealth} counts it, and the
- * client reconnects in the background. Futures complete on Lettuce's I/O thread: callers hop back to
- * their own event loop. Needs Redis 7.0+ ({@code PEXPIRE NX/GT}). Cluster URIs
- * ({@code redis-cluster://h1:7000,h2:7000}) use Lettuce's cluster client (a purge's SCAN walks every master),
- * Sentinel URIs ({@code redis-sentinel://h1:26379,h2:26379#master}) follow the master the sentinels name; both are
- * covered by integration tests on local processes, failovers included.
+ * client reconnects in the background. Futures complete on the I/O thread of the connection used: with
+ * Lettuce on the gateway's loops, a command issued on a loop uses that loop's connection, so its answer
+ * completes on the same thread and the caller need not hop back. Needs Redis 7.0+ ({@code PEXPIRE NX/GT}).
+ * Cluster URIs ({@code redis-cluster://h1:7000,h2:7000}) use Lettuce's cluster client (a purge's SCAN walks every
+ * master), Sentinel URIs ({@code redis-sentinel://h1:26379,h2:26379#master}) follow the master the sentinels name;
+ * both are covered by integration tests on local processes, failovers included.
  */
 public final class RedisCacheStore implements TtlAwareCacheStore {
 
     private static final Logger LOG = LoggerFactory.getLogger(RedisCacheStore.class);
     // A tag's set outlives each of its entries a little, so a purge by tag never misses a live entry.
     private static final long TAG_SLACK_MILLIS = 1000;
-    private static final long MAX_CONNECT_BACKOFF_MILLIS = 1000;
 
     private final RedisConnector connector;
     private final ClientResources resources;
@@ -45,12 +43,10 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
     private final RateLimitedLog warnings;
     private final String target;
     private final Duration warnInterval;
-    // Null until the first connect succeeds; from then on Lettuce reconnects the same connection.
-    private volatile RedisConnector.Connected connected;
-    private volatile boolean closed;
+    private final RedisConnections connections;
 
     private RedisCacheStore(RedisConnector connector, ClientResources resources, EntryCodec codec, EntrySigner signer,
-                            RedisStoreOptions options, StoreHealth health, String target) {
+                            RedisStoreOptions options, StoreHealth health, String target, int connections) {
         this.connector = connector;
         this.resources = resources;
         this.codec = codec;
@@ -59,6 +55,7 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
         this.warnings = new RateLimitedLog(LOG, options.warnInterval());
         this.target = target;
         this.warnInterval = options.warnInterval();
+        this.connections = new RedisConnections(connector, resources, health, warnings, target, connections);
     }
 
     /**
@@ -73,9 +70,19 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
     /** As above, every value signed and checked by {@code signer} (see {@link EntrySigner}). */
     public static RedisCacheStore connect(String uri, ClientResources resources, EntryCodec codec, EntrySigner signer,
                                           RedisStoreOptions options, StoreHealth health) {
+        return connect(uri, resources, codec, signer, options, health, 1);
+    }
+
+    /**
+     * As above with {@code connections} connections, meant as one per event loop of {@code resources}' group: a
+     * caller on a loop then sends on, and is answered on, its own loop's connection.
+     */
+    public static RedisCacheStore connect(String uri, ClientResources resources, EntryCodec codec, EntrySigner signer,
+                                          RedisStoreOptions options, StoreHealth health, int connections) {
         RedisConnector connector = RedisConnector.create(uri, resources, options);
-        RedisCacheStore store = new RedisCacheStore(connector, resources, codec, signer, options, health, redact(uri));
-        store.connectLoop(0);
+        RedisCacheStore store = new RedisCacheStore(connector, resources, codec, signer, options, health, redact(uri),
+                connections);
+        store.connections.open();
         return store;
     }
 
@@ -85,23 +92,25 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
 
     @Override
     public CompletableFuture<Optional<CacheEntry>> get(CacheKey key) {
-        RedisClusterAsyncCommands<String, byte[]> c = commands();
+        int slot = connections.slot();
+        RedisClusterAsyncCommands<String, byte[]> c = connections.commands(slot);
         if (c == null) {
             return notConnected();
         }
-        return guard(c.get(key.redisKey()))
+        return guard(c.get(key.redisKey()), slot)
                 .thenApply(bytes -> bytes == null ? Optional.<CacheEntry>empty() : decode(c, key, bytes));
     }
 
     @Override
     public CompletableFuture<Optional<Timed>> getWithTtl(CacheKey key) {
-        RedisClusterAsyncCommands<String, byte[]> c = commands();
+        int slot = connections.slot();
+        RedisClusterAsyncCommands<String, byte[]> c = connections.commands(slot);
         if (c == null) {
             return notConnected();
         }
         // Both go out on the one connection before either answer arrives: one round trip.
-        CompletableFuture<byte[]> value = guard(c.get(key.redisKey()));
-        CompletableFuture<Long> pttl = guard(c.pttl(key.redisKey()));
+        CompletableFuture<byte[]> value = guard(c.get(key.redisKey()), slot);
+        CompletableFuture<Long> pttl = guard(c.pttl(key.redisKey()), slot);
         return value.thenCombine(pttl, (bytes, millis) -> {
             if (bytes == null) {
                 return Optional.<Timed>empty();
@@ -117,7 +126,7 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
         if (ttl.isZero() || ttl.isNegative()) {
             throw new IllegalArgumentException("ttl must be positive, was " + ttl);
         }
-        RedisClusterAsyncCommands<String, byte[]> c = commands();
+        RedisClusterAsyncCommands<String, byte[]> c = connections.commands(connections.slot());
         if (c == null) {
             return notConnected();
         }
@@ -133,7 +142,7 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
         if (!entry.userDigest().isEmpty()) {
             addToSet(c, RedisKeys.userKey(entry.userDigest()), member, millis, sent);
         }
-        return guard(CompletableFuture.allOf(sent.toArray(CompletableFuture<?>[]::new)));
+        return guard(CompletableFuture.allOf(sent.toArray(CompletableFuture<?>[]::new)), -1);
     }
 
     /** Files {@code member} in the index set {@code setKey} (a tag's, a user's), which outlives it a little. */
@@ -148,7 +157,7 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
 
     @Override
     public CompletableFuture<Long> purge(PurgeScope scope) {
-        RedisClusterAsyncCommands<String, byte[]> c = commands();
+        RedisClusterAsyncCommands<String, byte[]> c = connections.commands(connections.slot());
         if (c == null) {
             return notConnected();
         }
@@ -169,8 +178,8 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
 
     /** PUBLISH on the store's connection (the L1 invalidations of a tiered store); completes with the receivers. */
     CompletableFuture<Long> publish(String channel, byte[] message) {
-        RedisClusterAsyncCommands<String, byte[]> c = commands();
-        return c == null ? notConnected() : guard(c.publish(channel, message));
+        RedisClusterAsyncCommands<String, byte[]> c = connections.commands(connections.slot());
+        return c == null ? notConnected() : guard(c.publish(channel, message), -1);
     }
 
     RedisConnector connector() {
@@ -197,50 +206,14 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
 
     @Override
     public void close() {
-        closed = true;
         health.available(false);
         // The timer drives Lettuce's reconnects: stop it first, so none starts on a loop shutting down.
         resources.timer().stop();
-        RedisConnector.Connected c = connected;
-        if (c != null) {
-            c.connection().close();
-        }
+        connections.close();
         // Quiet periods let a connection attempt already under way finish registering and be closed
         // (its channel buffers released) before the event loops stop.
         connector.client().shutdown(Duration.ofMillis(100), Duration.ofSeconds(2));
         resources.shutdown(100, 2000, TimeUnit.MILLISECONDS).awaitUninterruptibly(3000);
-    }
-
-    private RedisClusterAsyncCommands<String, byte[]> commands() {
-        RedisConnector.Connected c = connected;
-        return c == null || closed ? null : c.commands();
-    }
-
-    /** Tries the first connection until it succeeds; after that, Lettuce's auto-reconnect takes over. */
-    private void connectLoop(int attempt) {
-        if (closed) {
-            return;
-        }
-        connector.connect().whenComplete((c, error) -> {
-            if (error != null) {
-                warnings.warn("redis cache " + target + " unreachable, requests bypass it: " + rootMessage(error));
-                long delay = Math.min(MAX_CONNECT_BACKOFF_MILLIS, 25L << Math.min(attempt, 10));
-                if (!closed) {
-                    resources.eventExecutorGroup().schedule(() -> connectLoop(attempt + 1), delay, TimeUnit.MILLISECONDS);
-                }
-                return;
-            }
-            if (closed) {
-                c.connection().closeAsync();
-                return;
-            }
-            connected = c;
-            // On the store's own connection: the client's listeners also hear the short-lived connections of a
-            // cluster's topology refreshes and the L1 invalidations' subscription, which say nothing of this one.
-            c.connection().addListener(new StateListener());
-            health.available(true);
-            LOG.info("redis cache {} connected", target);
-        });
     }
 
     private Optional<CacheEntry> decode(RedisClusterAsyncCommands<String, byte[]> c, CacheKey key, byte[] bytes) {
@@ -258,11 +231,13 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
     /**
      * The outcome of {@code stage}, failures turned into a {@link StoreUnavailableException}. The
      * timeout is Lettuce's own (TimeoutOptions on the fine-ticking timer of {@link CacheStores}): a
-     * timer of our own per command cost two cross-thread wake-ups of the executor on every lookup.
+     * timer of our own per command cost two cross-thread wake-ups of the executor on every lookup. An answer
+     * on {@code slot} (-1: none to learn from) tells which thread that slot's connection answers on.
      */
-    private <T> CompletableFuture<T> guard(CompletionStage<T> stage) {
+    private <T> CompletableFuture<T> guard(CompletionStage<T> stage, int slot) {
         CompletableFuture<T> result = new CompletableFuture<>();
         stage.whenComplete((value, error) -> {
+            connections.answeredHere(slot);
             if (error == null) {
                 result.complete(value);
             } else {
@@ -299,7 +274,7 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
         return e;
     }
 
-    private static String rootMessage(Throwable error) {
+    static String rootMessage(Throwable error) {
         Throwable e = unwrap(error);
         return e.getClass().getSimpleName() + ": " + e.getMessage();
     }
@@ -307,22 +282,5 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
     /** The URI without its password, for logs. */
     static String redact(String uri) {
         return uri.replaceAll("//[^@/]*@", "//***@");
-    }
-
-    private final class StateListener implements RedisConnectionStateListener {
-        @Override
-        public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
-            if (!closed && connected != null) {
-                health.available(true);
-            }
-        }
-
-        @Override
-        public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
-            health.available(false);
-            if (!closed) {
-                warnings.warn("redis cache " + target + " disconnected, requests bypass it until it reconnects");
-            }
-        }
     }
 }

@@ -14,6 +14,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import io.lettuce.core.resource.DefaultEventLoopGroupProvider;
+import io.lettuce.core.resource.Transports;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.EventExecutor;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -112,6 +117,36 @@ class RedisCacheStoreIT {
         assertThat(store.get(aOther).join()).isEmpty();
         assertThat(RedisTestServer.command(uri, "EXISTS", RedisKeys.userKey(alice))).as("the set goes too").isEqualTo(":0");
         assertThat(store.purge(PurgeScope.user(bob)).join()).isEqualTo(2);
+    }
+
+    @Test
+    void get_connectionPerLoop_answersOnTheLoopThatAsked() throws Exception {
+        // As in the gateway, whose loops Lettuce borrows: a store with a connection per loop of its group.
+        DefaultEventLoopGroupProvider loops = new DefaultEventLoopGroupProvider(2);
+        EventLoopGroup group = loops.allocate(Transports.eventLoopGroupClass());
+        try (RedisCacheStore looped = RedisCacheStore.connect(uri, CacheStores.clientResources(loops), new EntryCodec(256),
+                EntrySigner.none(), RedisStoreOptions.of(Duration.ofSeconds(5), 1000), new StoreHealth(), 2)) {
+            await(Duration.ofSeconds(10), looped::available);
+            CacheKey key = key(tenant, "m@1");
+            looped.put(key, entry("{\"id\":\"looped\"}"), Duration.ofMinutes(1)).join();
+            int answeredWhereAsked = 0;
+            for (EventExecutor loop : group) {
+                for (int i = 0; i < 10; i++) { // the first answers tell the store which loop each connection is on
+                    boolean sameThread = loop.submit(() -> {
+                        Thread asker = Thread.currentThread();
+                        return looped.get(key).thenApply(found -> {
+                            assertThat(TestEntries.body(found.orElseThrow())).isEqualTo("{\"id\":\"looped\"}");
+                            return Thread.currentThread() == asker;
+                        });
+                    }).get(10, TimeUnit.SECONDS).get(10, TimeUnit.SECONDS);
+                    answeredWhereAsked += i == 9 && sameThread ? 1 : 0;
+                }
+            }
+            // Each connection is registered on a loop of the group; a loop holding one is answered on itself.
+            assertThat(answeredWhereAsked).isPositive();
+        } finally {
+            loops.release(group, 0, 1, TimeUnit.SECONDS);
+        }
     }
 
     @Test

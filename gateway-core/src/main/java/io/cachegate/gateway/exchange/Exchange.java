@@ -262,21 +262,29 @@ public final class Exchange {
         return done;
     }
 
-    /**
-     * Runs {@code task} on the exchange's event loop (where a stage continues after an asynchronous step); a
-     * client error it throws is answered, a bug turns into a 500.
-     */
+    /** Runs {@code task} on the exchange's loop (after an async step): a client error is answered, a bug a 500. */
     public void resume(Runnable task) {
-        ctx.executor().execute(() -> {
-            try {
-                task.run();
-            } catch (ApiException e) {
-                fail(e.kind(), e.getMessage(), e.param());
-            } catch (RuntimeException e) {
-                log.warn("request {}: unexpected failure", requestId, e);
-                failUnexpectedly();
-            }
-        });
+        ctx.executor().execute(() -> run(task));
+    }
+
+    /** As {@link #resume}, but at once when called on the loop (an answer that arrived there: no hop to queue). */
+    public void resumeHere(Runnable task) {
+        if (ctx.executor().inEventLoop()) {
+            run(task);
+            return;
+        }
+        resume(task);
+    }
+
+    private void run(Runnable task) {
+        try {
+            task.run();
+        } catch (ApiException e) {
+            fail(e.kind(), e.getMessage(), e.param());
+        } catch (RuntimeException e) {
+            log.warn("request {}: unexpected failure", requestId, e);
+            failUnexpectedly();
+        }
     }
 
     /** Answers with an OpenAI error; the answer's taps are told it will not complete. */

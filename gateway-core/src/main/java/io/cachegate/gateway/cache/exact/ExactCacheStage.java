@@ -63,7 +63,8 @@ public final class ExactCacheStage implements Stage {
             Optional<CacheEntry> entry = lookup.handle((e, error) -> error == null ? e : null).join();
             looked(x, c, entry, entry == null, t0, span, next);
         } else {
-            lookup.whenComplete((entry, error) -> x.resume(() -> looked(x, c, entry, error != null, t0, span, next)));
+            // With Lettuce on the gateway's loops the answer arrives on this very loop: carry on there and then.
+            lookup.whenComplete((entry, error) -> x.resumeHere(() -> looked(x, c, entry, error != null, t0, span, next)));
         }
     }
 

@@ -1,0 +1,43 @@
+package io.cachegate.gateway.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lettuce.core.resource.EventLoopGroupProvider;
+import io.lettuce.core.resource.Transports;
+import io.netty.channel.EventLoopGroup;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class LettuceLoopsTest {
+
+    @Test
+    void of_sameTransportAsLettuce_lendsTheGroupAndNeverShutsItDown() throws Exception {
+        Transport transport = Transport.best();
+        EventLoopGroup group = transport.newGroup(2, "lettuce-loops-test");
+        try {
+            // Lettuce picks its transport the same way (native epoll when available, else NIO).
+            assertThat(Transports.socketChannelClass()).isEqualTo(transport.clientChannel());
+            EventLoopGroupProvider loops = LettuceLoops.of(group, 2, transport).orElseThrow();
+
+            assertThat(loops.threadPoolSize()).isEqualTo(2);
+            assertThat((Object) loops.allocate(Transports.eventLoopGroupClass())).isSameAs(group);
+            assertThat(loops.release(group, 0, 1, TimeUnit.SECONDS).get()).isTrue();
+            assertThat(loops.shutdown(0, 1, TimeUnit.SECONDS).get()).isTrue();
+            assertThat(group.isShuttingDown()).isFalse(); // the gateway owns its loops: Lettuce only borrowed them
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    @Test
+    void of_otherTransportThanLettuce_isEmpty() {
+        Transport other = Transports.socketChannelClass() == Transport.NIO.clientChannel() ? Transport.EPOLL : Transport.NIO;
+        EventLoopGroup group = Transport.NIO.newGroup(1, "lettuce-loops-test");
+        try {
+            // A channel registers only on a loop of its own transport: Lettuce then keeps threads of its own.
+            assertThat(LettuceLoops.of(group, 1, other)).isEmpty();
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        }
+    }
+}
