@@ -33,6 +33,9 @@ final class RedisGateways {
                 tenants:
                 %scache:
                   exact: {store: %s, redis_uri: "%s", ttl: 10m, timeout: 100ms, l1_ttl: 10m}
+                  # Off here: these tests count the keys and pub/sub connections of the store and its L1
+                  # invalidations; coalescing across gateways has its own (FleetCoalescingIT).
+                  fleet: {coalesce: false}
                 """.formatted(backend, pin, tenantLines, store, redisUri);
     }
 
