@@ -61,9 +61,10 @@ final class BenchFleetCommand extends Scenario {
     @Option(names = "--tpot-ms", defaultValue = "2", description = "Simulator time per token (default ${DEFAULT-VALUE}).")
     int tpotMs;
 
-    @Option(names = "--redis", defaultValue = "start", paramLabel = "auto|start|URI",
-            description = "start: a redis-server of its own, so the command counts are the gateways' alone; auto: "
-                    + "127.0.0.1:6379 if it answers PING; or a redis:// URI (default ${DEFAULT-VALUE}).")
+    @Option(names = "--redis", defaultValue = "start", paramLabel = "auto|start|cluster|URI",
+            description = "start: a redis-server of its own, so the command counts are the gateways' alone; cluster: "
+                    + "a Redis Cluster of its own (three masters); auto: 127.0.0.1:6379 if it answers PING; or a "
+                    + "redis:// or redis-cluster:// URI (default ${DEFAULT-VALUE}).")
     String redis;
 
     /** One fleet size with coalescing across gateways on or off. */
