@@ -145,15 +145,15 @@ class ExactCacheStageTest {
     }
 
     @Test
-    void handle_slowStoreThenFails_resumesOnTheEventLoop_andFailsOpen() {
+    void handle_slowStoreThenFails_failsOpen() {
         store.deferGets();
         Exchange x = keyed(HELLO);
 
         stage.handle(x, next);
         assertThat(next.called()).as("waiting for the store").isFalse();
+        // An embedded channel's loop is every thread: the failure arrives "on the exchange's loop", where the stage
+        // goes on at once (Exchange.resumeHere) instead of queueing a hop, as a Redis answer on the gateway's loops does.
         store.waitingGet(0).completeExceptionally(new IllegalStateException("timed out"));
-        assertThat(next.called()).as("continues on the exchange's event loop only").isFalse();
-        Exchanges.runPending(x);
 
         assertThat(next.count(x)).isEqualTo(1);
         assertThat(x.get(CacheableRequest.KEY)).isNull();
