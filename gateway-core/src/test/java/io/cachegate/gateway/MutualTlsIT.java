@@ -77,7 +77,7 @@ class MutualTlsIT {
 
     @Test
     void listedCertificate_authenticatesAsItsTenant_withoutAKey() throws Exception {
-        String body = CacheCalls.chat("mtls " + System.nanoTime());
+        String body = CacheCalls.chat("mtls " + CacheCalls.nonce());
 
         HttpResponse<String> byCertificate = post(optional, acmeCert, body);
         HttpResponse<String> byAcmeKey = post(optional, null, body, "Authorization", "Bearer acme-key");

@@ -81,7 +81,7 @@ class TlsIT {
     @Test
     void https_answersAndServesHits_likePlainHttp() throws Exception {
         HttpClient client = HttpsClients.client(ca.authority(), null);
-        String body = CacheCalls.chat("over tls " + System.nanoTime());
+        String body = CacheCalls.chat("over tls " + CacheCalls.nonce());
 
         HttpResponse<String> first = HttpsClients.post(client, gateway.port(), CHAT, body);
         HttpResponse<String> second = HttpsClients.post(client, gateway.port(), CHAT, body);
