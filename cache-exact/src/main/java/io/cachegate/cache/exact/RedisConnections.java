@@ -6,6 +6,7 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.resource.ClientResources;
 import java.net.SocketAddress;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,7 +15,9 @@ import org.slf4j.LoggerFactory;
  * The Redis store's connections: one, or one per event loop when Lettuce runs on the gateway's loops (see
  * {@link CacheStores}), and which one a caller uses. Each connects in the background until its first connect
  * succeeds, then Lettuce reconnects it; the store's health follows these connections only (the client's other
- * connections, a cluster's topology refreshes and the L1 invalidations' subscription, say nothing of them).
+ * connections, a cluster's topology refreshes and the L1 invalidations' subscription, say nothing of them): it is
+ * available while any of them is up, and a caller whose own connection is down (still reconnecting after an
+ * outage) is lent one that is up.
  */
 final class RedisConnections {
 
@@ -31,6 +34,8 @@ final class RedisConnections {
     // The thread each slot's answers last arrived on: its channel's event loop, learned from the answers
     // themselves (so it follows a reconnect onto another loop). A caller on that thread uses that slot.
     private final AtomicReferenceArray<Thread> owners;
+    // 1 while a slot's connection is up, as its state listener last heard.
+    private final AtomicIntegerArray up;
     private volatile boolean closed;
 
     RedisConnections(RedisConnector connector, ClientResources resources, StoreHealth health, RateLimitedLog warnings,
@@ -45,6 +50,7 @@ final class RedisConnections {
         this.target = target;
         this.slots = new AtomicReferenceArray<>(count);
         this.owners = new AtomicReferenceArray<>(count);
+        this.up = new AtomicIntegerArray(count);
     }
 
     /** Starts connecting every slot; returns at once. */
@@ -69,14 +75,26 @@ final class RedisConnections {
         return Math.floorMod(System.identityHashCode(t), n);
     }
 
-    /** The commands of {@code slot}, of another connected slot while that one is not yet connected, or null. */
+    /**
+     * The commands of {@code slot}, or of another slot that is up while this one is down or not yet connected; null
+     * when none ever connected. With every connection down, the slot's own (its commands fail at once: a miss).
+     */
     RedisClusterAsyncCommands<String, byte[]> commands(int slot) {
         if (closed) {
             return null;
         }
         RedisConnector.Connected c = slots.get(slot);
-        for (int i = 1; c == null && i < slots.length(); i++) {
-            c = slots.get((slot + i) % slots.length());
+        if (c == null || up.get(slot) == 0) {
+            for (int i = 1; i < slots.length(); i++) {
+                int other = (slot + i) % slots.length();
+                RedisConnector.Connected o = slots.get(other);
+                if (o != null && (up.get(other) == 1 || c == null)) {
+                    c = o;
+                    if (up.get(other) == 1) {
+                        break;
+                    }
+                }
+            }
         }
         return c == null ? null : c.commands();
     }
@@ -102,9 +120,9 @@ final class RedisConnections {
         }
     }
 
-    private boolean anyConnected() {
-        for (int i = 0; i < slots.length(); i++) {
-            if (slots.get(i) != null) {
+    private boolean anyUp() {
+        for (int i = 0; i < up.length(); i++) {
+            if (up.get(i) == 1) {
                 return true;
             }
         }
@@ -132,23 +150,32 @@ final class RedisConnections {
                 return;
             }
             slots.set(slot, c);
-            c.connection().addListener(new StateListener());
+            up.set(slot, 1);
+            c.connection().addListener(new StateListener(slot));
             health.available(true);
             LOG.info("redis cache {} connected (connection {} of {})", target, slot + 1, slots.length());
         });
     }
 
     private final class StateListener implements RedisConnectionStateListener {
+        private final int slot;
+
+        StateListener(int slot) {
+            this.slot = slot;
+        }
+
         @Override
         public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
-            if (!closed && anyConnected()) {
+            up.set(slot, 1);
+            if (!closed) {
                 health.available(true);
             }
         }
 
         @Override
         public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
-            health.available(false);
+            up.set(slot, 0);
+            health.available(!closed && anyUp());
             if (!closed) {
                 warnings.warn("redis cache " + target + " disconnected, requests bypass it until it reconnects");
             }
