@@ -83,10 +83,11 @@ final class RedisConnector {
     }
 
     /**
-     * Opens the connection to every master before the store reports itself connected: Lettuce opens a node's
-     * connection on its first command, and commands sent while it is still opening are rejected (needless misses).
+     * Opens the connection to every master before the store (or the flight leases) report themselves connected:
+     * Lettuce opens a node's connection on its first command, and commands sent while it is still opening are
+     * rejected (needless misses).
      */
-    private static CompletableFuture<Void> openMasterConnections(StatefulRedisClusterConnection<String, byte[]> c) {
+    static CompletableFuture<Void> openMasterConnections(StatefulRedisClusterConnection<String, ?> c) {
         List<CompletableFuture<?>> opening = new ArrayList<>();
         for (RedisClusterNode node : c.getPartitions()) {
             if (node.getRole().isUpstream()) {

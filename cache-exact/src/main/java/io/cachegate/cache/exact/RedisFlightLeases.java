@@ -9,15 +9,11 @@ import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.protocol.ConnectionIntent;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -189,7 +185,7 @@ public final class RedisFlightLeases implements FlightLeases {
             // As the store's connector does: Lettuce's cluster connect needs the topology loaded first.
             CompletableFuture<Void> topology = cluster.refreshPartitionsAsync().toCompletableFuture();
             commandsReady = topology.thenCompose(loaded -> cluster.connectAsync(StringCodec.UTF8).toCompletableFuture())
-                    .thenCompose(c -> openMasters(c).thenApply(opened -> (StatefulConnection<String, String>) c));
+                    .thenCompose(c -> RedisConnector.openMasterConnections(c).thenApply(opened -> (StatefulConnection<String, String>) c));
             pubSubReady = topology.thenCompose(loaded -> cluster.connectPubSubAsync(StringCodec.UTF8)
                     .toCompletableFuture()).thenApply(c -> c);
         } else {
@@ -214,20 +210,6 @@ public final class RedisFlightLeases implements FlightLeases {
             long delay = Math.min(MAX_CONNECT_BACKOFF_MILLIS, 50L << Math.min(attempt, 5));
             resources.eventExecutorGroup().schedule(() -> connectLoop(attempt + 1), delay, TimeUnit.MILLISECONDS);
         });
-    }
-
-    /**
-     * Opens the connection to every master before claims are taken, as the store's connector does: Lettuce opens a
-     * node's connection on its first command and rejects commands sent while it opens (needless "unavailable").
-     */
-    private static CompletableFuture<Void> openMasters(StatefulRedisClusterConnection<String, String> c) {
-        List<CompletableFuture<?>> opening = new ArrayList<>();
-        for (RedisClusterNode node : c.getPartitions()) {
-            if (node.getRole().isUpstream()) {
-                opening.add(c.getConnectionAsync(node.getUri().getHost(), node.getUri().getPort(), ConnectionIntent.WRITE));
-            }
-        }
-        return CompletableFuture.allOf(opening.toArray(CompletableFuture<?>[]::new));
     }
 
     @SuppressWarnings("unchecked")
