@@ -65,10 +65,6 @@ final class SegmentFacts {
         return loaded;
     }
 
-    int segments() {
-        return bySegment.size();
-    }
-
     private Facts load(LeafReader segment) {
         try {
             return new Facts(expires(segment), scopes(segment));
