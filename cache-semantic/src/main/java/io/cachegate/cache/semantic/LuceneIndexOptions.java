@@ -17,9 +17,10 @@ import java.util.Objects;
  * @param refreshInterval the shortest time between two refreshes of the searcher: a delete or purge waits at most
  *     about this long to take effect (refreshes are coalesced within it), an add only when recent entries are full
  * @param commitInterval how often changes are made durable (a crash loses at most this much)
- * @param exactSearchLimit a segment where the scope filter leaves at most this many entries is searched exactly
+ * @param exactSearchLimit a segment where the scope filter leaves at most this many entries may be searched exactly
  *     (every vector compared) instead of through its HNSW graph: a graph search for one small scope among many
- *     visits more nodes than the scope holds and then falls back to the exact search anyway
+ *     visits more nodes than the scope holds and then falls back to the exact search anyway. Within the limit, a
+ *     scope that is most of its segment is searched exactly only up to ~1,300 entries, where that is cheaper
  * @param recentCapacity entries added since the last refresh that are searched by comparing every vector, so an add
  *     is searchable at once without a refresh; 0 turns this off (every add waits for a refresh). About 1.7 KB each
  *     at 384 dimensions plus the text

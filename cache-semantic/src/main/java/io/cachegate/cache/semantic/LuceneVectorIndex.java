@@ -65,6 +65,7 @@ public final class LuceneVectorIndex implements VectorIndex {
     private final RecentEntries recent;
     private final SegmentFacts facts = new SegmentFacts(EXPIRES, SCOPE);
     private final ExecutorService executor;
+    private final ExecutorService searchHelpers;
     // Refreshes and commit ticks only: one periodic task and at most a few delayed refreshes (each request schedules
     // one only when none is due sooner), so its queue stays small.
     private final ScheduledExecutorService scheduler;
@@ -82,6 +83,8 @@ public final class LuceneVectorIndex implements VectorIndex {
         this.searchers = new SearcherManager(writer, new WarmSearchers(facts));
         this.recent = new RecentEntries(options.recentCapacity());
         this.executor = IndexThreads.bounded("cachegate-lucene-index", options.threads(), options.queueCapacity());
+        this.searchHelpers = IndexThreads.idleHelpers("cachegate-lucene-search",
+                Runtime.getRuntime().availableProcessors() - 1);
         ScheduledThreadPoolExecutor ticks = new ScheduledThreadPoolExecutor(1, IndexThreads.daemon("cachegate-lucene-refresh"));
         ticks.setRemoveOnCancelPolicy(true);
         ticks.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
@@ -186,7 +189,7 @@ public final class LuceneVectorIndex implements VectorIndex {
         Query unreadable = readable.unrestricted() ? null : LuceneDocuments.unreadable(readable.held());
         IndexSearcher searcher = searchers.acquire();
         try {
-            List<ScoreDoc> top = new ScopeSearch(searcher, facts, VECTOR, options.exactSearchLimit())
+            List<ScoreDoc> top = new ScopeSearch(searcher, facts, VECTOR, options.exactSearchLimit(), searchHelpers)
                     .nearest(scope, vector, k, nowMillis, unreadable);
             StoredFields stored = searcher.storedFields();
             List<Neighbour> fromLucene = new ArrayList<>(top.size());
@@ -198,7 +201,6 @@ public final class LuceneVectorIndex implements VectorIndex {
             searchers.release(searcher);
         }
     }
-
 
     @Override
     public CompletableFuture<Void> delete(String entryKey) {
@@ -250,8 +252,6 @@ public final class LuceneVectorIndex implements VectorIndex {
             return count;
         }).thenCompose(count -> count == 0 ? CompletableFuture.completedFuture(0L) : refreshes.within(0).thenApply(v -> count));
     }
-
-
 
     /** Reopens the searcher on everything written so far, and again after evicting when over the bound. */
     private void refreshSearcher() throws IOException {
@@ -329,6 +329,7 @@ public final class LuceneVectorIndex implements VectorIndex {
         try {
             executor.shutdown();
             executor.awaitTermination(10, TimeUnit.SECONDS);
+            searchHelpers.shutdown();
             scheduler.shutdown();  // a delayed refresh is dropped (one may be due in seconds): it runs below instead
             scheduler.awaitTermination(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {

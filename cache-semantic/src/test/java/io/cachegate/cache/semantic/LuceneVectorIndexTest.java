@@ -66,6 +66,38 @@ class LuceneVectorIndexTest extends VectorIndexContractTest {
         assertThat(keys(search("s", axis(0), 3))).containsExactly("nearest", "near", "middle");
     }
 
+    @Test
+    void search_scopeSpreadOverManySegments_findsWhatComparingEveryVectorFinds() {
+        Random random = new Random(7);
+        List<IndexEntry> inScope = new ArrayList<>();
+        for (int segment = 0; segment < 6; segment++) {
+            for (int i = 0; i < 80; i++) {
+                IndexEntry e = entry("k" + segment + "-" + i, i % 4 == 0 ? "other" : "s", TestVectors.random(random, DIMENSION));
+                await(index.add(e));
+                if (e.scope().equals("s")) {
+                    inScope.add(e);
+                }
+            }
+            await(index.size());  // a refresh: one segment per round
+        }
+
+        for (int q = 0; q < 20; q++) {
+            float[] query = TestVectors.random(random, DIMENSION);
+            List<String> expected = inScope.stream()
+                    .sorted((a, b) -> Float.compare(dot(b.vectorUnsafe(), query), dot(a.vectorUnsafe(), query)))
+                    .limit(5).map(IndexEntry::entryKey).toList();
+            assertThat(keys(search("s", query, 5))).containsExactlyElementsOf(expected);
+        }
+    }
+
+    private static float dot(float[] a, float[] b) {
+        float sum = 0;
+        for (int i = 0; i < a.length; i++) {
+            sum += a[i] * b[i];
+        }
+        return sum;
+    }
+
     private static float[] axisMix(int first, int second, float weightOfFirst) {
         float[] v = new float[DIMENSION];
         v[first] = weightOfFirst;
