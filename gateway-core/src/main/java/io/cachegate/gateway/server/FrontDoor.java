@@ -14,7 +14,6 @@ import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.ReferenceCountUtil;
 import java.util.List;
-import java.util.regex.Pattern;
 
 /**
  * The front door: refuses requests that could smuggle a second request past us or be read differently by a proxy
@@ -30,9 +29,6 @@ final class FrontDoor extends ChannelInboundHandlerAdapter {
 
     /** Header fields per request at most (Apache httpd's LimitRequestFields default); no client needs more. */
     static final int MAX_HEADERS = 100;
-    /** A Host value: a name or IPv4 address, or a bracketed IPv6 literal, with an optional port (RFC 9110 7.2). */
-    private static final Pattern HOST = Pattern.compile(
-            "(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9._~!$&'()*+,;=%-]*)(:[0-9]{0,5})?");
 
     private boolean failed;
 
@@ -96,7 +92,7 @@ final class FrontDoor extends ChannelInboundHandlerAdapter {
         if (hosts == 0 && request.protocolVersion().equals(HttpVersion.HTTP_1_1)) {
             return "Missing Host header";
         }
-        if (hosts == 1 && !HOST.matcher(headers.get(HttpHeaderNames.HOST)).matches()) {
+        if (hosts == 1 && !HeadSyntax.host(headers.get(HttpHeaderNames.HOST))) {
             return "The Host header is not a host name with an optional port";
         }
         if (headers.getAll(HttpHeaderNames.AUTHORIZATION).size() > 1) {

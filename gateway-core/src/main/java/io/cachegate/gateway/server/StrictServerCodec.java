@@ -14,23 +14,17 @@ import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.util.ArrayDeque;
 import java.util.List;
-import java.util.regex.Pattern;
 
 /**
  * Netty's {@code HttpServerCodec} with two more refusals: a header continuation line (obs-fold, a line starting with
  * a space or tab), which Netty's decoder joins silently to the previous header while another hop may read it as a
- * header of its own, and a request line Netty reads leniently (see {@link #REQUEST_LINE}). Such a request is marked as a decoder failure, so the {@link FrontDoor} refuses it. Like
+ * header of its own, and a request line Netty reads leniently (runs of spaces or tabs, lower-case or other versions,
+ * a missing version: another hop could read them differently; {@link HeadSyntax#requestLine} is the strict form).
+ * Such a request is marked as a decoder failure, so the {@link FrontDoor} refuses it. Like
  * {@code HttpServerCodec}, the encoder remembers each request's method, so that the answer to a HEAD has no body.
  */
 final class StrictServerCodec extends CombinedChannelDuplexHandler<HttpRequestDecoder, HttpResponseEncoder> {
 
-    /**
-     * A request line read strictly (RFC 9112 3): a method token, one space, a target without spaces or controls, one
-     * space, and HTTP/1.0 or HTTP/1.1 exactly. Netty's decoder also takes runs of spaces or tabs, lower-case or other
-     * versions (HTTP/2.0, HTTP/1.2) and a missing version, which another hop could read differently.
-     */
-    private static final Pattern REQUEST_LINE =
-            Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+ [\\x21-\\x7e\\x80-\\xff]+ HTTP/1\\.[01]");
     private static final int MAX_LINE = 16 * 1024;
 
     /** The methods of requests not answered yet, in order; bounded by what the pipeline holds per connection. */
@@ -72,7 +66,7 @@ final class StrictServerCodec extends CombinedChannelDuplexHandler<HttpRequestDe
                         request.setDecoderResult(DecoderResult.failure(
                                 new IllegalArgumentException("obs-fold header continuation line")));
                     }
-                    if (request.decoderResult().isSuccess() && !REQUEST_LINE.matcher(requestLine).matches()) {
+                    if (request.decoderResult().isSuccess() && !HeadSyntax.requestLine(requestLine)) {
                         request.setDecoderResult(DecoderResult.failure(
                                 new IllegalArgumentException("request line is not method SP target SP HTTP/1.x")));
                     }

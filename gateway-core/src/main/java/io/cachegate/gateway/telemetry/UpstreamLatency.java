@@ -12,8 +12,12 @@ import java.util.concurrent.ConcurrentMap;
 final class UpstreamLatency {
 
     static final int WINDOW = 128;
-    /** The median is re-computed after this many new answers, not on every read. */
-    private static final int REFRESH_EVERY = 8;
+    /**
+     * The median is re-computed after this many new answers, not on every read: a quarter of the window, so it
+     * follows a change of the backend's speed within a window's answers. Sorting the window every 8 answers was
+     * 2.5% of a proxied request's CPU (JFR, a proxying run).
+     */
+    private static final int REFRESH_EVERY = 32;
     /** Routes tracked at most; a route beyond it gets no estimate (route labels are bounded by the policy). */
     private static final int MAX_ROUTES = 4096;
 
@@ -39,6 +43,7 @@ final class UpstreamLatency {
 
     private static final class Window {
         private final long[] samples = new long[WINDOW];
+        private final long[] sorted = new long[WINDOW];
         private int count;
         private int next;
         private int sinceRefresh;
@@ -50,8 +55,8 @@ final class UpstreamLatency {
             count = Math.min(count + 1, WINDOW);
             if (++sinceRefresh >= REFRESH_EVERY || count <= REFRESH_EVERY) {
                 sinceRefresh = 0;
-                long[] sorted = Arrays.copyOf(samples, count);
-                Arrays.sort(sorted);
+                System.arraycopy(samples, 0, sorted, 0, count);
+                Arrays.sort(sorted, 0, count);
                 median = count % 2 == 1 ? sorted[count / 2] : (sorted[count / 2 - 1] + sorted[count / 2]) / 2;
             }
         }

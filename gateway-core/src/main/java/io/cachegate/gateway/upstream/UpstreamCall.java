@@ -196,6 +196,11 @@ public final class UpstreamCall {
         channel.attr(UpstreamHandler.CALL).set(null);
         if (!keepAlive) {
             channel.close();
+        } else {
+            // A read stays pending while the connection idles in the pool: the socket's interest in reads stays
+            // registered, where clearing it now and setting it for the next request cost two epoll_ctl calls a
+            // request (strace of a proxying run), and a backend closing an idle connection is noticed at once.
+            channel.read();
         }
         pool.release(channel);
     }
