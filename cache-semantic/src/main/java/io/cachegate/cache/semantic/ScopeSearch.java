@@ -27,9 +27,10 @@ import org.apache.lucene.util.FixedBitSet;
 /**
  * The k nearest live entries of one scope, segment by segment. A segment where the scope's entries are few, or a
  * small share of the segment (at most {@code exactLimit} in any case), is searched exactly: its {@link SegmentFacts}
- * list the scope's documents and each of their vectors is compared, which there is less work than a graph search
- * that visits more nodes than the scope holds. A larger share goes through the segment's HNSW graph with a filter answering per
- * document from the scope's bits (none when the whole segment is in the scope), the live docs and the expiry times.
+ * list the scope's documents and each of their vectors is compared, which there costs less than a graph search that
+ * visits more nodes than the scope holds. Otherwise the search goes through the segment's HNSW graph with a filter
+ * answering per document from the scope's bits (none when the whole segment is in the scope), the live docs and the
+ * expiry times.
  * Unlike Lucene's filtered {@code KnnFloatVectorQuery}, no filter query is evaluated into a bit set over the whole
  * segment, and no term is looked up, on every search. The segments are searched as separate tasks: by the calling
  * thread, and by a helper when one is idle (a large scope spread over many segments takes half as long on two
@@ -53,10 +54,10 @@ final class ScopeSearch {
     /** @param helpers {@link IndexThreads#idleHelpers}, which search segments beside the calling thread when idle */
     ScopeSearch(IndexSearcher searcher, SegmentFacts facts, String vectorField, int exactLimit, Executor helpers) {
         this.searcher = searcher;
-        this.helpers = helpers;
         this.facts = facts;
         this.vectorField = vectorField;
         this.exactLimit = exactLimit;
+        this.helpers = helpers;
     }
 
     /**
