@@ -117,7 +117,8 @@ public final class ForwardedHeaders {
         for (Iterator<Map.Entry<CharSequence, CharSequence>> it = from.iteratorCharSequence(); it.hasNext(); ) {
             Map.Entry<CharSequence, CharSequence> h = it.next();
             AsciiString name = AsciiString.of(h.getKey()).toLowerCase();
-            if (HOP_BY_HOP.contains(name) || REQUEST_OWN.contains(name) || named.contains(name.toString())) {
+            if (HOP_BY_HOP.contains(name) || REQUEST_OWN.contains(name)
+                    || (!named.isEmpty() && named.contains(name.toString()))) {
                 continue;
             }
             if (dropAuthorization && name.contentEquals(HttpHeaderNames.AUTHORIZATION)) {
@@ -137,7 +138,7 @@ public final class ForwardedHeaders {
             Map.Entry<CharSequence, CharSequence> h = it.next();
             AsciiString name = AsciiString.of(h.getKey()).toLowerCase();
             boolean hop = HOP_BY_HOP.contains(name) && !name.contentEquals(HttpHeaderNames.TRANSFER_ENCODING);
-            if (hop || named.contains(name.toString())) {
+            if (hop || (!named.isEmpty() && named.contains(name.toString()))) {
                 continue;
             }
             to.add(name, h.getValue());
