@@ -16,6 +16,7 @@ final class GatewayPolicy {
     private final int ioThreads;
     private final List<URI> urls;
     private final List<String> backend = new ArrayList<>();
+    private final List<String> server = new ArrayList<>();
     private int connectionsPerUrl = 256;
     private boolean pinned;
     private BenchCertificate tls;
@@ -65,6 +66,7 @@ final class GatewayPolicy {
     private GatewayPolicy copy() {
         GatewayPolicy copy = new GatewayPolicy(ioThreads, urls);
         copy.backend.addAll(backend);
+        copy.server.addAll(server);
         copy.connectionsPerUrl = connectionsPerUrl;
         copy.pinned = pinned;
         copy.tls = tls;
@@ -82,6 +84,12 @@ final class GatewayPolicy {
     /** The backend's {@code max_connections_per_url} (256 unless set). */
     GatewayPolicy connectionsPerUrl(int connections) {
         connectionsPerUrl = connections;
+        return this;
+    }
+
+    /** Other settings of the listener, one YAML {@code key: value} each, e.g. {@code max_connections: 100}. */
+    GatewayPolicy server(String... settings) {
+        server.addAll(List.of(settings));
         return this;
     }
 
@@ -112,6 +120,7 @@ final class GatewayPolicy {
             out.append(", tls: { certificate: \"").append(tls.certificate()).append("\", key: \"").append(tls.key())
                     .append("\" }");
         }
+        server.forEach(setting -> out.append(", ").append(setting));
         out.append(" }\n");
         out.append("backends:\n  - name: sim\n    urls: [")
                 .append(urls.stream().map(u -> "\"" + u + "\"").collect(Collectors.joining(", "))).append("]\n");
