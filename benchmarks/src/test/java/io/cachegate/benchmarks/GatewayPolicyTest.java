@@ -56,7 +56,8 @@ class GatewayPolicyTest {
 
     @Test
     void yaml_withSectionsAndRoutes_loads() throws Exception {
-        GatewayPolicy policy = GatewayPolicy.of(2, TWO_REPLICAS).pinModelVersion().connectionsPerUrl(1024)
+        GatewayPolicy policy = GatewayPolicy.of(2, TWO_REPLICAS).server("max_connections_per_address: 100000")
+                .pinModelVersion().connectionsPerUrl(1024)
                 .backend("max_concurrency: 8", "balance: least_loaded")
                 .section("""
                         classes:
@@ -66,6 +67,7 @@ class GatewayPolicyTest {
                 .route("batch-model", "class: batch", "cache: { exact: false }")
                 .route("*", "class: interactive", "cache: { exact: false }");
         Policy loaded = load(policy);
+        assertThat(loaded.server().connections().maxConnectionsPerAddress()).isEqualTo(100_000);
         assertThat(loaded.backends().get(0).modelVersion()).isEqualTo(Optional.of("bench@1"));
         assertThat(loaded.backends().get(0).maxConnectionsPerUrl()).isEqualTo(1024);
         assertThat(loaded.backends().get(0).maxConcurrency()).hasValue(8);
