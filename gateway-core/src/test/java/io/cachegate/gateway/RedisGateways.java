@@ -67,9 +67,17 @@ final class RedisGateways {
 
     /** Repeats the request until it is a hit (the write-back is asynchronous); false after {@code timeout}. */
     static boolean hitWithin(Duration timeout, Gateway gw, String key, String body) {
+        return answeredWithin(timeout, gw, key, body, "HIT");
+    }
+
+    /**
+     * True once the gateway answers {@code body} as {@code X-Cache: xCache} within {@code timeout}: an invalidation
+     * another gateway published has reached this one's socket when the purge answers, and is applied as it is read.
+     */
+    static boolean answeredWithin(Duration timeout, Gateway gw, String key, String body, String xCache) {
         return Poll.until(timeout, () -> {
             try {
-                return xCache(post(gw, key, body)).equals("HIT");
+                return xCache(post(gw, key, body)).equals(xCache);
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
