@@ -113,12 +113,11 @@ public final class ForwardedHeaders {
     }
 
     static void copyRequestHeaders(HttpHeaders from, HttpHeaders to, boolean dropAuthorization) {
-        Set<String> named = namedByConnection(from);
+        Set<AsciiString> named = namedByConnection(from);
         for (Iterator<Map.Entry<CharSequence, CharSequence>> it = from.iteratorCharSequence(); it.hasNext(); ) {
             Map.Entry<CharSequence, CharSequence> h = it.next();
             AsciiString name = AsciiString.of(h.getKey()).toLowerCase();
-            if (HOP_BY_HOP.contains(name) || REQUEST_OWN.contains(name)
-                    || (!named.isEmpty() && named.contains(name.toString()))) {
+            if (HOP_BY_HOP.contains(name) || REQUEST_OWN.contains(name) || named.contains(name)) {
                 continue;
             }
             if (dropAuthorization && name.contentEquals(HttpHeaderNames.AUTHORIZATION)) {
@@ -133,29 +132,30 @@ public final class ForwardedHeaders {
      * piece exactly as framed upstream, and Netty's encoder re-frames it for the client.
      */
     static void copyResponseHeaders(HttpHeaders from, HttpHeaders to) {
-        Set<String> named = namedByConnection(from);
+        Set<AsciiString> named = namedByConnection(from);
         for (Iterator<Map.Entry<CharSequence, CharSequence>> it = from.iteratorCharSequence(); it.hasNext(); ) {
             Map.Entry<CharSequence, CharSequence> h = it.next();
             AsciiString name = AsciiString.of(h.getKey()).toLowerCase();
             boolean hop = HOP_BY_HOP.contains(name) && !name.contentEquals(HttpHeaderNames.TRANSFER_ENCODING);
-            if (hop || (!named.isEmpty() && named.contains(name.toString()))) {
+            if (hop || named.contains(name)) {
                 continue;
             }
             to.add(name, h.getValue());
         }
     }
 
-    private static Set<String> namedByConnection(HttpHeaders headers) {
+    /** Header names the Connection header lists (hop-by-hop too), lower-case, as the names they are checked against. */
+    private static Set<AsciiString> namedByConnection(HttpHeaders headers) {
         List<String> values = headers.getAll(HttpHeaderNames.CONNECTION);
         if (values.isEmpty()) {
             return Set.of();
         }
-        HashSet<String> names = new HashSet<>();
+        HashSet<AsciiString> names = new HashSet<>();
         for (String value : values) {
             for (String token : value.split(",")) {
                 String t = token.trim().toLowerCase(Locale.ROOT);
                 if (!t.isEmpty() && !t.equals("close") && !t.equals("keep-alive")) {
-                    names.add(t);
+                    names.add(AsciiString.of(t));
                 }
             }
         }
