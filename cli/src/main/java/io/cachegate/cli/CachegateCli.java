@@ -26,6 +26,7 @@ public final class CachegateCli implements Runnable {
     }
 
     public static void main(String[] args) {
+        NettyDefaults.apply(System.getProperties()); // before any Netty class reads its properties
         NativeLibraries.prepare(); // before any command loads ONNX Runtime or a DJL tokenizer
         // Libraries that log through java.util.logging (the OpenTelemetry SDK's export failures) log as we do.
         SLF4JBridgeHandler.removeHandlersForRootLogger();

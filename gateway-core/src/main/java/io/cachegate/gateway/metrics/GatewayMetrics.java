@@ -37,7 +37,7 @@ public final class GatewayMetrics implements AutoCloseable {
     private final AtomicInteger activeConnections = new AtomicInteger();
     private final AtomicInteger inFlight = new AtomicInteger();
     private final ConcurrentMap<RequestKey, Counter> requestCounters = new ConcurrentHashMap<>();
-    private final ConcurrentMap<String, Timer> requestTimers = new ConcurrentHashMap<>();
+    private final ConcurrentMap<TimerKey, Timer> requestTimers = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, Timer> upstreamTimers = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, Counter> upstreamFailures = new ConcurrentHashMap<>();
     private final ConcurrentMap<CounterKey, Counter> counters = new ConcurrentHashMap<>();
@@ -128,7 +128,7 @@ public final class GatewayMetrics implements AutoCloseable {
                 .description("Requests answered, by route, endpoint and status")
                 .tag("route", route).tag("endpoint", endpoint).tag("status", Integer.toString(status))
                 .register(registry)).increment();
-        requestTimers.computeIfAbsent(endpoint + '|' + cache, k -> Timer.builder("cachegate.request.duration")
+        requestTimers.computeIfAbsent(new TimerKey(endpoint, cache), k -> Timer.builder("cachegate.request.duration")
                 .description("Time from a complete request to the end of its answer, by endpoint and cache outcome")
                 .tag("endpoint", endpoint).tag("cache", cache)
                 .publishPercentileHistogram()
@@ -304,6 +304,9 @@ public final class GatewayMetrics implements AutoCloseable {
     }
 
     private record CounterKey(String name, String value1, String value2) {
+    }
+
+    private record TimerKey(String endpoint, String cache) {
     }
 
     private record SavedKey(String name, String layer, String route, String tenant) {

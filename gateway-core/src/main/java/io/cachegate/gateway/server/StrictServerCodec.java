@@ -25,8 +25,6 @@ import java.util.List;
  */
 final class StrictServerCodec extends CombinedChannelDuplexHandler<HttpRequestDecoder, HttpResponseEncoder> {
 
-    private static final int MAX_LINE = 16 * 1024;
-
     /** The methods of requests not answered yet, in order; bounded by what the pipeline holds per connection. */
     private final ArrayDeque<HttpMethod> methods = new ArrayDeque<>();
 
@@ -38,12 +36,7 @@ final class StrictServerCodec extends CombinedChannelDuplexHandler<HttpRequestDe
 
         /** True while the bytes the decoder consumes are a request line and headers. */
         private boolean inHead = true;
-        private boolean sawLine;
-        private boolean lastWasLf;
-        private boolean folded;
-        /** The request line as sent (the decoder reads it leniently); bounded by the decoder's initial-line limit. */
-        private final StringBuilder requestLine = new StringBuilder();
-        private boolean lineDone;
+        private final HeadScan head = new HeadScan();
 
         Decoder(HttpDecoderConfig config) {
             super(config);
@@ -56,53 +49,26 @@ final class StrictServerCodec extends CombinedChannelDuplexHandler<HttpRequestDe
             super.decode(ctx, buffer, out);
             // The decoder returns right after the call that completes the head, so these bytes are head bytes only.
             if (inHead) {
-                scan(buffer, start, buffer.readerIndex());
+                head.scan(buffer, start, buffer.readerIndex());
             }
             for (int i = before; i < out.size(); i++) {
                 Object msg = out.get(i);
                 if (msg instanceof HttpRequest request) {
                     methods.add(request.method());
-                    if (folded && request.decoderResult().isSuccess()) {
+                    if (head.folded() && request.decoderResult().isSuccess()) {
                         request.setDecoderResult(DecoderResult.failure(
                                 new IllegalArgumentException("obs-fold header continuation line")));
                     }
-                    if (request.decoderResult().isSuccess() && !HeadSyntax.requestLine(requestLine)) {
+                    if (request.decoderResult().isSuccess() && !HeadSyntax.requestLine(head.requestLine())) {
                         request.setDecoderResult(DecoderResult.failure(
                                 new IllegalArgumentException("request line is not method SP target SP HTTP/1.x")));
                     }
                     inHead = false;
-                    sawLine = false;
-                    lastWasLf = false;
-                    folded = false;
-                    requestLine.setLength(0);
-                    lineDone = false;
+                    head.reset();
                 }
                 if (msg instanceof LastHttpContent) {
                     inHead = true;
                 }
-            }
-        }
-
-        /** A line that starts with a space or tab once the request line has begun: obs-fold. */
-        private void scan(ByteBuf buffer, int from, int to) {
-            for (int i = from; i < to; i++) {
-                byte b = buffer.getByte(i);
-                if (lastWasLf && sawLine && (b == ' ' || b == '\t')) {
-                    folded = true;
-                }
-                if (sawLine && !lineDone) {
-                    if (b == '\n') {
-                        lineDone = true;
-                    } else if (b != '\r' && requestLine.length() <= MAX_LINE) {
-                        requestLine.append((char) (b & 0xFF));
-                    }
-                } else if (!sawLine && b != '\r' && b != '\n' && b != ' ' && b != '\t') {
-                    requestLine.append((char) (b & 0xFF));
-                }
-                if (b != '\r' && b != '\n' && b != ' ' && b != '\t') {
-                    sawLine = true;
-                }
-                lastWasLf = b == '\n';
             }
         }
     }
