@@ -117,12 +117,16 @@ final class BenchCompareCommand extends Scenario {
         }
         Map<Run, List<CompareTable.Sample>> samples = alternating(runs, (r, run) -> {
             long before = BenchScrapes.simStats(http, sim.uri()).requests();
+            ProcessHandle server = run.target().server();
+            Duration cpuBefore = server == null ? null : ServerCpu.used(server);
             String label = "round " + r + ": " + run.target().name() + " by " + run.client();
             CompareTable.Sample s = run.client().equals("wrk")
                     ? wrkPhase(wrk.orElseThrow(), label, run.target(), scripts.get(run.target().name()))
                     : loadPhase(label, run.target(), body);
+            double cpu = server == null ? Double.NaN
+                    : ServerCpu.microsPerRequest(cpuBefore, ServerCpu.used(server), s.requests());
             long calls = BenchScrapes.simStats(http, sim.uri()).requests() - before;
-            return new CompareTable.Sample(s.throughput(), s.p50Ms(), s.p99Ms(), s.requests(), s.errors(), calls);
+            return new CompareTable.Sample(s.throughput(), s.p50Ms(), s.p99Ms(), s.requests(), s.errors(), calls, cpu);
         });
         Map<String, CompareTable> tables = new LinkedHashMap<>();
         for (String client : clients) {
@@ -153,12 +157,14 @@ final class BenchCompareCommand extends Scenario {
                     .section("cache:\n  exact:\n    store: " + store + "\n"
                             + ("memory".equals(store) ? "" : "    redis_uri: \"" + redisUri + "\"\n"));
             ChildGateway g = children.gateway(store, List.of(), policy);
-            out.add(new CompareTarget("cachegate-" + store, CompareTarget.Kind.HIT, g.uri(), Map.of(), "x-cache"));
+            out.add(new CompareTarget("cachegate-" + store, CompareTarget.Kind.HIT, g.uri(), Map.of(), "x-cache",
+                    g.process().toHandle()));
         }
         if (!skip.contains("cachegate-off")) {
             ChildGateway off = children.gateway("off", List.of(), GatewayPolicy.of(options.gatewayThreads(), sim)
                     .pinModelVersion().route("*", "cache: { exact: false }"));
-            out.add(new CompareTarget("cachegate-off", CompareTarget.Kind.PROXY, off.uri(), Map.of(), null));
+            out.add(new CompareTarget("cachegate-off", CompareTarget.Kind.PROXY, off.uri(), Map.of(), null,
+                    off.process().toHandle()));
         }
         return out;
     }
@@ -179,20 +185,23 @@ final class BenchCompareCommand extends Scenario {
             notes.put("nginx", "skipped: not installed and apt-get could not install it");
             return List.of();
         }
-        List<CompareTarget> out = new ArrayList<>();
         List<NginxReference.Site> config = new ArrayList<>();
-        for (Map.Entry<String, NginxReference.Kind> site : sites.entrySet()) {
-            int port = LocalProcesses.freePort();
-            config.add(new NginxReference.Site(site.getValue(), port));
-            CompareTarget.Kind kind = switch (site.getValue()) {
+        for (NginxReference.Kind site : sites.values()) {
+            config.add(new NginxReference.Site(site, LocalProcesses.freePort()));
+        }
+        ProcessHandle nginx = NginxReference.start(binary.get(), children, sim.port(), config, answer).toHandle();
+        List<CompareTarget> out = new ArrayList<>();
+        int i = 0;
+        for (String name : sites.keySet()) {
+            NginxReference.Site site = config.get(i++);
+            CompareTarget.Kind kind = switch (site.kind()) {
                 case CACHE -> CompareTarget.Kind.HIT;
                 case PROXY -> CompareTarget.Kind.PROXY;
                 case CONSTANT -> CompareTarget.Kind.CEILING;
             };
-            out.add(new CompareTarget(site.getKey(), kind, URI.create("http://127.0.0.1:" + port), Map.of(),
-                    site.getValue() == NginxReference.Kind.CACHE ? "x-cache-status" : null));
+            out.add(new CompareTarget(name, kind, URI.create("http://127.0.0.1:" + site.port()), Map.of(),
+                    site.kind() == NginxReference.Kind.CACHE ? "x-cache-status" : null, nginx));
         }
-        NginxReference.start(binary.get(), children, sim.port(), config, answer);
         notes.put("nginx", "nginx " + NginxReference.version(binary.get()) + ", worker_processes auto");
         return out;
     }
@@ -206,7 +215,7 @@ final class BenchCompareCommand extends Scenario {
             if (script.isPresent()) {
                 URI uri = PortkeyPeer.start(script.get(), children);
                 out.add(new CompareTarget("portkey", CompareTarget.Kind.PROXY, uri, PortkeyPeer.headers(sim.uri()),
-                        null));
+                        null, null));
                 notes.put("portkey", PortkeyPeer.PACKAGE + "@" + PortkeyPeer.VERSION + " on node "
                         + PortkeyPeer.nodeVersion());
             } else {
@@ -218,7 +227,7 @@ final class BenchCompareCommand extends Scenario {
             if (litellm.isPresent()) {
                 URI uri = LiteLlmPeer.start(litellm.get(), sim.uri(), ChatRequests.MODEL, children);
                 out.add(new CompareTarget("litellm", CompareTarget.Kind.PROXY, uri,
-                        Map.of("Authorization", "Bearer sk-bench"), null));
+                        Map.of("Authorization", "Bearer sk-bench"), null, null));
                 notes.put("litellm", litellm.get());
             } else {
                 notes.put("litellm", "skipped: could not be installed (pip could not fetch litellm[proxy])");
@@ -280,7 +289,8 @@ final class BenchCompareCommand extends Scenario {
     private CompareTable.Sample loadPhase(String label, CompareTarget t, byte[] body) throws InterruptedException {
         // No unrecorded ramp (the targets are warm, and wrk has none): every backend call falls in the recorded count.
         BenchReport r = phase(label, load(t, body), options.duration(), Duration.ZERO);
-        return new CompareTable.Sample(r.throughput(), r.total().p50Ms(), r.total().p99Ms(), r.requests(), r.errors(), 0);
+        return new CompareTable.Sample(r.throughput(), r.total().p50Ms(), r.total().p99Ms(), r.requests(), r.errors(), 0,
+                Double.NaN);
     }
 
     private CompareTable.Sample wrkPhase(Wrk wrk, String label, CompareTarget t, Path script) throws Exception {
@@ -288,7 +298,7 @@ final class BenchCompareCommand extends Scenario {
         Wrk.Result r = wrk.run(t.uri().resolve(ChatRequests.PATH), script, connections, options.duration());
         progress.info("%.0f requests/s, p50 %.3f ms, p99 %.3f ms, errors %d", r.throughput(), r.p50Ms(), r.p99Ms(),
                 r.errors());
-        return new CompareTable.Sample(r.throughput(), r.p50Ms(), r.p99Ms(), r.requests(), r.errors(), 0);
+        return new CompareTable.Sample(r.throughput(), r.p50Ms(), r.p99Ms(), r.requests(), r.errors(), 0, Double.NaN);
     }
 
     /**

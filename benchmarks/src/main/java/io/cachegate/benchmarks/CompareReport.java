@@ -77,18 +77,20 @@ final class CompareReport implements ScenarioReport {
         out.line("%nCachegate and its peers on one chat request (%d-byte body, %d-byte answer from a zero-latency "
                 + "simulator), %d cores", bodyBytes, answerBytes, Runtime.getRuntime().availableProcessors());
         out.line("%d rounds of %d s per target and client, alternating; %d connections, closed loop; wrk with %d "
-                + "thread(s)", rounds, duration.toSeconds(), connections, wrkThreads);
+                + "thread(s); cpu us/req: user + system time of the target's processes (not the simulator's) a request",
+                rounds, duration.toSeconds(), connections, wrkThreads);
         notes.forEach((k, v) -> out.line("  %-8s %s", k, v));
         for (String client : clientOrder()) {
             List<CompareTable.Row> rows = tables.get(client).rows();
             out.line("%nClient: %s. Medians; ratios are medians of per-round ratios to nginx "
                     + "(thr: higher is better, p99: lower is better)", client);
-            out.line("%-17s %-7s %9s %8s %8s %9s %9s %9s %9s %11s %6s", "target", "kind", "thr/s", "p50 ms", "p99 ms",
-                    "thr/cache", "thr/proxy", "thr/ceil", "p99/cache", "backend/req", "errors");
+            out.line("%-17s %-7s %9s %8s %8s %9s %9s %9s %9s %11s %10s %6s", "target", "kind", "thr/s", "p50 ms",
+                    "p99 ms", "thr/cache", "thr/proxy", "thr/ceil", "p99/cache", "backend/req", "cpu us/req", "errors");
             for (CompareTable.Row r : rows) {
-                out.line("%-17s %-7s %9.0f %8.3f %8.3f %9s %9s %9s %9s %11s %6d", r.target(), kind(r.target()),
+                out.line("%-17s %-7s %9.0f %8.3f %8.3f %9s %9s %9s %9s %11s %10s %6d", r.target(), kind(r.target()),
                         r.throughput(), r.p50Ms(), r.p99Ms(), ratio(r.vsCache()), ratio(r.vsProxy()),
-                        ratio(r.vsCeiling()), ratio(r.p99VsCache()), ratio(r.backendPerRequest()), r.errors());
+                        ratio(r.vsCeiling()), ratio(r.p99VsCache()), ratio(r.backendPerRequest()), micros(r.cpuMicros()),
+                        r.errors());
             }
             out.line("Throughput by round, requests/s:");
             for (CompareTable.Row r : rows) {
@@ -124,6 +126,7 @@ final class CompareReport implements ScenarioReport {
                         .put("throughput", r.throughput()).put("p50Ms", r.p50Ms()).put("p99Ms", r.p99Ms())
                         .put("errors", r.errors());
                 putRatio(row, "backendCallsPerRequest", r.backendPerRequest());
+                putRatio(row, "cpuMicrosPerRequest", r.cpuMicros());
                 putRatio(row, "throughputVsNginxCache", r.vsCache());
                 putRatio(row, "throughputVsNginxProxy", r.vsProxy());
                 putRatio(row, "throughputVsCeiling", r.vsCeiling());
@@ -149,6 +152,10 @@ final class CompareReport implements ScenarioReport {
 
     private static String ratio(double value) {
         return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%.2f", value);
+    }
+
+    private static String micros(double value) {
+        return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%.1f", value);
     }
 
     private static void putRatio(ObjectNode row, String name, double value) {

@@ -22,13 +22,18 @@ final class CompareTable {
     /** nginx answering a constant: the ceiling of an HTTP server on the machine. */
     static final String CEILING = "nginx-constant";
 
-    /** One target driven by one client in one round. */
-    record Sample(double throughput, double p50Ms, double p99Ms, long requests, long errors, long backendCalls) {
+    /**
+     * One target driven by one client in one round; {@code cpuMicros}: the CPU its serving process used a request
+     * (NaN when not measured).
+     */
+    record Sample(double throughput, double p50Ms, double p99Ms, long requests, long errors, long backendCalls,
+                  double cpuMicros) {
     }
 
     /** A target's medians and ratios; a ratio is NaN when its reference was not measured. */
     record Row(String target, double throughput, double p50Ms, double p99Ms, long errors, double backendPerRequest,
-               double vsCache, double vsProxy, double vsCeiling, double p99VsCache, List<Sample> rounds) {
+               double cpuMicros, double vsCache, double vsProxy, double vsCeiling, double p99VsCache,
+               List<Sample> rounds) {
     }
 
     private final Map<String, List<Sample>> byTarget;
@@ -46,6 +51,7 @@ final class CompareTable {
             long calls = s.stream().mapToLong(Sample::backendCalls).sum();
             rows.add(new Row(e.getKey(), median(s, Sample::throughput), median(s, Sample::p50Ms), median(s, Sample::p99Ms),
                     s.stream().mapToLong(Sample::errors).sum(), requests == 0 ? Double.NaN : (double) calls / requests,
+                    Medians.of(s.stream().mapToDouble(Sample::cpuMicros).filter(c -> !Double.isNaN(c))),
                     ratio(s, NGINX_CACHE, Sample::throughput), ratio(s, NGINX_PROXY, Sample::throughput),
                     ratio(s, CEILING, Sample::throughput), ratio(s, NGINX_CACHE, Sample::p99Ms), List.copyOf(s)));
         }

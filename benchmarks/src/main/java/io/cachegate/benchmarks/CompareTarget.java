@@ -6,9 +6,11 @@ import java.util.Map;
 /**
  * One thing {@code bench compare} measures: a name ({@code cachegate-memory}, {@code nginx-cache}, ...), what
  * it does with the request, where it listens, the headers the request needs there (Portkey's routing headers),
- * and the answer header that says hit or miss (null when it has none).
+ * the answer header that says hit or miss (null when it has none), and the process that answers there, with its
+ * descendants, for the CPU a request costs (null when not known: then no CPU figure).
  */
-record CompareTarget(String name, Kind kind, URI uri, Map<String, String> headers, String hitHeader) {
+record CompareTarget(String name, Kind kind, URI uri, Map<String, String> headers, String hitHeader,
+                     ProcessHandle server) {
 
     /** What the target does with the one chat request of the run. */
     enum Kind {

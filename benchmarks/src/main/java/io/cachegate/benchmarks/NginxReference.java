@@ -53,9 +53,10 @@ final class NginxReference {
 
     /**
      * Starts {@code binary} with {@code sites} in front of the simulator on {@code simPort} ({@code constant} is
-     * the body of a CONSTANT site); checked first with {@code nginx -t}. Not yet waited for.
+     * the body of a CONSTANT site); checked first with {@code nginx -t}. Not yet waited for. Returns the master
+     * process (its workers are its children).
      */
-    static void start(String binary, BenchChildren children, int simPort, List<Site> sites, byte[] constant)
+    static Process start(String binary, BenchChildren children, int simPort, List<Site> sites, byte[] constant)
             throws IOException, InterruptedException {
         Path dir = children.dir().resolve("nginx");
         Files.createDirectories(dir);
@@ -71,7 +72,7 @@ final class NginxReference {
         if (check.waitFor() != 0) {
             throw new IllegalStateException("nginx -t rejected the generated config:\n" + checkOut);
         }
-        children.adopt(new ProcessBuilder(command).redirectErrorStream(true)
+        return children.adopt(new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(children.log("nginx")).start());
     }
 

@@ -169,12 +169,12 @@ class BenchCompareCommandTest {
     void report_printsBothClients_kinds_andWhatEachPeerCannotDo() {
         List<CompareTarget> targets = List.of(
                 new CompareTarget("cachegate-memory", CompareTarget.Kind.HIT, URI.create("http://127.0.0.1:1"),
-                        Map.of(), "x-cache"),
+                        Map.of(), "x-cache", null),
                 new CompareTarget(CompareTable.NGINX_CACHE, CompareTarget.Kind.HIT, URI.create("http://127.0.0.1:2"),
-                        Map.of(), "x-cache-status"));
+                        Map.of(), "x-cache-status", null));
         Map<String, List<CompareTable.Sample>> samples = new LinkedHashMap<>();
         samples.put("cachegate-memory", List.of(sample(36_000, 1.0, 5.0, 0)));
-        samples.put(CompareTable.NGINX_CACHE, List.of(sample(30_000, 0.9, 2.5, 0)));
+        samples.put(CompareTable.NGINX_CACHE, List.of(new CompareTable.Sample(30_000, 0.9, 2.5, 300_000, 0, 0, 21.25)));
         Map<String, CompareTable> tables = new LinkedHashMap<>();
         tables.put("cachegate-bench", new CompareTable(samples));
         tables.put("wrk", new CompareTable(samples));
@@ -188,16 +188,19 @@ class BenchCompareCommandTest {
         assertThat(report.failure()).isNull();
         assertThat(report.json().get("clients").get("wrk").get(0).get("throughputVsNginxCache").asDouble())
                 .isCloseTo(1.2, within(1e-9));
+        assertThat(text).contains("cpu us/req", "21.3"); // measured for nginx here, "-" for the gateway
+        assertThat(report.json().get("clients").get("wrk").get(0).get("cpuMicrosPerRequest").isNull()).isTrue();
+        assertThat(report.json().get("clients").get("wrk").get(1).get("cpuMicrosPerRequest").asDouble()).isEqualTo(21.25);
     }
 
     @Test
     void report_errorsOfCachegateFailTheRun_errorsOfAPeerDoNot() {
         Map<String, List<CompareTable.Sample>> samples = new LinkedHashMap<>();
-        samples.put("portkey", List.of(new CompareTable.Sample(500, 60, 120, 2_500, 3, 2_500)));
+        samples.put("portkey", List.of(new CompareTable.Sample(500, 60, 120, 2_500, 3, 2_500, Double.NaN)));
         CompareReport peerOnly = new CompareReport(List.of(), Map.of("wrk", new CompareTable(samples)), Map.of(),
                 Map.of(), 1, 1, 1, 1, 1, Duration.ofSeconds(1));
         assertThat(peerOnly.failure()).isNull();
-        samples.put("cachegate-off", List.of(new CompareTable.Sample(500, 60, 120, 2_500, 1, 2_500)));
+        samples.put("cachegate-off", List.of(new CompareTable.Sample(500, 60, 120, 2_500, 1, 2_500, Double.NaN)));
         CompareReport failing = new CompareReport(List.of(), Map.of("wrk", new CompareTable(samples)), Map.of(),
                 Map.of(), 1, 1, 1, 1, 1, Duration.ofSeconds(1));
         assertThat(failing.failure()).contains("cachegate-off (1)").doesNotContain("portkey");
@@ -212,6 +215,7 @@ class BenchCompareCommandTest {
 
     private static CompareTable.Sample sample(double throughput, double p50, double p99, long backendCalls) {
         long requests = Math.round(throughput * 10);
-        return new CompareTable.Sample(throughput, p50, p99, backendCalls == 0 ? requests : backendCalls, 0, backendCalls);
+        return new CompareTable.Sample(throughput, p50, p99, backendCalls == 0 ? requests : backendCalls, 0, backendCalls,
+                Double.NaN);
     }
 }
