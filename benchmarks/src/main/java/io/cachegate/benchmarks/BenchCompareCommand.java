@@ -213,9 +213,9 @@ final class BenchCompareCommand extends Scenario {
         if (!skip.contains("portkey")) {
             Optional<Path> script = new PortkeyPeer(progress).install();
             if (script.isPresent()) {
-                URI uri = PortkeyPeer.start(script.get(), children);
-                out.add(new CompareTarget("portkey", CompareTarget.Kind.PROXY, uri, PortkeyPeer.headers(sim.uri()),
-                        null, null));
+                StartedServer portkey = PortkeyPeer.start(script.get(), children);
+                out.add(new CompareTarget("portkey", CompareTarget.Kind.PROXY, portkey.uri(),
+                        PortkeyPeer.headers(sim.uri()), null, portkey.process()));
                 notes.put("portkey", PortkeyPeer.PACKAGE + "@" + PortkeyPeer.VERSION + " on node "
                         + PortkeyPeer.nodeVersion());
             } else {
@@ -223,12 +223,12 @@ final class BenchCompareCommand extends Scenario {
             }
         }
         if (!skip.contains("litellm")) {
-            Optional<String> litellm = new LiteLlmPeer(progress).install();
-            if (litellm.isPresent()) {
-                URI uri = LiteLlmPeer.start(litellm.get(), sim.uri(), ChatRequests.MODEL, children);
-                out.add(new CompareTarget("litellm", CompareTarget.Kind.PROXY, uri,
-                        Map.of("Authorization", "Bearer sk-bench"), null, null));
-                notes.put("litellm", litellm.get());
+            Optional<String> installed = new LiteLlmPeer(progress).install();
+            if (installed.isPresent()) {
+                StartedServer litellm = LiteLlmPeer.start(installed.get(), sim.uri(), ChatRequests.MODEL, children);
+                out.add(new CompareTarget("litellm", CompareTarget.Kind.PROXY, litellm.uri(),
+                        Map.of("Authorization", "Bearer sk-bench"), null, litellm.process()));
+                notes.put("litellm", installed.get());
             } else {
                 notes.put("litellm", "skipped: could not be installed (pip could not fetch litellm[proxy])");
             }

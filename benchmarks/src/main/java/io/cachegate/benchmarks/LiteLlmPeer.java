@@ -58,13 +58,13 @@ final class LiteLlmPeer {
     }
 
     /** Starts {@code litellm} on a free port in front of {@code simulator}, serving {@code model}; not yet waited for. */
-    static URI start(String litellm, URI simulator, String model, BenchChildren children) throws IOException {
+    static StartedServer start(String litellm, URI simulator, String model, BenchChildren children) throws IOException {
         int port = LocalProcesses.freePort();
         ProcessBuilder pb = new ProcessBuilder(litellm, "--host", "127.0.0.1", "--port", Integer.toString(port),
                 "--model", "openai/" + model, "--api_base", simulator.resolve("/v1").toString())
                 .redirectErrorStream(true).redirectOutput(children.log("litellm"));
         pb.environment().put("OPENAI_API_KEY", "sk-bench");
-        children.adopt(pb.start());
-        return URI.create("http://127.0.0.1:" + port);
+        Process proxy = children.adopt(pb.start());
+        return new StartedServer(URI.create("http://127.0.0.1:" + port), proxy.toHandle());
     }
 }

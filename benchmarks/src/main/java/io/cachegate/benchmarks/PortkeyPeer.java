@@ -62,13 +62,13 @@ final class PortkeyPeer {
     }
 
     /** Starts the gateway from {@code script} on a free port as a child of {@code children}; not yet waited for. */
-    static URI start(Path script, BenchChildren children) throws IOException {
+    static StartedServer start(Path script, BenchChildren children) throws IOException {
         int port = LocalProcesses.freePort();
         ProcessBuilder pb = new ProcessBuilder(SetupCommands.find("node").orElse("node"), script.toString(),
                 "--port=" + port, "--headless").redirectErrorStream(true).redirectOutput(children.log("portkey"));
         pb.environment().put("NODE_ENV", "production");
-        children.adopt(pb.start());
-        return URI.create("http://127.0.0.1:" + port);
+        Process node = children.adopt(pb.start());
+        return new StartedServer(URI.create("http://127.0.0.1:" + port), node.toHandle());
     }
 
     /**
