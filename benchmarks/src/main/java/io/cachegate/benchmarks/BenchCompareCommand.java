@@ -185,15 +185,14 @@ final class BenchCompareCommand extends Scenario {
             notes.put("nginx", "skipped: not installed and apt-get could not install it");
             return List.of();
         }
-        List<NginxReference.Site> config = new ArrayList<>();
-        for (NginxReference.Kind site : sites.values()) {
-            config.add(new NginxReference.Site(site, LocalProcesses.freePort()));
+        Map<String, NginxReference.Site> config = new LinkedHashMap<>();
+        for (Map.Entry<String, NginxReference.Kind> site : sites.entrySet()) {
+            config.put(site.getKey(), new NginxReference.Site(site.getValue(), LocalProcesses.freePort()));
         }
-        ProcessHandle nginx = NginxReference.start(binary.get(), children, sim.port(), config, answer).toHandle();
+        ProcessHandle nginx = NginxReference.start(binary.get(), children, sim.port(), List.copyOf(config.values()),
+                answer).toHandle();
         List<CompareTarget> out = new ArrayList<>();
-        int i = 0;
-        for (String name : sites.keySet()) {
-            NginxReference.Site site = config.get(i++);
+        config.forEach((name, site) -> {
             CompareTarget.Kind kind = switch (site.kind()) {
                 case CACHE -> CompareTarget.Kind.HIT;
                 case PROXY -> CompareTarget.Kind.PROXY;
@@ -201,7 +200,7 @@ final class BenchCompareCommand extends Scenario {
             };
             out.add(new CompareTarget(name, kind, URI.create("http://127.0.0.1:" + site.port()), Map.of(),
                     site.kind() == NginxReference.Kind.CACHE ? "x-cache-status" : null, nginx));
-        }
+        });
         notes.put("nginx", "nginx " + NginxReference.version(binary.get()) + ", worker_processes auto");
         return out;
     }
