@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -83,9 +84,17 @@ class AdmissionIT {
         try (BackendSimulator sim = BackendSimulator.start(SimulatorOptions.defaults().withTtftMs(300).withTpotMs(1));
              Gateway gw = Gateway.start(TestPolicies.parse(policy(sim)));
              Clients clients = new Clients(Executors.newFixedThreadPool(24))) {
+            // Each flooder asks again as soon as it is answered, so the batch queue stays full however the machine
+            // schedules the threads (one flood of 24 could drain, or be turned away, before the client below asked).
+            AtomicBoolean flooding = new AtomicBoolean(true);
             for (int i = 0; i < 24; i++) {
                 int n = i;
-                clients.pool().submit(() -> RawHttp.post(gw.port(), CHAT, sampled("flood " + n), "X-Priority", "batch"));
+                clients.pool().submit(() -> {
+                    for (int round = 0; flooding.get(); round++) {
+                        RawHttp.post(gw.port(), CHAT, sampled("flood " + n + " " + round), "X-Priority", "batch");
+                    }
+                    return null;
+                });
             }
             try (Socket socket = RawHttp.connect(gw.port())) {
                 OutputStream out = socket.getOutputStream();
@@ -104,6 +113,8 @@ class AdmissionIT {
                 out.flush();
                 assertThat(RawHttp.read(socket.getInputStream()).status()).as("the same connection answers again")
                         .isIn(200, 429, 503);
+            } finally {
+                flooding.set(false);
             }
         }
     }
