@@ -52,7 +52,7 @@ final class ReadTimeouts extends ChannelDuplexHandler {
     private long deadline = NONE;
     private ScheduledFuture<?> timer;
     private long timerDue;
-    private final Runnable check = this::check;
+    private final Runnable checkTask = this::check;
 
     ReadTimeouts(ServerSettings.Connections limits, GatewayMetrics metrics) {
         this.limits = limits;
@@ -146,7 +146,7 @@ final class ReadTimeouts extends ChannelDuplexHandler {
     private void arm(long now) {
         cancel();
         timerDue = now + Math.min(deadline - now, checkEveryNanos);
-        timer = ctx.executor().schedule(check, timerDue - now, TimeUnit.NANOSECONDS);
+        timer = ctx.executor().schedule(checkTask, timerDue - now, TimeUnit.NANOSECONDS);
     }
 
     /** The pending check: expires the phase when its deadline has passed, else waits again for what is left. */
@@ -159,11 +159,12 @@ final class ReadTimeouts extends ChannelDuplexHandler {
         if (deadline - now > 0) {
             arm(now);
         } else {
-            expired(phase);
+            expire();
         }
     }
 
-    private void expired(Phase when) {
+    private void expire() {
+        Phase when = phase;
         phase = Phase.CLOSED;
         deadline = NONE;
         switch (when) {
