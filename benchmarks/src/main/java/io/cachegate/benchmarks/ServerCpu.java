@@ -20,7 +20,7 @@ final class ServerCpu {
                 .reduce(Duration.ZERO, Duration::plus);
     }
 
-    /** Microseconds of CPU a request between two readings; NaN without a server or without requests. */
+    /** Microseconds of CPU a request between two readings; NaN without requests. */
     static double microsPerRequest(Duration before, Duration after, long requests) {
         return requests <= 0 ? Double.NaN : after.minus(before).toNanos() / 1000.0 / requests;
     }

@@ -50,8 +50,8 @@ final class ReadTimeouts extends ChannelDuplexHandler {
     private int unanswered;
     /** When the current phase times out, on the event loop's ticker; {@link #NONE} while answering. */
     private long deadline = NONE;
+    /** The pending check, due at most {@link #checkEveryNanos} after it was armed: never after any later deadline. */
     private ScheduledFuture<?> timer;
-    private long timerDue;
     private final Runnable checkTask = this::check;
 
     ReadTimeouts(ServerSettings.Connections limits, GatewayMetrics metrics) {
@@ -138,15 +138,14 @@ final class ReadTimeouts extends ChannelDuplexHandler {
         }
         long now = ctx.executor().ticker().nanoTime();
         deadline = now + timeout.toNanos();
-        if (timer == null || timerDue - deadline > 0) {
+        if (timer == null) {
             arm(now);
         }
     }
 
     private void arm(long now) {
         cancel();
-        timerDue = now + Math.min(deadline - now, checkEveryNanos);
-        timer = ctx.executor().schedule(checkTask, timerDue - now, TimeUnit.NANOSECONDS);
+        timer = ctx.executor().schedule(checkTask, Math.min(deadline - now, checkEveryNanos), TimeUnit.NANOSECONDS);
     }
 
     /** The pending check: expires the phase when its deadline has passed, else waits again for what is left. */
@@ -166,7 +165,6 @@ final class ReadTimeouts extends ChannelDuplexHandler {
     private void expire() {
         Phase when = phase;
         phase = Phase.CLOSED;
-        deadline = NONE;
         switch (when) {
             case HEAD -> {
                 metrics.connectionTimedOut("header");
