@@ -145,6 +145,43 @@ public final class AdmissionController {
         return result;
     }
 
+    /**
+     * Admits the request only if it can go at once without taking anyone's turn: not overloaded, nothing queued in
+     * any class, its class neither paused nor at its cap, and the gate has room. Otherwise empty, with nothing
+     * changed: for a call started on speculation (a cache may still answer the request), which must never queue
+     * nor turn a request away.
+     *
+     * @throws IllegalArgumentException for a class the settings do not declare (a wiring bug)
+     */
+    public Optional<Admission.Admitted> tryAdmitNow(AdmissionRequest request) {
+        ClassQueue q = byName.get(request.trafficClass());
+        if (q == null) {
+            throw new IllegalArgumentException("unknown traffic class " + request.trafficClass());
+        }
+        Effects fx = new Effects();
+        Admission.Admitted admitted;
+        lock.lock();
+        try {
+            boolean over = overload.overloaded();
+            if (over || q.paused(false) || q.capped(capacity()) || queues.stream().anyMatch(c -> !c.isEmpty())) {
+                return Optional.empty();
+            }
+            Optional<Lease> granted = gate.tryAcquire(request);
+            if (granted.isEmpty()) {
+                return Optional.empty();
+            }
+            long now = ticker.nanos();
+            q.arrivals.arrived(now, request.tokens());
+            q.inflight++;
+            admitted = admitted(q, granted.get(), request, Duration.ZERO, false, fx);
+            drain.busy(now, dispatchableWaiting());
+        } finally {
+            lock.unlock();
+        }
+        fx.run();
+        return Optional.of(admitted);
+    }
+
     /** Expires queued requests past their max queue time, evaluates overload and dispatches. */
     public void tick() {
         Effects fx = new Effects();
@@ -306,18 +343,26 @@ public final class AdmissionController {
                     other.credit += other.shareUnits;
                 }
             }
-            dispatched++;
-            inflightRequests++;
-            inflightTokens += ticket.request().tokens();
-            boolean degrade = over && q.settings.mayDegrade();
             Duration waited = Duration.ofNanos(Math.max(0, now - ticket.enqueuedNanos));
-            AdmissionLease lease = new AdmissionLease(this, granted.get(), ticket.request());
-            Admission.Admitted admitted = new Admission.Admitted(lease, degrade, waited);
+            Admission.Admitted admitted = admitted(q, granted.get(), ticket.request(), waited,
+                    over && q.settings.mayDegrade(), fx);
             ticket.decision = admitted;
             fx.complete(ticket.future, admitted);
-            String name = q.name();
-            fx.notify(() -> listener.onDispatched(name, waited, degrade));
         }
+    }
+
+    /**
+     * Counts a request of {@code q} (whose in-flight count the caller raised) in flight on {@code granted}; the
+     * listener hears of it after the lock.
+     */
+    private Admission.Admitted admitted(ClassQueue q, Lease granted, AdmissionRequest request, Duration waited,
+                                        boolean degrade, Effects fx) {
+        dispatched++;
+        inflightRequests++;
+        inflightTokens += request.tokens();
+        String name = q.name();
+        fx.notify(() -> listener.onDispatched(name, waited, degrade));
+        return new Admission.Admitted(new AdmissionLease(this, granted, request), degrade, waited);
     }
 
     private ClassQueue pick(boolean over) {

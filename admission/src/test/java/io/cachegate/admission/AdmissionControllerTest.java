@@ -74,6 +74,65 @@ class AdmissionControllerTest {
     }
 
     @Test
+    void tryAdmitNow_idleCapacity_admitsAsAnOfferWould() {
+        PoolCapacity pool = new PoolCapacity(2, 10_000);
+        AdmissionController c = controller(pool);
+        Admission.Admitted a = c.tryAdmitNow(req("standard", 300)).orElseThrow();
+        assertThat(a.waited()).isZero();
+        assertThat(pool.inflightRequests()).isEqualTo(1);
+        assertThat(c.snapshot().inflightRequests()).isEqualTo(1);
+        assertThat(listener.events).containsExactly("dispatched standard");
+        a.lease().release();
+        assertThat(pool.inflightRequests()).isZero();
+        assertThat(c.snapshot().inflightRequests()).isZero();
+    }
+
+    @Test
+    void tryAdmitNow_gateFull_changesNothing() {
+        PoolCapacity pool = new PoolCapacity(1, 10_000);
+        AdmissionController c = controller(pool);
+        Admission.Admitted running = admitted(c.offer(req("standard", 100)));
+        assertThat(c.tryAdmitNow(req("interactive", 100))).isEmpty();
+        assertThat(c.snapshot().classStats("interactive").queued()).isZero();
+        assertThat(c.snapshot().rejections().values()).allMatch(n -> n == 0L);
+        assertThat(listener.events).containsExactly("dispatched standard");
+        running.lease().release();
+        assertThat(c.tryAdmitNow(req("interactive", 100))).isPresent();
+    }
+
+    @Test
+    void tryAdmitNow_someoneQueued_doesNotOvertakeThem() {
+        PoolCapacity pool = new PoolCapacity(3, 1_000);
+        AdmissionController c = controller(pool);
+        admitted(c.offer(req("standard", 600)));
+        Ticket waiting = queued(c.offer(req("batch", 600))); // 1,200 tokens would not fit: it waits at the head
+        assertThat(c.tryAdmitNow(req("interactive", 100))).as("the gate has room for it, but not its turn").isEmpty();
+        assertThat(outcome(waiting)).isNull();
+        assertThat(pool.inflightRequests()).isEqualTo(1);
+    }
+
+    @Test
+    void tryAdmitNow_overloaded_refusesThoughCapacityIsFree() {
+        OverloadPolicy o = new OverloadPolicy(Duration.ofSeconds(1), Duration.ofMillis(200), 1_000_000, 1000,
+                Duration.ofMillis(500), Duration.ofSeconds(2));
+        AdmissionSettings s = AdmissionSettings.builder().addClass(INTERACTIVE_LONG).overload(o).build();
+        PoolCapacity pool = new PoolCapacity(1, 100_000);
+        AdmissionController c = new AdmissionController(s, pool, ticker, listener);
+        Admission.Admitted running = admitted(c.offer(req("interactive", 10)));
+        Ticket waiting = queued(c.offer(req("interactive", 10)));
+        for (int t = 0; t < 16; t++) {
+            ticker.advance(Duration.ofMillis(100));
+            c.tick();
+        }
+        assertThat(c.overloaded()).isTrue();
+        running.lease().release();
+        ((Admission.Admitted) outcome(waiting)).lease().release(); // the pool is empty; overload lasts its exit time
+        assertThat(pool.inflightRequests()).isZero();
+        assertThat(c.tryAdmitNow(req("interactive", 10))).isEmpty();
+        assertThat(pool.inflightRequests()).isZero();
+    }
+
+    @Test
     void offer_capacityBusy_queuesUntilRelease() {
         PoolCapacity pool = new PoolCapacity(1, 10_000);
         AdmissionController c = controller(pool);

@@ -56,6 +56,9 @@ final class CacheKeys {
     static final Key<Boolean> EMBED_EARLY = Key.bool("embed_early", false,
             "start embedding the request's text while its exact lookup runs: a semantic miss saves the lookup's "
                     + "time, an exact hit spends an embedding (cancelled only while still queued)");
+    static final Key<Boolean> SPECULATIVE_UPSTREAM = Key.bool("speculative_upstream", false,
+            "send a request upstream while its semantic lookup runs, when the backend has idle capacity: a miss "
+                    + "does not wait for the embedding, a hit cancels the call (the backend may have started on it)");
     static final Key<String> PATH = Key.string("path", "./data", "embedded index directory");
     static final Key<Long> MAX_ENTRIES = Key.longInteger("max_entries", 1_000_000, 1, 1_000_000_000,
             "index entries at most; the oldest are evicted");
@@ -134,7 +137,7 @@ final class CacheKeys {
             AUDIT_RATE, AUDIT_PER_SECOND, AUDIT_ANSWER_SIMILARITY, AUDIT_ON_WRONG);
     static final Section SEMANTIC = Section.mapping("semantic", "paraphrases of earlier deterministic requests",
             ENABLED, SEMANTIC_STORE, THRESHOLD, DECISION, MAX_ERROR_RATE, NEIGHBOURS, SEMANTIC_TTL, PATH, MAX_ENTRIES,
-            SWEEP_INTERVAL, MODEL, EMBED_EARLY).with(EMBEDDER, QDRANT, AUDIT);
+            SWEEP_INTERVAL, MODEL, EMBED_EARLY, SPECULATIVE_UPSTREAM).with(EMBEDDER, QDRANT, AUDIT);
     static final Section FLEET = Section.mapping("fleet", "several gateways over one shared store",
             FLEET_COALESCE, FLEET_MAX_WAIT, FLEET_MAX_WAITERS);
     static final Section SENSITIVE_PATTERNS = Section.list("sensitive_patterns",

@@ -156,7 +156,8 @@ final class CacheReader {
                 semantic.get(SWEEP_INTERVAL),
                 embedder(semantic),
                 audit(semantic),
-                semantic.get(CacheKeys.EMBED_EARLY));
+                semantic.get(CacheKeys.EMBED_EARLY),
+                semantic.get(CacheKeys.SPECULATIVE_UPSTREAM));
     }
 
     /**

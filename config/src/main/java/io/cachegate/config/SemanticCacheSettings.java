@@ -21,11 +21,14 @@ import java.util.Optional;
  * @param embedder the model that turns prompts into vectors, and how requests are batched for it
  * @param audit the spot checks of served hits
  * @param embedEarly start embedding a request's text in parallel with its exact lookup
+ * @param speculativeUpstream send a request upstream while its semantic lookup runs (into idle capacity only); a
+ *                            hit cancels the call
  */
 public record SemanticCacheSettings(boolean enabled, SemanticStore store, double threshold, String decision,
                                     double maxErrorRate, int neighbours, Duration ttl,
                                     String path, QdrantSettings qdrant, long maxEntries, Duration sweepInterval,
-                                    EmbedderSettings embedder, AuditSettings audit, boolean embedEarly) {
+                                    EmbedderSettings embedder, AuditSettings audit, boolean embedEarly,
+                                    boolean speculativeUpstream) {
 
     public SemanticCacheSettings {
         Objects.requireNonNull(store, "store");
@@ -53,13 +56,14 @@ public record SemanticCacheSettings(boolean enabled, SemanticStore store, double
                 CacheKeys.THRESHOLD.fallback(), CacheKeys.DECISION.fallback(), CacheKeys.MAX_ERROR_RATE.fallback(),
                 CacheKeys.NEIGHBOURS.fallback(), CacheKeys.SEMANTIC_TTL.fallback(), CacheKeys.PATH.fallback(),
                 QdrantSettings.defaults(), CacheKeys.MAX_ENTRIES.fallback(), CacheKeys.SWEEP_INTERVAL.fallback(),
-                EmbedderSettings.defaults(), AuditSettings.defaults(), CacheKeys.EMBED_EARLY.fallback());
+                EmbedderSettings.defaults(), AuditSettings.defaults(), CacheKeys.EMBED_EARLY.fallback(),
+                CacheKeys.SPECULATIVE_UPSTREAM.fallback());
     }
 
     /** These settings with the index under {@code directory} instead. */
     public SemanticCacheSettings withPath(String directory) {
         return new SemanticCacheSettings(enabled, store, threshold, decision, maxErrorRate, neighbours, ttl, directory,
-                qdrant, maxEntries, sweepInterval, embedder, audit, embedEarly);
+                qdrant, maxEntries, sweepInterval, embedder, audit, embedEarly, speculativeUpstream);
     }
 
     /** The embedding model, {@code bundled} or a file; the policy's older spelling of {@code embedder.model}. */

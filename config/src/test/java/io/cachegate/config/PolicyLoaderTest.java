@@ -90,6 +90,7 @@ class PolicyLoaderTest {
                     decision: cosine
                     neighbours: 8
                     embed_early: true
+                    speculative_upstream: true
                     ttl: 1d
                     path: /var/lib/cachegate
                     qdrant: { host: qdrant, port: 6333, collection: answers, api_key: q, tls: true, timeout: 1s }
@@ -131,7 +132,7 @@ class PolicyLoaderTest {
                         new QdrantSettings("qdrant", 6333, "answers", Optional.of("q"), true, Duration.ofSeconds(1)), 5000, Duration.ofSeconds(30),
                         new SemanticCacheSettings.EmbedderSettings("/models/minilm.onnx",
                                 Optional.of("/models/tokenizer.json"), SemanticCacheSettings.Pooling.MEAN, false, 256,
-                                16, Duration.ZERO, 64, 3, 3, 2), AuditSettings.defaults(), true)));
+                                16, Duration.ZERO, 64, 3, 3, 2), AuditSettings.defaults(), true, true)));
         Route route = policy.routes().get(0);
         assertThat(route.match()).isEqualTo(new RouteMatch("llama-*", Optional.empty(), "/v1/chat/*"));
         assertThat(route.trafficClass()).as("no interactive class: the first one").isEqualTo("batch");

@@ -78,7 +78,7 @@ final class RequestPath {
                     services.metrics()));                                      // another gateway's: HIT, or claim
         }
         stages.add(new CoalesceStage(coalescer, services.metrics()));          // MISS: lead, or follow one in flight
-        stages.add(new CaptureStage(store, keys, semantic, audits, backends::skipOptionalWork,
+        stages.add(new CaptureStage(store, keys, semantic, backends::skipOptionalWork,
                 services.metrics()));                                          // tap: store, write-back, explore
         stages.add(new AdmissionStage(planner));                               // class queue: 429/503 Retry-After
         stages.add(new ReplicaChoiceStage());                                  // least-loaded / prefix affinity

@@ -57,7 +57,7 @@ class MetricCatalogueIT {
                 log: {access: off}
                 cache:
                   exact: {store: memory, ttl: 1h}
-                  semantic: {enabled: true, path: "%s", ttl: 1h}
+                  semantic: {enabled: true, path: "%s", ttl: 1h, speculative_upstream: true}
                 routes:
                   - match: {model: "*"}
                     cache: {semantic: true}

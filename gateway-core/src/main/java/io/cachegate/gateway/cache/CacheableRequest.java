@@ -2,6 +2,7 @@ package io.cachegate.gateway.cache;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cachegate.cache.exact.CacheControl;
+import io.cachegate.cache.exact.CacheEntry;
 import io.cachegate.cache.exact.CacheDecision;
 import io.cachegate.cache.exact.CacheKey;
 import io.cachegate.cache.exact.RequestKind;
@@ -10,11 +11,13 @@ import io.cachegate.gateway.exchange.Exchange;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 /**
  * What the cache stages know of a request that may use the cache: its key and what the client allows, what its
  * answer is filed with, and (when it is matched semantically) its query, set by {@link CacheKeyStage} and read by
- * the stages after it. The semantic stage adds the query's vector, which the write-back reuses.
+ * the stages after it. The semantic stage adds the query's vector, which the write-back reuses, and what runs once
+ * the answer is stored (an exploration's comparison).
  */
 public final class CacheableRequest {
 
@@ -32,7 +35,9 @@ public final class CacheableRequest {
     private final Set<String> tags;
     private final SemanticQuery query;
     private final double requestThreshold;
-    private float[] vector;
+    // Read on the store's thread by the write-back, which a speculative call's answer may reach first.
+    private volatile float[] vector;
+    private volatile Consumer<CacheEntry> afterStore;
     private CompletableFuture<float[]> earlyVector;
     private boolean lookupsDone;
     private long exactLookupNanos;
@@ -114,6 +119,21 @@ public final class CacheableRequest {
 
     public void vector(float[] embedded) {
         this.vector = embedded;
+    }
+
+    /**
+     * What to do once this request's fresh answer is stored, on the store's thread. Set on the event loop before the
+     * answer completes (a speculative lookup decides before the answer reaches the capture), so the store sees it.
+     */
+    public void afterStore(Consumer<CacheEntry> hook) {
+        this.afterStore = hook;
+    }
+
+    /** Runs the {@link #afterStore} hook, if any, with the stored entry. */
+    public void stored(CacheEntry entry) {
+        if (afterStore != null) {
+            afterStore.accept(entry);
+        }
     }
 
     /** The embedding started before the exact lookup ({@code cache.semantic.embed_early}), or null. */

@@ -7,11 +7,13 @@ import io.cachegate.admission.RejectReason;
 import io.cachegate.admission.Ticket;
 import io.cachegate.gateway.api.ErrorKind;
 import io.cachegate.gateway.exchange.Exchange;
+import io.cachegate.gateway.exchange.Speculation;
 import io.cachegate.gateway.exchange.Stage;
 import io.cachegate.gateway.telemetry.trace.StageSpan;
 import io.cachegate.gateway.telemetry.trace.Traces;
 import io.cachegate.routing.ServeReason;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * Admission: plans where a request goes ({@link ServePlanner}) and, when the serving backend has admission
@@ -34,6 +36,13 @@ public final class AdmissionStage implements Stage {
         x.record().trafficClass(trafficClass);
         BackendDispatch primary = planner.primary(x);
         ServePlan plan = planner.plan(x, primary, trafficClass);
+        if (Speculation.pending(x) && startedIdle(x, plan, next)) {
+            return;
+        }
+        Speculation.afterDecision(x, () -> offer(x, primary, plan, next));
+    }
+
+    private void offer(Exchange x, BackendDispatch primary, ServePlan plan, Next next) {
         if (plan.target().reason() == ServeReason.UNAVAILABLE) {
             // An ejected replica gets its next chance after the backend's eject_for: come back then.
             x.record().reason("backend_unavailable");
@@ -47,9 +56,7 @@ public final class AdmissionStage implements Stage {
             next.proceed(x);
             return;
         }
-        AdmissionController admission = plan.serving().admission().get();
-        Admission outcome = admission.offer(new AdmissionRequest(trafficClass, plan.routing().tokenCost(), x.tenant(),
-                plan.routing()));
+        Admission outcome = plan.serving().admission().get().offer(request(x, plan));
         if (outcome instanceof Admission.Admitted admitted) {
             admit(x, admitted, next);
         } else if (outcome instanceof Admission.Rejected rejected) {
@@ -57,6 +64,33 @@ public final class AdmissionStage implements Stage {
         } else {
             await(x, ((Admission.Queued) outcome).ticket(), next);
         }
+    }
+
+    /**
+     * While a cache lookup still decides whether the request goes upstream at all, it goes now only into idle
+     * capacity (nothing queued, not overloaded) and true is returned; otherwise it is offered once the lookup has
+     * missed, so a request a cache answers never waits in a queue, takes a queued request's turn or is turned away.
+     */
+    private static boolean startedIdle(Exchange x, ServePlan plan, Next next) {
+        if (plan.target().reason() == ServeReason.UNAVAILABLE) {
+            return false;
+        }
+        Optional<AdmissionController> admission = plan.serving().admission();
+        Optional<Admission.Admitted> now = admission.flatMap(a -> a.tryAdmitNow(request(x, plan)));
+        if (admission.isPresent() && now.isEmpty()) {
+            return false;
+        }
+        x.set(ServePlan.KEY, plan);
+        if (now.isPresent()) {
+            admit(x, now.get(), next);
+        } else {
+            next.proceed(x); // no admission control on this backend
+        }
+        return true;
+    }
+
+    private static AdmissionRequest request(Exchange x, ServePlan plan) {
+        return new AdmissionRequest(x.record().trafficClass(), plan.routing().tokenCost(), x.tenant(), plan.routing());
     }
 
     /** Waits in the queue; admission completes the ticket on whichever thread freed capacity. */

@@ -2,6 +2,7 @@ package io.cachegate.gateway.dispatch;
 
 import io.cachegate.gateway.api.ErrorKind;
 import io.cachegate.gateway.exchange.Exchange;
+import io.cachegate.gateway.exchange.Speculation;
 import io.cachegate.gateway.exchange.Stage;
 import io.cachegate.gateway.telemetry.trace.StageSpan;
 import io.cachegate.gateway.telemetry.trace.Traces;
@@ -17,6 +18,16 @@ public final class ReplicaChoiceStage implements Stage {
 
     @Override
     public void handle(Exchange x, Next next) {
+        if (x.lease() == null && Speculation.pending(x)) {
+            // A cache lookup still decides: the 503 of every replica down waits for it (a hit answers instead).
+            ServePlan plan = x.get(ServePlan.KEY);
+            Optional<ReplicaLease> lease = plan.serving().replicas().tryAcquire(plan.routing());
+            if (lease.isEmpty()) {
+                Speculation.afterDecision(x, () -> handle(x, next));
+                return;
+            }
+            x.holdLease(lease.get());
+        }
         if (x.lease() == null && !acquire(x, x.get(ServePlan.KEY))) {
             return;
         }

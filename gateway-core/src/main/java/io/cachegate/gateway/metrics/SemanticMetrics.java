@@ -68,6 +68,16 @@ public final class SemanticMetrics {
                 .increment();
     }
 
+    /**
+     * A lookup run beside the request's upstream call ({@code speculative_upstream}), by what became of the call:
+     * a miss whose call was under way ({@code used}) or waited for the decision ({@code waited}: no idle capacity,
+     * another request's call to follow), a hit whose call was {@code cancelled} or had not started.
+     */
+    public void speculation(String outcome) {
+        counter("cachegate.semantic.speculations", "Semantic lookups run beside the upstream call, by what became of "
+                + "the call", "outcome", outcome).increment();
+    }
+
     /** An index entry whose exact-cache entry was gone (purged or expired): removed, and the lookup a miss. */
     public void dangling() {
         counter("cachegate.semantic.dangling", "Index entries found pointing at a missing exact entry", null, null)

@@ -7,9 +7,9 @@ import io.cachegate.gateway.exchange.ClientResponses;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.exchange.ResponseTap;
+import io.cachegate.gateway.exchange.Speculation;
 import io.cachegate.gateway.upstream.UpstreamCall;
 import io.cachegate.gateway.upstream.UpstreamFailure;
-import io.cachegate.gateway.upstream.UpstreamListener;
 import io.cachegate.gateway.upstream.UpstreamSettings;
 import io.cachegate.routing.FailureKind;
 import io.cachegate.routing.ReplicaLease;
@@ -47,9 +47,10 @@ import org.slf4j.LoggerFactory;
  * failed connect, a first-byte timeout or a 5xx/429 head is retried on another replica as the backend's
  * {@link RetryPolicy} allows, never after the first byte; a stale pooled connection on the same replica. A 400
  * saying the prompt is too long for the model, or a backend none of whose replicas took the connection, moves the
- * request to the next hop of the route's fallback chain.
+ * request to the next hop of the route's fallback chain. While a speculative cache lookup still decides, the call
+ * speaks through a {@link SpeculativeHold}: nothing reaches the client before it decides, and a hit cancels the call.
  */
-final class Relay implements UpstreamListener {
+final class Relay {
 
     private static final Logger log = LoggerFactory.getLogger(Relay.class);
 
@@ -57,6 +58,7 @@ final class Relay implements UpstreamListener {
     private final ChannelHandlerContext ctx;
     private final RelayStage stage;
     private final ResponseTap tap;
+    private final SpeculativeHold hold;
     private ServePlan plan;
     private UpstreamSettings settings;
     private int attempts;
@@ -76,6 +78,7 @@ final class Relay implements UpstreamListener {
         this.ctx = x.ctx();
         this.stage = stage;
         this.tap = x.taps();
+        this.hold = new SpeculativeHold(x, this);
         serve(plan);
     }
 
@@ -90,7 +93,19 @@ final class Relay implements UpstreamListener {
     /** Sends the request to the replica the exchange holds. */
     void start() {
         x.onCancel(this::cancel);
+        Speculation.onHit(x, this::yieldToCache);
         attempt();
+    }
+
+    /** The cache answers instead (a speculative lookup hit): the call stops; nothing of it reached the client. */
+    private void yieldToCache() {
+        if (!done) {
+            done = true;
+            if (call != null) {
+                call.cancel();
+            }
+            hold.drop();
+        }
     }
 
     /**
@@ -107,6 +122,7 @@ final class Relay implements UpstreamListener {
         if (call != null) {
             call.cancel();
         }
+        hold.drop();
         tap.onAbort();
         end(responseStarted ? status : 499);
     }
@@ -117,7 +133,7 @@ final class Relay implements UpstreamListener {
         x.record().upstreamStarted(settings.backend(), x.ticker().nanos());
         FullHttpRequest request = ForwardedHeaders.upstreamRequest(x, currentUrl, plan.servedModel(),
                 stage.replaceAuthorization(), plan.serving().backend().apiKey());
-        call = stage.client().call(ctx.channel().eventLoop(), currentUrl, settings, request, this);
+        call = stage.client().call(ctx.channel().eventLoop(), currentUrl, settings, request, hold);
     }
 
     /**
@@ -146,12 +162,11 @@ final class Relay implements UpstreamListener {
         return true;
     }
 
-    @Override
-    public boolean onResponseHead(UpstreamCall upstream, HttpResponse head) {
+    /** The answer's head, which arrived at {@code now}; false when this call's answer is not used. */
+    boolean onHead(UpstreamCall upstream, HttpResponse head, long now) {
         if (done) {
             return false;
         }
-        long now = x.ticker().nanos();
         int code = head.status().code();
         Optional<FailureKind> failed = FailureKind.ofStatus(code);
         if (failed.isPresent()) {
@@ -242,8 +257,7 @@ final class Relay implements UpstreamListener {
         return true;
     }
 
-    @Override
-    public void onContent(UpstreamCall upstream, HttpContent content) {
+    void onContent(UpstreamCall upstream, HttpContent content) {
         if (done) {
             content.release();
             return;
@@ -265,8 +279,7 @@ final class Relay implements UpstreamListener {
         }
     }
 
-    @Override
-    public void onReadComplete(UpstreamCall upstream) {
+    void onReadComplete(UpstreamCall upstream) {
         if (done) {
             return;
         }
@@ -288,8 +301,7 @@ final class Relay implements UpstreamListener {
         });
     }
 
-    @Override
-    public void onFailure(UpstreamCall upstream, UpstreamFailure failure, Throwable cause) {
+    void onFailure(UpstreamCall upstream, UpstreamFailure failure, Throwable cause) {
         if (done) {
             return;
         }

@@ -6,8 +6,6 @@ import io.cachegate.gateway.cache.AnswerScreen;
 import io.cachegate.gateway.cache.CacheKeys;
 import io.cachegate.gateway.cache.CacheableRequest;
 import io.cachegate.gateway.cache.EntryAccess;
-import io.cachegate.gateway.cache.audit.Exploration;
-import io.cachegate.gateway.cache.audit.HitAudits;
 import io.cachegate.gateway.cache.coalesce.CoalesceStage;
 import io.cachegate.gateway.cache.coalesce.SharedAnswer;
 import io.cachegate.gateway.cache.semantic.SemanticCache;
@@ -35,22 +33,18 @@ public final class CaptureStage implements Stage {
     private final CacheKeys keys;
     /** Null when the policy has no semantic cache. */
     private final SemanticCache semantic;
-    /** Null when the policy has no semantic cache. */
-    private final HitAudits audits;
     private final BooleanSupplier skipOptionalWork;
     private final GatewayMetrics metrics;
 
     /**
      * @param semantic the semantic cache the write-back files vectors in, or null
-     * @param audits compare a fresh answer with the candidates an error budget did not serve, or null
      * @param skipOptionalWork true while admission control is in overload mode: the semantic write-back waits
      */
-    public CaptureStage(CacheStore store, CacheKeys keys, SemanticCache semantic, HitAudits audits,
+    public CaptureStage(CacheStore store, CacheKeys keys, SemanticCache semantic,
                         BooleanSupplier skipOptionalWork, GatewayMetrics metrics) {
         this.store = store;
         this.keys = keys;
         this.semantic = semantic;
-        this.audits = audits;
         this.skipOptionalWork = skipOptionalWork;
         this.metrics = metrics;
     }
@@ -69,12 +63,9 @@ public final class CaptureStage implements Stage {
                 .map(base::movedTo));
         RequestTrace trace = Traces.of(x);
         if (semantic != null && c.query() != null) {
-            Exploration exploration = x.get(Exploration.KEY);
             target = target.afterStore(entry -> {
                 writeBack(c, entry, access, trace);
-                if (exploration != null && audits != null) {
-                    audits.explore(exploration, c.key().redisKey(), entry);
-                }
+                c.stored(entry); // an exploration's comparison, when the semantic lookup left one
             });
         }
         SharedAnswer leading = x.get(CoalesceStage.LEADING);
@@ -91,7 +82,9 @@ public final class CaptureStage implements Stage {
         }
         semantic.fileAnswer(c.key().redisKey(), entry);
         StageSpan span = trace.start("cache.semantic.write");
-        semantic.writeBack(c.query(), c.vector(), c.key(), c.tags(), c.ttl(), access.declared(), access.userDigest())
+        // A speculative call's answer may be stored before the lookup's embedding is done: it waits for that one.
+        semantic.writeBack(c.query(), c.vector(), c.earlyVector(), c.key(), c.tags(), c.ttl(), access.declared(),
+                        access.userDigest())
                 .whenComplete((ok, error) -> {
                     if (error == null) {
                         span.end();

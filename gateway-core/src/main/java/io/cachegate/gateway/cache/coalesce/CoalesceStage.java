@@ -4,6 +4,7 @@ import io.cachegate.gateway.cache.CacheableRequest;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.RequestIds;
 import io.cachegate.gateway.exchange.GatewayHeaders;
+import io.cachegate.gateway.exchange.Speculation;
 import io.cachegate.gateway.exchange.Stage;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.gateway.telemetry.trace.Traces;
@@ -37,7 +38,9 @@ public final class CoalesceStage implements Stage {
             next.proceed(x); // BYPASS
             return;
         }
-        metrics.cacheMiss(x.routeLabel());
+        if (!Speculation.pending(x)) {
+            metrics.cacheMiss(x.routeLabel()); // a pending lookup counts it once it misses
+        }
         x.xCache(GatewayHeaders.MISS);
         if (!c.decision().write()) {
             next.proceed(x); // nothing will be stored, so nothing is shared either
@@ -45,7 +48,7 @@ public final class CoalesceStage implements Stage {
         }
         SharedAnswer found = x.get(FOLLOW);
         if (found != null) {
-            follow(x, c, found, next);
+            Speculation.afterDecision(x, () -> follow(x, c, found, next));
             return;
         }
         join(x, c, next);
@@ -64,7 +67,8 @@ public final class CoalesceStage implements Stage {
             next.proceed(x);
             return;
         }
-        follow(x, c, role.answer(), next);
+        // Following is not taken back: a pending lookup decides first (a hit answers, and the follower never was).
+        Speculation.afterDecision(x, () -> follow(x, c, role.answer(), next));
     }
 
     private void follow(Exchange x, CacheableRequest c, SharedAnswer answer, Next next) {

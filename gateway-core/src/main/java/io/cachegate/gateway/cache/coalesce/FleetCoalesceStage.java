@@ -5,6 +5,7 @@ import io.cachegate.cache.exact.FlightLeases;
 import io.cachegate.config.FleetSettings;
 import io.cachegate.gateway.cache.CacheableRequest;
 import io.cachegate.gateway.exchange.Exchange;
+import io.cachegate.gateway.exchange.Speculation;
 import io.cachegate.gateway.exchange.Stage;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import java.time.Duration;
@@ -35,6 +36,11 @@ public final class FleetCoalesceStage implements Stage {
 
     @Override
     public void handle(Exchange x, Next next) {
+        if (Speculation.pending(x)) {
+            // Claiming the key for the fleet, or waiting on another gateway, is not taken back: decide first.
+            Speculation.afterDecision(x, () -> handle(x, next));
+            return;
+        }
         CacheableRequest c = x.get(CacheableRequest.KEY);
         if (c == null || !c.decision().write() || !c.decision().read() || x.get(CoalesceStage.FOLLOW) != null) {
             next.proceed(x);

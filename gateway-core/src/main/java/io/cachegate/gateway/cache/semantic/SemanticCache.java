@@ -187,8 +187,21 @@ public final class SemanticCache implements AutoCloseable {
      */
     public CompletableFuture<Void> writeBack(SemanticQuery query, float[] vector, CacheKey key, Set<String> tags, Duration exactTtl,
                           Set<String> labels, String userDigest) {
+        return writeBack(query, vector, null, key, tags, exactTtl, labels, userDigest);
+    }
+
+    /**
+     * As above, when the lookup's embedding may still be running ({@code early}, used when {@code vector} is null;
+     * embedded again only if it failed): a speculative call's answer can be stored before the lookup is done.
+     */
+    public CompletableFuture<Void> writeBack(SemanticQuery query, float[] vector, CompletableFuture<float[]> early,
+                                             CacheKey key, Set<String> tags, Duration exactTtl, Set<String> labels,
+                                             String userDigest) {
         pendingWrites.incrementAndGet();
-        CompletableFuture<float[]> embedded = vector != null ? CompletableFuture.completedFuture(vector) : embed(query.text());
+        CompletableFuture<float[]> embedded = vector != null ? CompletableFuture.completedFuture(vector)
+                : early == null ? embed(query.text())
+                : early.handle((v, error) -> v).thenCompose(v -> v != null ? CompletableFuture.completedFuture(v)
+                        : embed(query.text()));
         return embedded.thenCompose(v -> {
             long now = ticker.wallMillis();
             // The index entry never outlives the answer it points at.

@@ -11,6 +11,7 @@ import io.cachegate.gateway.cache.SemanticHit;
 import io.cachegate.gateway.cache.audit.Exploration;
 import io.cachegate.gateway.cache.audit.HitAudits;
 import io.cachegate.gateway.exchange.Exchange;
+import io.cachegate.gateway.exchange.Speculation;
 import io.cachegate.gateway.exchange.Stage;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.gateway.telemetry.trace.StageSpan;
@@ -23,6 +24,10 @@ import java.util.Optional;
  * when the match decision picks one, answers with the exact entry it points at (and files that answer under this
  * request's own key, so its repeats are exact hits). Every failure (embedder full, index down, entry gone) is a
  * miss: this stage can cost a miss, never an error.
+ * With {@code speculative_upstream} the rest of the path goes on while the lookup runs (a {@link Speculation}): the
+ * upstream call starts into idle capacity, nothing reaches the client before the lookup decides (but a whole answer
+ * that arrives first), and a hit cancels the call. A miss then waits for no embedding; the price is a backend call
+ * begun for every such hit.
  */
 public final class SemanticCacheStage implements Stage {
 
@@ -46,12 +51,34 @@ public final class SemanticCacheStage implements Stage {
             return;
         }
         StageSpan span = Traces.of(x).start("cache.semantic.lookup");
+        Speculation speculation = semantic.settings().speculativeUpstream() ? Speculation.start(x) : null;
+        Next onMiss = speculation == null ? next : missed -> missed(missed, speculation);
+        if (speculation != null && c.earlyVector() == null) {
+            c.earlyVector(semantic.embedEarly(c.query().text())); // an answer stored first writes back with it
+        }
         semantic.lookup(c.query(), x.route().route().cache(), x.routeLabel(), c.requestThreshold(),
                         EntryAccess.of(x).readable(), c.earlyVector())
                 .whenComplete((result, error) -> {
                     traced(span, error == null ? result : SemanticCache.Result.FAILED);
-                    x.resume(() -> looked(x, c, error == null ? result : SemanticCache.Result.FAILED, next));
+                    x.resume(() -> looked(x, c, error == null ? result : SemanticCache.Result.FAILED, onMiss));
                 });
+        if (speculation != null) {
+            next.proceed(x); // towards the upstream call; what the client sees waits for the lookup
+        }
+    }
+
+    /** A speculative lookup missed: the request is a miss, and its call (under way, or parked) goes on. */
+    private void missed(Exchange x, Speculation speculation) {
+        metrics.cacheMiss(x.routeLabel()); // the coalescing stage leaves a pending request's miss uncounted
+        semantic.metrics().speculation(speculation.miss() ? "used" : "waited");
+    }
+
+    /** The call's whole answer went to the client before the lookup decided: whatever it found, a miss. */
+    private void answeredFirst(Exchange x, CacheableRequest c, SemanticCache.Result result) {
+        c.vector(result.vector());
+        metrics.cacheMiss(x.routeLabel());
+        metrics.cacheLookup("semantic", "miss");
+        semantic.metrics().speculation("answered_first");
     }
 
     /** The lookup's span, with the embedder's and the index's timings as its children (the decision is in search). */
@@ -68,6 +95,11 @@ public final class SemanticCacheStage implements Stage {
 
     /** Continues on the client's event loop once the lookup has answered (it never fails). */
     private void looked(Exchange x, CacheableRequest c, SemanticCache.Result result, Next next) {
+        Speculation speculation = x.get(Speculation.KEY);
+        if (speculation != null && speculation.committed()) {
+            answeredFirst(x, c, result);
+            return;
+        }
         if (x.isDone()) {
             return;
         }
@@ -77,7 +109,8 @@ public final class SemanticCacheStage implements Stage {
             metrics.cacheLookup("semantic", result.failed() ? "error" : "miss");
             if (!result.explore().isEmpty()) {
                 // Not served, but close: the fresh answer this request gets is compared with theirs once stored.
-                x.set(Exploration.KEY, new Exploration(x.routeLabel(), x.tenant(), result.explore()));
+                Exploration exploration = new Exploration(x.routeLabel(), x.tenant(), result.explore());
+                c.afterStore(entry -> audits.explore(exploration, c.key().redisKey(), entry));
             }
             next.proceed(x);
             return;
@@ -111,6 +144,7 @@ public final class SemanticCacheStage implements Stage {
                 SemanticHit hit = new SemanticHit(match.similarity(), result.embedNanos(), result.searchNanos());
                 long lookupNanos = c.exactLookupNanos() + x.ticker().nanos() - fetchStart;
                 HitAudits.Due audit = audits.due(x); // before answering: the exchange frees its request then
+                undoSpeculation(x, entry.get());
                 if (CachedAnswerWriter.answer(x, entry.get(), lookupNanos, hit, metrics)) {
                     warmExact(x, c, entry.get(), match.neighbour().expiresAtMillis());
                     if (audit != null) {
@@ -124,6 +158,20 @@ public final class SemanticCacheStage implements Stage {
             }
             next.proceed(x);
         }));
+    }
+
+    /**
+     * A speculative lookup that will answer: the call it began is cancelled (or never starts) and the stages after
+     * this one let go (the flight it leads, the capture), as when a client leaves.
+     */
+    private void undoSpeculation(Exchange x, CacheEntry entry) {
+        Speculation speculation = x.get(Speculation.KEY);
+        if (speculation == null || speculation.decided() || !CachedAnswerWriter.canAnswer(x, entry)) {
+            return; // not speculative; or a miss after all, whose call goes on
+        }
+        semantic.metrics().speculation(speculation.hit() ? "cancelled" : "not_started");
+        x.onCancel(null);
+        x.taps().onAbort();
     }
 
     /** A semantic hit also files the answer under this request's own key, so its repeats are exact hits. */

@@ -41,7 +41,7 @@ class CaptureStageTest {
     private final CacheKeyStage keys = new CacheKeyStage(POLICY, cacheKeys, exchanges.metrics());
     private final Coalescer coalescer = new Coalescer(1 << 20);
     private final CoalesceStage coalesce = new CoalesceStage(coalescer, exchanges.metrics());
-    private final CaptureStage stage = new CaptureStage(store, cacheKeys, null, null, () -> false, exchanges.metrics());
+    private final CaptureStage stage = new CaptureStage(store, cacheKeys, null, () -> false, exchanges.metrics());
     private final RecordingNext next = new RecordingNext();
 
     @AfterEach
