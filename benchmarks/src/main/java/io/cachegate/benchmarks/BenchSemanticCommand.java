@@ -52,6 +52,15 @@ final class BenchSemanticCommand extends Scenario {
     @Option(names = "--rate", defaultValue = "100", description = "latency: requests/s, all misses (default ${DEFAULT-VALUE}).")
     double rate;
 
+    @Option(names = "--speculative-upstream",
+            description = "latency: the semantic gateway sends a miss upstream while its lookup runs "
+                    + "(cache.semantic.speculative_upstream).")
+    boolean speculativeUpstream;
+
+    @Option(names = "--sim-ttft-ms", defaultValue = "0",
+            description = "latency: the simulator's time to first token, as a model server's (default ${DEFAULT-VALUE}).")
+    long simTtftMs;
+
     @Option(names = "--gateway-embedder", defaultValue = "default", paramLabel = "default|BATCHxWORKERS[xINTRA]",
             description = "latency: cache.semantic.embedder max_batch, workers and intra_op_threads of both gateways "
                     + "(default ${DEFAULT-VALUE}: the policy defaults).")
@@ -126,7 +135,8 @@ final class BenchSemanticCommand extends Scenario {
         SemanticLatencyBench.Result latency = null;
         if (plan.latency()) {
             latency = new SemanticLatencyBench(new SemanticLatencyBench.Settings(rate, plan.duration(), plan.warmup(),
-                    options.rounds(), options.gatewayThreads(), plan.gatewayEmbedder())).run(children);
+                    options.rounds(), options.gatewayThreads(), plan.gatewayEmbedder(), speculativeUpstream, simTtftMs))
+                    .run(children);
         }
         SemanticBenchReport.Embedder embedder = plan.embedder() ? embedder(plan) : null;
         List<SemanticBenchReport.Search> search = null;

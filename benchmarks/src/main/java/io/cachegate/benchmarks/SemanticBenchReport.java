@@ -85,7 +85,8 @@ record SemanticBenchReport(int cores, SemanticLatencyBench.Result latency, Embed
         SemanticLatencyBench.Result l = latency;
         out.line("");
         out.line("1. Added latency of the semantic layer on misses: open loop at %.0f distinct requests/s, "
-                + "zero-latency simulator, %d rounds of %ss (median of per-round differences)", l.settings().rate(),
+                + "simulator at %d ms to first token, speculative upstream %s, %d rounds of %ss (median of per-round "
+                + "differences)", l.settings().rate(), l.settings().simTtftMs(), l.settings().speculative() ? "on" : "off",
                 l.rounds().size(), l.settings().duration().toMillis() / 1000.0);
         out.line("%-22s %9s %9s %9s %9s %8s %8s", "", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "errors", "backend");
         for (int i = 0; i < l.rounds().size(); i++) {
@@ -168,7 +169,8 @@ record SemanticBenchReport(int cores, SemanticLatencyBench.Result latency, Embed
         if (latency != null) {
             SemanticLatencyBench.Result l = latency;
             ObjectNode n = root.putObject("latency");
-            n.put("rate", l.settings().rate()).put("durationSeconds", l.settings().duration().toMillis() / 1000.0);
+            n.put("rate", l.settings().rate()).put("durationSeconds", l.settings().duration().toMillis() / 1000.0)
+                    .put("speculativeUpstream", l.settings().speculative()).put("simulatorTtftMs", l.settings().simTtftMs());
             ArrayNode rounds = n.putArray("rounds");
             for (SemanticLatencyBench.Round r : l.rounds()) {
                 ObjectNode round = rounds.addObject();

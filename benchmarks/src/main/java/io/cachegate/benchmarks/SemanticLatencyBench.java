@@ -27,9 +27,14 @@ final class SemanticLatencyBench {
     static final String EMBED_HISTOGRAM = "cachegate_semantic_embed_latency_seconds";
     static final String SEARCH_HISTOGRAM = "cachegate_semantic_search_latency_seconds";
 
-    /** How the two gateways are run and loaded. */
+    /**
+     * How the two gateways are run and loaded.
+     *
+     * @param speculative whether the semantic gateway sends a miss upstream while its lookup runs
+     * @param simTtftMs the simulator's time to first token (0: it answers at once)
+     */
     record Settings(double rate, Duration duration, Duration warmup, int rounds, int gatewayThreads,
-                    EmbedderThroughputBench.Variant embedder) {
+                    EmbedderThroughputBench.Variant embedder, boolean speculative, long simTtftMs) {
     }
 
     /** One round: the same load on the gateway without and with the semantic layer. */
@@ -80,7 +85,7 @@ final class SemanticLatencyBench {
     }
 
     Result run(BenchChildren children) throws IOException, InterruptedException {
-        ChildSimulator sim = children.simulator("sim", 1);
+        ChildSimulator sim = children.simulator("sim", 1, "--ttft-ms", Long.toString(settings.simTtftMs()));
         ChildGateway off = children.gateway("semantic-off", List.of(), policy(sim, false, children));
         ChildGateway on = children.gateway("semantic-on", List.of(), policy(sim, true, children));
         sim.awaitReady();
@@ -139,9 +144,10 @@ final class SemanticLatencyBench {
                           semantic:
                             enabled: %b
                             path: "%s"
+                            speculative_upstream: %b
                             embedder: { max_batch: %d, workers: %d, intra_op_threads: %d }
                         """.formatted(semantic, children.dir().resolve("index").toString().replace("\\", "/"),
-                        e.maxBatch(), e.workers(), e.intraOpThreads()))
+                        settings.speculative(), e.maxBatch(), e.workers(), e.intraOpThreads()))
                 .route("*", "cache: { exact: true, semantic: " + semantic + " }");
     }
 

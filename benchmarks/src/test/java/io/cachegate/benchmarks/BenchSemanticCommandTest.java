@@ -165,7 +165,7 @@ class BenchSemanticCommandTest {
                         new SemanticBenchReport.Batched(new EmbedderThroughputBench.Variant(32, 1, 0), false, List.of(60.0))));
         SemanticLatencyBench.Round round = new SemanticLatencyBench.Round(report(1.0, 3.0), report(4.0, 20.0), 100, 100);
         SemanticLatencyBench.Result latency = new SemanticLatencyBench.Result(new SemanticLatencyBench.Settings(100,
-                Duration.ofSeconds(10), Duration.ofSeconds(5), 1, 0, defaults), List.of(round),
+                Duration.ofSeconds(10), Duration.ofSeconds(5), 1, 0, defaults, false, 0), List.of(round),
                 Map.of("semantic/miss", 100L), 2.5, 5, 0.25, 1, 0);
         VectorSearchBench.Result search = new VectorSearchBench.Result("100 scopes + writes", "near", 100_000, 100, 5, 30, 10,
                 2000, 0.7, 1.9, 4.25, 8, 5, 0.995, 0.412);

@@ -73,12 +73,20 @@ public final class SemanticCacheStage implements Stage {
         semantic.metrics().speculation(speculation.miss() ? "used" : "waited");
     }
 
-    /** The call's whole answer went to the client before the lookup decided: whatever it found, a miss. */
-    private void answeredFirst(Exchange x, CacheableRequest c, SemanticCache.Result result) {
+    /**
+     * Whether the call's whole answer went to the client before the lookup decided (it may, until the lookup has
+     * fetched its entry): then whatever the lookup found, the request was a miss, and nothing more is written.
+     */
+    private boolean answeredFirst(Exchange x, CacheableRequest c, SemanticCache.Result result) {
+        Speculation speculation = x.get(Speculation.KEY);
+        if (speculation == null || !speculation.committed()) {
+            return false;
+        }
         c.vector(result.vector());
         metrics.cacheMiss(x.routeLabel());
         metrics.cacheLookup("semantic", "miss");
         semantic.metrics().speculation("answered_first");
+        return true;
     }
 
     /** The lookup's span, with the embedder's and the index's timings as its children (the decision is in search). */
@@ -95,12 +103,7 @@ public final class SemanticCacheStage implements Stage {
 
     /** Continues on the client's event loop once the lookup has answered (it never fails). */
     private void looked(Exchange x, CacheableRequest c, SemanticCache.Result result, Next next) {
-        Speculation speculation = x.get(Speculation.KEY);
-        if (speculation != null && speculation.committed()) {
-            answeredFirst(x, c, result);
-            return;
-        }
-        if (x.isDone()) {
+        if (answeredFirst(x, c, result) || x.isDone()) {
             return;
         }
         c.vector(result.vector());
@@ -128,7 +131,7 @@ public final class SemanticCacheStage implements Stage {
         }
         long fetchStart = x.ticker().nanos();
         store.get(key.get()).whenComplete((entry, error) -> x.resume(() -> {
-            if (x.isDone()) {
+            if (answeredFirst(x, c, result) || x.isDone()) {
                 return;
             }
             if (error != null) {
