@@ -34,6 +34,7 @@ class SpeculativeUpstreamIT {
     private static final String PASSWORD_PARAPHRASE = "How can I reset my password?";
     private static BackendSimulator fast;
     private static BackendSimulator slow;
+    private static BackendSimulator doomed;
     private static Gateway gateway;
     private static Path indexDir;
 
@@ -42,30 +43,35 @@ class SpeculativeUpstreamIT {
         fast = BackendSimulator.start(SimulatorOptions.defaults().withModels(java.util.List.of("fast-model")));
         slow = BackendSimulator.start(SimulatorOptions.defaults().withModels(java.util.List.of("slow-model"))
                 .withTtftMs(1_500));
+        doomed = BackendSimulator.start(SimulatorOptions.defaults().withModels(java.util.List.of("doomed-model")));
         indexDir = Files.createTempDirectory("cachegate-speculative-it");
         gateway = Gateway.start(TestPolicies.parse("""
                 server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 2s}
                 backends:
                   - {name: fast, urls: ["%s"], model_version: "fast@v1"}
                   - {name: slow, urls: ["%s"], model_version: "slow@v1", max_concurrency: 1}
+                  - {name: doomed, urls: ["%s"], model_version: "doomed@v1"}
                 admission: {enabled: true}
                 cache:
                   exact: {store: memory, ttl: 1h}
                   semantic: {enabled: true, path: "%s", ttl: 1h, max_error_rate: 0, speculative_upstream: true,
                              audit: {rate: 0}}
                 routes:
+                  - match: {model: "doomed-model"}
+                    backend: doomed
+                    cache: {semantic: true, semantic_max_turns: 1}
                   - match: {model: "slow-model"}
                     backend: slow
                     cache: {semantic: true, semantic_max_turns: 1}
                   - match: {model: "*"}
                     backend: fast
                     cache: {semantic: true, semantic_max_turns: 1}
-                """.formatted(fast.baseUrl(), slow.baseUrl(), indexDir.toString().replace('\\', '/'))));
+                """.formatted(fast.baseUrl(), slow.baseUrl(), doomed.baseUrl(), indexDir.toString().replace('\\', '/'))));
     }
 
     @AfterAll
     static void stop() throws Exception {
-        Closing.all(gateway, fast, slow);
+        Closing.all(gateway, fast, slow, doomed);
     }
 
     @Test
@@ -181,6 +187,23 @@ class SpeculativeUpstreamIT {
         assertThat(speculations("waited") - waited).as("queued only once the lookup missed").isEqualTo(1);
         assertThat(busy.get().statusCode()).isEqualTo(200);
         assertThat(slow.stats().requests() - requests).as("the miss only: the hit never reached the backend").isEqualTo(1);
+    }
+
+    @Test
+    void backendGone_aHitIsStillServed_andAMissGetsTheError() throws Exception {
+        String system = "speculative outage " + nonce();
+        HttpResponse<String> first = ask("doomed-model", system, PASSWORD, "");
+        CacheCalls.awaitIndexed(gateway);
+        doomed.close(); // its port refuses connections from now on
+
+        HttpResponse<String> hit = ask("doomed-model", system, PASSWORD_PARAPHRASE, "");
+        HttpResponse<String> miss = ask("doomed-model", system, "What are your opening hours on Sundays?", "");
+
+        assertThat(hit.statusCode()).as("the refused call's error waited for the lookup, which hit").isEqualTo(200);
+        assertThat(header(hit, "X-Cache-Layer")).isEqualTo("semantic");
+        assertThat(content(hit.body())).isEqualTo(content(first.body()));
+        assertThat(miss.statusCode()).as("a miss gets the outage's error, as without the option").isBetween(500, 599);
+        assertThat(miss.body()).contains("\"error\"");
     }
 
     private static double speculations(String outcome) throws Exception {
