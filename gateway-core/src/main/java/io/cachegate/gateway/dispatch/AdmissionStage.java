@@ -36,10 +36,11 @@ public final class AdmissionStage implements Stage {
         x.record().trafficClass(trafficClass);
         BackendDispatch primary = planner.primary(x);
         ServePlan plan = planner.plan(x, primary, trafficClass);
-        if (Speculation.pending(x) && startedIdle(x, plan, next)) {
-            return;
+        if (!Speculation.pending(x)) {
+            offer(x, primary, plan, next);
+        } else if (!startedIdle(x, plan, next)) {
+            Speculation.afterDecision(x, () -> offer(x, primary, plan, next));
         }
-        Speculation.afterDecision(x, () -> offer(x, primary, plan, next));
     }
 
     private void offer(Exchange x, BackendDispatch primary, ServePlan plan, Next next) {

@@ -93,7 +93,9 @@ final class Relay {
     /** Sends the request to the replica the exchange holds. */
     void start() {
         x.onCancel(this::cancel);
-        Speculation.onHit(x, this::yieldToCache);
+        if (Speculation.pending(x)) {
+            Speculation.onHit(x, this::yieldToCache);
+        }
         attempt();
     }
 

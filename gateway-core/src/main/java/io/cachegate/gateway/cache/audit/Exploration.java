@@ -1,7 +1,6 @@
 package io.cachegate.gateway.cache.audit;
 
 import io.cachegate.cache.semantic.BudgetedDecision;
-import io.cachegate.gateway.exchange.Exchange;
 import java.util.List;
 
 /**
@@ -11,8 +10,6 @@ import java.util.List;
  * @param pool where the verdicts are pooled (the route)
  */
 public record Exploration(String pool, String tenant, List<BudgetedDecision.Candidate> candidates) {
-
-    public static final Exchange.Key<Exploration> KEY = Exchange.Key.named("semantic.exploration");
 
     public Exploration {
         candidates = List.copyOf(candidates);
