@@ -12,10 +12,7 @@ import io.cachegate.gateway.upstream.UpstreamCall;
 import io.cachegate.gateway.upstream.UpstreamFailure;
 import io.cachegate.gateway.upstream.UpstreamSettings;
 import io.cachegate.routing.FailureKind;
-import io.cachegate.routing.ReplicaLease;
-import io.cachegate.routing.RetryDecision;
 import io.cachegate.routing.RetryPolicy;
-import io.cachegate.routing.RoutingRequest;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -34,8 +31,8 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.net.URI;
+import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,9 +58,7 @@ final class Relay {
     private final SpeculativeHold hold;
     private ServePlan plan;
     private UpstreamSettings settings;
-    private int attempts;
-    private RoutingRequest routing;
-    private URI currentUrl;
+    private final ReplicaAttempts replicas = new ReplicaAttempts();
     private UpstreamCall call;
     private boolean responseStarted;
     private int status;
@@ -85,8 +80,7 @@ final class Relay {
     private void serve(ServePlan next) {
         this.plan = next;
         this.settings = next.serving().upstream();
-        this.routing = next.routing();
-        this.attempts = 0;
+        replicas.restart(next.routing());
         x.set(ServePlan.KEY, next);
     }
 
@@ -130,37 +124,26 @@ final class Relay {
     }
 
     private void attempt() {
-        attempts++;
-        currentUrl = x.lease().replica();
+        URI replica = replicas.next(x);
         x.record().upstreamStarted(settings.backend(), x.ticker().nanos());
-        FullHttpRequest request = ForwardedHeaders.upstreamRequest(x, currentUrl, plan.servedModel(),
+        FullHttpRequest request = ForwardedHeaders.upstreamRequest(x, replica, plan.servedModel(),
                 stage.replaceAuthorization(), plan.serving().backend().apiKey());
-        call = stage.client().call(ctx.channel().eventLoop(), currentUrl, settings, request, hold);
+        call = stage.client().call(ctx.channel().eventLoop(), replica, settings, request, hold);
     }
 
-    /**
-     * Retries on another replica when the policy allows it and one has room; false to give up. The new replica
-     * is reserved before the failed one is released, so a retry never finds its own freed slot.
-     */
+    /** Retries on another replica when the policy allows it and one has room (see {@link ReplicaAttempts}). */
     private boolean retryElsewhere(FailureKind kind) {
-        RetryDecision decision = plan.serving().retry().decide(attempts, kind, ThreadLocalRandom.current());
-        if (responseStarted || !decision.retry()) {
+        Optional<Duration> backoff = responseStarted ? Optional.empty() : replicas.retryElsewhere(plan, kind, x);
+        if (backoff.isEmpty()) {
             return false;
         }
-        RoutingRequest next = routing.excluding(currentUrl);
-        Optional<ReplicaLease> other = plan.serving().replicas().tryAcquire(next);
-        if (other.isEmpty()) {
-            return false;
-        }
-        routing = next;
-        x.holdLease(other.get()); // releases the failed replica's
         call = null;
         stage.metrics().upstreamRetried(settings.backend());
         ctx.executor().schedule(() -> {
             if (!done) {
                 attempt();
             }
-        }, decision.backoff().toNanos(), TimeUnit.NANOSECONDS);
+        }, backoff.get().toNanos(), TimeUnit.NANOSECONDS);
         return true;
     }
 
@@ -174,13 +157,13 @@ final class Relay {
         if (failed.isPresent()) {
             stage.metrics().upstreamFailed(settings.backend(), code == 429 ? "status_429" : "status_5xx");
             if (failed.get().countsAgainstReplica()) {
-                plan.serving().replicas().recordFailure(currentUrl, x.tenant());
+                plan.serving().replicas().recordFailure(replicas.current(), x.tenant());
             }
             if (retryElsewhere(failed.get())) {
                 return false;
             }
         } else {
-            plan.serving().replicas().recordSuccess(currentUrl, now - upstream.sentAtNanos());
+            plan.serving().replicas().recordSuccess(replicas.current(), now - upstream.sentAtNanos());
         }
         stage.metrics().upstreamResponded(settings.backend(), now - upstream.sentAtNanos());
         x.record().upstreamFirstByteNanos(now - x.record().upstreamStartNanos());
@@ -310,13 +293,13 @@ final class Relay {
         stage.metrics().upstreamFailed(settings.backend(), failure.metricName());
         if (!responseStarted) {
             if (failure == UpstreamFailure.CLOSED_BEFORE_RESPONSE && upstream.reusedConnection()
-                    && attempts < plan.serving().retry().maxAttempts()) {
+                    && replicas.count() < plan.serving().retry().maxAttempts()) {
                 attempt(); // the same replica: a pooled connection the backend had closed, a fresh one will do
                 return;
             }
             // Pass-through requests count as streamed: their head is not known to wait for a whole generation.
             if (failure.countsAgainstReplica(x.parsed() == null || x.parsed().stream())) {
-                plan.serving().replicas().recordFailure(currentUrl, x.tenant());
+                plan.serving().replicas().recordFailure(replicas.current(), x.tenant());
             }
             // Only a failed connect is retried: after a timeout the model may be generating already.
             if (failure == UpstreamFailure.CONNECT_FAILED && (retryElsewhere(FailureKind.CONNECT_FAILED)
@@ -324,7 +307,7 @@ final class Relay {
                 return; // another replica, else the next hop: nothing reached the model yet
             }
         } else {
-            plan.serving().replicas().recordFailure(currentUrl, x.tenant());
+            plan.serving().replicas().recordFailure(replicas.current(), x.tenant());
         }
         tap.onAbort();
         if (responseStarted) {
@@ -337,7 +320,7 @@ final class Relay {
             return;
         }
         ErrorKind kind = failure.errorKind();
-        log.debug("request {}: upstream {} failed: {}", x.requestId(), currentUrl, failure);
+        log.debug("request {}: upstream {} failed: {}", x.requestId(), replicas.current(), failure);
         if (!clientGone) {
             ClientResponses.error(ctx, kind, failure.message(settings.backend()), null, x.requestId(), x.keepAlive());
         }
