@@ -53,11 +53,9 @@ public final class Speculation {
 
     /** The lookup missed: the parked step, if any, goes on. True when a call was under way already. */
     public boolean miss() {
-        decided = true;
         Runnable step = parked;
         boolean started = undo != null;
-        parked = null;
-        undo = null;
+        decide();
         if (step != null) {
             step.run();
         }
@@ -69,10 +67,8 @@ public final class Speculation {
      * when a call was under way (and is now cancelled).
      */
     public boolean hit() {
-        decided = true;
         Runnable undoIt = undo;
-        parked = null;
-        undo = null;
+        decide();
         if (undoIt != null) {
             undoIt.run();
         }
@@ -86,11 +82,16 @@ public final class Speculation {
     public static void commit(Exchange x) {
         Speculation s = x.get(KEY);
         if (s != null && !s.decided) {
-            s.decided = true;
+            s.decide();
             s.committed = true;
-            s.parked = null;
-            s.undo = null;
         }
+    }
+
+    /** Decided: nothing parks or waits to be undone any more. */
+    private void decide() {
+        decided = true;
+        parked = null;
+        undo = null;
     }
 
     /** Whether the lookup has decided, or the call's answer went first. */
