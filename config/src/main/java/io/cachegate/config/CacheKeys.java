@@ -117,6 +117,10 @@ final class CacheKeys {
             + " then calls the backend itself");
     static final Key<Integer> FLEET_MAX_WAITERS = Key.integer("max_waiters", 10_000, 1, 1_000_000,
             "requests of one gateway waiting for other gateways' answers at once; beyond it, they call the backend");
+    static final Key<Duration> FLEET_LEASE_TTL = Key.duration("lease_ttl", Duration.ofSeconds(2),
+            Duration.ofMillis(200), Duration.ofMinutes(1),
+            "a key's lease lives this long and its gateway renews it every quarter of it: when that gateway dies, a"
+            + " waiter elsewhere takes over within about this, not max_wait");
 
     static final Key<Optional<String>> PATTERN_NAME = Key.required("name",
             "what logs call a match (letters, digits, _); never the matched text");
@@ -139,7 +143,7 @@ final class CacheKeys {
             ENABLED, SEMANTIC_STORE, THRESHOLD, DECISION, MAX_ERROR_RATE, NEIGHBOURS, SEMANTIC_TTL, PATH, MAX_ENTRIES,
             SWEEP_INTERVAL, MODEL, EMBED_EARLY, SPECULATIVE_UPSTREAM).with(EMBEDDER, QDRANT, AUDIT);
     static final Section FLEET = Section.mapping("fleet", "several gateways over one shared store",
-            FLEET_COALESCE, FLEET_MAX_WAIT, FLEET_MAX_WAITERS);
+            FLEET_COALESCE, FLEET_MAX_WAIT, FLEET_MAX_WAITERS, FLEET_LEASE_TTL);
     static final Section SENSITIVE_PATTERNS = Section.list("sensitive_patterns",
             "the policy's own sensitive data, besides the built-in detectors (routes' cache.sensitive applies)",
             PATTERN_NAME, PATTERN_REGEX);

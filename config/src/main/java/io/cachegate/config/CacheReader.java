@@ -71,7 +71,7 @@ final class CacheReader {
             return FleetSettings.defaults();
         }
         return new FleetSettings(fleet.get(CacheKeys.FLEET_COALESCE), fleet.get(CacheKeys.FLEET_MAX_WAIT),
-                fleet.get(CacheKeys.FLEET_MAX_WAITERS));
+                fleet.get(CacheKeys.FLEET_MAX_WAITERS), fleet.get(CacheKeys.FLEET_LEASE_TTL));
     }
 
     /** {@code sensitive_patterns}: unique names, each regex compiled here so a bad one fails with its line. */

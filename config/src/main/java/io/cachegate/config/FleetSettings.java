@@ -10,13 +10,15 @@ import java.util.Objects;
  *                 taken by the first; the others wait for its entry. Only with a {@code redis} or {@code tiered}
  *                 store (an in-memory store is not shared)
  * @param maxWait how long a gateway waits for another's answer at most (also never longer than the backend's total
- *                timeout) before it calls the backend itself; also the lease's lifetime
+ *                timeout) before it calls the backend itself; also the longest a lease is renewed
  * @param maxWaiters requests of one gateway waiting at once; beyond it a request calls the backend itself
+ * @param leaseTtl a lease's lifetime, renewed by its live holder: how soon the waiters take over from a dead one
  */
-public record FleetSettings(boolean coalesce, Duration maxWait, int maxWaiters) {
+public record FleetSettings(boolean coalesce, Duration maxWait, int maxWaiters, Duration leaseTtl) {
 
     public FleetSettings {
         Objects.requireNonNull(maxWait, "maxWait");
+        Objects.requireNonNull(leaseTtl, "leaseTtl");
         if (maxWaiters < 1) {
             throw new IllegalArgumentException("maxWaiters must be positive, was " + maxWaiters);
         }
@@ -25,6 +27,6 @@ public record FleetSettings(boolean coalesce, Duration maxWait, int maxWaiters) 
     /** Every key of {@code cache.fleet} at its default (see {@code CacheKeys}). */
     public static FleetSettings defaults() {
         return new FleetSettings(CacheKeys.FLEET_COALESCE.fallback(), CacheKeys.FLEET_MAX_WAIT.fallback(),
-                CacheKeys.FLEET_MAX_WAITERS.fallback());
+                CacheKeys.FLEET_MAX_WAITERS.fallback(), CacheKeys.FLEET_LEASE_TTL.fallback());
     }
 }

@@ -97,7 +97,7 @@ final class PolicyReloader implements AdminView, AutoCloseable {
     PolicyReloader(Policy policy, Optional<Path> file, EventLoopGroup group, GatewayMetrics metrics,
                    UpstreamClient upstream, Ticker ticker, ModelVersions versions, CacheStore store,
                    SemanticCache semantic, Telemetry telemetry, FlightLeases fleet) {
-        this.coalescer = new Coalescer(MAX_SHARED_BYTES, fleet);
+        this.coalescer = new Coalescer(MAX_SHARED_BYTES, fleet, ticker, group);
         this.group = group;
         this.telemetry = telemetry;
         this.audit = new AdminAudit(telemetry.audit());

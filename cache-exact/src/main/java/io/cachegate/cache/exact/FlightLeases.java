@@ -6,7 +6,8 @@ import java.util.concurrent.CompletableFuture;
 /**
  * Leases that make identical misses at different gateways share one upstream call: the first gateway to claim a
  * key generates its answer; the others wait for word that the generation has ended ({@link Listener}) and then read
- * the entry from the shared store. Every method returns at once; futures and listeners complete on the
+ * the entry from the shared store. A lease is short and renewed by its holder (a heartbeat), so waiters that claim again
+ * now and then take over within about one lease lifetime when the holder dies. Every method returns at once; futures and listeners complete on the
  * implementation's threads, so callers hop back to their own.
  */
 public interface FlightLeases extends AutoCloseable {
@@ -31,8 +32,12 @@ public interface FlightLeases extends AutoCloseable {
         void ended(boolean done);
     }
 
-    /** Tries to take the lease of {@code key} for {@code ttl} (how long a holder that vanishes blocks the others). */
-    CompletableFuture<Claim> claim(CacheKey key, Duration ttl);
+    /**
+     * Tries to take the lease of {@code key}. A lease taken ({@link Claim#LEAD}) lives {@code ttl} and is renewed
+     * while this gateway is alive, until {@link #release} or at most {@code holdAtMost}: a gateway that dies stops
+     * renewing, so its lease lapses within {@code ttl} and a waiter elsewhere can take it over by claiming again.
+     */
+    CompletableFuture<Claim> claim(CacheKey key, Duration ttl, Duration holdAtMost);
 
     /** This gateway's generation of {@code key} ended; {@code done} as in {@link Listener#ended}. Tells the waiters. */
     void release(CacheKey key, boolean done);

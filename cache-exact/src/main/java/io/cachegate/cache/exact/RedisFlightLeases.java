@@ -19,6 +19,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -30,8 +31,10 @@ import org.slf4j.LoggerFactory;
  * {@value #CHANNEL}, which every gateway subscribes to once and fans out to its waiters by key. A finished lease
  * is left as {@code done} for {@link #DONE_MARKER_MILLIS}, so a request that looked the store up just before the
  * entry was written and claims just after reads the entry instead of calling again. The lease key carries the
- * entry's hash tag (same Cluster slot); PUBLISH reaches every node of a Cluster. Built from the store's URI with
- * its own two connections (commands, pub/sub) and resources, so the store's classes stay as they are.
+ * entry's hash tag (same Cluster slot); PUBLISH reaches every node of a Cluster. A lease this gateway holds is
+ * renewed ({@code PEXPIRE} when the value is still its id) every {@value #RENEWALS_PER_TTL}th of its lifetime, so it
+ * lapses soon after the gateway dies, not after the longest wait. Built from the store's URI with its own two
+ * connections (commands, pub/sub) and resources, so the store's classes stay as they are.
  */
 public final class RedisFlightLeases implements FlightLeases {
 
@@ -44,6 +47,12 @@ public final class RedisFlightLeases implements FlightLeases {
               if ARGV[2] == 'd' then redis.call('SET', KEYS[1], 'done', 'PX', ARGV[3]) else redis.call('DEL', KEYS[1]) end
             end
             return 0""";
+    private static final String RENEW = """
+            if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+            return 0""";
+    /** Renewals in one lease lifetime: a lease survives a few renewals lost to a Redis stall or a starved CPU. */
+    static final int RENEWALS_PER_TTL = 4;
+    private static final long MIN_RENEW_MILLIS = 25;
     private static final Logger LOG = LoggerFactory.getLogger(RedisFlightLeases.class);
     private static final long MAX_CONNECT_BACKOFF_MILLIS = 1000;
 
@@ -54,6 +63,10 @@ public final class RedisFlightLeases implements FlightLeases {
     private final int maxListeners;
     private final ConcurrentMap<String, Set<Listener>> waiting = new ConcurrentHashMap<>();
     private final AtomicInteger listenerCount = new AtomicInteger();
+    /** The leases this gateway holds and renews, by lease key. */
+    private final ConcurrentMap<String, Held> held = new ConcurrentHashMap<>();
+    private volatile ScheduledFuture<?> renewals;
+    private volatile long renewEveryMillis = Long.MAX_VALUE;
     private final RateLimitedLog warnings;
     private volatile RedisClusterAsyncCommands<String, String> commands;
     private volatile StatefulConnection<String, String> commandConnection;
@@ -86,22 +99,81 @@ public final class RedisFlightLeases implements FlightLeases {
         return leases;
     }
 
+    /** A lease held here: its lifetime, renewed until the flight ends or it has been held as long as allowed. */
+    private record Held(long ttlMillis, long untilNanos) {
+    }
+
     @Override
-    public CompletableFuture<Claim> claim(CacheKey key, Duration ttl) {
+    public CompletableFuture<Claim> claim(CacheKey key, Duration ttl, Duration holdAtMost) {
         RedisClusterAsyncCommands<String, String> c = commands;
         if (c == null || closed || !subscribed || !pubSub.isOpen()) {
             return CompletableFuture.completedFuture(Claim.UNAVAILABLE);
         }
-        SetArgs args = SetArgs.Builder.nx().px(Math.max(1, ttl.toMillis()));
-        return c.setGet(leaseKey(key), gatewayId, args).toCompletableFuture().handle((held, error) -> {
+        long ttlMillis = Math.max(1, ttl.toMillis());
+        String leaseKey = leaseKey(key);
+        SetArgs args = SetArgs.Builder.nx().px(ttlMillis);
+        return c.setGet(leaseKey, gatewayId, args).toCompletableFuture().handle((holder, error) -> {
             if (error != null) {
                 warnings.warn("flight lease unavailable: " + error);
                 return Claim.UNAVAILABLE;
             }
-            if (held == null) {
+            if (holder == null) {
+                held.put(leaseKey, new Held(ttlMillis, System.nanoTime() + holdAtMost.toNanos()));
+                startRenewals(ttlMillis);
                 return Claim.LEAD;
             }
-            return held.equals(gatewayId) ? Claim.OURS : held.equals(DONE) ? Claim.DONE : Claim.ELSEWHERE;
+            return holder.equals(gatewayId) ? Claim.OURS : holder.equals(DONE) ? Claim.DONE : Claim.ELSEWHERE;
+        });
+    }
+
+    /** Whether this gateway holds and renews the lease of {@code key} now (for tests). */
+    boolean holds(CacheKey key) {
+        return held.containsKey(leaseKey(key));
+    }
+
+    /**
+     * Keeps the heartbeat beating at least every {@value #RENEWALS_PER_TTL}th of {@code ttlMillis}: it starts with the
+     * first lease and speeds up for a shorter one (a gateway's leases normally all have one lifetime).
+     */
+    private void startRenewals(long ttlMillis) {
+        long every = Math.max(MIN_RENEW_MILLIS, ttlMillis / RENEWALS_PER_TTL);
+        if (closed || renewEveryMillis <= every) {
+            return;
+        }
+        synchronized (held) {
+            if (closed || renewEveryMillis <= every) {
+                return;
+            }
+            ScheduledFuture<?> slower = renewals;
+            renewEveryMillis = every;
+            renewals = resources.eventExecutorGroup().scheduleAtFixedRate(this::renew, every, every,
+                    TimeUnit.MILLISECONDS);
+            if (slower != null) {
+                slower.cancel(false);
+            }
+        }
+    }
+
+    /** The heartbeat: every lease held here lives another ttl; one held longer than allowed is let go. */
+    private void renew() {
+        RedisClusterAsyncCommands<String, String> c = commands;
+        if (c == null || held.isEmpty()) {
+            return;
+        }
+        long now = System.nanoTime();
+        held.forEach((leaseKey, lease) -> {
+            if (now - lease.untilNanos() > 0) {
+                held.remove(leaseKey, lease); // never released (its request vanished): it lapses by itself
+                return;
+            }
+            c.eval(RENEW, ScriptOutputType.INTEGER, new String[] {leaseKey}, gatewayId,
+                    Long.toString(lease.ttlMillis())).whenComplete((renewed, error) -> {
+                        if (error != null) {
+                            warnings.warn("flight lease not renewed: " + error);
+                        } else if (renewed instanceof Long n && n == 0) {
+                            held.remove(leaseKey, lease); // lapsed or taken over meanwhile: no longer ours
+                        }
+                    });
         });
     }
 
@@ -109,9 +181,11 @@ public final class RedisFlightLeases implements FlightLeases {
     public void release(CacheKey key, boolean done) {
         RedisClusterAsyncCommands<String, String> c = commands;
         if (c == null || closed) {
+            held.remove(leaseKey(key));
             return; // the lease expires by itself; the waiters' own bound ends their wait
         }
         String leaseKey = leaseKey(key);
+        held.remove(leaseKey);
         // Both go out on one connection, in order: a waiter told "done" finds the marker already set.
         c.eval(RELEASE, ScriptOutputType.INTEGER, new String[] {leaseKey}, gatewayId, done ? "d" : "f",
                 Long.toString(DONE_MARKER_MILLIS));
@@ -246,6 +320,11 @@ public final class RedisFlightLeases implements FlightLeases {
     @Override
     public void close() {
         closed = true;
+        ScheduledFuture<?> beat = renewals;
+        if (beat != null) {
+            beat.cancel(false);
+        }
+        held.clear();
         // Waiters are bounded by their own timers; dropping them here only ends those timers sooner.
         waiting.clear();
         subscribed = false;

@@ -83,15 +83,15 @@ class RedisClusterStoreIT {
                 CacheKey k = key(randomTenant(), "m1");
                 used.add(k);
                 masters.add(cluster.masterOf(RedisFlightLeases.leaseKey(k)));
-                assertThat(a.claim(k, ttl).join()).isEqualTo(FlightLeases.Claim.LEAD);
+                assertThat(a.claim(k, ttl, ttl).join()).isEqualTo(FlightLeases.Claim.LEAD);
                 CompletableFuture<Boolean> word = new CompletableFuture<>();
                 assertThat(b.listen(k, word::complete)).isTrue();
-                assertThat(b.claim(k, ttl).join()).isEqualTo(FlightLeases.Claim.ELSEWHERE);
+                assertThat(b.claim(k, ttl, ttl).join()).isEqualTo(FlightLeases.Claim.ELSEWHERE);
 
                 a.release(k, true);
 
                 assertThat(word.get(5, TimeUnit.SECONDS)).as("the word crosses the cluster").isTrue();
-                assertThat(b.claim(k, ttl).join()).isEqualTo(FlightLeases.Claim.DONE);
+                assertThat(b.claim(k, ttl, ttl).join()).isEqualTo(FlightLeases.Claim.DONE);
             }
             assertThat(masters).as("leases on every master").hasSize(cluster.masters().size());
         } finally {
@@ -105,7 +105,7 @@ class RedisClusterStoreIT {
     private static boolean ready(RedisFlightLeases leases, List<CacheKey> used) {
         CacheKey probe = key(randomTenant(), "m1");
         used.add(probe);
-        return leases.claim(probe, Duration.ofSeconds(10)).join() == FlightLeases.Claim.LEAD;
+        return leases.claim(probe, Duration.ofSeconds(10), Duration.ofSeconds(10)).join() == FlightLeases.Claim.LEAD;
     }
 
     @Test

@@ -39,7 +39,7 @@ class RedisFlightLeasesIT {
     }
 
     private static FlightLeases.Claim claim(FlightLeases leases, CacheKey key) {
-        return leases.claim(key, TTL).join();
+        return leases.claim(key, TTL, TTL).join();
     }
 
     @Test
@@ -86,6 +86,45 @@ class RedisFlightLeasesIT {
         claim(a, key);
         b.release(key, false);
         assertThat(claim(b, key)).isEqualTo(FlightLeases.Claim.ELSEWHERE);
+    }
+
+    @Test
+    void heldLease_isRenewedByItsLiveHolder_pastItsLifetime() throws Exception {
+        CacheKey key = key();
+        Duration short_ = Duration.ofMillis(400);
+        assertThat(a.claim(key, short_, TTL).join()).isEqualTo(FlightLeases.Claim.LEAD);
+
+        Thread.sleep(1_500); // almost four lifetimes: only the heartbeat keeps it
+
+        assertThat(claim(b, key)).as("renewed while its holder lives").isEqualTo(FlightLeases.Claim.ELSEWHERE);
+        a.release(key, true);
+        assertThat(a.holds(key)).isFalse();
+    }
+
+    @Test
+    void deadHoldersLease_lapsesWithinItsLifetime_andOneWaiterTakesOver() {
+        CacheKey key = key();
+        RedisFlightLeases dying = RedisFlightLeases.connect(uri, Duration.ofSeconds(2), 10);
+        TestEntries.await(Duration.ofSeconds(10), () -> claim(dying, key()) == FlightLeases.Claim.LEAD);
+        assertThat(dying.claim(key, Duration.ofMillis(500), TTL).join()).isEqualTo(FlightLeases.Claim.LEAD);
+
+        dying.close(); // no release, no more heartbeats: as a gateway that was killed
+        long closedAt = System.nanoTime();
+        TestEntries.await(Duration.ofSeconds(5), () -> claim(a, key) == FlightLeases.Claim.LEAD);
+
+        assertThat(Duration.ofNanos(System.nanoTime() - closedAt)).isLessThan(Duration.ofMillis(2_000));
+        assertThat(claim(b, key)).as("exactly one takes over").isEqualTo(FlightLeases.Claim.ELSEWHERE);
+    }
+
+    @Test
+    void lease_isNotRenewedPastItsHoldBound() {
+        CacheKey key = key();
+        assertThat(a.claim(key, Duration.ofMillis(300), Duration.ofMillis(600)).join())
+                .isEqualTo(FlightLeases.Claim.LEAD);
+
+        // Never released (its request vanished): held at most 600 ms, then it lapses with its last renewal.
+        TestEntries.await(Duration.ofSeconds(5), () -> claim(b, key) == FlightLeases.Claim.LEAD);
+        TestEntries.await(Duration.ofSeconds(5), () -> !a.holds(key));
     }
 
     @Test

@@ -11,6 +11,7 @@ import io.cachegate.cache.exact.StorePolicy;
 import io.cachegate.config.Ticker;
 import io.cachegate.gateway.cache.AnswerScreen;
 import io.cachegate.gateway.cache.EntryAccess;
+import io.cachegate.gateway.cache.coalesce.SharedAnswer.Outcome;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.gateway.exchange.ResponseTap;
 import io.cachegate.gateway.telemetry.trace.RequestTrace;
@@ -33,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * Assembles the answer being relayed (a JSON body, or an SSE stream turned into the equivalent
  * JSON document) and, if it is complete and successful, writes it to the store asynchronously.
  * Bounded: an answer over {@code maxBytes} is not stored. A cancelled or failed answer never is.
- * {@code onSettled} runs once when the answer is known not to be stored or its write has finished.
+ * {@code onSettled} runs once, told the outcome, when the answer is known not to be stored or its write has ended.
  */
 final class AnswerCapture implements ResponseTap {
 
@@ -79,7 +80,7 @@ final class AnswerCapture implements ResponseTap {
     private final long maxBytes;
     private final GatewayMetrics metrics;
     private final Ticker ticker;
-    private final Runnable onSettled;
+    private final Consumer<Outcome> onSettled;
     /** The sensitive-data check of the answer, or null when it is stored as it is. */
     private final AnswerScreen screen;
     /** The trace of the request whose answer this is: the write's span, and the origin stored with the entry. */
@@ -91,17 +92,17 @@ final class AnswerCapture implements ResponseTap {
     private ByteArrayOutputStream body;
     private boolean abandoned;
 
-    AnswerCapture(Target target, long maxBytes, GatewayMetrics metrics, Ticker ticker, Runnable onSettled) {
+    AnswerCapture(Target target, long maxBytes, GatewayMetrics metrics, Ticker ticker, Consumer<Outcome> onSettled) {
         this(target, maxBytes, metrics, ticker, onSettled, null, RequestTrace.OFF, RequestKind.CHAT);
     }
 
-    AnswerCapture(Target target, long maxBytes, GatewayMetrics metrics, Ticker ticker, Runnable onSettled,
+    AnswerCapture(Target target, long maxBytes, GatewayMetrics metrics, Ticker ticker, Consumer<Outcome> onSettled,
                   AnswerScreen screen, RequestTrace trace) {
         this(target, maxBytes, metrics, ticker, onSettled, screen, trace, RequestKind.CHAT);
     }
 
     /** @param kind the endpoint the answer is for: a streamed Responses API answer is read by its own events */
-    AnswerCapture(Target target, long maxBytes, GatewayMetrics metrics, Ticker ticker, Runnable onSettled,
+    AnswerCapture(Target target, long maxBytes, GatewayMetrics metrics, Ticker ticker, Consumer<Outcome> onSettled,
                   AnswerScreen screen, RequestTrace trace, RequestKind kind) {
         this.kind = kind;
         this.screen = screen;
@@ -147,32 +148,33 @@ final class AnswerCapture implements ResponseTap {
 
     @Override
     public void onComplete() {
-        if (!store()) {
-            onSettled.run();
+        Outcome settled = store();
+        if (settled != null) {
+            onSettled.accept(settled);
         }
     }
 
-    /** Starts the write when the answer is storable; false when it is not. */
-    private boolean store() {
+    /** Starts the write when the answer is storable (null: the write settles it); else how it settled. */
+    private Outcome store() {
         if (abandoned) {
-            return false;
+            return Outcome.NOT_STORED;
         }
         Optional<byte[]> document = assembler != null ? assembler.completeDocument() : Optional.of(body.toByteArray());
         if (document.isEmpty()) {
-            return false;
+            return Outcome.NOT_STORED;
         }
         JsonNode parsed;
         try {
             parsed = JSON.readTree(document.get());
         } catch (IOException e) {
-            return false;
+            return Outcome.NOT_STORED;
         }
         if (parsed == null || !StorePolicy.storable(status, parsed, target.storeFinishReasons())) {
-            return false;
+            return Outcome.NOT_STORED;
         }
         AnswerScreen.Verdict verdict = screen == null ? AnswerScreen.Verdict.STORE : screen.check(parsed);
         if (verdict == AnswerScreen.Verdict.DROP) {
-            return false;
+            return Outcome.NOT_STORED;
         }
         Consumer<CacheEntry> afterStore = verdict == AnswerScreen.Verdict.STORE ? target.afterStore() : e -> { };
         JsonNode usage = parsed.path("usage");
@@ -189,7 +191,7 @@ final class AnswerCapture implements ResponseTap {
             span.fail("refused");
             metrics.cacheWriteFailed();
             log.debug("request {}: cache write refused: {}", target.originId(), e.toString());
-            return false;
+            return Outcome.WRITE_FAILED;
         }
         write.whenComplete((ok, error) -> {
             if (error == null) {
@@ -201,9 +203,9 @@ final class AnswerCapture implements ResponseTap {
                 metrics.cacheWriteFailed();
                 log.debug("request {}: cache write failed: {}", target.originId(), error.toString());
             }
-            onSettled.run();
+            onSettled.accept(error == null ? Outcome.STORED : Outcome.WRITE_FAILED);
         });
-        return true;
+        return null;
     }
 
     @Override
@@ -222,6 +224,6 @@ final class AnswerCapture implements ResponseTap {
         abandoned = true;
         body = null;
         assembler = null;
-        onSettled.run();
+        onSettled.accept(Outcome.NOT_STORED);
     }
 }

@@ -22,7 +22,7 @@ import java.util.function.BooleanSupplier;
  * Capture and write-back: puts a tap on the answer the relay will write that assembles it and, when it is
  * complete, successful and storable, writes it to the exact cache and then files the request's vector in the
  * semantic index. An answer from a route's fallback is filed under the fallback model's own key. The answer a
- * request leads for its followers stays joinable until this write has settled.
+ * request leads for its followers stays joinable until this write has settled (a little longer when it failed).
  */
 public final class CaptureStage implements Stage {
 
@@ -70,7 +70,7 @@ public final class CaptureStage implements Stage {
         }
         SharedAnswer leading = x.get(CoalesceStage.LEADING);
         x.addTap(new AnswerCapture(target, MAX_ENTRY_BYTES, metrics, x.ticker(),
-                leading == null ? () -> { } : leading::settle, x.get(AnswerScreen.KEY), trace, c.kind()));
+                leading == null ? outcome -> { } : leading::settle, x.get(AnswerScreen.KEY), trace, c.kind()));
         next.proceed(x);
     }
 

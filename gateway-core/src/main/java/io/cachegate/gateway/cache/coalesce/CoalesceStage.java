@@ -14,7 +14,8 @@ import java.util.concurrent.TimeUnit;
  * Coalescing: where a cacheable request that no cache answered becomes a miss. Identical misses in flight share
  * one upstream call: the first leads (its answer is recorded for the others as it is relayed) and goes on to the
  * backend; the rest follow the leader's answer from its start. A follower whose leader fails before its head, or
- * whose head is late, goes on to the backend itself.
+ * whose head is late, goes on to the backend itself. Requests whose store lookup failed coalesce too: the shield
+ * does not depend on the store.
  */
 public final class CoalesceStage implements Stage {
 
@@ -56,10 +57,11 @@ public final class CoalesceStage implements Stage {
 
     private void join(Exchange x, CacheableRequest c, Next next) {
         Coalescer.Role role = coalescer.join(c.key(), x.parsed().stream(), x.parsed().includeUsage(),
-                RequestIds.gatewayId(x), Traces.of(x).origin());
+                RequestIds.gatewayId(x), Traces.of(x).origin(), answer -> servable(c, answer));
         if (x.get(FleetCoalesceStage.CLAIMED) != null) {
-            // This gateway holds the key's lease: the answer generated here ends it, whichever request leads it.
-            role.answer().whenSettled(completed -> coalescer.fleet().release(c.key(), completed));
+            // This gateway holds the key's lease: the answer generated here ends it, whichever request leads it, once
+            // its entry is readable (the waiters elsewhere then read it) or will not be (one of them leads).
+            role.answer().whenSettled(readable -> coalescer.fleet().release(c.key(), readable));
         }
         if (role.leader()) {
             x.set(LEADING, role.answer());
@@ -69,6 +71,11 @@ public final class CoalesceStage implements Stage {
         }
         // Following is not taken back: a pending lookup decides first (a hit answers, and the follower never was).
         Speculation.afterDecision(x, () -> follow(x, c, role.answer(), next));
+    }
+
+    /** Whether {@code c} may be served {@code answer}: a completed one only as a cached answer would be. */
+    public static boolean servable(CacheableRequest c, SharedAnswer answer) {
+        return answer.servable(c.decision().read(), c.control()::accepts);
     }
 
     private void follow(Exchange x, CacheableRequest c, SharedAnswer answer, Next next) {

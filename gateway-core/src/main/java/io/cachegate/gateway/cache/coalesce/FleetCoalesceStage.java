@@ -14,8 +14,8 @@ import java.time.Duration;
  * Coalescing across gateways, just before coalescing in this process: a cacheable miss claims its key's lease in
  * Redis. The gateway that gets it (or already holds it) goes on to lead or follow here as usual; a request at any
  * other gateway waits, within a bound, for that gateway's answer to be stored and is answered from it as a hit
- * ({@code X-Cache: HIT}, {@code X-Cache-Coalesced: fleet}). Requests that follow an answer in flight here, or may
- * not read or write the cache, do not claim.
+ * ({@code X-Cache: HIT}, {@code X-Cache-Coalesced: fleet}); when that gateway dies, its lease lapses and one waiter
+ * takes over. Requests that follow an answer in flight here, or may not read or write the cache, do not claim.
  */
 public final class FleetCoalesceStage implements Stage {
 
@@ -46,12 +46,12 @@ public final class FleetCoalesceStage implements Stage {
             next.proceed(x);
             return;
         }
-        new FleetWait(x, c, leases, store, metrics, next).start(waitBound(x));
+        new FleetWait(x, c, leases, store, metrics, next, settings.leaseTtl()).start(waitBound(x));
     }
 
     /**
-     * How long a request waits for another gateway's answer, which is also its lease's lifetime: the policy's
-     * bound, and never longer than the backend's total timeout (an answer cannot take longer than that, and the
+     * How long a request waits for another gateway's answer, which is also the longest its own lease is renewed: the
+     * policy's bound, and never longer than the backend's total timeout (an answer cannot take longer than that, and the
      * waiter's own call would take as long as the one it waits for).
      */
     private Duration waitBound(Exchange x) {

@@ -22,13 +22,16 @@ import java.util.concurrent.TimeUnit;
 /**
  * One request's claim of its key across gateways, and its wait when another gateway holds the lease. Every step
  * runs on the request's event loop (Redis answers and pub/sub words are handed over with {@link Exchange#resume}),
- * so the state needs no lock. The wait ends at the first of: word that the holder's answer is done (read the entry,
- * answer a hit), word that it failed (claim again: one of the waiters leads now), the bound (call the backend), the
- * client leaving. A waiter registers for the word before it claims, so a word sent in between is not lost.
+ * so the state needs no lock. The wait ends at the first of: word that the holder's answer is stored (read the
+ * entry, answer a hit), word that it will not be (claim again: one of the waiters leads now), the holder's lease
+ * lapsing (a waiter claims again every quarter of the lease's lifetime: the one that gets it reads the entry once more,
+ * then leads), the bound (call the backend), the client leaving. A waiter registers for the word before it claims,
+ * so a word sent in between is not lost. A read that fails is tried once more before the request calls the backend.
  */
 final class FleetWait implements FlightLeases.Listener {
 
     private static final AsciiString FLEET = AsciiString.cached("fleet");
+    private static final long READ_RETRY_MILLIS = 50;
 
     private final Exchange x;
     private final CacheableRequest c;
@@ -37,9 +40,14 @@ final class FleetWait implements FlightLeases.Listener {
     private final CacheStore store;
     private final GatewayMetrics metrics;
     private final Stage.Next next;
+    private final Duration leaseTtl;
     private Duration bound;
     private long deadlineNanos;
     private ScheduledFuture<?> timer;
+    private ScheduledFuture<?> poll;
+    /** A lease this request took over from a holder that lapsed: it reads the entry once more before it leads. */
+    private boolean tookOver;
+    private boolean readAgain;
     private StageSpan span = StageSpan.NONE;
     private boolean listening;
     private boolean claimPending;
@@ -47,8 +55,10 @@ final class FleetWait implements FlightLeases.Listener {
     private Boolean earlyWord;
     private boolean over;
 
+    /** @param leaseTtl the leases' lifetime, which their holders renew: waiters check on the holder four times in it */
     FleetWait(Exchange x, CacheableRequest c, FlightLeases leases, CacheStore store, GatewayMetrics metrics,
-              Stage.Next next) {
+              Stage.Next next, Duration leaseTtl) {
+        this.leaseTtl = leaseTtl;
         this.x = x;
         this.c = c;
         this.key = c.key();
@@ -66,23 +76,52 @@ final class FleetWait implements FlightLeases.Listener {
 
     private void claim() {
         listening = leases.listen(key, this);
-        claimPending = true;
-        earlyWord = null;
-        leases.claim(key, bound).whenComplete((claim, error) -> x.resume(() ->
-                claimed(error == null ? claim : FlightLeases.Claim.UNAVAILABLE)));
+        send(false);
     }
 
-    private void claimed(FlightLeases.Claim claim) {
+    /** Claims the key; {@code polling}: while waiting, to see whether the holder's lease lapsed. */
+    private void send(boolean polling) {
+        claimPending = true;
+        earlyWord = null;
+        leases.claim(key, leaseTtl, bound).whenComplete((claim, error) -> x.resume(() ->
+                claimed(error == null ? claim : FlightLeases.Claim.UNAVAILABLE, polling)));
+    }
+
+    private void claimed(FlightLeases.Claim claim, boolean polling) {
         claimPending = false;
         if (over || gone()) {
+            if (claim == FlightLeases.Claim.LEAD) {
+                leases.release(key, false); // taken as the wait ended: give it to the next waiter
+            }
+            return;
+        }
+        if (polling && earlyWord != null && claim != FlightLeases.Claim.LEAD) {
+            ended(earlyWord.booleanValue(), false); // the word came while the check was on its way
             return;
         }
         switch (claim) {
-            case LEAD, OURS -> {
+            case LEAD -> {
                 x.set(FleetCoalesceStage.CLAIMED, Boolean.TRUE);
-                proceed(claim == FlightLeases.Claim.LEAD ? "led" : "joined");
+                if (polling) {
+                    // The holder's lease lapsed (it died) or just ended: its entry may be there after all.
+                    metrics.fleetCoalesce("takeover");
+                    tookOver = true;
+                    read();
+                } else {
+                    proceed("led");
+                }
             }
-            case UNAVAILABLE -> proceed("unavailable");
+            case OURS -> {
+                x.set(FleetCoalesceStage.CLAIMED, Boolean.TRUE);
+                proceed("joined");
+            }
+            case UNAVAILABLE -> {
+                if (polling) {
+                    schedulePoll(); // a blip in the leases: keep waiting for the word or the next check
+                } else {
+                    proceed("unavailable");
+                }
+            }
             case DONE -> read();
             case ELSEWHERE -> waitForWord();
         }
@@ -103,6 +142,18 @@ final class FleetWait implements FlightLeases.Listener {
             long left = Math.max(0, deadlineNanos - x.ticker().nanos());
             timer = x.ctx().executor().schedule(this::timedOut, left, TimeUnit.NANOSECONDS);
         }
+        schedulePoll();
+    }
+
+    /** Checks on the holder again in a quarter of the lease's lifetime: a lapsed lease is taken over. */
+    private void schedulePoll() {
+        cancelPoll();
+        long every = Math.max(TimeUnit.MILLISECONDS.toNanos(25), leaseTtl.toNanos() / 4);
+        poll = x.ctx().executor().schedule(() -> {
+            if (!over && !claimPending) {
+                send(true);
+            }
+        }, every, TimeUnit.NANOSECONDS);
     }
 
     /** On the leases' thread: the holder's generation ended. */
@@ -131,9 +182,10 @@ final class FleetWait implements FlightLeases.Listener {
         }
     }
 
-    /** The holder's answer is done: read it from the store and answer from it when this request may have it. */
+    /** The holder's answer is stored: read it and answer from it when this request may have it. */
     private void read() {
         unlisten();
+        cancelPoll();
         long t0 = x.ticker().nanos();
         store.get(key).whenComplete((entry, error) -> x.resume(() -> serve(error == null ? entry : null, t0)));
     }
@@ -142,12 +194,21 @@ final class FleetWait implements FlightLeases.Listener {
         if (over || gone()) {
             return;
         }
+        if (entry == null && !readAgain && x.ticker().nanos() < deadlineNanos) {
+            readAgain = true; // a read that failed (a slow store, a blip): once more, a little later
+            x.ctx().executor().schedule(this::read, READ_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+            return;
+        }
         long lookupNanos = x.ticker().nanos() - t0;
         if (entry == null || entry.isEmpty() || !EntryAccess.of(x).mayRead(entry.get())
                 || !c.control().accepts(x.ticker().wallMillis() - entry.get().createdAtMillis())
                 || !CachedAnswerWriter.canAnswer(x, entry.get())) {
-            proceed("miss"); // not stored (an answer that is not stored), or not for this request: its own call
+            // Not stored, or not for this request: its own call (a lease taken over is led from here).
+            proceed(tookOver ? "led" : "miss");
             return;
+        }
+        if (tookOver) {
+            leases.release(key, true); // the lapsed holder's entry was there: the other waiters read it too
         }
         end("hit");
         x.record().reason("fleet_coalesced");
@@ -187,6 +248,7 @@ final class FleetWait implements FlightLeases.Listener {
     private void end(String outcome) {
         over = true;
         unlisten();
+        cancelPoll();
         if (timer != null) {
             timer.cancel(false);
             x.onCancel(null);
@@ -197,6 +259,13 @@ final class FleetWait implements FlightLeases.Listener {
             span.fail(outcome);
         }
         metrics.fleetCoalesce(outcome);
+    }
+
+    private void cancelPoll() {
+        if (poll != null) {
+            poll.cancel(false);
+            poll = null;
+        }
     }
 
     private void unlisten() {

@@ -1,6 +1,7 @@
 package io.cachegate.gateway.cache.coalesce;
 
 import io.cachegate.cache.exact.OriginSpan;
+import io.cachegate.config.Ticker;
 import io.cachegate.gateway.exchange.ResponseTap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
+import java.util.function.LongPredicate;
 
 /**
  * One answer being generated that identical requests (same cache key) share instead of calling
@@ -19,8 +21,10 @@ import java.util.function.Consumer;
  * event loop, read the recorded pieces from the start at their own pace and are woken when more
  * arrive. The recording is bounded: past {@code maxBytes} the answer overflows, no follower joins
  * any more and those attached are cut off (LLM answers are far smaller than the bound).
- * A completed answer stays joinable until {@link #settle()} (its store write has finished), so a
- * request that missed the store just before the write still finds the answer here.
+ * A completed answer stays joinable until it {@link #settle settles}: its entry is readable in the store, or it
+ * will never be. When the write failed (the store is slow, failing or down) it stays joinable a little longer,
+ * {@link Coalescer#LINGER}: the answer was storable, so the requests that arrive meanwhile are served from it instead
+ * of calling the backend again while the store cannot hold it.
  */
 public final class SharedAnswer implements ResponseTap {
 
@@ -34,6 +38,16 @@ public final class SharedAnswer implements ResponseTap {
 
     enum State { WAITING, STREAMING, COMPLETE, ABORTED }
 
+    /** How the capture of a completed answer ended, which decides whether the answer lingers and what the fleet hears. */
+    public enum Outcome {
+        /** Written: the entry is readable in the store. */
+        STORED,
+        /** Not storable (failed, cut off, not cacheable by policy, or refused by the sensitive-data screen). */
+        NOT_STORED,
+        /** Storable, but the store refused or failed the write: the entry is not readable. */
+        WRITE_FAILED
+    }
+
     private final long maxBytes;
     private final String leaderRequestId;
     private final OriginSpan leaderSpan;
@@ -46,14 +60,34 @@ public final class SharedAnswer implements ResponseTap {
     private State state = State.WAITING;
     private boolean overflowed;
     private boolean settled;
-    /** Told once, when the answer settles, whether it completed: this gateway's lease across the fleet ends. */
+    private boolean stored;
+    private long completedAtMillis;
+    /** Told once, when the answer settles, whether its entry is readable: this gateway's lease across the fleet ends. */
     private Consumer<Boolean> leaseEnd;
+    /** Keeps a completed answer whose write failed joinable for a while, or says no (then it ends at once). */
+    private final Lingering lingering;
+
+    /** Where a completed answer whose write failed waits before it stops being joinable. */
+    interface Lingering {
+        /** Runs {@code end} after the linger time; false when too many answers linger already (nothing is scheduled). */
+        boolean linger(Runnable end);
+    }
+
+    private final Ticker ticker;
 
     SharedAnswer(long maxBytes, String leaderRequestId, OriginSpan leaderSpan, Runnable onEnd) {
+        this(maxBytes, leaderRequestId, leaderSpan, onEnd, end -> false, Ticker.system());
+    }
+
+    /** @param ticker the wall clock a completed answer's age is read from, the same as the requests' */
+    SharedAnswer(long maxBytes, String leaderRequestId, OriginSpan leaderSpan, Runnable onEnd, Lingering lingering,
+                 Ticker ticker) {
         this.maxBytes = maxBytes;
         this.leaderRequestId = leaderRequestId;
         this.leaderSpan = leaderSpan;
         this.onEnd = onEnd;
+        this.lingering = lingering;
+        this.ticker = ticker;
     }
 
     /** The gateway's id of the request that generates this answer: what a follower shows as its origin. */
@@ -89,6 +123,17 @@ public final class SharedAnswer implements ResponseTap {
 
     synchronized HttpHeaders headers() {
         return headers;
+    }
+
+    /**
+     * Whether a request may be served this answer: always while it is being generated (the freshest there is); once
+     * complete only as a cached answer would be, when the request may read the cache and accepts the answer's age.
+     */
+    public synchronized boolean servable(boolean mayRead, LongPredicate acceptsAgeMillis) {
+        if (state != State.COMPLETE) {
+            return true;
+        }
+        return mayRead && acceptsAgeMillis.test(Math.max(0, ticker.wallMillis() - completedAtMillis));
     }
 
     synchronized int pieceCount() {
@@ -144,30 +189,36 @@ public final class SharedAnswer implements ResponseTap {
         return !waiters.isEmpty() && !overflowed;
     }
 
-    /** No request joins this answer any more: it failed, or its entry is in the store (or will not be). */
-    public void settle() {
+    /**
+     * The capture of this answer ended: the fleet hears whether the entry is readable, and no request joins this
+     * answer any more, but for a completed answer whose write failed, which lingers first (see the class doc).
+     */
+    public void settle(Outcome outcome) {
         Consumer<Boolean> lease;
-        boolean completed;
+        boolean linger;
         synchronized (this) {
             if (settled) {
                 return;
             }
             settled = true;
+            stored = outcome == Outcome.STORED && state == State.COMPLETE && !overflowed;
             lease = leaseEnd;
-            completed = state == State.COMPLETE && !overflowed;
+            linger = outcome == Outcome.WRITE_FAILED && state == State.COMPLETE && !overflowed;
         }
-        onEnd.run();
+        if (!linger || !lingering.linger(onEnd)) {
+            onEnd.run();
+        }
         if (lease != null) {
-            lease.accept(completed);
+            lease.accept(stored);
         }
     }
 
     /**
-     * Runs {@code end} once when this answer settles (at once if it has), told whether it completed; a second
-     * lease end is ignored: one answer ends this gateway's lease once.
+     * Runs {@code end} once when this answer settles (at once if it has), told whether its entry is readable in the
+     * store; a second lease end is ignored: one answer ends this gateway's lease once.
      */
     void whenSettled(Consumer<Boolean> end) {
-        boolean completed;
+        boolean readable;
         synchronized (this) {
             if (leaseEnd != null) {
                 return;
@@ -176,9 +227,9 @@ public final class SharedAnswer implements ResponseTap {
             if (!settled) {
                 return;
             }
-            completed = state == State.COMPLETE && !overflowed;
+            readable = stored;
         }
-        end.accept(completed);
+        end.accept(readable);
     }
 
     private void end(State end) {
@@ -187,9 +238,10 @@ public final class SharedAnswer implements ResponseTap {
                 return;
             }
             state = end;
+            completedAtMillis = ticker.wallMillis();
         }
         if (end == State.ABORTED) {
-            settle();
+            settle(Outcome.NOT_STORED);
         }
         wakeAll();
     }

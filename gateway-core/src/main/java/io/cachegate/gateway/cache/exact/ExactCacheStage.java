@@ -18,9 +18,9 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The exact cache: looks the request's key up in the store (in-process, Redis, or both) and answers a hit the
- * client's {@code Cache-Control} accepts. The store failing (Redis down or slow) makes the request a BYPASS that
- * neither reads nor writes the cache, never an error. A request whose identical answer is being generated right
- * now skips the lookup: that answer is the freshest there is, and the coalescing stage will follow it.
+ * client's {@code Cache-Control} accepts. The store failing (Redis down or slow) is never an error: the request is a
+ * miss that no cache answers but that still coalesces with identical ones. A request whose identical answer is being
+ * generated right now skips the lookup: that answer is the freshest there is, and the coalescing stage will follow it.
  */
 public final class ExactCacheStage implements Stage {
 
@@ -43,7 +43,7 @@ public final class ExactCacheStage implements Stage {
         }
         SharedAnswer flight = c.decision().write()
                 ? coalescer.inFlight(c.key(), x.parsed().stream(), x.parsed().includeUsage()) : null;
-        if (flight != null) {
+        if (flight != null && CoalesceStage.servable(c, flight)) {
             metrics.cacheLookup("exact", "miss");
             c.endLookups();
             x.set(CoalesceStage.FOLLOW, flight); // that very answer, even if it settles before the coalescing stage
@@ -84,12 +84,12 @@ public final class ExactCacheStage implements Stage {
             return;
         }
         if (failed) {
-            // Fail open: the store is down or slow. Answer from the backend, and do not try to write either.
+            // Fail open: the store is down or slow, so no cache answers this request (the semantic one's entries are
+            // in the same store). It stays cacheable, though: identical requests still share one upstream call, and
+            // its answer is written should the store be back by then.
             metrics.cacheLookup("exact", "error");
-            metrics.cacheBypass("store_unavailable");
             x.record().reason("store_unavailable");
-            c.dropEarlyVector();
-            x.set(CacheableRequest.KEY, null);
+            c.endLookups();
             next.proceed(x);
             return;
         }

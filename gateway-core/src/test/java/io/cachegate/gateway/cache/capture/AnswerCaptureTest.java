@@ -110,7 +110,7 @@ class AnswerCaptureTest {
                 "req-1", Set.of("stop"));
         // As CaptureStage keys it: the request with the hop's model, under that backend's version.
         AnswerCapture capture = new AnswerCapture(base.retarget((backend, model) ->
-                Optional.of(base.movedTo(hopKey(backend, model)))), SIZE, metrics, ticker, settled::incrementAndGet);
+                Optional.of(base.movedTo(hopKey(backend, model)))), SIZE, metrics, ticker, outcome -> settled.incrementAndGet());
 
         capture.onFallback("small", "llama-3.1-8b");
         capture.onFallback("tiny", "qwen2.5-0.5b");
@@ -130,7 +130,7 @@ class AnswerCaptureTest {
     private AnswerCapture capture(long maxBytes) {
         AnswerCapture.Target target = new AnswerCapture.Target(store, KEY, Duration.ofHours(1), Set.of(), ACCESS, "req-1",
                 Set.of("stop"));
-        return new AnswerCapture(target, maxBytes, metrics, ticker, settled::incrementAndGet);
+        return new AnswerCapture(target, maxBytes, metrics, ticker, outcome -> settled.incrementAndGet());
     }
 
     private static void feed(AnswerCapture capture, String body) {

@@ -110,7 +110,7 @@ class SensitiveAnswerCaptureTest {
         AnswerCapture.Target target = new AnswerCapture.Target(store, KEY, Duration.ofHours(1), Set.of(),
                 new EntryAccess(Set.of(), Set.of(), false, ""), "req-1", Set.of("stop")).afterStore(entry -> writtenBack.incrementAndGet());
         AnswerScreen screen = new AnswerScreen(SensitiveDataDetector.builtIn(), allowRoute, metrics, "req-1");
-        return new AnswerCapture(target, 1 << 20, metrics, ticker, settled::incrementAndGet, screen, RequestTrace.OFF);
+        return new AnswerCapture(target, 1 << 20, metrics, ticker, outcome -> settled.incrementAndGet(), screen, RequestTrace.OFF);
     }
 
     private static void feed(AnswerCapture capture, String contentType, String body) {

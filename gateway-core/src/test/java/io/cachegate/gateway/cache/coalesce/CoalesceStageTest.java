@@ -21,6 +21,11 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
+import io.cachegate.config.Ticker;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -100,7 +105,7 @@ class CoalesceStageTest {
         Exchange follower = keyed(HELLO);
         follower.set(CoalesceStage.FOLLOW, flight); // what the exact-cache stage leaves when it skips its lookup
         relayed(leader, Answers.HELLO);
-        flight.settle(); // stored: no longer joinable by key
+        flight.settle(SharedAnswer.Outcome.STORED); // stored: no longer joinable by key
 
         stage.handle(follower, next);
         Exchanges.runPending(follower);
@@ -193,6 +198,58 @@ class CoalesceStageTest {
 
         assertThat(next.exchanges()).as("SSE bytes cannot answer a JSON request").containsExactly(json, streamed);
         assertThat(coalescer.inFlight()).isEqualTo(2);
+    }
+
+    @Test
+    void completedAnswerWhoseWriteFailed_lingers_andALaterIdenticalRequestIsServedFromIt() throws Exception {
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+        try {
+            Coalescer lingering = new Coalescer(1 << 20, null, Ticker.system(), timer);
+            CoalesceStage withLinger = new CoalesceStage(lingering, exchanges.metrics());
+            Exchange leader = keyed(HELLO);
+            withLinger.handle(leader, next);
+            SharedAnswer flight = leader.get(CoalesceStage.LEADING);
+            relayed(leader, Answers.HELLO);
+            flight.settle(SharedAnswer.Outcome.WRITE_FAILED); // the store is down: the entry is not readable
+
+            Exchange late = keyed(HELLO);
+            withLinger.handle(late, next);
+            Exchanges.runPending(late);
+            Exchange fresh = keyed(HELLO, "Cache-Control", "no-cache");
+            withLinger.handle(fresh, next);
+
+            assertThat(next.exchanges()).as("the late arrival makes no second call; no-cache asks for a fresh one")
+                    .containsExactly(leader, fresh);
+            Written written = Exchanges.written(late);
+            assertThat(written.body()).isEqualTo(Answers.HELLO);
+            assertThat(written.header(GatewayHeaders.X_CACHE_COALESCED)).isEqualTo("1");
+            assertThat(fresh.<SharedAnswer>get(CoalesceStage.LEADING)).as("it leads a new flight").isNotNull();
+            long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (lingering.inFlight() > 1 && System.nanoTime() < until) {
+                Thread.sleep(50);
+            }
+            assertThat(lingering.inFlight()).as("the lingering answer ended after %s", Coalescer.LINGER).isEqualTo(1);
+        } finally {
+            timer.shutdownNow();
+        }
+    }
+
+    @Test
+    void completedAnswerNotStorable_orStored_doesNotLinger() {
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+        try {
+            Coalescer lingering = new Coalescer(1 << 20, null, Ticker.system(), timer);
+            CoalesceStage withLinger = new CoalesceStage(lingering, exchanges.metrics());
+            for (SharedAnswer.Outcome outcome : List.of(SharedAnswer.Outcome.NOT_STORED, SharedAnswer.Outcome.STORED)) {
+                Exchange leader = keyed(HELLO);
+                withLinger.handle(leader, next);
+                relayed(leader, Answers.HELLO);
+                leader.<SharedAnswer>get(CoalesceStage.LEADING).settle(outcome);
+                assertThat(lingering.inFlight()).as("%s: no longer joinable", outcome).isZero();
+            }
+        } finally {
+            timer.shutdownNow();
+        }
     }
 
     @Test

@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.cachegate.cache.exact.CacheEntry;
 import io.cachegate.cache.exact.CacheKey;
 import io.cachegate.cache.exact.FlightLeases;
-import io.cachegate.cache.exact.MemoryCacheStore;
 import io.cachegate.config.FleetSettings;
 import io.cachegate.config.Policy;
 import io.cachegate.gateway.cache.CacheKeyStage;
 import io.cachegate.gateway.cache.CacheKeys;
 import io.cachegate.gateway.cache.CacheableRequest;
+import io.cachegate.gateway.cache.ScriptedStore;
 import io.cachegate.gateway.cache.ModelVersions;
 import io.cachegate.gateway.exchange.Answers;
 import io.cachegate.gateway.exchange.Exchange;
@@ -26,6 +26,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -52,7 +53,7 @@ class FleetCoalesceStageTest {
         boolean refuseListeners;
 
         @Override
-        public CompletableFuture<Claim> claim(CacheKey key, Duration ttl) {
+        public CompletableFuture<Claim> claim(CacheKey key, Duration ttl, Duration holdAtMost) {
             CompletableFuture<Claim> claim = new CompletableFuture<>();
             claims.add(claim);
             return claim;
@@ -96,7 +97,7 @@ class FleetCoalesceStageTest {
 
     private final Exchanges exchanges = new Exchanges(POLICY);
     private final HandLeases leases = new HandLeases();
-    private final MemoryCacheStore store = new MemoryCacheStore(1 << 20);
+    private final ScriptedStore store = new ScriptedStore(exchanges.ticker());
     private final CacheKeyStage keys = new CacheKeyStage(POLICY, new CacheKeys(POLICY, new ModelVersions()),
             exchanges.metrics());
     private final RecordingNext next = new RecordingNext();
@@ -108,7 +109,7 @@ class FleetCoalesceStageTest {
     }
 
     private FleetCoalesceStage stage(Duration maxWait) {
-        return new FleetCoalesceStage(leases, store, new FleetSettings(true, maxWait, 10), exchanges.metrics());
+        return new FleetCoalesceStage(leases, store, new FleetSettings(true, maxWait, 10, Duration.ofSeconds(2)), exchanges.metrics());
     }
 
     private Exchange keyed(String body) {
@@ -201,6 +202,81 @@ class FleetCoalesceStageTest {
         assertThat(x.get(FleetCoalesceStage.CLAIMED)).isTrue();
     }
 
+    /** A quarter of the lease's lifetime (2 s) passes: the waiter checks on the holder. */
+    private void nextCheck(Exchange x) {
+        Exchanges.channel(x).advanceTimeBy(501, TimeUnit.MILLISECONDS);
+        Exchanges.channel(x).runScheduledPendingTasks();
+    }
+
+    @Test
+    void handle_holderAlive_waiterChecksEveryQuarterLease_andKeepsWaiting() {
+        Exchange x = keyed(HELLO);
+        stage(Duration.ofSeconds(5)).handle(x, next);
+        answer(x, FlightLeases.Claim.ELSEWHERE);
+        assertThat(leases.claims).as("no check before a quarter of the lease's lifetime").isEmpty();
+
+        nextCheck(x);
+        assertThat(leases.claims).as("a check").hasSize(1);
+        answer(x, FlightLeases.Claim.ELSEWHERE);
+        nextCheck(x);
+        assertThat(leases.claims).as("and another").hasSize(1);
+
+        assertThat(next.called()).isFalse();
+        assertThat(leases.listeners()).as("still listening for the word").isEqualTo(1);
+    }
+
+    @Test
+    void handle_holderDied_theWaiterThatTakesTheLeaseReadsTheEntryFirst_andServesIt() {
+        Exchange x = keyed(HELLO);
+        stage(Duration.ofSeconds(5)).handle(x, next);
+        answer(x, FlightLeases.Claim.ELSEWHERE);
+        storeAnswer(x); // it wrote its entry, then died before its word
+
+        nextCheck(x);
+        answer(x, FlightLeases.Claim.LEAD); // its lease lapsed: this waiter has it now
+        Exchanges.runPending(x);
+
+        assertThat(next.called()).as("no second call: the entry was there").isFalse();
+        assertThat(Exchanges.written(x).header(GatewayHeaders.X_CACHE)).isEqualTo("HIT");
+        assertThat(leases.released).as("the other waiters are told to read it too").containsExactly(true);
+        assertThat(outcome("takeover")).isEqualTo(1);
+    }
+
+    @Test
+    void handle_holderDiedMidCall_oneWaiterTakesOver_andLeads() {
+        Exchange x = keyed(HELLO);
+        stage(Duration.ofSeconds(5)).handle(x, next);
+        answer(x, FlightLeases.Claim.ELSEWHERE);
+
+        nextCheck(x);
+        answer(x, FlightLeases.Claim.LEAD);
+        Exchanges.runPending(x);
+
+        assertThat(next.exchanges()).containsExactly(x);
+        assertThat(x.get(FleetCoalesceStage.CLAIMED)).as("its answer ends the lease it took").isTrue();
+        assertThat(leases.listeners()).isZero();
+        assertThat(outcome("led")).isEqualTo(1);
+    }
+
+    @Test
+    void handle_readAfterTheWordFails_isTriedOnceMore() {
+        Exchange x = keyed(HELLO);
+        stage(Duration.ofSeconds(5)).handle(x, next);
+        answer(x, FlightLeases.Claim.ELSEWHERE);
+        storeAnswer(x);
+        store.failGets(new IllegalStateException("redis timed out"));
+
+        leases.word(true);
+        Exchanges.runPending(x);
+        store.failGets(null);
+        Exchanges.channel(x).advanceTimeBy(60, TimeUnit.MILLISECONDS);
+        Exchanges.channel(x).runScheduledPendingTasks();
+        Exchanges.runPending(x);
+
+        assertThat(next.called()).isFalse();
+        assertThat(Exchanges.written(x).header(GatewayHeaders.X_CACHE)).isEqualTo("HIT");
+    }
+
     @Test
     void handle_doneButNothingStored_callsTheBackendItself() {
         Exchange x = keyed(HELLO);
@@ -265,7 +341,7 @@ class FleetCoalesceStageTest {
     void handle_followingAnAnswerInFlightHere_orNotCacheable_claimsNothing() {
         Exchange following = keyed(HELLO);
         following.set(CoalesceStage.FOLLOW, new Coalescer(1 << 20).join(following.get(CacheableRequest.KEY).key(),
-                false, false, "leader", null).answer());
+                false, false, "leader", null, answer -> true).answer());
         stage(Duration.ofSeconds(5)).handle(following, next);
 
         assertThat(next.exchanges()).containsExactly(following);
