@@ -23,7 +23,8 @@ final class CacheKeys {
     static final Key<Duration> EXACT_TTL = Key.duration("ttl", Duration.ofHours(1),
             "entry lifetime; routes may override");
     static final Key<Duration> TIMEOUT = Key.duration("timeout", Duration.ofMillis(50),
-            "Redis command timeout; slower counts as a miss, the request goes on");
+            "Redis command timeout at least; it follows measured latency up to health.timeout_max; slower counts as a "
+                    + "miss, the request goes on");
     static final Key<Long> MAX_BYTES = Key.size("max_bytes", 256L << 20, 1 << 20, Long.MAX_VALUE,
             "memory store bound, in bytes of stored answers");
     static final Key<Duration> L1_TTL = Key.duration("l1_ttl", Duration.ofSeconds(5),
@@ -37,6 +38,32 @@ final class CacheKeys {
     static final Key<Optional<SigningKey>> SIGNING_KEY = Key.of("signing_key", "string", Optional.empty(),
             "none: CRC only", ">= 32 bytes", "Redis: HMAC-SHA256 key signing entries; unsigned or badly signed is a miss",
             CacheKeys::signingKey);
+
+    // cache.exact.health. 50 operations are a fraction of a second of a busy gateway's lookups, yet enough that one
+    // stalled command (or the handful in flight with it) stays far below half of them; 20 before any decision keep a
+    // quiet gateway's first few failures from degrading it.
+    static final Key<Integer> HEALTH_WINDOW = Key.integer("window", 50, 1, 10_000,
+            "Redis store operations the health decision looks back on");
+    static final Key<Integer> HEALTH_MIN_CALLS = Key.integer("min_calls", 20, 1, 10_000,
+            "operations in the window before it decides anything (at most window)");
+    static final Key<Double> HEALTH_FAILURE_RATE = Key.decimal("failure_rate", 0.5, "(0, 1]", v -> v > 0 && v <= 1,
+            v -> v + " is not a share in (0, 1] (e.g. 0.5)",
+            "share of failed operations in the window (timeouts, refusals) that degrades the store: it fails fast");
+    static final Key<Double> HEALTH_SLOW_CALL_RATE = Key.decimal("slow_call_rate", 0.8, "(0, 1]",
+            v -> v > 0 && v <= 1, v -> v + " is not a share in (0, 1] (e.g. 0.8)",
+            "share of slow operations in the window that degrades the store");
+    static final Key<Double> HEALTH_SLOW_CALL = Key.decimal("slow_call", 0.5, "(0, 1]", v -> v > 0 && v <= 1,
+            v -> v + " is not a share in (0, 1] (e.g. 0.5)",
+            "an operation is slow above this share of the current command timeout");
+    static final Key<Duration> HEALTH_OPEN_FOR = Key.duration("open_for", Duration.ofSeconds(2),
+            Duration.ofMillis(10), Duration.ofMinutes(10), "a degraded store fails fast this long, then probes");
+    static final Key<Integer> HEALTH_PROBES = Key.integer("probes", 3, 1, 1000,
+            "operations let through to probe a degraded store; healthy again when they pass");
+    static final Key<Duration> HEALTH_TIMEOUT_MAX = Key.duration("timeout_max", Duration.ofSeconds(1),
+            "the command timeout follows measured latency up to this (never below timeout)");
+    static final Key<Double> HEALTH_TIMEOUT_MULTIPLE = Key.decimal("timeout_multiple", 4, "[1, 100]",
+            v -> v >= 1 && v <= 100, v -> v + " is not in [1, 100] (e.g. 4)",
+            "the command timeout is this many times the recent p99 of Redis latency");
 
     static final Key<Boolean> ENABLED = Key.bool("enabled", false, "answer paraphrases of earlier requests");
     static final Key<SemanticStore> SEMANTIC_STORE = Key.choice("store", SemanticStore.EMBEDDED, false,
@@ -127,9 +154,13 @@ final class CacheKeys {
     static final Key<Optional<String>> PATTERN_REGEX = Key.required("regex",
             "an RE2 regular expression (linear-time: no catastrophic backtracking), e.g. \"EMP-\\\\d{6}\"");
 
+    static final Section HEALTH = Section.mapping("health",
+            "redis and tiered: when the store counts as degraded (fails fast) and how long its commands may take",
+            HEALTH_WINDOW, HEALTH_MIN_CALLS, HEALTH_FAILURE_RATE, HEALTH_SLOW_CALL_RATE, HEALTH_SLOW_CALL,
+            HEALTH_OPEN_FOR, HEALTH_PROBES, HEALTH_TIMEOUT_MAX, HEALTH_TIMEOUT_MULTIPLE);
     static final Section EXACT = Section.mapping("exact", "identical (canonical) requests",
             EXACT_STORE, REDIS_URI, EXACT_TTL, TIMEOUT, MAX_BYTES, L1_TTL, L1_MAX_BYTES, COMPRESS_ABOVE,
-            REDIS_QUEUE_SIZE, SIGNING_KEY);
+            REDIS_QUEUE_SIZE, SIGNING_KEY).with(HEALTH);
     static final Section EMBEDDER = Section.mapping("embedder",
             "the model turning prompts into vectors, run in-process on ONNX Runtime",
             EMBEDDER_MODEL, TOKENIZER, POOLING, NORMALIZE, MAX_TOKENS, MAX_BATCH, MAX_WAIT, QUEUE_SIZE, WORKERS,

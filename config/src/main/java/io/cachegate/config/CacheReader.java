@@ -40,6 +40,7 @@ import static io.cachegate.config.CacheKeys.WORKERS;
 
 import com.google.re2j.PatternSyntaxException;
 import io.cachegate.config.SemanticCacheSettings.EmbedderSettings;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -124,17 +125,44 @@ final class CacheReader {
             return ExactCacheSettings.defaults();
         }
         String redisUri = exact.get(REDIS_URI);
+        Duration timeout = exact.get(TIMEOUT);
         return new ExactCacheSettings(
                 exact.get(EXACT_STORE),
                 redisUri,
                 exact.get(EXACT_TTL),
-                exact.get(TIMEOUT),
+                timeout,
                 exact.get(MAX_BYTES),
                 exact.get(L1_TTL),
                 exact.get(L1_MAX_BYTES),
                 exact.get(COMPRESS_ABOVE),
                 exact.get(REDIS_QUEUE_SIZE),
-                exact.get(SIGNING_KEY));
+                exact.get(SIGNING_KEY),
+                health(exact, timeout));
+    }
+
+    /** {@code cache.exact.health}: min_calls within the window, timeout_max not below the command timeout. */
+    private static StoreHealthSettings health(Fields exact, Duration timeout) {
+        Fields health = exact.section(CacheKeys.HEALTH);
+        if (health == null) {
+            return StoreHealthSettings.defaults();
+        }
+        int window = health.get(CacheKeys.HEALTH_WINDOW);
+        int minCalls = health.get(CacheKeys.HEALTH_MIN_CALLS);
+        if (minCalls > window) {
+            health.problem(CacheKeys.HEALTH_MIN_CALLS.name(), minCalls + " is more than window (" + window
+                    + "): the window never holds that many operations");
+            minCalls = window;
+        }
+        Duration timeoutMax = health.get(CacheKeys.HEALTH_TIMEOUT_MAX);
+        if (health.has(CacheKeys.HEALTH_TIMEOUT_MAX.name()) && timeoutMax.compareTo(timeout) < 0) {
+            health.problem(CacheKeys.HEALTH_TIMEOUT_MAX.name(), Durations.format(timeoutMax)
+                    + " is less than cache.exact.timeout (" + Durations.format(timeout) + "), the least timeout");
+            timeoutMax = timeout;
+        }
+        return new StoreHealthSettings(window, minCalls, health.get(CacheKeys.HEALTH_FAILURE_RATE),
+                health.get(CacheKeys.HEALTH_SLOW_CALL_RATE), health.get(CacheKeys.HEALTH_SLOW_CALL),
+                health.get(CacheKeys.HEALTH_OPEN_FOR), health.get(CacheKeys.HEALTH_PROBES), timeoutMax,
+                health.get(CacheKeys.HEALTH_TIMEOUT_MULTIPLE));
     }
 
     private static SemanticCacheSettings semantic(Fields cache) {

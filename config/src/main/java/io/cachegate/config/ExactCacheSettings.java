@@ -19,10 +19,11 @@ import java.util.Optional;
  * @param compressAboveBytes bodies larger than this are stored compressed in Redis
  * @param redisQueueSize commands that may wait for Redis at once; more are rejected (a miss), never queued without bound
  * @param signingKey when present, Redis entries are HMAC-signed with it and an unsigned or badly signed one is a miss
+ * @param health when a Redis store counts as degraded, and how far its command timeout follows measured latency
  */
 public record ExactCacheSettings(ExactStore store, String redisUri, Duration ttl, Duration timeout, long maxBytes,
                                  Duration l1Ttl, long l1MaxBytes, long compressAboveBytes, int redisQueueSize,
-                                 Optional<SigningKey> signingKey) {
+                                 Optional<SigningKey> signingKey, StoreHealthSettings health) {
 
     public ExactCacheSettings {
         Objects.requireNonNull(store, "store");
@@ -31,6 +32,15 @@ public record ExactCacheSettings(ExactStore store, String redisUri, Duration ttl
         Objects.requireNonNull(timeout, "timeout");
         Objects.requireNonNull(l1Ttl, "l1Ttl");
         Objects.requireNonNull(signingKey, "signingKey");
+        Objects.requireNonNull(health, "health");
+    }
+
+    /** These settings with the default store health. */
+    public ExactCacheSettings(ExactStore store, String redisUri, Duration ttl, Duration timeout, long maxBytes,
+                              Duration l1Ttl, long l1MaxBytes, long compressAboveBytes, int redisQueueSize,
+                              Optional<SigningKey> signingKey) {
+        this(store, redisUri, ttl, timeout, maxBytes, l1Ttl, l1MaxBytes, compressAboveBytes, redisQueueSize,
+                signingKey, StoreHealthSettings.defaults());
     }
 
     /** These settings without a signing key. */
@@ -45,6 +55,6 @@ public record ExactCacheSettings(ExactStore store, String redisUri, Duration ttl
         return new ExactCacheSettings(CacheKeys.EXACT_STORE.fallback(), CacheKeys.REDIS_URI.fallback(),
                 CacheKeys.EXACT_TTL.fallback(), CacheKeys.TIMEOUT.fallback(), CacheKeys.MAX_BYTES.fallback(),
                 CacheKeys.L1_TTL.fallback(), CacheKeys.L1_MAX_BYTES.fallback(), CacheKeys.COMPRESS_ABOVE.fallback(),
-                CacheKeys.REDIS_QUEUE_SIZE.fallback(), CacheKeys.SIGNING_KEY.fallback());
+                CacheKeys.REDIS_QUEUE_SIZE.fallback(), CacheKeys.SIGNING_KEY.fallback(), StoreHealthSettings.defaults());
     }
 }

@@ -5,6 +5,7 @@ import static io.cachegate.config.TestPolicies.problem;
 import static io.cachegate.config.TestPolicies.problems;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -331,6 +332,27 @@ class PolicyValidationTest {
                 .isEqualTo("policy.yaml:4: cache.exact.timeout: \"0ms\" must be longer than zero");
         assertThat(problem(BACKEND + "cache: { exact: { max_entries: 10 } }\n"))
                 .startsWith("policy.yaml:4: cache.exact.max_entries: unknown key");
+    }
+
+    @Test
+    void parse_storeHealth_defaultsAndBounds() throws PolicyException {
+        StoreHealthSettings health = TestPolicies.parse(BACKEND
+                + "cache: { exact: { store: redis, health: { window: 100, probes: 5, open_for: 500ms } } }\n")
+                .cache().exact().health();
+        assertThat(health.window()).isEqualTo(100);
+        assertThat(health.minCalls()).isEqualTo(20);
+        assertThat(health.probes()).isEqualTo(5);
+        assertThat(health.openFor()).isEqualTo(Duration.ofMillis(500));
+        assertThat(health.timeoutMultiple()).isEqualTo(4);
+
+        assertThat(problem(BACKEND + "cache: { exact: { health: { window: 10, min_calls: 11 } } }\n")).isEqualTo(
+                "policy.yaml:4: cache.exact.health.min_calls: 11 is more than window (10): the window never holds"
+                        + " that many operations");
+        assertThat(problem(BACKEND + "cache: { exact: { timeout: 100ms, health: { timeout_max: 80ms } } }\n"))
+                .isEqualTo("policy.yaml:4: cache.exact.health.timeout_max: 80ms is less than cache.exact.timeout"
+                        + " (100ms), the least timeout");
+        assertThat(problem(BACKEND + "cache: { exact: { health: { failure_rate: 50 } } }\n")).isEqualTo(
+                "policy.yaml:4: cache.exact.health.failure_rate: 50.0 is not a share in (0, 1] (e.g. 0.5)");
     }
 
     @Test

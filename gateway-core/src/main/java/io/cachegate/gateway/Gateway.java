@@ -100,6 +100,9 @@ public final class Gateway implements AutoCloseable {
         this.store = CacheStores.create(policy.cache().exact(), storeHealth, ticker,
                 LettuceLoops.of(group, threads, transport).orElse(null));
         ExactCacheSettings exact = policy.cache().exact();
+        if (exact.store() != ExactStore.MEMORY) {
+            metrics.watchStoreHealth(storeHealth);
+        }
         this.fleet = policy.cache().fleet().coalesce() && exact.store() != ExactStore.MEMORY
                 ? RedisFlightLeases.connect(exact.redisUri(), exact.timeout(), policy.cache().fleet().maxWaiters())
                 : null;

@@ -44,6 +44,7 @@ final class PolicyDiff {
         check(keys, "cache.exact.compress_above", x.compressAboveBytes(), y.compressAboveBytes());
         check(keys, "cache.exact.redis_queue_size", x.redisQueueSize(), y.redisQueueSize());
         check(keys, "cache.exact.signing_key", x.signingKey(), y.signingKey());
+        check(keys, "cache.exact.health", x.health(), y.health());
         check(keys, "cache.semantic", running.cache().semantic(), next.cache().semantic());
         check(keys, "cache.fleet", running.cache().fleet(), next.cache().fleet());
         check(keys, "admission.tick", running.admission().tick(), next.admission().tick());
@@ -63,7 +64,7 @@ final class PolicyDiff {
         ExactCacheSettings x = running.cache().exact();
         ExactCacheSettings exact = new ExactCacheSettings(x.store(), x.redisUri(), next.cache().exact().ttl(),
                 x.timeout(), x.maxBytes(), x.l1Ttl(), x.l1MaxBytes(), x.compressAboveBytes(), x.redisQueueSize(),
-                x.signingKey());
+                x.signingKey(), x.health());
         return new Policy(next.source(), server, next.backends(), next.tenants(), next.classes(),
                 new CacheSettings(exact, running.cache().semantic(), next.cache().sensitivePatterns(),
                         running.cache().fleet()), next.routes(),

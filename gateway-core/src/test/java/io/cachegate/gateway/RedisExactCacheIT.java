@@ -249,6 +249,13 @@ class RedisExactCacheIT {
                     .as("caching resumed without restarting the gateway").isTrue();
             assertThat(storeAvailable(gw)).isTrue();
             assertThat(purge(gw, "{\"all\":true}")).isPositive();
+            // 21 failed lookups of 23 in the window: the store was degraded (failed fast), then probed back in.
+            assertThat(metric(gw, "cachegate_cache_store_state_changes_total", "to=\"degraded\"")).isPositive();
+            assertThat(metric(gw, "cachegate_cache_store_state_changes_total", "to=\"probing\"")).isPositive();
+            assertThat(metric(gw, "cachegate_cache_store_state", "state=\"healthy\"")).isEqualTo(1);
+            assertThat(metric(gw, "cachegate_cache_store_state", "state=\"degraded\"")).isZero();
+            assertThat(metric(gw, "cachegate_cache_store_command_timeout_seconds"))
+                    .as("at least cache.exact.timeout, at most health.timeout_max").isBetween(0.1, 1.0);
         }
     }
 

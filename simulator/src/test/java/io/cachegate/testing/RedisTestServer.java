@@ -14,6 +14,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -28,11 +29,13 @@ public final class RedisTestServer implements AutoCloseable {
 
     private final int port;
     private final Path dir;
+    private final List<String> options;
     private Process process;
 
-    private RedisTestServer(int port, Path dir) {
+    private RedisTestServer(int port, Path dir, List<String> options) {
         this.port = port;
         this.dir = dir;
+        this.options = options;
     }
 
     /** The URI of a running Redis, or the test is skipped when there is none and none can be started. */
@@ -54,9 +57,18 @@ public final class RedisTestServer implements AutoCloseable {
 
     /** A redis-server of this test's own on a free port (skips the test when the binary is missing). */
     public static RedisTestServer startPrivate() {
+        return startPrivate(new String[0]);
+    }
+
+    /**
+     * As {@link #startPrivate()}, with more redis-server options on its command line (on every start), e.g.
+     * {@code "--enable-debug-command", "local"} for a test that stalls it with {@code DEBUG SLEEP}.
+     */
+    public static RedisTestServer startPrivate(String... options) {
         assumeTrue(binary() != null, "redis-server not installed");
         try {
-            RedisTestServer server = new RedisTestServer(freePort(), Files.createTempDirectory("cachegate-redis"));
+            RedisTestServer server = new RedisTestServer(freePort(), Files.createTempDirectory("cachegate-redis"),
+                    List.of(options));
             server.start();
             return server;
         } catch (IOException e) {
@@ -75,8 +87,10 @@ public final class RedisTestServer implements AutoCloseable {
     /** Starts (or restarts, on the same port) the server and waits until it answers PING. */
     public void start() {
         try {
-            process = new ProcessBuilder(binary(), "--bind", "127.0.0.1", "--port", Integer.toString(port),
-                    "--save", "", "--appendonly", "no", "--dir", dir.toString())
+            List<String> command = new ArrayList<>(List.of(binary(), "--bind", "127.0.0.1", "--port",
+                    Integer.toString(port), "--save", "", "--appendonly", "no", "--dir", dir.toString()));
+            command.addAll(options);
+            process = new ProcessBuilder(command)
                     .redirectErrorStream(true)
                     .redirectOutput(dir.resolve("redis.log").toFile())
                     .start();

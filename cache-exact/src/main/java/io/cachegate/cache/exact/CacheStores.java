@@ -38,7 +38,7 @@ public final class CacheStores {
                                     EventLoopGroupProvider ioLoops) {
         return switch (settings.store()) {
             case MEMORY -> {
-                health.available(true);
+                health.connected(true);
                 yield new MemoryCacheStore(settings.maxBytes(), ticker);
             }
             case REDIS -> redis(settings, health, ioLoops);
@@ -51,7 +51,7 @@ public final class CacheStores {
         return RedisCacheStore.connect(settings.redisUri(), clientResources(ioLoops),
                 new EntryCodec((int) Math.min(Integer.MAX_VALUE, settings.compressAboveBytes())),
                 settings.signingKey().map(k -> EntrySigner.hmacSha256(k.bytes())).orElse(EntrySigner.none()),
-                RedisStoreOptions.of(settings.timeout(), settings.redisQueueSize()), health,
+                RedisStoreOptions.of(settings.timeout(), settings.redisQueueSize(), settings.health()), health,
                 ioLoops == null ? 1 : Math.max(1, ioLoops.threadPoolSize()));
     }
 

@@ -97,7 +97,7 @@ final class L1Invalidations implements AutoCloseable {
         if (closed) {
             return;
         }
-        if (!l2.available()) {
+        if (!l2.connected()) {
             // Not before the store's own connection: a cluster client subscribes only once it knows the topology.
             retryLater(attempt);
             return;

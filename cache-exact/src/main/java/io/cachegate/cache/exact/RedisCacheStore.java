@@ -1,5 +1,6 @@
 package io.cachegate.cache.exact;
 
+import io.cachegate.config.Ticker;
 import io.lettuce.core.ExpireArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.SetArgs;
@@ -22,7 +23,9 @@ import org.slf4j.LoggerFactory;
  * Lettuce runs on the gateway's loops: see {@link CacheStores}). It fails open: while
  * Redis is down, slow or not yet connected, every operation completes exceptionally within the
  * command timeout (never blocks, never queues without bound), {@link StoreHealth} counts it, and the
- * client reconnects in the background. Futures complete on the I/O thread of the connection used: with
+ * client reconnects in the background. Lookups and writes pass its {@link StoreCircuit}: while enough of the recent
+ * ones failed or were slow the store is degraded and they fail at once without reaching Redis; their command timeout
+ * follows measured latency ({@link AdaptiveTimeout}). Purges and their invalidations always go to Redis. Futures complete on the I/O thread of the connection used: with
  * Lettuce on the gateway's loops, a command issued on a loop uses that loop's connection, so its answer
  * completes on the same thread and the caller need not hop back. Needs Redis 7.0+ ({@code PEXPIRE NX/GT}).
  * Cluster URIs ({@code redis-cluster://h1:7000,h2:7000}) use Lettuce's cluster client (a purge's SCAN walks every
@@ -44,9 +47,12 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
     private final String target;
     private final Duration warnInterval;
     private final RedisConnections connections;
+    private final StoreCircuit circuit;
 
-    private RedisCacheStore(RedisConnector connector, ClientResources resources, EntryCodec codec, EntrySigner signer,
-                            RedisStoreOptions options, StoreHealth health, String target, int connections) {
+    private RedisCacheStore(RedisConnector connector, StoreCircuit circuit, ClientResources resources, EntryCodec codec,
+                            EntrySigner signer, RedisStoreOptions options, StoreHealth health, String target,
+                            int connections) {
+        this.circuit = circuit;
         this.connector = connector;
         this.resources = resources;
         this.codec = codec;
@@ -79,9 +85,14 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
      */
     public static RedisCacheStore connect(String uri, ClientResources resources, EntryCodec codec, EntrySigner signer,
                                           RedisStoreOptions options, StoreHealth health, int connections) {
-        RedisConnector connector = RedisConnector.create(uri, resources, options);
-        RedisCacheStore store = new RedisCacheStore(connector, resources, codec, signer, options, health, redact(uri),
-                connections);
+        String target = redact(uri);
+        Ticker ticker = Ticker.system();
+        AdaptiveTimeout timeout = new AdaptiveTimeout(options.commandTimeout(), options.health().timeoutMax(),
+                options.health().timeoutMultiple(), ticker, health::commandTimeoutNanos);
+        StoreCircuit circuit = new StoreCircuit(options.health(), timeout, ticker, health, target);
+        RedisConnector connector = RedisConnector.create(uri, resources, options, circuit::timeoutNanos);
+        RedisCacheStore store = new RedisCacheStore(connector, circuit, resources, codec, signer, options, health,
+                target, connections);
         store.connections.open();
         return store;
     }
@@ -97,7 +108,11 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
         if (c == null) {
             return notConnected();
         }
-        return guard(c.get(key.redisKey()), slot)
+        long started = circuit.admit();
+        if (started == StoreCircuit.REFUSED) {
+            return refused();
+        }
+        return guard(c.get(key.redisKey()), slot, started)
                 .thenApply(bytes -> bytes == null ? Optional.<CacheEntry>empty() : decode(c, key, bytes));
     }
 
@@ -108,8 +123,13 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
         if (c == null) {
             return notConnected();
         }
-        // Both go out on the one connection before either answer arrives: one round trip.
-        CompletableFuture<byte[]> value = guard(c.get(key.redisKey()), slot);
+        long started = circuit.admit();
+        if (started == StoreCircuit.REFUSED) {
+            return refused();
+        }
+        // Both go out on the one connection before either answer arrives: one round trip, and one operation for the
+        // health decision (the GET's outcome stands for both).
+        CompletableFuture<byte[]> value = guard(c.get(key.redisKey()), slot, started);
         CompletableFuture<Long> pttl = guard(c.pttl(key.redisKey()), slot);
         return value.thenCombine(pttl, (bytes, millis) -> {
             if (bytes == null) {
@@ -130,11 +150,21 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
         if (c == null) {
             return notConnected();
         }
+        long started = circuit.admit();
+        if (started == StoreCircuit.REFUSED) {
+            return refused();
+        }
         String redisKey = key.redisKey();
         long millis = Math.max(1, ttl.toMillis());
         List<CompletableFuture<?>> sent = new ArrayList<>(4 + 3 * entry.tags().size());
-        sent.add(c.set(redisKey, signer.sign(redisKey, codec.encode(entry)), SetArgs.Builder.px(millis))
-                .toCompletableFuture());
+        byte[] value;
+        try {
+            value = signer.sign(redisKey, codec.encode(entry));
+        } catch (RuntimeException e) {
+            circuit.abandoned(); // never sent: it says nothing of Redis
+            throw e;
+        }
+        sent.add(c.set(redisKey, value, SetArgs.Builder.px(millis)).toCompletableFuture());
         byte[] member = redisKey.getBytes(StandardCharsets.UTF_8);
         for (String tag : entry.tags()) {
             addToSet(c, RedisKeys.tagKey(tag), member, millis, sent);
@@ -142,7 +172,7 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
         if (!entry.userDigest().isEmpty()) {
             addToSet(c, RedisKeys.userKey(entry.userDigest()), member, millis, sent);
         }
-        return guard(CompletableFuture.allOf(sent.toArray(CompletableFuture<?>[]::new)), -1);
+        return guard(CompletableFuture.allOf(sent.toArray(CompletableFuture<?>[]::new)), -1, started);
     }
 
     /** Files {@code member} in the index set {@code setKey} (a tag's, a user's), which outlives it a little. */
@@ -199,14 +229,24 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
         return warnInterval;
     }
 
-    /** True while connected (the same as {@code health().available()}). */
+    /** True while connected and not degraded (the same as {@code health().available()}). */
     public boolean available() {
         return health.available();
     }
 
+    /** True while connected, degraded or not. */
+    boolean connected() {
+        return health.connected();
+    }
+
+    /** Where the store stands in its health decision. */
+    StoreState state() {
+        return circuit.state();
+    }
+
     @Override
     public void close() {
-        health.available(false);
+        health.connected(false);
         // The timer drives Lettuce's reconnects: stop it first, so none starts on a loop shutting down.
         resources.timer().stop();
         connections.close();
@@ -235,9 +275,17 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
      * on {@code slot} (-1: none to learn from) tells which thread that slot's connection answers on.
      */
     private <T> CompletableFuture<T> guard(CompletionStage<T> stage, int slot) {
+        return guard(stage, slot, StoreCircuit.REFUSED);
+    }
+
+    /** As above, the outcome also told to the health decision when {@code started} came from {@link StoreCircuit#admit}. */
+    private <T> CompletableFuture<T> guard(CompletionStage<T> stage, int slot, long started) {
         CompletableFuture<T> result = new CompletableFuture<>();
         stage.whenComplete((value, error) -> {
             connections.answeredHere(slot);
+            if (started != StoreCircuit.REFUSED) {
+                circuit.ended(started, error == null ? null : unwrap(error));
+            }
             if (error == null) {
                 result.complete(value);
             } else {
@@ -251,6 +299,14 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
 
     private <T> CompletableFuture<T> notConnected() {
         StoreUnavailableException e = new StoreUnavailableException("redis cache " + target + " not connected");
+        fail(e);
+        return CompletableFuture.failedFuture(e);
+    }
+
+    /** Refused by the health decision: fails at once, without touching Redis (a miss for the caller). */
+    private <T> CompletableFuture<T> refused() {
+        StoreUnavailableException e = new StoreUnavailableException("redis cache " + target + " " + circuit.refusal()
+                + ": failing fast");
         fail(e);
         return CompletableFuture.failedFuture(e);
     }

@@ -152,7 +152,7 @@ final class RedisConnections {
             slots.set(slot, c);
             up.set(slot, 1);
             c.connection().addListener(new StateListener(slot));
-            health.available(true);
+            health.connected(true);
             LOG.info("redis cache {} connected (connection {} of {})", target, slot + 1, slots.length());
         });
     }
@@ -168,14 +168,14 @@ final class RedisConnections {
         public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
             up.set(slot, 1);
             if (!closed) {
-                health.available(true);
+                health.connected(true);
             }
         }
 
         @Override
         public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
             up.set(slot, 0);
-            health.available(!closed && anyUp());
+            health.connected(!closed && anyUp());
             if (!closed) {
                 warnings.warn("redis cache " + target + " disconnected, requests bypass it until it reconnects");
             }

@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -57,9 +58,17 @@ final class RedisConnector {
     record Connected(StatefulConnection<String, byte[]> connection, RedisClusterAsyncCommands<String, byte[]> commands) {
     }
 
+    /** With the fixed command timeout of {@code options}. */
     static RedisConnector create(String uri, ClientResources resources, RedisStoreOptions options) {
+        long fixed = Math.max(1, options.commandTimeout().toNanos());
+        return create(uri, resources, options, () -> fixed);
+    }
+
+    /** With the command timeout {@code commandTimeoutNanos} gives when each command is sent (purges keep theirs). */
+    static RedisConnector create(String uri, ClientResources resources, RedisStoreOptions options,
+                                 LongSupplier commandTimeoutNanos) {
         String text = uri.strip();
-        ClientOptions clientOptions = clientOptions(options);
+        ClientOptions clientOptions = clientOptions(options, commandTimeoutNanos);
         if (text.startsWith("redis-cluster://") || text.startsWith("rediss-cluster://")) {
             RedisClusterClient cluster = RedisClusterClient.create(resources, clusterSeeds(text));
             cluster.setOptions(ClusterClientOptions.builder(clientOptions).topologyRefreshOptions(topologyRefresh()).build());
@@ -127,7 +136,7 @@ final class RedisConnector {
         return connectPubSub.get();
     }
 
-    private static ClientOptions clientOptions(RedisStoreOptions options) {
+    private static ClientOptions clientOptions(RedisStoreOptions options, LongSupplier commandTimeoutNanos) {
         return ClientOptions.builder()
                 .autoReconnect(true)
                 // Commands issued while disconnected fail at once (a miss) instead of piling up
@@ -139,10 +148,11 @@ final class RedisConnector {
                         .connectTimeout(Duration.ofSeconds(2))
                         .keepAlive(true)
                         .build())
-                // The one command timeout: it fails the caller (a miss) and frees a command Redis never
-                // answers, so a hung server cannot fill the request queue for good. Its precision is
-                // the tick of the resources' timer (CacheStores).
-                .timeoutOptions(TimeoutOptions.builder().timeoutSource(new CommandTimeouts(options)).build())
+                // The command timeout: it fails the caller (a miss) and frees a command Redis never answers, so a
+                // hung server cannot fill the request queue for good. Asked per command, so it can follow measured
+                // latency (AdaptiveTimeout). Its precision is the tick of the resources' timer (CacheStores).
+                .timeoutOptions(TimeoutOptions.builder()
+                        .timeoutSource(new CommandTimeouts(options, commandTimeoutNanos)).build())
                 .build();
     }
 
@@ -174,22 +184,22 @@ final class RedisConnector {
     }
 
     private static final class CommandTimeouts extends TimeoutOptions.TimeoutSource {
-        private final long commandMillis;
-        private final long purgeMillis;
+        private final LongSupplier commandNanos;
+        private final long purgeNanos;
 
-        CommandTimeouts(RedisStoreOptions options) {
-            this.commandMillis = Math.max(1, options.commandTimeout().toMillis());
-            this.purgeMillis = Math.max(1, options.purgeCommandTimeout().toMillis());
+        CommandTimeouts(RedisStoreOptions options, LongSupplier commandNanos) {
+            this.commandNanos = commandNanos;
+            this.purgeNanos = Math.max(1, options.purgeCommandTimeout().toNanos());
         }
 
         @Override
         public long getTimeout(RedisCommand<?, ?, ?> command) {
-            return PURGE_COMMANDS.contains(command.getType().toString()) ? purgeMillis : commandMillis;
+            return PURGE_COMMANDS.contains(command.getType().toString()) ? purgeNanos : commandNanos.getAsLong();
         }
 
         @Override
         public TimeUnit getTimeUnit() {
-            return TimeUnit.MILLISECONDS;
+            return TimeUnit.NANOSECONDS;
         }
     }
 }

@@ -9,6 +9,9 @@ import static io.cachegate.cache.exact.TestEntries.randomTenant;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /** Two gateways' tiered stores over one shared Redis. */
@@ -56,6 +59,40 @@ class TieredCacheStoreIT {
             assertThat(one.purge(scope(null, null, "doc:7")).join()).isEqualTo(1);
             await(Duration.ofSeconds(2), () -> two.l1().get(key).join().isEmpty());
             assertThat(two.get(key).join()).isEmpty();
+        }
+    }
+
+    @Test
+    void get_redisDegradedButSubscribed_l1KeepsServing() {
+        try (RedisTestServer server = RedisTestServer.startPrivate()) {
+            StoreHealth health = new StoreHealth();
+            try (TieredCacheStore tiered = TieredCacheStore.coherent(new MemoryCacheStore(1 << 20), Duration.ofMinutes(10),
+                    RedisStores.open(server.uri(), Duration.ofMillis(50), health))) {
+                await(Duration.ofSeconds(10), () -> health.available() && tiered.coherent());
+                CacheKey key = key("t", "m@1");
+                await(Duration.ofSeconds(10), () -> {
+                    try {
+                        tiered.put(key, entry("kept"), Duration.ofMinutes(5)).join();
+                        return true;
+                    } catch (RuntimeException e) {
+                        return false;
+                    }
+                });
+
+                // Redis answers nothing, yet the connections (the subscription's too) stay up: lookups time out.
+                RedisTestServer.command(server.uri(), "CLIENT", "PAUSE", "5000", "ALL");
+                List<CompletableFuture<?>> lookups = new ArrayList<>();
+                for (int i = 0; i < 30; i++) {
+                    lookups.add(tiered.get(key("t", "m@1")));
+                }
+                lookups.forEach(f -> f.handle((v, e) -> null).join());
+                assertThat(health.state()).isEqualTo(StoreState.DEGRADED);
+
+                assertThat(tiered.coherent()).as("still subscribed: invalidations would be heard").isTrue();
+                assertThat(tiered.get(key)).as("the L1 serves what it holds").succeedsWithin(Duration.ofSeconds(1))
+                        .satisfies(e -> assertThat(TestEntries.body(e.orElseThrow())).isEqualTo("kept"));
+                assertThat(tiered.get(key("t", "m@1"))).as("an L1 miss fails fast").failsWithin(Duration.ofSeconds(1));
+            }
         }
     }
 }

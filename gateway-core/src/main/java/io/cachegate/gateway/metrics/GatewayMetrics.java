@@ -1,11 +1,14 @@
 package io.cachegate.gateway.metrics;
 
+import io.cachegate.cache.exact.StoreHealth;
+import io.cachegate.cache.exact.StoreState;
 import io.cachegate.config.Ticker;
 import io.cachegate.routing.CircuitState;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
@@ -279,6 +282,30 @@ public final class GatewayMetrics implements AutoCloseable {
                 .description("1 while the exact-cache store answers; 0 while the gateway bypasses it").register(registry);
         FunctionCounter.builder("cachegate.cache.store.errors", errors, LongSupplier::getAsLong)
                 .description("Exact-cache store operations that failed or timed out").register(registry);
+    }
+
+    /**
+     * Exposes a shared (Redis) store's health decision: a gauge per state, 1 for the one it is in; the changes into
+     * each state; and the command timeout it uses now (it follows measured latency). An in-process store has none.
+     */
+    public void watchStoreHealth(StoreHealth health) {
+        watched.add(health);
+        for (StoreState state : StoreState.values()) {
+            Gauge.builder("cachegate.cache.store.state", health, h -> h.state() == state ? 1 : 0)
+                    .tag("state", state.label())
+                    .description("1 for the state the shared exact-cache store is in: healthy, degraded (fails fast,"
+                            + " requests bypass it) or probing")
+                    .register(registry);
+            FunctionCounter.builder("cachegate.cache.store.state.changes", health, h -> h.stateChanges(state))
+                    .tag("to", state.label())
+                    .description("Changes of the shared exact-cache store's health state, by the state entered")
+                    .register(registry);
+        }
+        TimeGauge.builder("cachegate.cache.store.command.timeout", health, TimeUnit.NANOSECONDS,
+                        h -> h.commandTimeout().toNanos())
+                .description("The shared exact-cache store's command timeout now: a multiple of its recent p99"
+                        + " latency, within cache.exact.timeout and health.timeout_max")
+                .register(registry);
     }
 
     /** Time of one store lookup. */
