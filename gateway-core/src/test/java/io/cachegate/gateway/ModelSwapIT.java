@@ -44,8 +44,14 @@ class ModelSwapIT {
     private static final String NEW = "r2";
     private static final int CLIENTS = 8;
     private static final int PROMPTS = 6;
-    /** How long each phase runs under load: before the swap, with the replicas disagreeing, after the swap. */
+    /**
+     * Each phase (before the swap, replicas disagreeing, after it) runs at least this long and until it has
+     * {@link #PHASE_CALLS} calls of its kind: on a loaded machine a fixed time may hold too few.
+     */
     private static final Duration PHASE = Duration.ofMillis(1500);
+    private static final int PHASE_CALLS = 30;
+    /** Bound on any wait: for a phase's calls, for the gateway to see a card. */
+    private static final Duration WAIT = Duration.ofSeconds(60);
     /** The policy's {@code health.interval}: how often the gateway re-reads each replica's /v1/models (the minimum). */
     private static final String PROBE_INTERVAL = "100ms";
 
@@ -73,17 +79,16 @@ class ModelSwapIT {
                 clients.execute(() -> repeatChats(gw.port(), running, calls));
             }
 
-            Thread.sleep(PHASE.toMillis());
+            hold(calls, Long.MIN_VALUE, c -> c.hit() && OLD.equals(c.version()), "old-version HITs (warm-up)");
             long swapOne = swap(sims.replica(0));
-            assertThat(Poll.until(Duration.ofSeconds(5), () -> disagreeing(gw))).as("the gateway saw replica 0's card")
-                    .isTrue();
+            assertThat(Poll.until(WAIT, () -> disagreeing(gw))).as("the gateway saw replica 0's card").isTrue();
             long seenOne = System.nanoTime();
-            Thread.sleep(PHASE.toMillis());
+            hold(calls, seenOne, c -> true, "calls while the replicas disagree");
             long swapAll = swap(sims.replica(1));
-            assertThat(Poll.until(Duration.ofSeconds(5), () -> agreedVersion(gw).filter(v -> !v.equals(oldVersion))
-                    .isPresent())).as("the gateway saw both replicas' new card").isTrue();
+            assertThat(Poll.until(WAIT, () -> agreedVersion(gw).filter(v -> !v.equals(oldVersion)).isPresent()))
+                    .as("the gateway saw both replicas' new card").isTrue();
             long seenAll = System.nanoTime();
-            Thread.sleep(PHASE.toMillis());
+            hold(calls, seenAll, c -> c.hit() && NEW.equals(c.version()), "new-version HITs");
             running.set(false);
             clients.shutdown();
             assertThat(clients.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
@@ -94,7 +99,8 @@ class ModelSwapIT {
                     .as("every answer says its version").allMatch(c -> c.version() != null);
             assertThat(all).as("the cache served the old version before the swap")
                     .anyMatch(c -> c.end() < swapOne && c.hit() && c.version().equals(OLD));
-            assertThat(startedIn(all, seenOne, Long.MAX_VALUE)).as("no old-version HIT once the gateway saw the new one")
+            assertThat(startedIn(all, seenOne, Long.MAX_VALUE))
+                    .as("no old-version HIT once the gateway saw the new one")
                     .noneMatch(c -> c.hit() && c.version().equals(OLD));
             assertThat(startedIn(all, seenOne, swapAll)).as("while the replicas disagree, every request bypasses")
                     .isNotEmpty().allMatch(c -> "BYPASS".equals(c.xCache()));
@@ -102,7 +108,8 @@ class ModelSwapIT {
                     .isNotEmpty().allMatch(c -> c.version().equals(NEW))
                     .as("and from the cache again").anyMatch(Call::hit);
             String metrics = RawHttp.get(gw.adminPort(), "/metrics").body();
-            assertThat(metrics).containsPattern("cachegate_cache_bypass_total\\{[^}]*reason=\"model_versions_disagree\"");
+            assertThat(metrics).as("the bypasses are counted with their reason")
+                    .containsPattern("cachegate_cache_bypass_total\\{[^}]*reason=\"model_versions_disagree\"");
         }
     }
 
@@ -126,6 +133,14 @@ class ModelSwapIT {
                 calls.add(new Call(start, System.nanoTime(), -1, e.toString(), null));
             }
         }
+    }
+
+    /** Lets the load run for a {@link #PHASE} and until {@link #PHASE_CALLS} calls started since {@code from} match. */
+    private static void hold(ConcurrentLinkedQueue<Call> calls, long from, Predicate<Call> which, String what)
+            throws InterruptedException {
+        Thread.sleep(PHASE.toMillis());
+        assertThat(Poll.until(WAIT, () -> calls.stream().filter(c -> c.start() >= from && which.test(c)).count()
+                >= PHASE_CALLS)).as(PHASE_CALLS + " " + what).isTrue();
     }
 
     /** Changes the replica's model card to the new revision; returns when (System.nanoTime) it took effect. */

@@ -72,7 +72,8 @@ public record SimulatorOptions(String host, int port, long ttftMs, double prefil
                             int defaultMaxTokens, List<String> models, long seed, double tokensPerSecond,
                             int prefixCacheBlocks, int prefixBlockChars, AnswerBook answers) {
         this(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue, errorRate, hangRate,
-                defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars, answers, List.of());
+                defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars, answers,
+                List.of());
     }
 
     /** The settings without an answer book: every answer generated. */
@@ -98,7 +99,8 @@ public record SimulatorOptions(String host, int port, long ttftMs, double prefil
      */
     public static SimulatorOptions defaults() {
         return new SimulatorOptions("127.0.0.1", 0, 0, 0, 0, 256, 10_000, 0, 0, 64,
-                List.of("llama-3.1-8b", "qwen2.5-0.5b"), 42, 0, 0, DEFAULT_PREFIX_BLOCK_CHARS, AnswerBook.NONE, List.of());
+                List.of("llama-3.1-8b", "qwen2.5-0.5b"), 42, 0, 0, DEFAULT_PREFIX_BLOCK_CHARS, AnswerBook.NONE,
+                List.of());
     }
 
     public SimulatorOptions withHost(String value) {
@@ -121,7 +123,8 @@ public record SimulatorOptions(String host, int port, long ttftMs, double prefil
 
     public SimulatorOptions withPrefillMsPerToken(double value) {
         return new SimulatorOptions(host, port, ttftMs, value, tpotMs, maxConcurrency, maxQueue, errorRate,
-                hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars, answers, modelCards);
+                hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars,
+                answers, modelCards);
     }
 
     public SimulatorOptions withTpotMs(double value) {
@@ -132,17 +135,20 @@ public record SimulatorOptions(String host, int port, long ttftMs, double prefil
 
     public SimulatorOptions withMaxConcurrency(int value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, value, maxQueue, errorRate,
-                hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars, answers, modelCards);
+                hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars,
+                answers, modelCards);
     }
 
     public SimulatorOptions withMaxQueue(int value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, value, errorRate,
-                hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars, answers, modelCards);
+                hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars,
+                answers, modelCards);
     }
 
     public SimulatorOptions withErrorRate(double value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue, value,
-                hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars, answers, modelCards);
+                hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars,
+                answers, modelCards);
     }
 
     public SimulatorOptions withHangRate(double value) {
@@ -153,7 +159,8 @@ public record SimulatorOptions(String host, int port, long ttftMs, double prefil
 
     public SimulatorOptions withDefaultMaxTokens(int value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
-                errorRate, hangRate, value, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars, answers, modelCards);
+                errorRate, hangRate, value, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars,
+                answers, modelCards);
     }
 
     public SimulatorOptions withModels(List<String> value) {
@@ -170,17 +177,20 @@ public record SimulatorOptions(String host, int port, long ttftMs, double prefil
 
     public SimulatorOptions withTokensPerSecond(double value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
-                errorRate, hangRate, defaultMaxTokens, models, seed, value, prefixCacheBlocks, prefixBlockChars, answers, modelCards);
+                errorRate, hangRate, defaultMaxTokens, models, seed, value, prefixCacheBlocks, prefixBlockChars,
+                answers, modelCards);
     }
 
     public SimulatorOptions withPrefixCacheBlocks(int value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
-                errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, value, prefixBlockChars, answers, modelCards);
+                errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, value, prefixBlockChars,
+                answers, modelCards);
     }
 
     public SimulatorOptions withPrefixBlockChars(int value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
-                errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, value, answers, modelCards);
+                errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, value,
+                answers, modelCards);
     }
 
     /** Requests whose last user text the book holds are answered with their label's canonical answer. */

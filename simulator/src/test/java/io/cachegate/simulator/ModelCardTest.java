@@ -63,7 +63,8 @@ class ModelCardTest {
 
     @Test
     void post_rootOnly_keepsRevision_nullRevisionRemovesIt() {
-        SimulatorOptions options = SimulatorOptions.defaults().withModelCards(List.of(ModelCard.parse("llama-3.1-8b=@r1")));
+        SimulatorOptions options = SimulatorOptions.defaults()
+                .withModelCards(List.of(ModelCard.parse("llama-3.1-8b=@r1")));
         try (BackendSimulator sim = BackendSimulator.start(options)) {
             post(sim, "/sim/models/llama-3.1-8b", "{\"root\":\"/models/llama-v2\"}");
             assertThat(card(sim, "llama-3.1-8b").get("revision").asText()).isEqualTo("r1");

@@ -9,6 +9,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -58,7 +59,9 @@ public final class ModelVersions {
 
     private boolean disagree(String backend, String model) {
         Map<URI, Map<String, String>> replicas = discovered.getOrDefault(backend, Map.of());
-        return replicas.values().stream().map(models -> models.get(model)).filter(v -> v != null).distinct().count() > 1;
+
+                       return replicas.values().stream().map(models -> models.get(model)).filter(Objects::nonNull).distinct()
+                .count() > 1;
     }
 
     private Optional<String> discoveredVersion(String backend, String model) {
@@ -97,9 +100,12 @@ public final class ModelVersions {
         if (before == null || before.equals(now)) {
             return;
         }
-        if (now.equals(DISAGREE) || now.equals(PARTIAL)) {
-            LOG.info("backend {}: model {} {}; its requests bypass the cache until the replicas agree", backend, model,
-                    now.equals(DISAGREE) ? "has different versions on different replicas" : "is not listed by every replica");
+        if (now.equals(DISAGREE)) {
+            LOG.info("backend {}: model {} has different versions on different replicas; its requests bypass the "
+                    + "cache until they agree", backend, model);
+        } else if (now.equals(PARTIAL)) {
+            LOG.info("backend {}: model {} is not listed by every replica; its requests bypass the cache until it is",
+                    backend, model);
         } else {
             LOG.info("backend {}: model {} is now version {} (was {}); its cache namespace is the new version's",
                     backend, model, now, before);
