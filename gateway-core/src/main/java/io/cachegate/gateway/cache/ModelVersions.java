@@ -35,7 +35,7 @@ public final class ModelVersions {
 
     /** backend name -> replica URL -> model id -> version */
     private final Map<String, Map<URI, Map<String, String>>> discovered = new ConcurrentHashMap<>();
-    /** backend name + " " + model id -> the agreed version or {@link #DISAGREE}, as last logged */
+    /** backend name + " " + model id -> the agreed version, {@link #DISAGREE} or {@link #PARTIAL}, as last logged */
     private final Map<String, String> lastLogged = new ConcurrentHashMap<>();
 
     /** The version to key {@code model} on when served by {@code backend}, or empty to bypass the cache. */
@@ -59,8 +59,7 @@ public final class ModelVersions {
 
     private boolean disagree(String backend, String model) {
         Map<URI, Map<String, String>> replicas = discovered.getOrDefault(backend, Map.of());
-
-                       return replicas.values().stream().map(models -> models.get(model)).filter(Objects::nonNull).distinct()
+        return replicas.values().stream().map(models -> models.get(model)).filter(Objects::nonNull).distinct()
                 .count() > 1;
     }
 
