@@ -2,6 +2,7 @@ package io.cachegate.cli;
 
 import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.AnswerBook;
+import io.cachegate.simulator.ModelCard;
 import io.cachegate.simulator.SimulatorOptions;
 import io.cachegate.simulator.SimulatorReplicas;
 import java.io.PrintWriter;
@@ -97,6 +98,12 @@ public final class SimulateBackendCommand implements Callable<Integer> {
                     + "the same for every text of the label; others are generated as usual.")
     private Path answers;
 
+    @Option(names = "--model-card", paramLabel = "ID=[ROOT][@REVISION]",
+            description = "The card a model reports in /v1/models at start, e.g. llama-3.1-8b=@r1 or "
+                    + "llama-3.1-8b=meta-llama/Llama-3.1-8B@r1 (default: root = id, no revision); repeatable. "
+                    + "POST /sim/models/{id} {\"root\":…,\"revision\":…} changes it while running.")
+    private List<String> modelCards;
+
     @Option(names = "--seed", defaultValue = "42",
             description = "Seed of the fault injection; replica i uses seed + i (default: ${DEFAULT-VALUE}).")
     private long seed;
@@ -117,7 +124,8 @@ public final class SimulateBackendCommand implements Callable<Integer> {
         try {
             options = new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                     errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
-                    prefixBlockChars, answers == null ? AnswerBook.NONE : loadAnswers(answers));
+                    prefixBlockChars, answers == null ? AnswerBook.NONE : loadAnswers(answers),
+                    modelCards == null ? List.of() : modelCards.stream().map(ModelCard::parse).toList());
             if (replicas < 1) {
                 throw new IllegalArgumentException("--replicas must be >= 1, was " + replicas);
             }

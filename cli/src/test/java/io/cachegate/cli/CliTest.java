@@ -69,6 +69,14 @@ class CliTest {
         assertThat(run.out).contains("nope.yaml").doesNotContain("Exception");
     }
 
+    @Test
+    void simulateBackend_badModelCard_isAUsageErrorBeforeAnythingStarts() {
+        assertThat(run("simulate-backend", "--port", "0", "--model-card", "llama-3.1-8b").exit)
+                .as("no ID=").isEqualTo(2);
+        assertThat(run("simulate-backend", "--port", "0", "--model-card", "gpt-5=@r1").exit)
+                .as("not a served model").isEqualTo(2);
+    }
+
     record Run(int exit, String out) {
     }
 

@@ -7,9 +7,10 @@ package io.cachegate.simulator;
  */
 interface AnswerFormat {
 
-    static AnswerFormat of(CompletionRequest request, long created) {
+    /** {@code fingerprint}: the model card's, or null; chat and text completions carry it (see {@link ModelCard}). */
+    static AnswerFormat of(CompletionRequest request, long created, String fingerprint) {
         return request.kind() == CompletionRequest.Kind.RESPONSES ? new ResponsesJson(request, created)
-                : new CompletionJson(request, created);
+                : new CompletionJson(request, created, fingerprint);
     }
 
     /** What a stream sends before its first token, for {@code choices} choices. */

@@ -4,7 +4,8 @@ package io.cachegate.simulator;
  * The JSON of chat and text completion answers, field for field as vLLM's pydantic models
  * serialise them: streamed chat chunks exclude unset fields, streamed text chunks do not (hence
  * {@code "usage":null} on every text chunk). Built with a StringBuilder because this is the hot
- * path of the zero-latency benchmark: one header prefix per request, a few appends per token.
+ * path of the zero-latency benchmark: one header prefix per request, a few appends per token. When the model's
+ * card was set, every answer and chunk carries its {@code system_fingerprint} after the model.
  */
 final class CompletionJson implements AnswerFormat {
 
@@ -14,17 +15,19 @@ final class CompletionJson implements AnswerFormat {
     private final String chunkPrefix;
     private final String id;
     private final long created;
-    private final String quotedModel;
+    /** {@code "model"} and, with a fingerprint, {@code ,"system_fingerprint":"..."} after it. */
+    private final String modelFields;
 
-    CompletionJson(CompletionRequest request, long created) {
+    CompletionJson(CompletionRequest request, long created, String fingerprint) {
         this.kind = request.kind();
         this.includeUsage = request.includeUsage();
         this.created = created;
-        this.quotedModel = Json.quote(request.model());
+        this.modelFields = Json.quote(request.model())
+                + (fingerprint == null ? "" : ",\"system_fingerprint\":" + Json.quote(fingerprint));
         this.id = (kind == CompletionRequest.Kind.CHAT ? "chatcmpl-" : "cmpl-") + request.hash().idHex();
         String chunkObject = kind == CompletionRequest.Kind.CHAT ? "chat.completion.chunk" : "text_completion";
         this.chunkPrefix = "{\"id\":\"" + id + "\",\"object\":\"" + chunkObject + "\",\"created\":" + created
-                + ",\"model\":" + quotedModel + ",\"choices\":[";
+                + ",\"model\":" + modelFields + ",\"choices\":[";
     }
 
     /** Chat: the first chunk of each choice; text completions open with their first token. */
@@ -90,7 +93,7 @@ final class CompletionJson implements AnswerFormat {
         StringBuilder out = new StringBuilder(128 + choices.length * (choices[0].length * 8 + 160));
         out.append("{\"id\":\"").append(id).append("\",\"object\":\"")
                 .append(kind == CompletionRequest.Kind.CHAT ? "chat.completion" : "text_completion")
-                .append("\",\"created\":").append(created).append(",\"model\":").append(quotedModel)
+                .append("\",\"created\":").append(created).append(",\"model\":").append(modelFields)
                 .append(",\"choices\":[");
         for (int i = 0; i < choices.length; i++) {
             completionTokens += choices[i].length;

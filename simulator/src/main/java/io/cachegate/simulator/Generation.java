@@ -52,7 +52,8 @@ final class Generation implements ConcurrencyGate.Waiter {
         this.request = request;
         this.keepAlive = keepAlive;
         this.onDone = onDone;
-        this.json = AnswerFormat.of(request, System.currentTimeMillis() / 1000);
+        // The card as the generation starts: an answer begun before a model swap is the old model's.
+        this.json = AnswerFormat.of(request, System.currentTimeMillis() / 1000, sim.cards.fingerprint(request.model()));
         // Without max_tokens the "model" stops by itself after defaultMaxTokens words.
         this.finishReason = request.finishReason();
     }

@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What all connections of one simulator (one replica) share: options, gate, faults, latency model,
- * prefix cache and counters.
+ * prefix cache, model cards and counters.
  */
 final class Simulation {
 
@@ -17,7 +17,7 @@ final class Simulation {
     final PrefixCache prefixCache;
     /** Trailing garbage after the JSON object is malformed JSON, as for vLLM. */
     final ObjectMapper mapper = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
-    final String modelsJson;
+    final ModelCards cards;
 
     final LongAdder requests = new LongAdder();
     final LongAdder completed = new LongAdder();
@@ -33,7 +33,7 @@ final class Simulation {
         this.latency = new LatencyModel(options.ttftMs(), options.prefillMsPerToken(), options.tpotMs(),
                 options.tokensPerSecond());
         this.prefixCache = new PrefixCache(options.prefixCacheBlocks());
-        this.modelsJson = ModelList.json(options.models(), System.currentTimeMillis() / 1000);
+        this.cards = new ModelCards(options.models(), options.modelCards(), System.currentTimeMillis() / 1000);
     }
 
     /** Prompt characters per prefix-cache block, or 0 when the cache is off (prompts are then not cut). */

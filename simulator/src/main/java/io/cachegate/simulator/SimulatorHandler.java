@@ -128,7 +128,7 @@ final class SimulatorHandler extends SimpleChannelInboundHandler<FullHttpRequest
                 }
                 case "/v1/models" -> {
                     if (allowed(ctx, method, HttpMethod.GET, keepAlive)) {
-                        HttpResponses.sendJson(ctx, HttpResponseStatus.OK, sim.modelsJson, keepAlive);
+                        HttpResponses.sendJson(ctx, HttpResponseStatus.OK, sim.cards.modelsJson(), keepAlive);
                     }
                 }
                 case "/health" -> {
@@ -148,7 +148,14 @@ final class SimulatorHandler extends SimpleChannelInboundHandler<FullHttpRequest
                                         sim.options.maxConcurrency()), keepAlive);
                     }
                 }
-                default -> HttpResponses.sendError(ctx, ApiError.NOT_FOUND, "Not Found: " + path, null, keepAlive);
+                default -> {
+                    if (!ModelCardUpdate.matches(path)) {
+                        HttpResponses.sendError(ctx, ApiError.NOT_FOUND, "Not Found: " + path, null, keepAlive);
+                    } else if (allowed(ctx, method, HttpMethod.POST, keepAlive)) {
+                        HttpResponses.sendJson(ctx, HttpResponseStatus.OK,
+                                ModelCardUpdate.apply(sim.cards, path, readJson(request)), keepAlive);
+                    }
+                }
             }
         } catch (InvalidRequestException e) {
             HttpResponses.sendError(ctx, e.error, e.getMessage(), e.param, keepAlive);

@@ -27,11 +27,14 @@ import java.util.Objects;
  * @param prefixBlockChars  prompt characters per prefix-cache block (about 4 characters a token)
  * @param answers           labelled texts answered with their label's canonical answer; {@link AnswerBook#NONE}
  *                          generates every answer
+ * @param modelCards        the initial {@link ModelCard} of some served models (the others report root = id, no
+ *                          revision); {@code POST /sim/models/{id}} changes them while running
  */
 public record SimulatorOptions(String host, int port, long ttftMs, double prefillMsPerToken, double tpotMs,
                                int maxConcurrency, int maxQueue, double errorRate, double hangRate,
                                int defaultMaxTokens, List<String> models, long seed, double tokensPerSecond,
-                               int prefixCacheBlocks, int prefixBlockChars, AnswerBook answers) {
+                               int prefixCacheBlocks, int prefixBlockChars, AnswerBook answers,
+                               List<ModelCard> modelCards) {
 
     /** Block size when none is given: 256 characters, about 64 tokens. */
     public static final int DEFAULT_PREFIX_BLOCK_CHARS = 256;
@@ -40,6 +43,7 @@ public record SimulatorOptions(String host, int port, long ttftMs, double prefil
         Objects.requireNonNull(host, "host");
         models = List.copyOf(Objects.requireNonNull(models, "models"));
         Objects.requireNonNull(answers, "answers");
+        modelCards = List.copyOf(Objects.requireNonNull(modelCards, "modelCards"));
         requireThat(port >= 0 && port <= 65535, "port must be in [0, 65535], was " + port);
         requireThat(ttftMs >= 0, "ttftMs must be >= 0, was " + ttftMs);
         requireThat(prefillMsPerToken >= 0, "prefillMsPerToken must be >= 0, was " + prefillMsPerToken);
@@ -55,6 +59,21 @@ public record SimulatorOptions(String host, int port, long ttftMs, double prefil
                 "tokensPerSecond must be >= 0 and finite (0 = unlimited), was " + tokensPerSecond);
         requireThat(prefixCacheBlocks >= 0, "prefixCacheBlocks must be >= 0 (0 = off), was " + prefixCacheBlocks);
         requireThat(prefixBlockChars >= 1, "prefixBlockChars must be >= 1, was " + prefixBlockChars);
+        for (ModelCard card : modelCards) {
+            requireThat(models.contains(card.id()), "model card " + card.id() + " is not a served model " + models);
+            requireThat(modelCards.stream().filter(c -> c.id().equals(card.id())).count() == 1,
+                    "model card " + card.id() + " is given twice");
+        }
+    }
+
+    /** The settings with every model reporting its default card (root = id, no revision). */
+    public SimulatorOptions(String host, int port, long ttftMs, double prefillMsPerToken, double tpotMs,
+                            int maxConcurrency, int maxQueue, double errorRate, double hangRate,
+                            int defaultMaxTokens, List<String> models, long seed, double tokensPerSecond,
+                            int prefixCacheBlocks, int prefixBlockChars, AnswerBook answers) {
+        this(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue, errorRate, hangRate,
+                defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars, answers,
+                List.of());
     }
 
     /** The settings without an answer book: every answer generated. */
@@ -80,96 +99,112 @@ public record SimulatorOptions(String host, int port, long ttftMs, double prefil
      */
     public static SimulatorOptions defaults() {
         return new SimulatorOptions("127.0.0.1", 0, 0, 0, 0, 256, 10_000, 0, 0, 64,
-                List.of("llama-3.1-8b", "qwen2.5-0.5b"), 42, 0, 0, DEFAULT_PREFIX_BLOCK_CHARS, AnswerBook.NONE);
+                List.of("llama-3.1-8b", "qwen2.5-0.5b"), 42, 0, 0, DEFAULT_PREFIX_BLOCK_CHARS, AnswerBook.NONE,
+                List.of());
     }
 
     public SimulatorOptions withHost(String value) {
         return new SimulatorOptions(value, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars, answers);
+                prefixBlockChars, answers, modelCards);
     }
 
     public SimulatorOptions withPort(int value) {
         return new SimulatorOptions(host, value, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars, answers);
+                prefixBlockChars, answers, modelCards);
     }
 
     public SimulatorOptions withTtftMs(long value) {
         return new SimulatorOptions(host, port, value, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars, answers);
+                prefixBlockChars, answers, modelCards);
     }
 
     public SimulatorOptions withPrefillMsPerToken(double value) {
         return new SimulatorOptions(host, port, ttftMs, value, tpotMs, maxConcurrency, maxQueue, errorRate,
-                hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars, answers);
+                hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars,
+                answers, modelCards);
     }
 
     public SimulatorOptions withTpotMs(double value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, value, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars, answers);
+                prefixBlockChars, answers, modelCards);
     }
 
     public SimulatorOptions withMaxConcurrency(int value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, value, maxQueue, errorRate,
-                hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars, answers);
+                hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars,
+                answers, modelCards);
     }
 
     public SimulatorOptions withMaxQueue(int value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, value, errorRate,
-                hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars, answers);
+                hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars,
+                answers, modelCards);
     }
 
     public SimulatorOptions withErrorRate(double value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue, value,
-                hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars, answers);
+                hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars,
+                answers, modelCards);
     }
 
     public SimulatorOptions withHangRate(double value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, value, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars, answers);
+                prefixBlockChars, answers, modelCards);
     }
 
     public SimulatorOptions withDefaultMaxTokens(int value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
-                errorRate, hangRate, value, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars, answers);
+                errorRate, hangRate, value, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars,
+                answers, modelCards);
     }
 
     public SimulatorOptions withModels(List<String> value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, value, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars, answers);
+                prefixBlockChars, answers, modelCards);
     }
 
     public SimulatorOptions withSeed(long value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, value, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars, answers);
+                prefixBlockChars, answers, modelCards);
     }
 
     public SimulatorOptions withTokensPerSecond(double value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
-                errorRate, hangRate, defaultMaxTokens, models, seed, value, prefixCacheBlocks, prefixBlockChars, answers);
+                errorRate, hangRate, defaultMaxTokens, models, seed, value, prefixCacheBlocks, prefixBlockChars,
+                answers, modelCards);
     }
 
     public SimulatorOptions withPrefixCacheBlocks(int value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
-                errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, value, prefixBlockChars, answers);
+                errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, value, prefixBlockChars,
+                answers, modelCards);
     }
 
     public SimulatorOptions withPrefixBlockChars(int value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
-                errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, value, answers);
+                errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, value,
+                answers, modelCards);
     }
 
     /** Requests whose last user text the book holds are answered with their label's canonical answer. */
     public SimulatorOptions withAnswers(AnswerBook value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars, value);
+                prefixBlockChars, value, modelCards);
+    }
+
+    /** The initial cards of some served models (see {@link ModelCard}); the others report their default card. */
+    public SimulatorOptions withModelCards(List<ModelCard> value) {
+        return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
+                errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
+                prefixBlockChars, answers, value);
     }
 
     /** The prefix cache is on. */

@@ -70,7 +70,9 @@ public final class CacheKeyStage implements Stage {
         }
         Optional<String> version = keys.versions().versionFor(x.route().backend(), parsed.model());
         if (version.isEmpty()) {
-            bypass(x, "model_version_unknown", next);
+            // Disagreeing replicas (a rolling deploy, a model swap) have their own reason: it is expected to pass.
+            bypass(x, keys.versions().replicasDisagree(x.route().backend(), parsed.model())
+                    ? "model_versions_disagree" : "model_version_unknown", next);
             return;
         }
         x.record().modelVersion(version.get());

@@ -2,11 +2,15 @@ package io.cachegate.gateway.cache;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cachegate.config.Policy;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.Exchanges;
 import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.exchange.RecordingNext;
+import java.net.URI;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -20,6 +24,8 @@ class CacheKeyStageTest {
               exact: {store: memory, ttl: 1h}
             """;
     private static final String HELLO = Exchanges.chatBody("llama-3.1-8b", "hello");
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final RecordingNext next = new RecordingNext();
     private Exchanges exchanges;
@@ -113,9 +119,41 @@ class CacheKeyStageTest {
         assertThat(exchanges.count("cachegate.cache.bypass", "reason", "model_version_unknown")).isEqualTo(1);
     }
 
+    @Test
+    void handle_replicasReportDifferentVersions_bypassesWithItsOwnReason_thenKeysOnTheNewVersion() throws Exception {
+        ModelVersions versions = new ModelVersions();
+        CacheKeyStage stage = stage("", versions);
+        versions.update("main", URI.create("http://replica-a:8000"), card("r1"));
+        versions.update("main", URI.create("http://replica-b:8000"), card("r2")); // a model swap under way
+        Exchange during = exchanges.chat(HELLO);
+
+        stage.handle(during, next);
+
+        assertThat(during.get(CacheableRequest.KEY)).isNull();
+        assertThat(exchanges.count("cachegate.cache.bypass", "reason", "model_versions_disagree")).isEqualTo(1);
+        assertThat(exchanges.count("cachegate.cache.bypass", "reason", "model_version_unknown")).isZero();
+
+        versions.update("main", URI.create("http://replica-a:8000"), card("r2")); // the swap is complete
+        Exchange after = exchanges.chat(HELLO);
+        stage.handle(after, next);
+
+        assertThat(after.get(CacheableRequest.KEY).key().modelVersion())
+                .isEqualTo(ModelVersions.versionOf(card("r2").get("data").get(0)))
+                .isNotEqualTo(ModelVersions.versionOf(card("r1").get("data").get(0)));
+    }
+
+    private static JsonNode card(String revision) throws JsonProcessingException {
+        return JSON.readTree("{\"data\":[{\"id\":\"llama-3.1-8b\",\"root\":\"llama-3.1-8b\",\"revision\":\""
+                + revision + "\"}]}");
+    }
+
     private CacheKeyStage stage(String backendFields) {
+        return stage(backendFields, new ModelVersions());
+    }
+
+    private CacheKeyStage stage(String backendFields, ModelVersions versions) {
         Policy policy = Exchanges.policy(POLICY.formatted(backendFields));
         exchanges = new Exchanges(policy);
-        return new CacheKeyStage(policy, new CacheKeys(policy, new ModelVersions()), exchanges.metrics());
+        return new CacheKeyStage(policy, new CacheKeys(policy, versions), exchanges.metrics());
     }
 }
