@@ -104,7 +104,9 @@ public final class Gateway implements AutoCloseable {
             metrics.watchStoreHealth(storeHealth);
         }
         this.fleet = policy.cache().fleet().coalesce() && exact.store() != ExactStore.MEMORY
-                ? RedisFlightLeases.connect(exact.redisUri(), exact.timeout(), policy.cache().fleet().maxWaiters())
+                // A claim that times out costs a second upstream call: it may take as long as the store's slowest.
+                ? RedisFlightLeases.connect(exact.redisUri(), exact.health().timeoutMax(),
+                        policy.cache().fleet().maxWaiters())
                 : null;
         if (fleet != null) {
             metrics.watchFleet(fleet::listeners);
@@ -129,8 +131,9 @@ public final class Gateway implements AutoCloseable {
             this.adminChannel = new ServerBootstrap()
                     .group(adminGroup)
                     .channel(transport.serverChannel())
-                    .childHandler(new AdminChannelInitializer(reloader,
-                            new CacheAdmin(store, Optional.ofNullable(semantic)), versions, admin, telemetry.audit()))
+                    .childHandler(new AdminChannelInitializer(reloader, new CacheAdmin(store,
+                            Optional.ofNullable(semantic), reloader.coalescer()::purged), versions, admin,
+                            telemetry.audit()))
                     .bind(server.adminHost(), server.adminPort()).sync().channel();
         } catch (RuntimeException | InterruptedException e) {
             tls.ifPresent(ListenerTls::close);

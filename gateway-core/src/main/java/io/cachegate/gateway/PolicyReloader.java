@@ -130,6 +130,11 @@ final class PolicyReloader implements AdminView, AutoCloseable {
         return paths;
     }
 
+    /** The coalescer every policy generation shares. */
+    Coalescer coalescer() {
+        return coalescer;
+    }
+
     Generation current() {
         return current;
     }

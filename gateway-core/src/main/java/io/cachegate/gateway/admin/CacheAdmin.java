@@ -11,10 +11,17 @@ public final class CacheAdmin {
 
     private final CacheStore store;
     private final Optional<SemanticCache> semantic;
+    private final Runnable onPurge;
 
     public CacheAdmin(CacheStore store, Optional<SemanticCache> semantic) {
+        this(store, semantic, () -> { });
+    }
+
+    /** @param onPurge runs at each purge: answers kept in memory after their write (coalescing) end too */
+    public CacheAdmin(CacheStore store, Optional<SemanticCache> semantic, Runnable onPurge) {
         this.store = store;
         this.semantic = semantic;
+        this.onPurge = onPurge;
     }
 
     public CacheStore store() {
@@ -31,9 +38,10 @@ public final class CacheAdmin {
      * is a miss when found.
      */
     public CompletableFuture<Purged> purge(PurgeScope scope) {
+        onPurge.run();
         CompletableFuture<Long> indexPurge = semantic.isEmpty() ? CompletableFuture.completedFuture(0L)
                 : semantic.get().purge(scope).handle((count, error) -> error == null ? count : -1L);
-        return store.purge(scope).thenCombine(indexPurge, Purged::new);
+        return store.purge(scope).thenCombine(indexPurge, Purged::new).whenComplete((purged, error) -> onPurge.run());
     }
 
     /** What a purge removed; {@code semantic} is -1 when the index could not be purged. */

@@ -57,7 +57,7 @@ public final class CoalesceStage implements Stage {
 
     private void join(Exchange x, CacheableRequest c, Next next) {
         Coalescer.Role role = coalescer.join(c.key(), x.parsed().stream(), x.parsed().includeUsage(),
-                RequestIds.gatewayId(x), Traces.of(x).origin(), answer -> servable(c, answer));
+                RequestIds.gatewayId(x), Traces.of(x).origin(), answer -> servable(x, c, answer));
         if (x.get(FleetCoalesceStage.CLAIMED) != null) {
             // This gateway holds the key's lease: the answer generated here ends it, whichever request leads it, once
             // its entry is readable (the waiters elsewhere then read it) or will not be (one of them leads).
@@ -73,9 +73,9 @@ public final class CoalesceStage implements Stage {
         Speculation.afterDecision(x, () -> follow(x, c, role.answer(), next));
     }
 
-    /** Whether {@code c} may be served {@code answer}: a completed one only as a cached answer would be. */
-    public static boolean servable(CacheableRequest c, SharedAnswer answer) {
-        return answer.servable(c.decision().read(), c.control()::accepts);
+    /** Whether the request {@code x} may be served {@code answer}: a completed one only as a cached answer would be. */
+    public static boolean servable(Exchange x, CacheableRequest c, SharedAnswer answer) {
+        return answer.servable(c.decision().read(), c.control()::accepts, x.startNanos());
     }
 
     private void follow(Exchange x, CacheableRequest c, SharedAnswer answer, Next next) {

@@ -17,14 +17,14 @@ import java.util.function.Predicate;
  * the leader and generates; those that arrive while it is in flight follow its answer. Followers
  * receive the leader's bytes as they are, so requests share a call only when they also ask for the
  * same form of answer (JSON, or SSE with or without the usage chunk), which the cache key ignores.
- * It does not depend on the store: a request whose lookup failed coalesces like any other, and an answer whose
- * write failed stays joinable for {@link #LINGER}.
+ * It does not depend on the store: a request whose lookup failed coalesces like any other, and a storable answer
+ * stays joinable for {@link #LINGER} after its write, landed or failed.
  */
 public final class Coalescer {
 
     /**
-     * How long a completed answer whose store write failed stays joinable: long enough for the requests of one
-     * burst to find it while the store is slow or down, short next to any entry's lifetime.
+     * How long a storable answer stays joinable after its write ended: long enough for the requests of one burst whose
+     * lookups ran before the write (or failed) to find it, short next to any entry's lifetime.
      */
     public static final Duration LINGER = Duration.ofSeconds(2);
     /** Completed answers lingering at once at most: their bytes stay bounded whatever the rate of failed writes. */
@@ -100,6 +100,14 @@ public final class Coalescer {
     /** Answers being generated right now, or lingering (for stats). */
     public int inFlight() {
         return inFlight.size();
+    }
+
+    /**
+     * Cached answers were purged: every answer lingering after its write ends now, so none is served after the purge.
+     * (A purge through another gateway reaches only its own; a lingering answer lives {@link #LINGER} at most.)
+     */
+    public void purged() {
+        inFlight.values().forEach(SharedAnswer::endLingering);
     }
 
     private boolean linger(Runnable end) {

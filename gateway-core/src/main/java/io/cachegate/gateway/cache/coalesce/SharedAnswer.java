@@ -21,10 +21,11 @@ import java.util.function.LongPredicate;
  * event loop, read the recorded pieces from the start at their own pace and are woken when more
  * arrive. The recording is bounded: past {@code maxBytes} the answer overflows, no follower joins
  * any more and those attached are cut off (LLM answers are far smaller than the bound).
- * A completed answer stays joinable until it {@link #settle settles}: its entry is readable in the store, or it
- * will never be. When the write failed (the store is slow, failing or down) it stays joinable a little longer,
- * {@link Coalescer#LINGER}: the answer was storable, so the requests that arrive meanwhile are served from it instead
- * of calling the backend again while the store cannot hold it.
+ * A completed answer stays joinable until it {@link #settle settles} (its entry is readable in the store, or will
+ * never be), and a storable one a little longer, {@link Coalescer#LINGER}: a request that arrived before the write
+ * landed (its lookup missed), or whose store cannot hold the entry (slow, failing, down), is served from it instead of
+ * calling the backend again. A request that arrives after the entry is readable looks it up as usual, so a purge
+ * holds for it; a purge here also ends every lingering answer ({@link Coalescer#purged()}).
  */
 public final class SharedAnswer implements ResponseTap {
 
@@ -62,6 +63,7 @@ public final class SharedAnswer implements ResponseTap {
     private boolean settled;
     private boolean stored;
     private long completedAtMillis;
+    private long settledAtNanos;
     /** Told once, when the answer settles, whether its entry is readable: this gateway's lease across the fleet ends. */
     private Consumer<Boolean> leaseEnd;
     /** Keeps a completed answer whose write failed joinable for a while, or says no (then it ends at once). */
@@ -127,11 +129,17 @@ public final class SharedAnswer implements ResponseTap {
 
     /**
      * Whether a request may be served this answer: always while it is being generated (the freshest there is); once
-     * complete only as a cached answer would be, when the request may read the cache and accepts the answer's age.
+     * complete only as a cached answer would be, when the request may read the cache and accepts the answer's age, and
+     * once stored only when the request arrived before its entry was readable.
+     *
+     * @param arrivedNanos when the request arrived, on the same ticker as this answer's
      */
-    public synchronized boolean servable(boolean mayRead, LongPredicate acceptsAgeMillis) {
+    public synchronized boolean servable(boolean mayRead, LongPredicate acceptsAgeMillis, long arrivedNanos) {
         if (state != State.COMPLETE) {
             return true;
+        }
+        if (stored && arrivedNanos - settledAtNanos >= 0) {
+            return false; // arrived after its entry was readable: the store answers it (and a purge holds)
         }
         return mayRead && acceptsAgeMillis.test(Math.max(0, ticker.wallMillis() - completedAtMillis));
     }
@@ -201,9 +209,10 @@ public final class SharedAnswer implements ResponseTap {
                 return;
             }
             settled = true;
+            settledAtNanos = ticker.nanos();
             stored = outcome == Outcome.STORED && state == State.COMPLETE && !overflowed;
             lease = leaseEnd;
-            linger = outcome == Outcome.WRITE_FAILED && state == State.COMPLETE && !overflowed;
+            linger = outcome != Outcome.NOT_STORED && state == State.COMPLETE && !overflowed;
         }
         if (!linger || !lingering.linger(onEnd)) {
             onEnd.run();
@@ -211,6 +220,16 @@ public final class SharedAnswer implements ResponseTap {
         if (lease != null) {
             lease.accept(stored);
         }
+    }
+
+    /** A purge: a settled answer lingering after its write stops being joinable now (one in flight goes on). */
+    void endLingering() {
+        synchronized (this) {
+            if (!settled) {
+                return;
+            }
+        }
+        onEnd.run(); // removes it from the flights, once: the timer's later run finds it gone
     }
 
     /**

@@ -43,7 +43,7 @@ public final class ExactCacheStage implements Stage {
         }
         SharedAnswer flight = c.decision().write()
                 ? coalescer.inFlight(c.key(), x.parsed().stream(), x.parsed().includeUsage()) : null;
-        if (flight != null && CoalesceStage.servable(c, flight)) {
+        if (flight != null && CoalesceStage.servable(x, c, flight)) {
             metrics.cacheLookup("exact", "miss");
             c.endLookups();
             x.set(CoalesceStage.FOLLOW, flight); // that very answer, even if it settles before the coalescing stage

@@ -21,7 +21,6 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
-import io.cachegate.config.Ticker;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -204,7 +203,7 @@ class CoalesceStageTest {
     void completedAnswerWhoseWriteFailed_lingers_andALaterIdenticalRequestIsServedFromIt() throws Exception {
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
         try {
-            Coalescer lingering = new Coalescer(1 << 20, null, Ticker.system(), timer);
+            Coalescer lingering = new Coalescer(1 << 20, null, exchanges.ticker(), timer);
             CoalesceStage withLinger = new CoalesceStage(lingering, exchanges.metrics());
             Exchange leader = keyed(HELLO);
             withLinger.handle(leader, next);
@@ -235,18 +234,36 @@ class CoalesceStageTest {
     }
 
     @Test
-    void completedAnswerNotStorable_orStored_doesNotLinger() {
+    void completedAnswerNotStorable_doesNotLinger_aStoredOneLingersForLateJoinersOnly() {
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
         try {
-            Coalescer lingering = new Coalescer(1 << 20, null, Ticker.system(), timer);
+            Coalescer lingering = new Coalescer(1 << 20, null, exchanges.ticker(), timer);
             CoalesceStage withLinger = new CoalesceStage(lingering, exchanges.metrics());
-            for (SharedAnswer.Outcome outcome : List.of(SharedAnswer.Outcome.NOT_STORED, SharedAnswer.Outcome.STORED)) {
-                Exchange leader = keyed(HELLO);
-                withLinger.handle(leader, next);
-                relayed(leader, Answers.HELLO);
-                leader.<SharedAnswer>get(CoalesceStage.LEADING).settle(outcome);
-                assertThat(lingering.inFlight()).as("%s: no longer joinable", outcome).isZero();
-            }
+            Exchange leader = keyed(HELLO);
+            withLinger.handle(leader, next);
+            relayed(leader, Answers.HELLO);
+            leader.<SharedAnswer>get(CoalesceStage.LEADING).settle(SharedAnswer.Outcome.NOT_STORED);
+            assertThat(lingering.inFlight()).as("not storable: no longer joinable").isZero();
+
+            Exchange second = keyed(HELLO);
+            withLinger.handle(second, next);
+            relayed(second, Answers.HELLO);
+            Exchange lateJoiner = keyed(HELLO); // arrived before the write landed: its lookup missed
+            exchanges.ticker().advance(Duration.ofMillis(5));
+            SharedAnswer stored = second.get(CoalesceStage.LEADING);
+            stored.settle(SharedAnswer.Outcome.STORED);
+            exchanges.ticker().advance(Duration.ofMillis(5));
+            assertThat(lingering.inFlight()).as("stored: joinable by a request whose lookup ran before").isEqualTo(1);
+            Exchange after = keyed(HELLO);
+            assertThat(CoalesceStage.servable(after, after.get(CacheableRequest.KEY), stored))
+                    .as("a request that arrives after the write looks the entry up instead (a purge holds for it)")
+                    .isFalse();
+
+            withLinger.handle(lateJoiner, next);
+            assertThat(next.exchanges()).containsExactly(leader, second);
+
+            lingering.purged();
+            assertThat(lingering.inFlight()).as("a purge ends every lingering answer").isZero();
         } finally {
             timer.shutdownNow();
         }

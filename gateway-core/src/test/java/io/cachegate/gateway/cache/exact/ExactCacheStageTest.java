@@ -13,13 +13,17 @@ import io.cachegate.gateway.cache.ModelVersions;
 import io.cachegate.gateway.cache.ScriptedStore;
 import io.cachegate.gateway.cache.coalesce.CoalesceStage;
 import io.cachegate.gateway.cache.coalesce.Coalescer;
+import io.cachegate.gateway.cache.coalesce.SharedAnswer;
 import io.cachegate.gateway.exchange.Answers;
 import io.cachegate.gateway.exchange.Exchange;
-import io.cachegate.gateway.exchange.Exchanges;
 import io.cachegate.gateway.exchange.Exchanges.Written;
+import io.cachegate.gateway.exchange.Exchanges;
 import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.exchange.RecordingNext;
+import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Optional;
@@ -189,6 +193,24 @@ class ExactCacheStageTest {
         assertThat(store.gets()).isZero();
         assertThat(x.get(CacheableRequest.KEY).lookupsDone()).isTrue();
         assertThat(Exchanges.written(x).nothing()).isTrue();
+    }
+
+    @Test
+    void handle_identicalAnswerStoredAndLingering_isLookedUp_aHitAsUsual() {
+        Exchange leader = keyed(HELLO);
+        new CoalesceStage(coalescer, exchanges.metrics()).handle(leader, new RecordingNext());
+        SharedAnswer flight = leader.get(CoalesceStage.LEADING);
+        flight.onHead(new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK));
+        flight.onComplete();
+        Exchange x = keyed(HELLO);
+        stored(x, Answers.HELLO);
+        flight.settle(SharedAnswer.Outcome.STORED);
+
+        stage.handle(x, next);
+
+        assertThat(store.gets()).as("its entry is readable: a new request is a hit").isEqualTo(1);
+        assertThat(next.called()).isFalse();
+        assertThat(Exchanges.written(x).header(GatewayHeaders.X_CACHE)).isEqualTo("HIT");
     }
 
     @Test
