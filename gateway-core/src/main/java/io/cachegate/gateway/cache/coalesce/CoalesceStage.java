@@ -60,8 +60,8 @@ public final class CoalesceStage implements Stage {
                 RequestIds.gatewayId(x), Traces.of(x).origin(), answer -> servable(x, c, answer));
         if (x.get(FleetCoalesceStage.CLAIMED) != null) {
             // This gateway holds the key's lease: the answer generated here ends it, whichever request leads it, once
-            // its entry is readable (the waiters elsewhere then read it) or will not be (one of them leads).
-            role.answer().whenSettled(readable -> coalescer.fleet().release(c.key(), readable));
+            // its write has ended (the waiters elsewhere then read the entry) or it failed (one of them leads).
+            role.answer().whenSettled(completed -> coalescer.fleet().release(c.key(), completed));
         }
         if (role.leader()) {
             x.set(LEADING, role.answer());

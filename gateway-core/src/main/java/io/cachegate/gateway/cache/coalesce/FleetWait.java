@@ -26,12 +26,15 @@ import java.util.concurrent.TimeUnit;
  * entry, answer a hit), word that it will not be (claim again: one of the waiters leads now), the holder's lease
  * lapsing (a waiter claims again every quarter of the lease's lifetime: the one that gets it reads the entry once more,
  * then leads), the bound (call the backend), the client leaving. A waiter registers for the word before it claims,
- * so a word sent in between is not lost. A read that fails is tried once more before the request calls the backend.
+ * so a word sent in between is not lost. A read that fails is tried up to three times more before the request
+ * calls the backend.
  */
 final class FleetWait implements FlightLeases.Listener {
 
     private static final AsciiString FLEET = AsciiString.cached("fleet");
+    /** A failed read is tried again after 50, 100 and 200 ms: a waiter's read failing costs a whole upstream call. */
     private static final long READ_RETRY_MILLIS = 50;
+    private static final int READ_TRIES = 4;
 
     private final Exchange x;
     private final CacheableRequest c;
@@ -47,7 +50,7 @@ final class FleetWait implements FlightLeases.Listener {
     private ScheduledFuture<?> poll;
     /** A lease this request took over from a holder that lapsed: it reads the entry once more before it leads. */
     private boolean tookOver;
-    private boolean readAgain;
+    private int reads;
     private StageSpan span = StageSpan.NONE;
     private boolean listening;
     private boolean claimPending;
@@ -194,9 +197,9 @@ final class FleetWait implements FlightLeases.Listener {
         if (over || gone()) {
             return;
         }
-        if (entry == null && !readAgain && x.ticker().nanos() < deadlineNanos) {
-            readAgain = true; // a read that failed (a slow store, a blip): once more, a little later
-            x.ctx().executor().schedule(this::read, READ_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+        if (entry == null && ++reads < READ_TRIES && x.ticker().nanos() < deadlineNanos) {
+            // A read that failed (a slow store, a blip): again, a little later each time.
+            x.ctx().executor().schedule(this::read, READ_RETRY_MILLIS << (reads - 1), TimeUnit.MILLISECONDS);
             return;
         }
         long lookupNanos = x.ticker().nanos() - t0;
@@ -204,7 +207,7 @@ final class FleetWait implements FlightLeases.Listener {
                 || !c.control().accepts(x.ticker().wallMillis() - entry.get().createdAtMillis())
                 || !CachedAnswerWriter.canAnswer(x, entry.get())) {
             // Not stored, or not for this request: its own call (a lease taken over is led from here).
-            proceed(tookOver ? "led" : "miss");
+            proceed(tookOver ? "led" : entry == null ? "read_failed" : "miss");
             return;
         }
         if (tookOver) {

@@ -64,7 +64,7 @@ public final class SharedAnswer implements ResponseTap {
     private boolean stored;
     private long completedAtMillis;
     private long settledAtNanos;
-    /** Told once, when the answer settles, whether its entry is readable: this gateway's lease across the fleet ends. */
+    /** Told once, when the answer settles, whether it completed: this gateway's lease across the fleet ends. */
     private Consumer<Boolean> leaseEnd;
     /** Keeps a completed answer whose write failed joinable for a while, or says no (then it ends at once). */
     private final Lingering lingering;
@@ -198,11 +198,12 @@ public final class SharedAnswer implements ResponseTap {
     }
 
     /**
-     * The capture of this answer ended: the fleet hears whether the entry is readable, and no request joins this
-     * answer any more, but for a completed answer whose write failed, which lingers first (see the class doc).
+     * The capture of this answer ended: the fleet hears whether it completed, and no request joins this answer any
+     * more, but for a storable one, which lingers first (see the class doc).
      */
     public void settle(Outcome outcome) {
         Consumer<Boolean> lease;
+        boolean completed;
         boolean linger;
         synchronized (this) {
             if (settled) {
@@ -210,15 +211,16 @@ public final class SharedAnswer implements ResponseTap {
             }
             settled = true;
             settledAtNanos = ticker.nanos();
-            stored = outcome == Outcome.STORED && state == State.COMPLETE && !overflowed;
+            completed = state == State.COMPLETE && !overflowed;
+            stored = outcome == Outcome.STORED && completed;
             lease = leaseEnd;
-            linger = outcome != Outcome.NOT_STORED && state == State.COMPLETE && !overflowed;
+            linger = outcome != Outcome.NOT_STORED && completed;
         }
         if (!linger || !lingering.linger(onEnd)) {
             onEnd.run();
         }
         if (lease != null) {
-            lease.accept(stored);
+            lease.accept(completed);
         }
     }
 
@@ -233,11 +235,12 @@ public final class SharedAnswer implements ResponseTap {
     }
 
     /**
-     * Runs {@code end} once when this answer settles (at once if it has), told whether its entry is readable in the
-     * store; a second lease end is ignored: one answer ends this gateway's lease once.
+     * Runs {@code end} once when this answer settles (at once if it has), told whether it completed: its waiters
+     * elsewhere then read the entry (and, when it was not stored, call on their own, one call per gateway), or one of
+     * them leads; a second lease end is ignored: one answer ends this gateway's lease once.
      */
     void whenSettled(Consumer<Boolean> end) {
-        boolean readable;
+        boolean completed;
         synchronized (this) {
             if (leaseEnd != null) {
                 return;
@@ -246,9 +249,9 @@ public final class SharedAnswer implements ResponseTap {
             if (!settled) {
                 return;
             }
-            readable = stored;
+            completed = state == State.COMPLETE && !overflowed;
         }
-        end.accept(readable);
+        end.accept(completed);
     }
 
     private void end(State end) {
