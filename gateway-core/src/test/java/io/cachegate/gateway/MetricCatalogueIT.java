@@ -20,7 +20,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The metric catalogue (the README's table: name, type, labels, meaning) against what {@code /metrics} exports
+ * The metric catalogue (the table in docs/metrics.md: name, type, labels, meaning) against what {@code /metrics} exports
  * after some traffic, and the dashboard and alert rules under {@code deploy/} against both: a metric added without
  * a row, a row whose type or labels differ from the export, or a panel or rule querying a name the gateway does not
  * export (or a histogram suffix on a counter), fails here. The rows of what this traffic exports are written to
@@ -82,7 +82,7 @@ class MetricCatalogueIT {
         writeRows(exported, labels);
 
         assertThat(exported).as("the traffic exported the gateway's metrics").hasSizeGreaterThan(20);
-        assertThat(new TreeSet<>(exported.keySet())).as("exported but without a row in the README's catalogue")
+        assertThat(new TreeSet<>(exported.keySet())).as("exported but without a row in docs/metrics.md's catalogue")
                 .allMatch(name -> rows.containsKey(name) || rows.containsKey(name + "_total"));
         for (Map.Entry<String, String> e : exported.entrySet()) {
             String row = rows.containsKey(e.getKey()) ? rows.get(e.getKey()) : rows.get(e.getKey() + "_total");
@@ -129,10 +129,10 @@ class MetricCatalogueIT {
         return rows().keySet();
     }
 
-    /** The README's catalogue: name to "type|label,label" (labels sorted). */
+    /** The catalogue in docs/metrics.md: name to "type|label,label" (labels sorted). */
     private static Map<String, String> rows() throws Exception {
         Map<String, String> rows = new TreeMap<>();
-        Matcher m = ROW.matcher(Files.readString(ROOT.resolve("README.md")));
+        Matcher m = ROW.matcher(Files.readString(ROOT.resolve("docs/metrics.md")));
         while (m.find()) {
             Set<String> labels = new TreeSet<>();
             Matcher l = Pattern.compile("`([a-z_]+)`").matcher(m.group(3));
@@ -163,7 +163,7 @@ class MetricCatalogueIT {
         return labels;
     }
 
-    /** The rows of what this traffic exported, meaning from the metric's description, to copy into the README. */
+    /** The rows of what this traffic exported, meaning from the metric's description, to copy into docs/metrics.md. */
     private static void writeRows(Map<String, String> exported, Map<String, Set<String>> labels) throws Exception {
         String scrape = RawHttp.get(gateway.adminPort(), "/metrics").body();
         Map<String, String> help = new TreeMap<>();
