@@ -51,6 +51,7 @@ final class FleetWait implements FlightLeases.Listener {
     /** A lease this request took over from a holder that lapsed: it reads the entry once more before it leads. */
     private boolean tookOver;
     private int reads;
+    private int unavailableChecks;
     private StageSpan span = StageSpan.NONE;
     private boolean listening;
     private boolean claimPending;
@@ -119,14 +120,17 @@ final class FleetWait implements FlightLeases.Listener {
                 proceed("joined");
             }
             case UNAVAILABLE -> {
-                if (polling) {
+                if (polling && ++unavailableChecks < 2) {
                     schedulePoll(); // a blip in the leases: keep waiting for the word or the next check
                 } else {
-                    proceed("unavailable");
+                    proceed("unavailable"); // Redis is gone: no word will come, call the backend (one per gateway)
                 }
             }
             case DONE -> read();
-            case ELSEWHERE -> waitForWord();
+            case ELSEWHERE -> {
+                unavailableChecks = 0;
+                waitForWord();
+            }
         }
     }
 

@@ -259,6 +259,22 @@ class FleetCoalesceStageTest {
     }
 
     @Test
+    void handle_leasesGoneWhileWaiting_aBlipIsWaitedOut_twoChecksInARowCallTheBackend() {
+        Exchange x = keyed(HELLO);
+        stage(Duration.ofSeconds(5)).handle(x, next);
+        answer(x, FlightLeases.Claim.ELSEWHERE);
+
+        nextCheck(x);
+        answer(x, FlightLeases.Claim.UNAVAILABLE);
+        assertThat(next.called()).as("one failed check is a blip").isFalse();
+        nextCheck(x);
+        answer(x, FlightLeases.Claim.UNAVAILABLE);
+
+        assertThat(next.exchanges()).as("Redis is gone: no word will come").containsExactly(x);
+        assertThat(outcome("unavailable")).isEqualTo(1);
+    }
+
+    @Test
     void handle_readAfterTheWordFails_isTriedOnceMore() {
         Exchange x = keyed(HELLO);
         stage(Duration.ofSeconds(5)).handle(x, next);
