@@ -1,0 +1,84 @@
+package io.cachegate.benchmarks;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Sends a burst of identical requests as separate users would: each from a client and connection of its own
+ * (a new {@link HttpClient}), their start times spread evenly over a window, round-robin over the gateways.
+ */
+public final class BurstClient {
+
+    private BurstClient() {
+    }
+
+    /**
+     * What one client saw: status (0 when the connection failed or timed out), {@code X-Cache} and
+     * {@code X-Cache-Coalesced}, the body, and when it was sent and answered ({@link System#nanoTime()}).
+     */
+    public record Outcome(int status, String xCache, String coalesced, String body, long sentNanos, long doneNanos,
+                          String error) {
+
+        public double millis() {
+            return (doneNanos - sentNanos) / 1e6;
+        }
+    }
+
+    /** A non-streamed, deterministic chat request for {@code question}, asking for {@code maxTokens} tokens. */
+    public static byte[] chat(String question, int maxTokens) {
+        var body = BenchJson.object().put("model", ChatRequests.MODEL).put("temperature", 0).put("max_tokens", maxTokens);
+        body.putArray("messages").addObject().put("role", "user").put("content", question);
+        return BenchJson.bytes(body);
+    }
+
+    /**
+     * Sends {@code count} copies of {@code body}, copy i to {@code gateways[i mod size]} at {@code spread × i / count}
+     * after the call; completes when every client has its answer or gave up after {@code timeout}.
+     */
+    public static CompletableFuture<List<Outcome>> send(List<URI> gateways, byte[] body, int count, Duration spread,
+                                                        Duration timeout) {
+        long start = System.nanoTime();
+        List<CompletableFuture<Outcome>> all = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            URI target = gateways.get(i % gateways.size()).resolve(ChatRequests.PATH);
+            long due = start + spread.toNanos() * i / count;
+            CompletableFuture<Outcome> one = new CompletableFuture<>();
+            // A thread per client: they wait for their start time, then block on their own connection.
+            Thread t = new Thread(() -> one.complete(call(target, body, due, timeout)), "burst-client-" + i);
+            t.setDaemon(true);
+            t.start();
+            all.add(one);
+        }
+        return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new))
+                .thenApply(v -> all.stream().map(CompletableFuture::join).toList());
+    }
+
+    private static Outcome call(URI target, byte[] body, long due, Duration timeout) {
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5)).build();
+        HttpRequest request = HttpRequest.newBuilder(target).timeout(timeout).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+        for (long wait = due - System.nanoTime(); wait > 0; wait = due - System.nanoTime()) {
+            LockSupport.parkNanos(wait);
+        }
+        long sent = System.nanoTime();
+        try {
+            HttpResponse<String> r = client.send(request, HttpResponse.BodyHandlers.ofString());
+            return new Outcome(r.statusCode(), r.headers().firstValue("x-cache").orElse(""),
+                    r.headers().firstValue("x-cache-coalesced").orElse(""), r.body(), sent, System.nanoTime(), null);
+        } catch (IOException e) {
+            return new Outcome(0, "", "", "", sent, System.nanoTime(), e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Outcome(0, "", "", "", sent, System.nanoTime(), "interrupted");
+        }
+    }
+}
