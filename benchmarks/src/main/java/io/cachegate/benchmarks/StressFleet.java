@@ -47,13 +47,26 @@ public final class StressFleet implements AutoCloseable {
      */
     public static StressFleet start(ChildLauncher launcher, String name, int gateways, String jvmOptions,
                                     String... simulatorOptions) throws IOException, InterruptedException {
-        BenchChildren children = new BenchChildren(name, launcher, jvmOptions);
+        return start(launcher, name, gateways, jvmOptions, List.of(), simulatorOptions);
+    }
+
+    /** As above, with settings of the gateways' backend, e.g. {@code "timeouts: { first_byte: 3s }"}. */
+    public static StressFleet start(ChildLauncher launcher, String name, int gateways, String jvmOptions,
+                                    List<String> backendSettings, String... simulatorOptions)
+            throws IOException, InterruptedException {
+        return start(new BenchChildren(name, launcher, jvmOptions), gateways, backendSettings, simulatorOptions);
+    }
+
+    /** As above, in {@code children} (a scenario's, closed by it too). */
+    static StressFleet start(BenchChildren children, int gateways, List<String> backendSettings,
+                             String... simulatorOptions) throws IOException, InterruptedException {
         RedisServer redis = null;
         try {
             redis = RedisServer.start(children.log("redis"));
             ChildSimulator sim = children.simulator("sim", 1, simulatorOptions).awaitReady();
             // A pinned model version: keys do not wait for /v1/models, and a restarted gateway makes the same keys.
             GatewayPolicy policy = GatewayPolicy.of(0, sim).pinModelVersion()
+                    .backend(backendSettings.toArray(String[]::new))
                     .section("cache:\n  exact:\n    store: redis\n    redis_uri: \"" + redis.uri() + "\"\n"
                             + "  fleet:\n    coalesce: true\n");
             StressFleet fleet = new StressFleet(children, redis, sim, policy);
