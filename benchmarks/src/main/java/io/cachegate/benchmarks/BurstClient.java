@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -41,29 +42,43 @@ public final class BurstClient {
 
     /**
      * Sends {@code count} copies of {@code body}, copy i to {@code gateways[i mod size]} at {@code spread × i / count}
-     * after the call; completes when every client has its answer or gave up after {@code timeout}.
+     * after every client is ready (made before the clock starts); completes when every client has its answer or gave
+     * up after {@code timeout}.
      */
     public static CompletableFuture<List<Outcome>> send(List<URI> gateways, byte[] body, int count, Duration spread,
-                                                        Duration timeout) {
-        long start = System.nanoTime();
+                                                        Duration timeout) throws InterruptedException {
+        // Clients and threads are made before the clock starts: their set-up must not load the machine in the window.
+        CountDownLatch ready = new CountDownLatch(count);
+        long[] start = new long[1];
+        CountDownLatch go = new CountDownLatch(1);
         List<CompletableFuture<Outcome>> all = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             URI target = gateways.get(i % gateways.size()).resolve(ChatRequests.PATH);
-            long due = start + spread.toNanos() * i / count;
+            long offset = spread.toNanos() * i / count;
             CompletableFuture<Outcome> one = new CompletableFuture<>();
-            // A thread per client: they wait for their start time, then block on their own connection.
-            Thread t = new Thread(() -> one.complete(call(target, body, due, timeout)), "burst-client-" + i);
+            Thread t = new Thread(() -> {
+                HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                        .connectTimeout(Duration.ofSeconds(5)).build();
+                ready.countDown();
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                one.complete(call(client, target, body, start[0] + offset, timeout));
+            }, "burst-client-" + i);
             t.setDaemon(true);
             t.start();
             all.add(one);
         }
+        ready.await();
+        start[0] = System.nanoTime();
+        go.countDown(); // the latch publishes start[0] to the clients
         return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new))
                 .thenApply(v -> all.stream().map(CompletableFuture::join).toList());
     }
 
-    private static Outcome call(URI target, byte[] body, long due, Duration timeout) {
-        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(5)).build();
+    private static Outcome call(HttpClient client, URI target, byte[] body, long due, Duration timeout) {
         HttpRequest request = HttpRequest.newBuilder(target).timeout(timeout).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
         for (long wait = due - System.nanoTime(); wait > 0; wait = due - System.nanoTime()) {
