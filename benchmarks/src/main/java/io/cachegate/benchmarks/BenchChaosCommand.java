@@ -23,9 +23,9 @@ import picocli.CommandLine.Option;
             "Faults done to separate processes (Redis, simulator, N gateways) under a load of bursts of identical "
                     + "cold requests and repeats: errors the gateways caused, backend calls per distinct question, "
                     + "hit rate, p50/p99, gateway RSS, one row per fault.",
-            "--soak DURATION then holds --soak-rate requests/s (40% repeats, 20% paraphrases, 25% streamed) and "
+            "--soak DURATION then holds --soak-rate requests/s (40%% repeats, 20%% paraphrases, 25%% streamed) and "
                     + "samples each gateway's RSS and heap after a full GC every --sample-every: the least-squares "
-                    + "slope over the last 15 minutes and whether RSS stayed within 10%.",
+                    + "slope over the last 15 minutes and whether RSS stayed within 10%%.",
             "Exit status 1 when the gateways caused client errors in the baseline, or memory grew in the soak."
         })
 final class BenchChaosCommand extends Scenario {
