@@ -1,5 +1,6 @@
 package io.cachegate.benchmarks;
 
+import io.cachegate.config.Durations;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -55,7 +56,9 @@ final class BenchChaosCommand extends Scenario {
     @Option(names = "--connections", defaultValue = "48", description = "Client threads (default ${DEFAULT-VALUE}).")
     int connections;
 
-    @Option(names = "--max-tokens", defaultValue = "32", description = "Tokens each request asks for (default ${DEFAULT-VALUE}).")
+    @Option(names = "--max-tokens", defaultValue = "32", description = "Tokens of each answer: the simulator's "
+            + "--default-max-tokens, the requests giving none, so answers end with finish_reason stop and are stored "
+            + "(default ${DEFAULT-VALUE}).")
     int maxTokens;
 
     @Option(names = "--busy-processes", defaultValue = "4",
@@ -105,7 +108,7 @@ final class BenchChaosCommand extends Scenario {
         }
         for (String d : soak == null ? List.of(sampleEvery) : List.of(soak, sampleEvery)) {
             try {
-                io.cachegate.config.Durations.parse(d);
+                Durations.parse(d);
             } catch (IllegalArgumentException e) {
                 problems.add("--soak/--sample-every: " + e.getMessage());
             }
@@ -115,10 +118,10 @@ final class BenchChaosCommand extends Scenario {
     @Override
     ScenarioReport measure(BenchChildren children) throws Exception {
         String run = Long.toString(System.currentTimeMillis(), 36);
-        List<String> simArgs = simulator.args();
+        String[] simArgs = simulatorArgs(simulator.ttftMs(), simulator.tpotMs(), "");
         // A hung call must end at the gateway (504) well within the clients' timeout.
         try (StressFleet fleet = StressFleet.start(children, gateways, List.of("timeouts: { first_byte: 3s }"),
-                simArgs.toArray(String[]::new))) {
+                simArgs)) {
             progress.info("Redis on %s, simulator, %d gateways ready", fleet.redis().uri(), gateways);
             ChaosLoad load = new ChaosLoad(Duration.ofSeconds(30));
             // Warm every gateway with requests of its own (never repeated later), then measure.
@@ -132,15 +135,15 @@ final class BenchChaosCommand extends Scenario {
             ChaosSoak.Result soakResult = null;
             if (soak != null) {
                 progress.phase("soak " + soak + " at " + soakRate + " requests/s");
-                soakResult = new ChaosSoak(fleet, progress).run(io.cachegate.config.Durations.parse(soak), soakRate,
-                        io.cachegate.config.Durations.parse(sampleEvery), maxTokens);
+                soakResult = new ChaosSoak(fleet, progress).run(Durations.parse(soak), soakRate,
+                        Durations.parse(sampleEvery));
             }
             return new ChaosReport(this, rows, soakResult);
         }
     }
 
     private Measured phase(StressFleet fleet, ChaosLoad load, ChaosFault fault, String run) throws Exception {
-        fault.before(fleet, simulator);
+        fault.before(fleet, this);
         int distinct = Math.max(1, (int) Math.round(requests * (1 - repeatShare)));
         List<ChaosLoad.Request> work = workload(fault.option + "-" + run);
         long calls = fleet.backendCalls();
@@ -167,7 +170,7 @@ final class BenchChaosCommand extends Scenario {
         for (int g = 0; g < fleet.size(); g++) {
             rss.add(fleet.alive(g) ? fleet.rssKib(g) : -1);
         }
-        fault.after(fleet, simulator);
+        fault.after(fleet, this);
         return measured(fault, distinct, backendCalls, answers, rss);
     }
 
@@ -194,15 +197,17 @@ final class BenchChaosCommand extends Scenario {
     private List<ChaosLoad.Request> workload(String tag) {
         int distinct = Math.max(1, (int) Math.round(requests * (1 - repeatShare)));
         return BenchFleetCommand.workload("chaos " + tag, requests, distinct, burst).stream()
-                .map(body -> new ChaosLoad.Request(withMaxTokens(body), false)).toList();
+                .map(body -> new ChaosLoad.Request(body, false)).toList();
     }
 
-    private byte[] withMaxTokens(byte[] body) {
-        try {
-            var node = (com.fasterxml.jackson.databind.node.ObjectNode) BenchJson.mapper().readTree(body);
-            return BenchJson.bytes(node.put("max_tokens", maxTokens));
-        } catch (java.io.IOException e) {
-            throw new IllegalStateException(e);
+    /** The simulator's options with this latency, the answer length, and {@code fault} (e.g. --error-rate=0.2) if any. */
+    String[] simulatorArgs(int ttftMs, double tpotMs, String fault) {
+        List<String> args = new ArrayList<>(List.of("--max-concurrency", Integer.toString(simulator.maxConcurrency()),
+                "--ttft-ms", Integer.toString(ttftMs), "--tpot-ms", Double.toString(tpotMs),
+                "--default-max-tokens", Integer.toString(maxTokens)));
+        if (!fault.isEmpty()) {
+            args.add(fault);
         }
+        return args.toArray(String[]::new);
     }
 }

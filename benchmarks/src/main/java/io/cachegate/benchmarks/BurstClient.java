@@ -33,9 +33,13 @@ public final class BurstClient {
         }
     }
 
-    /** A non-streamed, deterministic chat request for {@code question}, asking for {@code maxTokens} tokens. */
-    public static byte[] chat(String question, int maxTokens) {
-        var body = BenchJson.object().put("model", ChatRequests.MODEL).put("temperature", 0).put("max_tokens", maxTokens);
+    /**
+     * A non-streamed, deterministic chat request for {@code question}. It gives no {@code max_tokens}: the simulator
+     * stops by itself ({@code --default-max-tokens}) with {@code finish_reason: stop}, which the cache stores (an
+     * answer cut at {@code max_tokens}, {@code length}, is not stored by default).
+     */
+    public static byte[] chat(String question) {
+        var body = BenchJson.object().put("model", ChatRequests.MODEL).put("temperature", 0);
         body.putArray("messages").addObject().put("role", "user").put("content", question);
         return BenchJson.bytes(body);
     }

@@ -1,9 +1,7 @@
 package io.cachegate.benchmarks;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Locale;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
@@ -45,11 +43,14 @@ enum ChaosFault {
     }
 
     /** Changes the fleet before the phase's load starts (the backend's options are per process). */
-    void before(StressFleet fleet, SimulatorOptions sim) throws Exception {
+    void before(StressFleet fleet, BenchChaosCommand run) throws Exception {
         switch (this) {
-            case BACKEND_SLOW -> fleet.restartSimulator(simulatorArgs(sim, 3 * sim.ttftMs(), 4 * sim.tpotMs(), ""));
-            case BACKEND_ERRORS -> fleet.restartSimulator(simulatorArgs(sim, sim.ttftMs(), sim.tpotMs(), "--error-rate=0.2"));
-            case BACKEND_HANG -> fleet.restartSimulator(simulatorArgs(sim, sim.ttftMs(), sim.tpotMs(), "--hang-rate=0.05"));
+            case BACKEND_SLOW -> fleet.restartSimulator(
+                    run.simulatorArgs(3 * run.simulator.ttftMs(), 4 * run.simulator.tpotMs(), ""));
+            case BACKEND_ERRORS -> fleet.restartSimulator(
+                    run.simulatorArgs(run.simulator.ttftMs(), run.simulator.tpotMs(), "--error-rate=0.2"));
+            case BACKEND_HANG -> fleet.restartSimulator(
+                    run.simulatorArgs(run.simulator.ttftMs(), run.simulator.tpotMs(), "--hang-rate=0.05"));
             default -> { }
         }
     }
@@ -88,22 +89,12 @@ enum ChaosFault {
     }
 
     /** Puts the fleet back as it was before the phase. */
-    void after(StressFleet fleet, SimulatorOptions sim) throws Exception {
+    void after(StressFleet fleet, BenchChaosCommand run) throws Exception {
         switch (this) {
             case BACKEND_SLOW, BACKEND_ERRORS, BACKEND_HANG ->
-                    fleet.restartSimulator(simulatorArgs(sim, sim.ttftMs(), sim.tpotMs(), ""));
+                    fleet.restartSimulator(run.simulatorArgs(run.simulator.ttftMs(), run.simulator.tpotMs(), ""));
             default -> { }
         }
         fleet.heal();
-    }
-
-    private static String[] simulatorArgs(SimulatorOptions sim, int ttftMs, double tpotMs, String fault) {
-        List<String> args = new ArrayList<>(List.of("--max-concurrency",
-                Integer.toString(sim.maxConcurrency()), "--ttft-ms", Integer.toString(ttftMs), "--tpot-ms",
-                Double.toString(tpotMs)));
-        if (!fault.isEmpty()) {
-            args.add(fault);
-        }
-        return args.toArray(String[]::new);
     }
 }

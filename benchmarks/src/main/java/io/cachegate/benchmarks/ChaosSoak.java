@@ -1,11 +1,16 @@
 package io.cachegate.benchmarks;
 
+import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -37,7 +42,7 @@ final class ChaosSoak {
         this.progress = progress;
     }
 
-    Result run(Duration duration, double rate, Duration sampleEvery, int maxTokens) throws Exception {
+    Result run(Duration duration, double rate, Duration sampleEvery) throws Exception {
         ChaosLoad load = new ChaosLoad(Duration.ofSeconds(30));
         List<URI> gateways = fleet.gateways();
         Random random = new Random(7);
@@ -45,12 +50,15 @@ final class ChaosSoak {
         AtomicLong ok = new AtomicLong();
         AtomicLong gatewayErrors = new AtomicLong();
         AtomicLong hits = new AtomicLong();
-        List<Sample> samples = new ArrayList<>();
+        List<Sample> samples = Collections.synchronizedList(new ArrayList<>());
+        long start = System.nanoTime();
+        // Sampling (jcmd takes seconds on a busy machine) on a thread of its own, so the rate holds meanwhile.
+        ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
+        sampler.scheduleAtFixedRate(() -> sample(samples, (System.nanoTime() - start) / 60e9), 0,
+                sampleEvery.toMillis(), TimeUnit.MILLISECONDS);
         // Bounded: at the rate and the simulator's latency, a few hundred requests are in flight at most.
         ExecutorService senders = Executors.newFixedThreadPool(256);
-        long start = System.nanoTime();
         long intervalNanos = (long) (1e9 / rate);
-        long nextSample = start;
         long sent = 0;
         try {
             for (long due = start; due - start < duration.toNanos(); due += intervalNanos) {
@@ -58,11 +66,7 @@ final class ChaosSoak {
                 if (wait > 0) {
                     TimeUnit.NANOSECONDS.sleep(wait);
                 }
-                if (System.nanoTime() >= nextSample) {
-                    sample(samples, (System.nanoTime() - start) / 60e9);
-                    nextSample += sampleEvery.toNanos();
-                }
-                ChaosLoad.Request request = next(random, asked, sent, maxTokens);
+                ChaosLoad.Request request = next(random, asked, sent);
                 int index = (int) sent++;
                 senders.execute(() -> {
                     ChaosLoad.Answer a = load.send(gateways, i -> true, index, request);
@@ -80,14 +84,27 @@ final class ChaosSoak {
             senders.shutdown();
             senders.awaitTermination(60, TimeUnit.SECONDS);
             senders.shutdownNow();
+            sampler.shutdown();
+            sampler.awaitTermination(60, TimeUnit.SECONDS);
         }
         sample(samples, (System.nanoTime() - start) / 60e9);
-        return new Result(duration, rate, sent, ok.get(), gatewayErrors.get(), hits.get(), samples);
+        List<Sample> ordered = new ArrayList<>(samples);
+        ordered.sort(Comparator.comparingDouble(Sample::minutes));
+        return new Result(duration, rate, sent, ok.get(), gatewayErrors.get(), hits.get(), ordered);
     }
 
-    private void sample(List<Sample> samples, double minutes) throws Exception {
+    private void sample(List<Sample> samples, double minutes) {
         for (int g = 0; g < fleet.size(); g++) {
-            Sample s = new Sample(minutes, g, fleet.rssKib(g), fleet.heapAfterGcKib(g));
+            long heap;
+            try {
+                heap = fleet.heapAfterGcKib(g);
+            } catch (IOException e) {
+                heap = -1;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            Sample s = new Sample(minutes, g, fleet.rssKib(g), heap);
             samples.add(s);
             progress.info("soak %.1f min: gateway %d RSS %d MiB, heap after GC %d MiB", minutes, g + 1,
                     s.rssKib() / 1024, s.heapAfterGcKib() / 1024);
@@ -95,7 +112,7 @@ final class ChaosSoak {
     }
 
     /** 40% a repeat of an earlier question, 20% a paraphrase of one, the rest new; 25% streamed. */
-    private static ChaosLoad.Request next(Random random, List<String> asked, long n, int maxTokens) {
+    private static ChaosLoad.Request next(Random random, List<String> asked, long n) {
         double draw = random.nextDouble();
         String question;
         if (asked.isEmpty() || draw >= 0.60) {
@@ -106,11 +123,11 @@ final class ChaosSoak {
         } else if (draw < 0.40) {
             question = asked.get(random.nextInt(asked.size()));
         } else {
-            question = "Put differently: " + asked.get(random.nextInt(asked.size())).toLowerCase(java.util.Locale.ROOT);
+            question = "Put differently: " + asked.get(random.nextInt(asked.size())).toLowerCase(Locale.ROOT);
         }
         boolean stream = random.nextDouble() < 0.25;
-        var body = BenchJson.object().put("model", ChatRequests.MODEL).put("temperature", 0).put("max_tokens", maxTokens)
-                .put("stream", stream);
+        // No max_tokens: the simulator stops by itself, and an answer cut at max_tokens would not be stored.
+        var body = BenchJson.object().put("model", ChatRequests.MODEL).put("temperature", 0).put("stream", stream);
         body.putArray("messages").addObject().put("role", "user").put("content", question);
         return new ChaosLoad.Request(BenchJson.bytes(body), stream);
     }

@@ -38,8 +38,11 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ShieldUnderStressIT {
 
-    /** 32 tokens: a call takes 300 ms to the first token + 32 × 5 ms of decode, about 460 ms. */
-    private static final int TOKENS = 32;
+    /**
+     * The simulator's answers: 32 tokens (it stops by itself, so answers are stored), 300 ms to the first token
+     * + 32 × 5 ms of decode, about 460 ms a call.
+     */
+    private static final String[] SIMULATOR = {"--ttft-ms", "300", "--tpot-ms", "5", "--default-max-tokens", "32"};
     private static final Duration SPREAD = Duration.ofMillis(300);
     private static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(30);
 
@@ -50,15 +53,15 @@ class ShieldUnderStressIT {
     void startFleet() throws Exception {
         assumeTrue(io.cachegate.benchmarks.RedisServer.installed(), "redis-server not installed");
         fleet = StressFleet.start(new ChildLauncher(CachegateCli.class.getName()), "shield-it", 3,
-                "-Xmx384m -XX:+UseParallelGC", "--ttft-ms", "300", "--tpot-ms", "5");
+                "-Xmx384m -XX:+UseParallelGC", SIMULATOR);
         // The JIT and the connection pools warm on questions of their own, never asked again.
         for (int round = 0; round < 3; round++) {
             for (int g = 0; g < fleet.size(); g++) {
-                BurstClient.send(List.of(fleet.gateway(g)), BurstClient.chat("warm " + run + " " + round + " " + g, 4),
+                BurstClient.send(List.of(fleet.gateway(g)), BurstClient.chat("warm " + run + " " + round + " " + g),
                         1, Duration.ZERO, CLIENT_TIMEOUT).get(60, TimeUnit.SECONDS);
             }
             for (int q = 0; q < 8; q++) {
-                BurstClient.send(fleet.gateways(), BurstClient.chat("warm " + run + " q" + round + "-" + q, 4), 6,
+                BurstClient.send(fleet.gateways(), BurstClient.chat("warm " + run + " q" + round + "-" + q), 6,
                         Duration.ofMillis(50), CLIENT_TIMEOUT);
             }
             Thread.sleep(1000);
@@ -137,21 +140,28 @@ class ShieldUnderStressIT {
     @Test
     @Order(7)
     void leaderKilledMidCall_waitersAnsweredWithinFiveSeconds_oneTakeover() throws Exception {
-        // 400 tokens: the leader's call lasts 300 ms + 2 s, so it dies in the middle of it.
-        byte[] body = BurstClient.chat(question("leader killed"), 400);
+        // A simulator 2 s to the first token: the leader's call lasts about 2.2 s, so it dies in the middle of it.
+        fleet.restartSimulator("--ttft-ms", "2000", "--tpot-ms", "5", "--default-max-tokens", "32");
+        byte[] body = BurstClient.chat(question("leader killed"));
         long before = fleet.backendCalls();
-        CompletableFuture<List<Outcome>> leader = BurstClient.send(List.of(fleet.gateway(0)), body, 1, Duration.ZERO,
-                CLIENT_TIMEOUT);
-        Thread.sleep(100);
-        // A longer client timeout than the other rows': how long the waiters really wait is the measurement.
-        CompletableFuture<List<Outcome>> waiters = BurstClient.send(List.of(fleet.gateway(1), fleet.gateway(2)), body,
-                20, SPREAD, Duration.ofSeconds(45));
-        Thread.sleep(500);
-        fleet.killGateway(0);
-        long killed = System.nanoTime();
-        List<Outcome> answers = waiters.get(60, TimeUnit.SECONDS);
-        leader.get(60, TimeUnit.SECONDS);
-        fleet.awaitBackendIdle(Duration.ofSeconds(10));
+        List<Outcome> answers;
+        long killed;
+        try {
+            CompletableFuture<List<Outcome>> leader = BurstClient.send(List.of(fleet.gateway(0)), body, 1,
+                    Duration.ZERO, CLIENT_TIMEOUT);
+            Thread.sleep(100);
+            // A longer client timeout than the other rows': how long the waiters really wait is the measurement.
+            CompletableFuture<List<Outcome>> waiters = BurstClient.send(List.of(fleet.gateway(1), fleet.gateway(2)),
+                    body, 20, SPREAD, Duration.ofSeconds(45));
+            Thread.sleep(500);
+            fleet.killGateway(0);
+            killed = System.nanoTime();
+            answers = waiters.get(60, TimeUnit.SECONDS);
+            leader.get(60, TimeUnit.SECONDS);
+            fleet.awaitBackendIdle(Duration.ofSeconds(10));
+        } finally {
+            fleet.restartSimulator(SIMULATOR);
+        }
         Row row = new Row("leader SIGKILLed, 20 waiting at 2 others", fleet.backendCalls() - before, answers);
         double slowest = answers.stream().mapToDouble(a -> (a.doneNanos() - killed) / 1e9).max().orElse(0);
         System.out.printf("ROW %s: answered at most %.2f s after the kill%n", row.name, slowest);
@@ -172,7 +182,7 @@ class ShieldUnderStressIT {
     private Row burst(String name, List<URI> gateways, int count, Duration spread, Fault fault) throws Exception {
         Map<String, Double> counters = coalescing();
         long before = fleet.backendCalls();
-        CompletableFuture<List<Outcome>> sent = BurstClient.send(gateways, BurstClient.chat(question(name), TOKENS),
+        CompletableFuture<List<Outcome>> sent = BurstClient.send(gateways, BurstClient.chat(question(name)),
                 count, spread, CLIENT_TIMEOUT);
         fault.during();
         List<Outcome> answers = sent.get(60, TimeUnit.SECONDS);
