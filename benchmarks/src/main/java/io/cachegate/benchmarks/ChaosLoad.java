@@ -32,8 +32,13 @@ final class ChaosLoad {
     /** Who made a failed answer, or none for a 200; a 4xx (a 429, say) is the gateway's deliberate answer. */
     enum Failure { NONE, GATEWAY, CONNECTION, BACKEND, REJECTED }
 
-    /** One answer as the client saw it. */
-    record Answer(int gateway, int status, String xCache, double millis, Failure failure) {
+    /** One answer as the client saw it; {@code error} the exception's class and message when there was no answer. */
+    record Answer(int gateway, int status, String xCache, double millis, Failure failure, String error) {
+
+        /** What went wrong, for a tally: the status, or the exception. */
+        String kind() {
+            return status != 0 ? "HTTP " + status : error;
+        }
     }
 
     private final HttpClient http;
@@ -84,12 +89,13 @@ final class ChaosLoad {
                     : a.body().contains(INJECTED) ? Failure.BACKEND
                     : a.statusCode() >= 500 ? Failure.GATEWAY : Failure.REJECTED;
             return new Answer(g, a.statusCode(), a.headers().firstValue("x-cache").orElse(""),
-                    (System.nanoTime() - t0) / 1e6, failure);
+                    (System.nanoTime() - t0) / 1e6, failure, null);
         } catch (IOException e) {
-            return new Answer(g, 0, "", (System.nanoTime() - t0) / 1e6, Failure.CONNECTION);
+            return new Answer(g, 0, "", (System.nanoTime() - t0) / 1e6, Failure.CONNECTION,
+                    e.getClass().getSimpleName() + ": " + e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return new Answer(g, 0, "", (System.nanoTime() - t0) / 1e6, Failure.CONNECTION);
+            return new Answer(g, 0, "", (System.nanoTime() - t0) / 1e6, Failure.CONNECTION, "interrupted");
         }
     }
 }

@@ -81,6 +81,7 @@ final class ChaosReport implements ScenarioReport {
             out.append(String.format(Locale.ROOT, "%nsoak: %s at %.0f requests/s (40%% repeats, 20%% paraphrases, 25%% "
                             + "streamed): %d sent, %d ok, %d gateway errors, hit rate %.1f%%%n", soak.duration(),
                     soak.rate(), soak.sent(), soak.ok(), soak.gatewayErrors(), 100.0 * soak.hits() / Math.max(1, soak.sent())));
+            soak.errors().forEach((kind, n) -> out.append("  failed: ").append(n).append(" × ").append(kind).append('\n'));
             out.append(String.format(Locale.ROOT, "%8s %8s %10s %18s%n", "minute", "gateway", "RSS MiB", "heap after GC MiB"));
             for (ChaosSoak.Sample s : soak.samples()) {
                 out.append(String.format(Locale.ROOT, "%8.1f %8d %10.1f %18.1f%n", s.minutes(), s.gateway() + 1,
@@ -124,6 +125,8 @@ final class ChaosReport implements ScenarioReport {
             ObjectNode s = root.putObject("soak").put("seconds", soak.duration().toSeconds()).put("rate", soak.rate())
                     .put("sent", soak.sent()).put("ok", soak.ok()).put("gateway_errors", soak.gatewayErrors())
                     .put("hits", soak.hits());
+            ObjectNode errors = s.putObject("errors");
+            soak.errors().forEach(errors::put);
             ArrayNode samples = s.putArray("samples");
             soak.samples().forEach(x -> samples.addObject().put("minute", x.minutes()).put("gateway", x.gateway() + 1)
                     .put("rss_kib", x.rssKib()).put("heap_after_gc_kib", x.heapAfterGcKib()));

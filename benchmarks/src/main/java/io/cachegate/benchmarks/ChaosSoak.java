@@ -8,6 +8,9 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
@@ -31,7 +34,7 @@ final class ChaosSoak {
 
     /** What the soak measured. */
     record Result(Duration duration, double rate, long sent, long ok, long gatewayErrors, long hits,
-                  List<Sample> samples) {
+                  List<Sample> samples, Map<String, Long> errors) {
     }
 
     private final StressFleet fleet;
@@ -50,6 +53,7 @@ final class ChaosSoak {
         AtomicLong ok = new AtomicLong();
         AtomicLong gatewayErrors = new AtomicLong();
         AtomicLong hits = new AtomicLong();
+        Map<String, Long> errors = new ConcurrentHashMap<>();
         List<Sample> samples = Collections.synchronizedList(new ArrayList<>());
         long start = System.nanoTime();
         // Sampling (jcmd takes seconds on a busy machine) on a thread of its own, so the rate holds meanwhile.
@@ -75,8 +79,11 @@ final class ChaosSoak {
                         if (a.xCache().startsWith("HIT")) {
                             hits.incrementAndGet();
                         }
-                    } else if (a.failure() == ChaosLoad.Failure.GATEWAY || a.failure() == ChaosLoad.Failure.CONNECTION) {
-                        gatewayErrors.incrementAndGet();
+                    } else {
+                        if (a.failure() == ChaosLoad.Failure.GATEWAY || a.failure() == ChaosLoad.Failure.CONNECTION) {
+                            gatewayErrors.incrementAndGet();
+                        }
+                        errors.merge(a.kind(), 1L, Long::sum);
                     }
                 });
             }
@@ -90,7 +97,7 @@ final class ChaosSoak {
         sample(samples, (System.nanoTime() - start) / 60e9);
         List<Sample> ordered = new ArrayList<>(samples);
         ordered.sort(Comparator.comparingDouble(Sample::minutes));
-        return new Result(duration, rate, sent, ok.get(), gatewayErrors.get(), hits.get(), ordered);
+        return new Result(duration, rate, sent, ok.get(), gatewayErrors.get(), hits.get(), ordered, new TreeMap<>(errors));
     }
 
     private void sample(List<Sample> samples, double minutes) {
