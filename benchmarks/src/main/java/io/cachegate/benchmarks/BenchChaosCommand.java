@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -77,7 +79,8 @@ final class BenchChaosCommand extends Scenario {
 
     /** What one fault's phase measured. */
     record Measured(ChaosFault fault, int requests, int distinct, long backendCalls, int hits, int gatewayErrors,
-                    int connectionErrors, int rejected, int backendErrors, double p50Ms, double p99Ms, List<Long> rssKib) {
+                    int connectionErrors, int rejected, int backendErrors, double p50Ms, double p99Ms, List<Long> rssKib,
+                    Map<String, Long> errors) {
     }
 
     BenchChaosCommand() {
@@ -179,8 +182,12 @@ final class BenchChaosCommand extends Scenario {
         int hits = 0;
         int[] failures = new int[ChaosLoad.Failure.values().length];
         List<Double> ok = new ArrayList<>();
+        Map<String, Long> errors = new TreeMap<>();
         for (ChaosLoad.Answer a : answers) {
             failures[a.failure().ordinal()]++;
+            if (a.status() != 200) {
+                errors.merge(a.kind(), 1L, Long::sum);
+            }
             if (a.status() == 200) {
                 ok.add(a.millis());
                 hits += a.xCache().startsWith("HIT") ? 1 : 0;
@@ -190,7 +197,7 @@ final class BenchChaosCommand extends Scenario {
         return new Measured(fault, answers.size(), distinct, backendCalls, hits,
                 failures[ChaosLoad.Failure.GATEWAY.ordinal()], failures[ChaosLoad.Failure.CONNECTION.ordinal()],
                 failures[ChaosLoad.Failure.REJECTED.ordinal()], failures[ChaosLoad.Failure.BACKEND.ordinal()],
-                BenchFleetCommand.percentile(ok, 0.50), BenchFleetCommand.percentile(ok, 0.99), rss);
+                BenchFleetCommand.percentile(ok, 0.50), BenchFleetCommand.percentile(ok, 0.99), rss, errors);
     }
 
     /** {@link #requests} chat requests of their own ({@code tag}): bursts of identical cold ones, then repeats. */

@@ -53,6 +53,7 @@ enum ChaosFault {
                     run.simulatorArgs(run.simulator.ttftMs(), run.simulator.tpotMs(), "--hang-rate=0.05"));
             default -> { }
         }
+        fleet.awaitServing(Duration.ofSeconds(60));
     }
 
     /**
@@ -96,5 +97,6 @@ enum ChaosFault {
             default -> { }
         }
         fleet.heal();
+        fleet.awaitServing(Duration.ofSeconds(60));
     }
 }

@@ -75,7 +75,8 @@ final class ChaosReport implements ScenarioReport {
                 + "backend: the simulator's injected 500s passed through; calls/q: backend calls per distinct question; "
                 + "latency of the 200s.\n");
         for (BenchChaosCommand.Measured m : rows) {
-            out.append("  ").append(m.fault().option).append(": ").append(m.fault().description).append('\n');
+            out.append("  ").append(m.fault().option).append(": ").append(m.fault().description)
+                    .append(m.errors().isEmpty() ? "" : "; failed: " + m.errors()).append('\n');
         }
         if (soak != null) {
             out.append(String.format(Locale.ROOT, "%nsoak: %s at %.0f requests/s (40%% repeats, 20%% paraphrases, 25%% "

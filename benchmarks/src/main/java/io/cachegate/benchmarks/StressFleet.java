@@ -3,6 +3,8 @@ package io.cachegate.benchmarks;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -144,6 +146,35 @@ public final class StressFleet implements AutoCloseable {
             }
         }
         awaitStores(Duration.ofSeconds(30));
+    }
+
+    /**
+     * Waits until every live gateway answers a chat request of its own with a 200: after a backend restart a gateway
+     * may have ejected its only replica for a while ({@code health.eject_for}), which would spill into the next test.
+     */
+    public void awaitServing(Duration atMost) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + atMost.toNanos();
+        for (int i = 0; i < gateways.size(); i++) {
+            for (int probe = 0; alive(i); probe++) {
+                byte[] body = BurstClient.chat("Probe " + probe + " of " + gateways.get(i).name() + " at "
+                        + System.nanoTime());
+                HttpRequest request = HttpRequest.newBuilder(gateway(i).resolve(ChatRequests.PATH))
+                        .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+                try {
+                    if (http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                        break;
+                    }
+                } catch (IOException notYet) {
+                    // the gateway is still starting or its backend is not back
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException(gateways.get(i).name() + " did not answer 200 within " + atMost
+                            + "; logs in " + children.log("*"));
+                }
+                Thread.sleep(250);
+            }
+        }
     }
 
     /** Replaces the simulator by one on the same port with {@code options} (latency, {@code --error-rate}, ...). */
