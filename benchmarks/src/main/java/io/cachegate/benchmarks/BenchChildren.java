@@ -106,6 +106,15 @@ final class BenchChildren implements AutoCloseable {
         }
     }
 
+    /** Kills one child now with SIGKILL (no shutdown hooks, no goodbye) and waits until it is gone. */
+    void kill(Process p) throws InterruptedException {
+        synchronized (this) {
+            children.remove(p);
+        }
+        p.destroyForcibly();
+        p.waitFor(10, TimeUnit.SECONDS);
+    }
+
     @Override
     public void close() {
         closeQuietly();

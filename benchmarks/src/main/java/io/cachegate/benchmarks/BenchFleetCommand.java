@@ -200,6 +200,11 @@ final class BenchFleetCommand extends Scenario {
      * of the copies shuffled. {@code distinct} 0 makes every request distinct.
      */
     List<byte[]> workload(String tag, int count, int distinct) {
+        return workload(tag, count, distinct, burst);
+    }
+
+    /** As {@link #workload(String, int, int)}, with the first {@code burst} copies of each prompt together. */
+    static List<byte[]> workload(String tag, int count, int distinct, int burst) {
         int prompts = distinct <= 0 ? count : distinct;
         Random random = new Random(42);
         List<Integer> order = new ArrayList<>();

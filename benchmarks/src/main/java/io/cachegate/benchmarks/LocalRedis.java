@@ -1,8 +1,6 @@
 package io.cachegate.benchmarks;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
@@ -105,15 +103,6 @@ final class LocalRedis {
     }
 
     private static boolean ping(int port) {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress("127.0.0.1", port), 500);
-            s.setSoTimeout(1000);
-            s.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
-            byte[] answer = new byte[7];
-            int n = s.getInputStream().readNBytes(answer, 0, 7);
-            return new String(answer, 0, n, StandardCharsets.US_ASCII).startsWith("+PONG");
-        } catch (IOException e) {
-            return false;
-        }
+        return RedisServer.ping(port);
     }
 }
