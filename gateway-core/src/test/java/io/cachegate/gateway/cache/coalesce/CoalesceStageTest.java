@@ -50,9 +50,15 @@ class CoalesceStageTest {
     private final CoalesceStage stage = new CoalesceStage(coalescer, exchanges.metrics());
     private final RecordingNext next = new RecordingNext();
 
+    /** Ends lingering answers for the coalescer that keeps them ({@link #lingering}). */
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+    private final Coalescer lingering = new Coalescer(1 << 20, null, exchanges.ticker(), timer);
+    private final CoalesceStage withLinger = new CoalesceStage(lingering, exchanges.metrics());
+
     @AfterEach
     void close() {
         exchanges.close();
+        timer.shutdownNow();
     }
 
     @Test
@@ -201,72 +207,58 @@ class CoalesceStageTest {
 
     @Test
     void completedAnswerWhoseWriteFailed_lingers_andALaterIdenticalRequestIsServedFromIt() throws Exception {
-        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
-        try {
-            Coalescer lingering = new Coalescer(1 << 20, null, exchanges.ticker(), timer);
-            CoalesceStage withLinger = new CoalesceStage(lingering, exchanges.metrics());
-            Exchange leader = keyed(HELLO);
-            withLinger.handle(leader, next);
-            SharedAnswer flight = leader.get(CoalesceStage.LEADING);
-            relayed(leader, Answers.HELLO);
-            flight.settle(SharedAnswer.Outcome.WRITE_FAILED); // the store is down: the entry is not readable
+        Exchange leader = keyed(HELLO);
+        withLinger.handle(leader, next);
+        SharedAnswer flight = leader.get(CoalesceStage.LEADING);
+        relayed(leader, Answers.HELLO);
+        flight.settle(SharedAnswer.Outcome.WRITE_FAILED); // the store is down: the entry is not readable
 
-            Exchange late = keyed(HELLO);
-            withLinger.handle(late, next);
-            Exchanges.runPending(late);
-            Exchange fresh = keyed(HELLO, "Cache-Control", "no-cache");
-            withLinger.handle(fresh, next);
+        Exchange late = keyed(HELLO);
+        withLinger.handle(late, next);
+        Exchanges.runPending(late);
+        Exchange fresh = keyed(HELLO, "Cache-Control", "no-cache");
+        withLinger.handle(fresh, next);
 
-            assertThat(next.exchanges()).as("the late arrival makes no second call; no-cache asks for a fresh one")
-                    .containsExactly(leader, fresh);
-            Written written = Exchanges.written(late);
-            assertThat(written.body()).isEqualTo(Answers.HELLO);
-            assertThat(written.header(GatewayHeaders.X_CACHE_COALESCED)).isEqualTo("1");
-            assertThat(fresh.<SharedAnswer>get(CoalesceStage.LEADING)).as("it leads a new flight").isNotNull();
-            long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (lingering.inFlight() > 1 && System.nanoTime() < until) {
-                Thread.sleep(50);
-            }
-            assertThat(lingering.inFlight()).as("the lingering answer ended after %s", Coalescer.LINGER).isEqualTo(1);
-        } finally {
-            timer.shutdownNow();
+        assertThat(next.exchanges()).as("the late arrival makes no second call; no-cache asks for a fresh one")
+                .containsExactly(leader, fresh);
+        Written written = Exchanges.written(late);
+        assertThat(written.body()).isEqualTo(Answers.HELLO);
+        assertThat(written.header(GatewayHeaders.X_CACHE_COALESCED)).isEqualTo("1");
+        assertThat(fresh.<SharedAnswer>get(CoalesceStage.LEADING)).as("it leads a new flight").isNotNull();
+        long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (lingering.inFlight() > 1 && System.nanoTime() < until) {
+            Thread.sleep(50);
         }
+        assertThat(lingering.inFlight()).as("the lingering answer ended after %s", Coalescer.LINGER).isEqualTo(1);
     }
 
     @Test
     void completedAnswerNotStorable_doesNotLinger_aStoredOneLingersForLateJoinersOnly() {
-        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
-        try {
-            Coalescer lingering = new Coalescer(1 << 20, null, exchanges.ticker(), timer);
-            CoalesceStage withLinger = new CoalesceStage(lingering, exchanges.metrics());
-            Exchange leader = keyed(HELLO);
-            withLinger.handle(leader, next);
-            relayed(leader, Answers.HELLO);
-            leader.<SharedAnswer>get(CoalesceStage.LEADING).settle(SharedAnswer.Outcome.NOT_STORED);
-            assertThat(lingering.inFlight()).as("not storable: no longer joinable").isZero();
+        Exchange leader = keyed(HELLO);
+        withLinger.handle(leader, next);
+        relayed(leader, Answers.HELLO);
+        leader.<SharedAnswer>get(CoalesceStage.LEADING).settle(SharedAnswer.Outcome.NOT_STORED);
+        assertThat(lingering.inFlight()).as("not storable: no longer joinable").isZero();
 
-            Exchange second = keyed(HELLO);
-            withLinger.handle(second, next);
-            relayed(second, Answers.HELLO);
-            Exchange lateJoiner = keyed(HELLO); // arrived before the write landed: its lookup missed
-            exchanges.ticker().advance(Duration.ofMillis(5));
-            SharedAnswer stored = second.get(CoalesceStage.LEADING);
-            stored.settle(SharedAnswer.Outcome.STORED);
-            exchanges.ticker().advance(Duration.ofMillis(5));
-            assertThat(lingering.inFlight()).as("stored: joinable by a request whose lookup ran before").isEqualTo(1);
-            Exchange after = keyed(HELLO);
-            assertThat(CoalesceStage.servable(after, after.get(CacheableRequest.KEY), stored))
-                    .as("a request that arrives after the write looks the entry up instead (a purge holds for it)")
-                    .isFalse();
+        Exchange second = keyed(HELLO);
+        withLinger.handle(second, next);
+        relayed(second, Answers.HELLO);
+        Exchange lateJoiner = keyed(HELLO); // arrived before the write landed: its lookup missed
+        exchanges.ticker().advance(Duration.ofMillis(5));
+        SharedAnswer stored = second.get(CoalesceStage.LEADING);
+        stored.settle(SharedAnswer.Outcome.STORED);
+        exchanges.ticker().advance(Duration.ofMillis(5));
+        assertThat(lingering.inFlight()).as("stored: joinable by a request whose lookup ran before").isEqualTo(1);
+        Exchange after = keyed(HELLO);
+        assertThat(CoalesceStage.servable(after, after.get(CacheableRequest.KEY), stored))
+                .as("a request that arrives after the write looks the entry up instead (a purge holds for it)")
+                .isFalse();
 
-            withLinger.handle(lateJoiner, next);
-            assertThat(next.exchanges()).containsExactly(leader, second);
+        withLinger.handle(lateJoiner, next);
+        assertThat(next.exchanges()).containsExactly(leader, second);
 
-            lingering.purged();
-            assertThat(lingering.inFlight()).as("a purge ends every lingering answer").isZero();
-        } finally {
-            timer.shutdownNow();
-        }
+        lingering.purged();
+        assertThat(lingering.inFlight()).as("a purge ends every lingering answer").isZero();
     }
 
     @Test
