@@ -142,6 +142,8 @@ class ShieldUnderStressIT {
     void leaderKilledMidCall_waitersAnsweredWithinFiveSeconds_oneTakeover() throws Exception {
         // A simulator 2 s to the first token: the leader's call lasts about 2.2 s, so it dies in the middle of it.
         fleet.restartSimulator("--ttft-ms", "2000", "--tpot-ms", "5", "--default-max-tokens", "32");
+        // Requests on connections to the old simulator fail, and may get its replica ejected for a while: wait it out.
+        fleet.awaitServing(Duration.ofSeconds(60));
         byte[] body = BurstClient.chat(question("leader killed"));
         long before = fleet.backendCalls();
         List<Outcome> answers;
