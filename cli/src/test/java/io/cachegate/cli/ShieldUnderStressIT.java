@@ -143,7 +143,8 @@ class ShieldUnderStressIT {
         // A simulator 1 s to the first token: the leader's call lasts about 1.2 s, and it dies 0.6 s into it. The
         // waiters are answered about a lease lifetime (2 s, checked every 0.5 s) plus one call after the kill.
         fleet.restartSimulator("--ttft-ms", "1000", "--tpot-ms", "5", "--default-max-tokens", "32");
-        fleet.awaitServing(Duration.ofSeconds(30)); // the gateways may have ejected the restarted backend a while
+        // Requests on connections to the old simulator fail, and may get its replica ejected for a while: wait it out.
+        fleet.awaitServing(Duration.ofSeconds(60));
         byte[] body = BurstClient.chat(question("leader killed"));
         long before = fleet.backendCalls();
         List<Outcome> answers;
