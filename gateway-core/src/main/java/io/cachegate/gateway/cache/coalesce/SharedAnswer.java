@@ -66,16 +66,15 @@ public final class SharedAnswer implements ResponseTap {
     private long settledAtNanos;
     /** Told once, when the answer settles, whether it completed: this gateway's lease across the fleet ends. */
     private Consumer<Boolean> leaseEnd;
-    /** Keeps a completed answer whose write failed joinable for a while, or says no (then it ends at once). */
+    /** Keeps a settled, storable answer joinable for a while, or says no (then it ends at once). */
     private final Lingering lingering;
+    private final Ticker ticker;
 
-    /** Where a completed answer whose write failed waits before it stops being joinable. */
+    /** Where a settled, storable answer waits before it stops being joinable. */
     interface Lingering {
         /** Runs {@code end} after the linger time; false when too many answers linger already (nothing is scheduled). */
         boolean linger(Runnable end);
     }
-
-    private final Ticker ticker;
 
     SharedAnswer(long maxBytes, String leaderRequestId, OriginSpan leaderSpan, Runnable onEnd) {
         this(maxBytes, leaderRequestId, leaderSpan, onEnd, end -> false, Ticker.system());
