@@ -128,6 +128,12 @@ class SpeculativeUpstreamIT {
         String system = "speculative hit " + nonce();
         HttpResponse<String> first = ask("slow-model", system, PASSWORD, "");
         CacheCalls.awaitIndexed(gateway);
+        // The call starts into idle capacity only: the backend's one slot must be free (an earlier test's call may
+        // still be ending there).
+        long idle = System.nanoTime() + 10_000_000_000L;
+        while (slow.stats().active() > 0 && System.nanoTime() < idle) {
+            Thread.sleep(20);
+        }
         long requests = slow.stats().requests();
         long cancelled = slow.stats().cancelled();
         double cancelledCalls = speculations("cancelled");
