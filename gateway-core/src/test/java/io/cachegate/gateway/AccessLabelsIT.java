@@ -101,6 +101,9 @@ class AccessLabelsIT {
         assertThat(forbidden.statusCode()).isEqualTo(403);
         assertThat(forbidden.body()).contains("label_not_permitted").doesNotContain("HIT");
         assertThat(post("a-key", body, "X-Cache-Labels", "hr,").statusCode()).isEqualTo(400);
+        // Two fields are one list (a client may add one per retrieved document): the second is enforced too.
+        assertThat(post("a-key", body, "X-Cache-Labels", "hr", "X-Cache-Labels", "finance").statusCode())
+                .as("A lacks finance, named in the second field").isEqualTo(403);
     }
 
     @Test

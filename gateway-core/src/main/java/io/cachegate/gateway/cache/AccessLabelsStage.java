@@ -12,7 +12,8 @@ import java.util.LinkedHashSet;
 import java.util.Set;
 
 /**
- * Access labels: reads {@code X-Cache-Labels: hr,contracts} (the labels of the data the prompt depends on), refuses
+ * Access labels: reads {@code X-Cache-Labels: hr,contracts} (the labels of the data the prompt depends on; several
+ * fields are one list), refuses
  * a malformed list (400) or a label the request's API key does not hold (403, naming no entry), and leaves an
  * {@link EntryAccess} for the cache stages: the declared labels, the labels the key holds now, and the end user's
  * digest. Without API keys the header is only checked for syntax and its labels are recorded, not enforced.
@@ -27,7 +28,9 @@ public final class AccessLabelsStage implements Stage {
 
     @Override
     public void handle(Exchange x, Next next) {
-        Set<String> declared = labels(x.header(GatewayHeaders.X_CACHE_LABELS));
+        // Every field counts (a client may add one per retrieved document): reading only the first would store an
+        // answer under fewer labels than it depends on, and serve it to a key lacking the others.
+        Set<String> declared = labels(String.join(",", x.headers(GatewayHeaders.X_CACHE_LABELS)));
         if (enforced && !x.keyLabels().containsAll(declared)) {
             throw new ApiException(ErrorKind.LABEL_NOT_PERMITTED,
                     "X-Cache-Labels names a label this API key does not hold");

@@ -105,6 +105,11 @@ public final class Exchange {
         return request.headers().get(name);
     }
 
+    /** Every field named {@code name}, in order: a list header sent as several fields is one list (RFC 9110 5.3). */
+    public List<String> headers(CharSequence name) {
+        return request.headers().getAll(name);
+    }
+
     public String requestId() {
         return requestId;
     }

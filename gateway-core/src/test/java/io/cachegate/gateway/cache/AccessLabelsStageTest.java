@@ -52,6 +52,24 @@ class AccessLabelsStageTest {
     }
 
     @Test
+    void handle_labelsInSeveralFields_areOneList_eachEnforced() {
+        Exchange both = exchanges.chat(HELLO, "Authorization", "Bearer hr-key", "X-Cache-Labels", "hr",
+                "X-Cache-Labels", "finance");
+        chain(POLICY).start(both);
+        assertThat(both.<EntryAccess>get(EntryAccess.KEY).declared()).containsExactlyInAnyOrder("hr", "finance");
+
+        Exchange second = exchanges.chat(HELLO, "Authorization", "Bearer plain-key", "X-Cache-Labels", "",
+                "X-Cache-Labels", "finance");
+        chain(POLICY).start(second);
+        assertThat(Exchanges.written(second).status()).as("an empty first field hides nothing").isIn(400, 403);
+
+        Exchange lacking = exchanges.chat(HELLO, "Authorization", "Bearer hr-key", "X-Cache-Labels", "hr",
+                "X-Cache-Labels", "legal");
+        chain(POLICY).start(lacking);
+        assertThat(Exchanges.written(lacking).status()).as("a label the key lacks, in the second field").isEqualTo(403);
+    }
+
+    @Test
     void handle_labelTheKeyDoesNotHold_is403_namingNoEntry() {
         Exchange x = run(POLICY, "plain-key", "hr");
 
