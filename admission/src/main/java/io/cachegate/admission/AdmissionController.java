@@ -41,18 +41,9 @@ import java.util.function.IntSupplier;
  * <p><b>Early rejection.</b> On arrival a request is rejected with {@link RejectReason#QUEUE_FULL} when
  * its class queue holds its maximum of requests or tokens, and with {@link RejectReason#WAIT_TOO_LONG}
  * when the tokens queued in its class and the classes dispatched before it, divided by the rate
- * available to its class, exceed its class's max queue time. A queued request older than that is
- * rejected by {@code tick} with {@link RejectReason#QUEUE_TIMEOUT}. Retry-After is the time to drain
- * the tokens queued ahead at that available rate, in whole seconds between 1 and {@code maxRetryAfter}.
- *
- * <p><b>Available rate.</b> A class only gets what the classes before it leave over, so its rate is
- * {@code max(drain × share, drain − min(drain, A))}, at least 1 token/s, where {@code A} is the recent
- * token arrival rate of the classes before it (an {@link ArrivalRate} of admitted and queued tokens, time
- * constant {@code drainWindow / drainAlpha}, the drain rate's own memory). The top class gets the whole
- * drain rate. Dividing by the whole drain rate instead queued batch requests behind steady interactive
- * traffic that then waited their full max queue time for a 503, where the client wanted an early 429.
- * A capped class gets at most the part of the drain rate its cap allows, {@code drain × cap / capacityRequests}
- * (its {@code maxInflightShare}, rounded down to whole requests as the cap is).
+ * available to its class, exceed its class's max queue time ({@link WaitEstimate}). A queued request older than
+ * that is rejected by {@code tick} with {@link RejectReason#QUEUE_TIMEOUT}. Retry-After is the time to drain the
+ * tokens queued ahead at that available rate.
  *
  * <p><b>Overload</b> (see {@link OverloadPolicy}, evaluated on each tick): pausable classes reject new
  * requests with {@link RejectReason#OVERLOAD_PAUSED} (Retry-After at least {@code exitAfter}) and keep
@@ -73,8 +64,7 @@ public final class AdmissionController {
     private final Map<String, ClassQueue> byName = new HashMap<>();
     private final OverloadDetector overload;
     private final DrainRate drain;
-    private final long exitAfterSeconds;
-    private final long maxRetryAfterSeconds;
+    private final WaitEstimate estimate;
     private final Map<RejectReason, Long> rejections = new EnumMap<>(RejectReason.class);
     private long dispatched;
     private int inflightRequests;
@@ -110,8 +100,8 @@ public final class AdmissionController {
         this.overload = new OverloadDetector(settings.overload());
         this.drain = new DrainRate(settings.initialDrainRate(), Nanos.of(settings.drainWindow()),
                 settings.drainAlpha(), now);
-        this.exitAfterSeconds = ceilSeconds(Nanos.of(settings.overload().exitAfter()));
-        this.maxRetryAfterSeconds = settings.maxRetryAfter().toSeconds();
+        this.estimate = new WaitEstimate(queues, drain, this::capacity, settings.maxRetryAfter(),
+                settings.overload().exitAfter());
         for (RejectReason r : RejectReason.values()) {
             rejections.put(r, 0L);
         }
@@ -290,20 +280,19 @@ public final class AdmissionController {
 
     private Admission admit(ClassQueue q, AdmissionRequest request, long now, Effects fx) {
         if (q.paused(overload.overloaded())) {
-            long seconds = Math.max(exitAfterSeconds, drainSeconds(pendingTokens(), drain.rate()));
-            return reject(q, RejectReason.OVERLOAD_PAUSED, retryAfter(seconds),
+            return reject(q, RejectReason.OVERLOAD_PAUSED, estimate.retryAfterPaused(),
                     "class " + q.name() + " is paused while the backend is overloaded", fx);
         }
-        long ahead = tokensAhead(q);
-        double rate = availableRate(q, now);
+        long ahead = estimate.tokensAhead(q);
+        double rate = estimate.availableRate(q, now);
         if (q.fullFor(request.tokens())) {
-            return reject(q, RejectReason.QUEUE_FULL, retryAfter(drainSeconds(ahead, rate)),
+            return reject(q, RejectReason.QUEUE_FULL, estimate.retryAfter(ahead, rate),
                     "queue of class " + q.name() + " is full (" + q.size() + " requests, " + q.tokens()
                             + " tokens)", fx);
         }
         double waitNanos = ahead * 1e9 / rate;
         if (waitNanos > q.maxQueueNanos) {
-            return reject(q, RejectReason.WAIT_TOO_LONG, retryAfter(drainSeconds(ahead, rate)),
+            return reject(q, RejectReason.WAIT_TOO_LONG, estimate.retryAfter(ahead, rate),
                     "estimated wait " + Math.round(waitNanos / 1e6) + " ms exceeds the " + q.settings.maxQueueTime()
                             .toMillis() + " ms limit of class " + q.name(), fx);
         }
@@ -401,7 +390,7 @@ public final class AdmissionController {
                 q.remove(ticket);
                 ticket.waiting = false;
             }
-            Duration retryAfter = retryAfter(drainSeconds(tokensAhead(q), availableRate(q, now)));
+            Duration retryAfter = estimate.retryAfter(estimate.tokensAhead(q), estimate.availableRate(q, now));
             for (Ticket ticket : expired) {
                 fx.complete(ticket.future, reject(q, RejectReason.QUEUE_TIMEOUT, retryAfter,
                         "waited longer than the " + q.settings.maxQueueTime().toMillis() + " ms limit of class "
@@ -436,45 +425,8 @@ public final class AdmissionController {
         return Admission.rejected(reason, retryAfter, message);
     }
 
-    /** Tokens queued in this class and every class dispatched before it. */
-    private long tokensAhead(ClassQueue q) {
-        long sum = 0;
-        for (ClassQueue other : queues) {
-            if (other.rank > q.rank) {
-                break;
-            }
-            sum += other.tokens();
-        }
-        return sum;
-    }
-
     private int capacity() {
         return Math.max(1, capacity.getAsInt());
-    }
-
-    /** Tokens per second left to this class by the classes dispatched before it; see the class javadoc. */
-    private double availableRate(ClassQueue q, long now) {
-        double total = drain.rate();
-        double before = 0;
-        for (ClassQueue other : queues) {
-            if (other.rank >= q.rank) {
-                break;
-            }
-            before += other.arrivals.rate(now);
-        }
-        double left = total - Math.min(total, before);
-        double available = Math.max(total * q.settings.share(), left);
-        return Math.max(DrainRate.MIN_RATE, Math.min(available, total * q.inflightFraction(capacity())));
-    }
-
-    private long pendingTokens() {
-        long sum = 0;
-        for (ClassQueue q : queues) {
-            if (!q.settings.pausable()) {
-                sum += q.tokens();
-            }
-        }
-        return sum;
     }
 
     /**
@@ -489,17 +441,5 @@ public final class AdmissionController {
             }
         }
         return false;
-    }
-
-    private static long drainSeconds(long tokens, double rate) {
-        return (long) Math.ceil(tokens / rate);
-    }
-
-    private Duration retryAfter(long seconds) {
-        return Duration.ofSeconds(Math.min(maxRetryAfterSeconds, Math.max(1, seconds)));
-    }
-
-    private static long ceilSeconds(long nanos) {
-        return nanos / 1_000_000_000L + (nanos % 1_000_000_000L == 0 ? 0 : 1);
     }
 }
