@@ -111,10 +111,11 @@ public final class Coalescer {
     }
 
     private boolean linger(Runnable end) {
-        if (timer == null || lingering.incrementAndGet() > MAX_LINGERING) {
-            if (timer != null) {
-                lingering.decrementAndGet();
-            }
+        if (timer == null) {
+            return false;
+        }
+        if (lingering.incrementAndGet() > MAX_LINGERING) {
+            lingering.decrementAndGet(); // enough bytes linger already: this one ends now
             return false;
         }
         timer.schedule(() -> {

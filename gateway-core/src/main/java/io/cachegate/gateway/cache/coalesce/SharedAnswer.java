@@ -76,10 +76,6 @@ public final class SharedAnswer implements ResponseTap {
         boolean linger(Runnable end);
     }
 
-    SharedAnswer(long maxBytes, String leaderRequestId, OriginSpan leaderSpan, Runnable onEnd) {
-        this(maxBytes, leaderRequestId, leaderSpan, onEnd, end -> false, Ticker.system());
-    }
-
     /** @param ticker the wall clock a completed answer's age is read from, the same as the requests' */
     SharedAnswer(long maxBytes, String leaderRequestId, OriginSpan leaderSpan, Runnable onEnd, Lingering lingering,
                  Ticker ticker) {
