@@ -139,7 +139,11 @@ class QuotaIT {
         long requestsAfterHit = Long.parseLong(header(hit, "x-ratelimit-remaining-requests"));
         assertThat(requestsAfterHit).as("a hit is a request").isLessThan(requestsAfterMiss + 1);
         HttpResponse<String> free = post("k-free", chat("no limits " + nonce()));
-        assertThat(header(free, "x-ratelimit-limit-requests")).as("a tenant without limits").isNull();
+        assertThat(header(free, "x-ratelimit-limit-requests"))
+                .as("a tenant without limits: not the backend's account figures either").isNull();
+        assertThat(header(free, "x-ratelimit-remaining-requests")).isNull();
+        assertThat(header(free, "server")).as("the backend's software").isNull();
+        assertThat(header(free, "date")).isNull();
     }
 
     @Test

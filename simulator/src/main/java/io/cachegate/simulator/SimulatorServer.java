@@ -46,6 +46,8 @@ final class SimulatorServer {
         boolean epoll = Epoll.isAvailable();
         IoHandlerFactory ioHandler = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         Class<? extends ServerChannel> channelType = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        BackendHeaders backendHeaders = new BackendHeaders(sim.gate,
+                sim.options.maxConcurrency() + sim.options.maxQueue());
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(0, new SimulatorThreadFactory(), ioHandler);
         try {
             Channel channel = new ServerBootstrap()
@@ -59,6 +61,7 @@ final class SimulatorServer {
                         protected void initChannel(SocketChannel ch) {
                             ch.pipeline()
                                     .addLast("http", new HttpServerCodec())
+                                    .addLast("backend-headers", backendHeaders)
                                     .addLast("aggregate", new HttpObjectAggregator(MAX_BODY_BYTES))
                                     .addLast("simulate", new SimulatorHandler(sim));
                         }

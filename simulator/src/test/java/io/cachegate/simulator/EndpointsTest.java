@@ -179,4 +179,17 @@ class EndpointsTest {
         assertThat(response.headers().firstValue("allow")).hasValue("POST");
         assertThat(post.statusCode()).isEqualTo(405);
     }
+
+    @Test
+    void everyAnswer_carriesTheBackendsOwnHeaders_likeARealServer() {
+        HttpResponse<String> answer = post(sim, "/v1/completions", "{\"prompt\":\"hi\",\"max_tokens\":2}");
+        HttpResponse<String> error = get(sim, "/v1/chat/completions");
+
+        for (HttpResponse<String> r : List.of(answer, error)) {
+            assertThat(r.headers().firstValue("server")).hasValue("uvicorn");
+            assertThat(r.headers().firstValue("date")).isPresent();
+            assertThat(r.headers().firstValue("x-ratelimit-limit-requests")).hasValue("" + (256 + 10_000));
+            assertThat(r.headers().firstValue("x-ratelimit-remaining-requests")).isPresent();
+        }
+    }
 }

@@ -7,15 +7,13 @@ import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponse;
-import io.netty.util.AsciiString;
 import io.netty.util.AttributeKey;
-import java.util.Map;
 
 /**
  * Adds the headers stages set on an exchange ({@link Exchange#responseHeader}) to the head of whatever answer it
  * gets: a hit, a relayed answer or stream, an error. Every writer goes through the pipeline, so this one handler
- * covers them all and no writer has to know. A header set here replaces the backend's of that name, and setting
- * any {@code x-ratelimit-*} header drops all of the backend's: a client never mixes two limiters' numbers.
+ * covers them all and no writer has to know. A header set here replaces the backend's of that name (the backend's
+ * {@code x-ratelimit-*} never arrive: {@code ForwardedHeaders} drops them).
  */
 @ChannelHandler.Sharable
 public final class ResponseHeaders extends ChannelOutboundHandlerAdapter {
@@ -24,8 +22,6 @@ public final class ResponseHeaders extends ChannelOutboundHandlerAdapter {
 
     /** The headers of the connection's current exchange, taken by its first answer head. */
     static final AttributeKey<HttpHeaders> PENDING = AttributeKey.valueOf("cachegate.responseHeaders");
-
-    private static final AsciiString RATE_LIMIT_PREFIX = AsciiString.cached("x-ratelimit-");
 
     private ResponseHeaders() {
     }
@@ -53,29 +49,9 @@ public final class ResponseHeaders extends ChannelOutboundHandlerAdapter {
         if (msg instanceof HttpResponse response) {
             HttpHeaders extra = ctx.channel().attr(PENDING).getAndSet(null);
             if (extra != null) {
-                apply(extra, response.headers());
+                response.headers().setAll(extra); // set(HttpHeaders) would clear the others first
             }
         }
         ctx.write(msg, promise);
-    }
-
-    static void apply(HttpHeaders extra, HttpHeaders target) {
-        if (containsRateLimit(extra)) {
-            target.names().stream().filter(ResponseHeaders::isRateLimit).toList().forEach(target::remove);
-        }
-        target.setAll(extra); // set(HttpHeaders) would clear the others first
-    }
-
-    private static boolean containsRateLimit(HttpHeaders headers) {
-        for (Map.Entry<String, String> header : headers) {
-            if (isRateLimit(header.getKey())) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static boolean isRateLimit(String name) {
-        return AsciiString.regionMatches(name, true, 0, RATE_LIMIT_PREFIX, 0, RATE_LIMIT_PREFIX.length());
     }
 }

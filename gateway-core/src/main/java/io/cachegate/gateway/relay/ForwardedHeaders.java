@@ -25,13 +25,29 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
-/** Which headers cross the proxy: hop-by-hop headers (RFC 9110 section 7.6.1) never do. */
+/**
+ * Which headers cross the proxy: hop-by-hop headers (RFC 9110 section 7.6.1) never do, and neither do a backend's
+ * headers about itself or the operator's account with it.
+ */
 public final class ForwardedHeaders {
 
     private static final Set<AsciiString> HOP_BY_HOP = Set.of(
             HttpHeaderNames.CONNECTION, AsciiString.cached("keep-alive"), HttpHeaderNames.PROXY_AUTHENTICATE,
             HttpHeaderNames.PROXY_AUTHORIZATION, HttpHeaderNames.TE, HttpHeaderNames.TRAILER,
             HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderNames.UPGRADE, AsciiString.cached("proxy-connection"));
+
+    /**
+     * Response headers that describe the backend, not the answer: its software ({@code server}), clock, cookies
+     * and protocol hints for its own host, and the operator's account ({@code openai-organization}, and every
+     * {@code x-ratelimit-*}: a hosted API's remaining requests and tokens for the whole account). A tenant is
+     * told its own limits by the gateway or nothing.
+     */
+    private static final Set<AsciiString> BACKEND_OWN = Set.of(
+            HttpHeaderNames.SERVER, HttpHeaderNames.DATE, HttpHeaderNames.SET_COOKIE, AsciiString.cached("alt-svc"),
+            AsciiString.cached("strict-transport-security"), AsciiString.cached("openai-organization"),
+            AsciiString.cached("openai-project"));
+
+    private static final AsciiString RATE_LIMIT_PREFIX = AsciiString.cached("x-ratelimit-");
 
     /** Request headers the gateway sets itself. */
     private static final Set<AsciiString> REQUEST_OWN = Set.of(
@@ -128,8 +144,8 @@ public final class ForwardedHeaders {
     }
 
     /**
-     * Copies end-to-end response headers. Transfer-Encoding is kept: the body is relayed piece by
-     * piece exactly as framed upstream, and Netty's encoder re-frames it for the client.
+     * Copies end-to-end response headers, less the backend's own. Transfer-Encoding is kept: the body is relayed
+     * piece by piece exactly as framed upstream, and Netty's encoder re-frames it for the client.
      */
     static void copyResponseHeaders(HttpHeaders from, HttpHeaders to) {
         Set<AsciiString> named = namedByConnection(from);
@@ -137,7 +153,7 @@ public final class ForwardedHeaders {
             Map.Entry<CharSequence, CharSequence> h = it.next();
             AsciiString name = AsciiString.of(h.getKey()).toLowerCase();
             boolean hop = HOP_BY_HOP.contains(name) && !name.contentEquals(HttpHeaderNames.TRANSFER_ENCODING);
-            if (hop || named.contains(name)) {
+            if (hop || named.contains(name) || BACKEND_OWN.contains(name) || name.startsWith(RATE_LIMIT_PREFIX)) {
                 continue;
             }
             to.add(name, h.getValue());

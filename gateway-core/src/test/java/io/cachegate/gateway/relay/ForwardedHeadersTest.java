@@ -75,4 +75,23 @@ class ForwardedHeadersTest {
         ForwardedHeaders.copyResponseHeaders(from, to);
         assertThat(to.names()).containsExactlyInAnyOrder("transfer-encoding", "content-type");
     }
+
+    @Test
+    void copyResponseHeaders_dropsTheBackendsOwnAndTheAccountsLimits() {
+        HttpHeaders from = new DefaultHttpHeaders()
+                .add("Server", "uvicorn")
+                .add("Date", "Sat, 05 Dec 2026 04:00:00 GMT")
+                .add("X-RateLimit-Limit-Requests", "10000")
+                .add("x-ratelimit-remaining-tokens", "199000")
+                .add("openai-organization", "acme-prod")
+                .add("openai-project", "proj_1")
+                .add("Set-Cookie", "__cf_bm=abc; path=/")
+                .add("alt-svc", "h3=\":443\"")
+                .add("Strict-Transport-Security", "max-age=31536000")
+                .add("Content-Type", "application/json")
+                .add("openai-processing-ms", "120");
+        HttpHeaders to = new DefaultHttpHeaders();
+        ForwardedHeaders.copyResponseHeaders(from, to);
+        assertThat(to.names()).containsExactlyInAnyOrder("content-type", "openai-processing-ms");
+    }
 }
