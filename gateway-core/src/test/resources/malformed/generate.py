@@ -231,6 +231,13 @@ add("garbage", b"\x00\x01\x02\x03 hello\r\n\r\n")
 add("json-as-request", CHAT + b"\r\n\r\n")
 add("sse-as-request", b"data: {}\r\n\r\n")
 
+# --- single-valued headers sent twice: refused, not read as the first (a proxy in front may read the last)
+add("twice-content-type", req(headers=["Content-Type: text/plain"]))
+add("twice-x-request-id", req(headers=["X-Request-Id: a", "X-Request-Id: b"]))
+add("twice-x-cache-context", req(headers=["X-Cache-Context: user-1", "X-Cache-Context: user-2"]))
+add("twice-x-cache-threshold", req(headers=["X-Cache-Threshold: 0.99", "X-Cache-Threshold: 0.5"]))
+add("twice-x-priority", req(headers=["X-Priority: batch", "X-Priority: interactive"]))
+
 here = os.path.dirname(os.path.abspath(__file__))
 for f in os.listdir(here):
     if f.endswith(".http"):

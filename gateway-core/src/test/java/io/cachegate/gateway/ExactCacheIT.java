@@ -229,6 +229,9 @@ class ExactCacheIT {
         assertThat(xCache(post(body, "Cache-Control", "no-store"))).isEqualTo("BYPASS");
         assertThat(xCache(post(body))).as("nothing was written").isEqualTo("MISS");
         assertThat(xCache(post(body, "Cache-Control", "no-store"))).as("nor read").isEqualTo("BYPASS");
+        // Several fields are one list (RFC 9110 5.3): no-store in the second is heard.
+        assertThat(xCache(post(body, "Cache-Control", "max-age=3600", "Cache-Control", "no-store")))
+                .isEqualTo("BYPASS");
     }
 
     @Test
@@ -299,6 +302,12 @@ class ExactCacheIT {
         assertThat(purge(gateway, "{\"tag\":\"doc:" + n + "\"}")).isEqualTo(1);
         assertThat(xCache(post(tagged1, "Authorization", "Bearer initech-key"))).isEqualTo("MISS");
         assertThat(xCache(post(tagged2, "Authorization", "Bearer initech-key"))).isEqualTo("HIT");
+        // Tags in two fields are one list: the second field's tag purges it too.
+        String tagged3 = chat("purge tag three " + n);
+        post(tagged3, "Authorization", "Bearer initech-key", "X-Cache-Tags", "doc:a" + n, "X-Cache-Tags", "kb:" + n);
+        assertThat(xCache(post(tagged3, "Authorization", "Bearer initech-key"))).as("stored").isEqualTo("HIT");
+        assertThat(purge(gateway, "{\"tag\":\"kb:" + n + "\"}")).isEqualTo(1);
+        assertThat(xCache(post(tagged3, "Authorization", "Bearer initech-key"))).isEqualTo("MISS");
 
         assertThat(purge(gateway, "{\"model_version\":\"other@v9\"}")).isZero();
         assertThat(xCache(post(globex, "Authorization", "Bearer globex-key"))).isEqualTo("HIT");

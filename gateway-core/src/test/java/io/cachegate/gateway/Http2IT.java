@@ -96,6 +96,27 @@ class Http2IT {
     }
 
     @Test
+    void repeatedHeaderFields_overHttp2_listsReadWhole_singleValuesRefused() throws Exception {
+        HttpClient client = http2Client();
+        String body = CacheCalls.chat("repeated fields over h2 " + CacheCalls.nonce());
+        client.send(post("http", gateway.port(), CacheCalls.chat("warm " + CacheCalls.nonce())),
+                HttpResponse.BodyHandlers.ofString()); // the upgrade: what follows are plain h2 streams
+
+        HttpResponse<String> listed = client.send(HttpRequest.newBuilder(post("http", gateway.port(), body), (n, v) -> true)
+                .header("Cache-Control", "max-age=60").header("Cache-Control", "no-store").build(),
+                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> twice = client.send(HttpRequest.newBuilder(post("http", gateway.port(), body), (n, v) -> true)
+                .header("X-Cache-Threshold", "0.99").header("X-Cache-Threshold", "0.5").build(),
+                HttpResponse.BodyHandlers.ofString());
+
+        assertThat(listed.version()).isEqualTo(HttpClient.Version.HTTP_2);
+        assertThat(CacheCalls.xCache(listed)).as("no-store in the second field").isEqualTo("BYPASS");
+        assertThat(twice.version()).isEqualTo(HttpClient.Version.HTTP_2);
+        assertThat(twice.statusCode()).isEqualTo(400);
+        assertThat(twice.body()).contains("More than one x-cache-threshold header");
+    }
+
+    @Test
     void streamedAnswer_overHttp2_readToTheEnd_thenReplayedFromTheCache() throws Exception {
         HttpClient client = http2Client();
         String body = CacheCalls.chat("streamed over h2c " + CacheCalls.nonce(), "\"stream\":true");

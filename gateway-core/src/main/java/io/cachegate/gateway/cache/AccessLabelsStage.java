@@ -30,7 +30,7 @@ public final class AccessLabelsStage implements Stage {
     public void handle(Exchange x, Next next) {
         // Every field counts (a client may add one per retrieved document): reading only the first would store an
         // answer under fewer labels than it depends on, and serve it to a key lacking the others.
-        Set<String> declared = labels(String.join(",", x.headers(GatewayHeaders.X_CACHE_LABELS)));
+        Set<String> declared = labels(x.listHeader(GatewayHeaders.X_CACHE_LABELS));
         if (enforced && !x.keyLabels().containsAll(declared)) {
             throw new ApiException(ErrorKind.LABEL_NOT_PERMITTED,
                     "X-Cache-Labels names a label this API key does not hold");

@@ -17,6 +17,7 @@ import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.exchange.Stage;
 import io.cachegate.gateway.metrics.GatewayMetrics;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.Optional;
@@ -62,7 +63,7 @@ public final class CacheKeyStage implements Stage {
             default -> RequestKind.EMBEDDING;
         };
         RouteCachePolicy routePolicy = RouteCachePolicy.of(routeCache);
-        CacheControl control = CacheControl.parse(x.header("cache-control"));
+        CacheControl control = CacheControl.parse(x.listHeader(HttpHeaderNames.CACHE_CONTROL));
         CacheDecision decision = Cacheability.decide(kind, parsed.body(), routePolicy, control);
         if (!decision.read() && !decision.write()) {
             bypass(x, decision.reason().tag(), next);
@@ -76,7 +77,7 @@ public final class CacheKeyStage implements Stage {
             return;
         }
         x.record().modelVersion(version.get());
-        Set<String> tags = tags(x.header(GatewayHeaders.X_CACHE_TAGS));
+        Set<String> tags = tags(x.listHeader(GatewayHeaders.X_CACHE_TAGS));
         String context = ContextHash.of(Optional.ofNullable(x.header(GatewayHeaders.X_CACHE_CONTEXT)),
                 routeCache.context());
         // Declared labels are part of the exact key (and so of the answer in flight), not of the semantic scope:

@@ -105,9 +105,13 @@ public final class Exchange {
         return request.headers().get(name);
     }
 
-    /** Every field named {@code name}, in order: a list header sent as several fields is one list (RFC 9110 5.3). */
-    public List<String> headers(CharSequence name) {
-        return request.headers().getAll(name);
+    /**
+     * A list header's value: every field named {@code name}, in order, joined with commas (RFC 9110 5.3: several
+     * fields of a list header are one list, and reading only the first would drop members); null when absent.
+     */
+    public String listHeader(CharSequence name) {
+        List<String> fields = request.headers().getAll(name);
+        return fields.isEmpty() ? null : fields.size() == 1 ? fields.get(0) : String.join(",", fields);
     }
 
     public String requestId() {

@@ -1,6 +1,8 @@
 package io.cachegate.gateway.server;
 
+import io.cachegate.admission.ClassResolver;
 import io.cachegate.gateway.api.ErrorKind;
+import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderResult;
@@ -12,8 +14,10 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * The front door: refuses requests that could smuggle a second request past us or be read differently by a proxy
@@ -21,7 +25,7 @@ import java.util.List;
  * duplicate Content-Lengths refused, plus obs-fold) already fails Content-Length with Transfer-Encoding, two
  * Content-Lengths, control characters in header names or values, bare LF line ends, folded headers and bad chunk
  * sizes; this handler turns those failures into answers and adds the
- * checks the decoder does not make (Host, Authorization, the request target, the transfer coding). A refused
+ * checks the decoder does not make (Host, single-valued headers sent twice, the request target, the transfer coding). A refused
  * request becomes a {@link Refusal} answered in order by {@link ProxyRequestHandler}, and everything after it on
  * the connection is dropped: after a broken message the byte stream cannot be trusted for the next one.
  */
@@ -29,6 +33,15 @@ final class FrontDoor extends ChannelInboundHandlerAdapter {
 
     /** Header fields per request at most (Apache httpd's LimitRequestFields default); no client needs more. */
     static final int MAX_HEADERS = 100;
+
+    /**
+     * Headers that take one value, not a list: sent twice, one reader (a proxy in front, the backend) could take the
+     * first and another the last, so the request is refused instead of read one way. List headers (labels, tags,
+     * Cache-Control) are read whole by {@code Exchange.listHeader}.
+     */
+    private static final List<AsciiString> SINGLE_VALUED = List.of(HttpHeaderNames.AUTHORIZATION,
+            HttpHeaderNames.CONTENT_TYPE, GatewayHeaders.X_REQUEST_ID, GatewayHeaders.X_CACHE_CONTEXT,
+            GatewayHeaders.X_CACHE_THRESHOLD, AsciiString.cached(ClassResolver.HEADER.toLowerCase(Locale.ROOT)));
 
     private boolean failed;
 
@@ -95,8 +108,10 @@ final class FrontDoor extends ChannelInboundHandlerAdapter {
         if (hosts == 1 && !HeadSyntax.host(headers.get(HttpHeaderNames.HOST))) {
             return "The Host header is not a host name with an optional port";
         }
-        if (headers.getAll(HttpHeaderNames.AUTHORIZATION).size() > 1) {
-            return "More than one Authorization header";
+        for (AsciiString name : SINGLE_VALUED) {
+            if (headers.getAll(name).size() > 1) {
+                return "More than one " + name + " header: it takes one value";
+            }
         }
         String uri = request.uri();
         if (!uri.startsWith("/")) {
