@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
 @Command(name = "cachegate", mixinStandardHelpOptions = true, version = "cachegate 0.1.0",
         description = "An inference caching reverse proxy for OpenAI-compatible model servers.",
         subcommands = {ServeCommand.class, DemoCommand.class, SimulateBackendCommand.class, BenchCommand.class,
-                ValidateCommand.class, HashKeyCommand.class, EvalSemanticCommand.class, FitDecisionCommand.class, FitAgreementCommand.class,
+                ValidateCommand.class, HashKeyCommand.class, EvalSemanticCommand.class, EvalGuardsCommand.class, FitDecisionCommand.class, FitAgreementCommand.class,
                 AnalyzeCommand.class,
                 CommandLine.HelpCommand.class})
 public final class CachegateCli implements Runnable {

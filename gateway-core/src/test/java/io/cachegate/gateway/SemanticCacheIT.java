@@ -143,6 +143,18 @@ class SemanticCacheIT {
         assertThat(xCache(ask(system, "How do I get a refund for the monthly plan?"))).isEqualTo("MISS");
     }
 
+    /** Issue 28: a number with one letter names a thing even when the letter is a unit's symbol (0.96-0.97 alike). */
+    @Test
+    void identifierLookalikes_areMisses_theSameIdentifierReworded_isAHit() throws Exception {
+        String system = "concierge bot " + nonce();
+        askAndIndex(system, "How do I get to 221B Baker Street?");
+        askAndIndex(system, "Which truck is parked in bay 3V?");
+
+        assertThat(xCache(ask(system, "How do I get to 221A Baker Street?"))).isEqualTo("MISS");
+        assertThat(xCache(ask(system, "Which truck is parked in bay 3W?"))).isEqualTo("MISS");
+        assertThat(xCache(ask(system, "What's the way to 221b Baker Street?"))).isEqualTo("HIT");
+    }
+
     @Test
     void secondUserTurn_isNotMatchedSemantically() throws Exception {
         String system = "chat bot " + nonce();

@@ -28,12 +28,17 @@ final class NumberGuard implements PairGuard {
         return !numbers(query).equals(numbers(cached));
     }
 
+    /** The digits of a number word up to twenty ({@code "two"} gives {@code "2"}), or null; lower-case input. */
+    static String wordValue(String lowerCaseWord) {
+        return WORDS.get(lowerCaseWord);
+    }
+
     /** The numbers of a text, normalised: digits runs without separators, number words as digits. */
     static Set<String> numbers(String text) {
         Set<String> numbers = new TreeSet<>();
         for (String word : GuardText.words(text)) {
             String lower = GuardText.lower(word);
-            String asWord = WORDS.get(lower);
+            String asWord = wordValue(lower);
             if (asWord != null) {
                 numbers.add(asWord);
                 continue;

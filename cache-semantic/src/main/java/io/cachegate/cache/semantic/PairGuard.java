@@ -21,8 +21,9 @@ public interface PairGuard {
     }
 
     /**
-     * The texts name different identifiers: ids mixing letters and digits, e-mail addresses, hostnames, file
-     * names, URLs ({@code ZX-4471} against {@code ZX-4471B}).
+     * The texts name different identifiers: ids mixing letters and digits unless the letters are a known unit,
+     * e-mail addresses, hostnames, file names, URLs ({@code ZX-4471} against {@code ZX-4471B}, {@code 221B} against
+     * {@code 221A}; not {@code 5km} against {@code 5 km}).
      */
     static PairGuard identifiers() {
         return IdentifierGuard.INSTANCE;

@@ -2,6 +2,9 @@ package io.cachegate.cache.semantic;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /** Identifiers are facts, not wording: a different order id, host or file is a different question. */
@@ -32,6 +35,60 @@ class IdentifierGuardTest {
         assertThat(identifiers.rejects("What is the status of order ZX-4471?",
                 "Can you tell me where order zx-4471 is")).isFalse();
         assertThat(identifiers.rejects("Is \"api.acme.io\" down?", "api.acme.io down?")).isFalse();
+    }
+
+    @Test
+    void reads_aNumberWithOneLetter_asAnIdentifier_evenWhenTheLetterIsAUnitSymbol() {
+        assertThat(IdentifierGuard.identifiers("Deliver 5k parts from 221B to room 101M, bay 3V, locker 12-A"))
+                .containsExactly("101m", "12a", "221b", "3v", "5k");
+        assertThat(IdentifierGuard.identifiers("Parts 5521GT and 4WD, not 5521TB")).as("TB is a unit: a size")
+                .containsExactly("4wd", "5521gt");
+    }
+
+    @Test
+    void ignores_quantitiesInKnownUnits_inAnyCase() {
+        assertThat(IdentifierGuard.identifiers("Run 5km in 30min at 10KM/h? 10GB, 10Gb, 2.4GHz, 9.5kWh, 60mph, "
+                + "250ms, 1080px, 30000rs, 1.76bn, 500mAh, 100\u00b0C, 2-way, 5-star, 3rd, 24hrs, 7:30pm")).isEmpty();
+    }
+
+    @Test
+    void accepts_theSameQuantityWrittenOtherwise_butNotAnotherOne() {
+        assertThat(identifiers.rejects("Will a 9V battery do?", "Will a 9 volt battery do?")).isFalse();
+        assertThat(identifiers.rejects("Laptops under 50k", "Laptops under fifty thousand")).as("past twenty").isTrue();
+        assertThat(identifiers.rejects("Laptops under 5k", "Laptops under five thousand")).isFalse();
+        assertThat(identifiers.rejects("Hits of the 80s", "Hits of the 80's")).isFalse();
+        assertThat(identifiers.rejects("Will a 9V battery do?", "Will a 9 watt battery do?")).isTrue();
+        assertThat(identifiers.rejects("A 101M budget", "A 101K budget")).isTrue();
+    }
+
+    /** Any letter after any number: another letter, or none, is another identifier; its case or a space is not. */
+    @Test
+    void rejects_anotherLetterAfterTheSameNumber_property() {
+        SplittableRandom random = new SplittableRandom(28L);
+        List<String> templates = List.of("Where is room %s?", "Is part %s in stock?", "Which bay is %s, please",
+                "Deliver to %s Main Street", "(%s)", "Is %s the one?");
+        for (int i = 0; i < 2_000; i++) {
+            String number = random.nextBoolean() ? String.valueOf(random.nextInt(1, 100_000))
+                    : random.nextInt(1, 100) + "." + random.nextInt(0, 10);
+            char letter = (char) ('a' + random.nextInt(26));
+            char other = (char) ('a' + (letter - 'a' + 1 + random.nextInt(25)) % 26);
+            String template = templates.get(random.nextInt(templates.size()));
+            String withLetter = template.formatted(number + (random.nextBoolean() ? upper(letter) : letter));
+            String description = withLetter + " / " + other;
+            assertThat(identifiers.rejects(withLetter, template.formatted(number + other))).as(description).isTrue();
+            assertThat(identifiers.rejects(withLetter, template.formatted(number + upper(other)))).as(description)
+                    .isTrue();
+            assertThat(identifiers.rejects(withLetter, template.formatted(number))).as(description).isTrue();
+            assertThat(identifiers.rejects(withLetter, template.formatted(number + letter))).as(description).isFalse();
+            assertThat(identifiers.rejects(withLetter, template.formatted(number + " " + upper(letter))))
+                    .as(description).isFalse();
+            assertThat(identifiers.rejects(withLetter, template.formatted(number + "-" + letter))).as(description)
+                    .isFalse();
+        }
+    }
+
+    private static String upper(char letter) {
+        return String.valueOf(letter).toUpperCase(Locale.ROOT);
     }
 
     @Test
