@@ -49,8 +49,17 @@ public final class ClientResponses {
      * client could lose the answer before reading it.
      */
     public static void errorThenHalfClose(ChannelHandlerContext ctx, ErrorKind kind, String message) {
+        errorThenHalfClose(ctx, kind, message, 0);
+    }
+
+    /** As {@link #errorThenHalfClose(ChannelHandlerContext, ErrorKind, String)}, with a {@code Retry-After} above 0. */
+    public static void errorThenHalfClose(ChannelHandlerContext ctx, ErrorKind kind, String message,
+                                          long retryAfterSeconds) {
         FullHttpResponse response = json(HttpResponseStatus.valueOf(kind.status()),
                 ErrorBodies.render(kind, message, null), null, false);
+        if (retryAfterSeconds > 0) {
+            response.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(retryAfterSeconds));
+        }
         ctx.writeAndFlush(response).addListener((ChannelFutureListener) f -> {
             if (f.channel() instanceof SocketChannel socket && f.isSuccess()) {
                 socket.shutdownOutput();

@@ -8,10 +8,20 @@ import io.cachegate.gateway.api.ErrorKind;
  *
  * @param close whether the connection ends after this answer (a request that could not be read safely)
  * @param requestId the id to answer with, or null
+ * @param retryAfterSeconds {@code Retry-After} of a 429 or 503
  */
-record Refusal(ErrorKind kind, String message, boolean close, String requestId) {
+record Refusal(ErrorKind kind, String message, boolean close, String requestId, long retryAfterSeconds) {
+
+    Refusal(ErrorKind kind, String message, boolean close, String requestId) {
+        this(kind, message, close, requestId, 1);
+    }
 
     static Refusal closing(ErrorKind kind, String message) {
         return new Refusal(kind, message, true, null);
+    }
+
+    /** Whether the answer tells the client when to come back: 429 and 503. */
+    boolean retryLater() {
+        return kind.status() == 429 || kind.status() == 503;
     }
 }
