@@ -1,6 +1,8 @@
 package io.cachegate.gateway.quota;
 
 import io.cachegate.gateway.exchange.Exchange;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.HttpHeaders;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -20,6 +22,7 @@ public final class HeadPass {
     private final CompletableFuture<TenantQuota.Taken> request;
     private final String refusal;
     private final long retryAfterSeconds;
+    private final HttpHeaders refusalHeaders = new DefaultHttpHeaders();
     private final AtomicBoolean released = new AtomicBoolean();
 
     private HeadPass(TenantQuota quota, CompletableFuture<TenantQuota.Taken> request, String refusal,
@@ -41,6 +44,14 @@ public final class HeadPass {
         return pass;
     }
 
+    /** A head refused by its request bucket: the refusal carries the bucket's {@code x-ratelimit-*} headers. */
+    static HeadPass refusedByRate(TenantQuota quota, String message, long retryAfterSeconds,
+                                  TenantQuota.Taken taken) {
+        HeadPass pass = refused(quota, message, retryAfterSeconds);
+        RateLimitHeaders.set(pass.refusalHeaders::set, taken);
+        return pass;
+    }
+
     /** Why the head alone is refused (429 {@code rate_limit_exceeded}), or null when the request may go on. */
     public String refusal() {
         return refusal;
@@ -49,6 +60,11 @@ public final class HeadPass {
     /** With a {@link #refusal()}: when to come back, in whole seconds. */
     public long retryAfterSeconds() {
         return retryAfterSeconds;
+    }
+
+    /** Headers the refusal's answer carries (OpenAI's {@code x-ratelimit-*}); empty for a granted pass. */
+    public HttpHeaders refusalHeaders() {
+        return refusalHeaders;
     }
 
     /** Gives the place under {@code max_concurrent} back; only the first call counts. */

@@ -110,8 +110,8 @@ public final class Quotas implements AutoCloseable {
             pass.release();
             metrics.quotaLimited(tenant, "requests");
             long nanos = taken.requests().getNanosToWaitForRefill();
-            return HeadPass.refused(quota, QuotaStage.requestsMessage(quota, taken),
-                    RateLimitHeaders.retryAfterSeconds(nanos));
+            return HeadPass.refusedByRate(quota, QuotaStage.requestsMessage(quota, taken),
+                    RateLimitHeaders.retryAfterSeconds(nanos), taken);
         }
         return pass;
     }

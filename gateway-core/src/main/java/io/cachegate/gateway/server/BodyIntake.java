@@ -8,6 +8,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
@@ -159,7 +160,7 @@ final class BodyIntake extends ChannelInboundHandlerAdapter {
         closing = true;
         discard();
         checked.release();
-        ctx.fireChannelRead(new Refusal(kind, message, true, null));
+        ctx.fireChannelRead(new Refusal(kind, message, true, null, 1, EmptyHttpHeaders.INSTANCE));
     }
 
     /** The body is whole: its charge is given back (the request holds it from here, under the tenant's limits). */

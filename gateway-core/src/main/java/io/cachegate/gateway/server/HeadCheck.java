@@ -13,8 +13,10 @@ import io.cachegate.gateway.request.HeadRules;
 import io.cachegate.gateway.server.tls.ClientCertificates;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
@@ -80,7 +82,8 @@ final class HeadCheck extends ChannelInboundHandlerAdapter {
         boolean body = hasBody(head);
         String requestId = RequestIds.accept(head.headers().get(GatewayHeaders.X_REQUEST_ID));
         ReferenceCountUtil.release(msg);
-        Refusal refusal = new Refusal(refused.kind(), refused.message(), body, requestId, refused.retryAfterSeconds());
+        Refusal refusal = new Refusal(refused.kind(), refused.message(), body, requestId, refused.retryAfterSeconds(),
+                refused.headers());
         if (body) {
             closing = true;
             ctx.fireChannelRead(refusal);
@@ -89,8 +92,12 @@ final class HeadCheck extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** Why a head is refused, and when to come back (429). */
-    private record Refused(ErrorKind kind, String message, long retryAfterSeconds) {
+    /** Why a head is refused, when to come back (429), and more headers to answer with. */
+    private record Refused(ErrorKind kind, String message, long retryAfterSeconds, HttpHeaders headers) {
+
+        Refused(ErrorKind kind, String message) {
+            this(kind, message, 0, EmptyHttpHeaders.INSTANCE);
+        }
     }
 
     /**
@@ -103,7 +110,7 @@ final class HeadCheck extends ChannelInboundHandlerAdapter {
         if (HttpUtil.getContentLength(head, -1L) > limit) {
             // The same answer BodyLimitAggregator gives, here in the request's turn.
             return new Refused(ErrorKind.BODY_TOO_LARGE, "Request body is larger than the limit of " + limit
-                    + " bytes", 0);
+                    + " bytes");
         }
         Endpoint endpoint;
         String tenant = Exchange.DEFAULT_TENANT;
@@ -116,12 +123,13 @@ final class HeadCheck extends ChannelInboundHandlerAdapter {
             HeadRules.method(endpoint, head.method(), head.uri(), policy.server());
             HeadRules.contentType(endpoint, head.headers().get(HttpHeaderNames.CONTENT_TYPE));
         } catch (ApiException e) {
-            return new Refused(e.kind(), e.getMessage(), 0);
+            return new Refused(e.kind(), e.getMessage());
         }
         // GET /v1/models is answered before the tenant's limits, as the stages do.
         HeadPass pass = endpoint == Endpoint.MODELS ? null : paths.quotas().atHead(tenant);
         if (pass != null && pass.refusal() != null) {
-            return new Refused(ErrorKind.RATE_LIMITED_REQUESTS, pass.refusal(), pass.retryAfterSeconds());
+            return new Refused(ErrorKind.RATE_LIMITED_REQUESTS, pass.refusal(), pass.retryAfterSeconds(),
+                    pass.refusalHeaders());
         }
         checked.set(tenant, pass);
         return null;

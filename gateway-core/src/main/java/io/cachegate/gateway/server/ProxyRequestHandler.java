@@ -122,13 +122,13 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
         if (refusal.close()) {
             releaseQueued();
             ClientResponses.errorThenHalfClose(ctx, refusal.kind(), refusal.message(),
-                    refusal.retryLater() ? Math.max(1, refusal.retryAfterSeconds()) : 0);
+                    refusal.retryLater() ? Math.max(1, refusal.retryAfterSeconds()) : 0, refusal.headers());
             return false;
         }
         boolean keepAlive = !paths.draining();
         if (refusal.retryLater()) {
             ClientResponses.retryLater(ctx, refusal.kind(), refusal.message(), refusal.requestId(), keepAlive,
-                    refusal.retryAfterSeconds());
+                    refusal.retryAfterSeconds(), refusal.headers());
         } else {
             ClientResponses.error(ctx, refusal.kind(), refusal.message(), null, refusal.requestId(), keepAlive);
         }
