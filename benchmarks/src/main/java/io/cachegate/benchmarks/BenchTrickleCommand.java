@@ -35,7 +35,8 @@ final class BenchTrickleCommand extends Scenario {
     @Option(names = "--clients", defaultValue = "300", description = "Trickling clients (default ${DEFAULT-VALUE}).")
     int clients;
 
-    @Option(names = "--body-bytes", defaultValue = "3.9MiB", description = "Declared body of each (default ${DEFAULT-VALUE}).")
+    @Option(names = "--body-bytes", defaultValue = "3994KiB",
+            description = "Declared body of each: 3994KiB is 3.9 MiB (default ${DEFAULT-VALUE}).")
     String bodyBytes;
 
     @Option(names = "--keys", defaultValue = "1",
@@ -67,8 +68,9 @@ final class BenchTrickleCommand extends Scenario {
     }
 
     BenchTrickleCommand() {
-        // JVM defaults, as ./cachegate serve runs the gateway.
-        super("trickle", new ScenarioOptions("20s", "5s", 1, ""));
+        // The flags ./cachegate and the image's entrypoint run the gateway with, the heap otherwise the JVM's default.
+        super("trickle", new ScenarioOptions("20s", "5s", 1,
+                "-XX:G1PeriodicGCInterval=5000 -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30"));
     }
 
     @Override

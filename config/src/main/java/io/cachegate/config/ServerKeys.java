@@ -35,7 +35,7 @@ final class ServerKeys {
     static final Key<Integer> MAX_CONNECTIONS_PER_ADDRESS = Key.integer("max_connections_per_address", 1000, 1,
             10_000_000, "open proxy connections from one client IP address; one more is closed at accept");
     static final Key<OptionalLong> MAX_BUFFERED_BODY_BYTES = Key.optionalSize("max_buffered_body_bytes",
-            "auto: 1/8 of the JVM's max heap, at most 256MiB", 1, "request body bytes all partial bodies may hold "
+            "auto: 1/8 of the JVM's max heap, at most 128MiB", 1, "request body bytes all partial bodies may hold "
                     + "at once; a body that would pass it is refused with 503 and its connection closed");
     static final Key<OptionalLong> MAX_BUFFERED_BODY_BYTES_PER_TENANT = Key.optionalSize(
             "max_buffered_body_bytes_per_tenant", "auto: 1/4 of max_buffered_body_bytes", 1, "the same, for the "

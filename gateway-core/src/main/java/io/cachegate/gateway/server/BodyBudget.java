@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class BodyBudget {
 
     /** What {@code auto} gives the whole budget at most: well below the heap of the smallest deployment. */
-    static final long AUTO_CAP = 256L << 20;
+    static final long AUTO_CAP = 128L << 20;
 
     private final AtomicLong total = new AtomicLong();
     private final ConcurrentMap<String, Long> byTenant = new ConcurrentHashMap<>();
