@@ -17,7 +17,9 @@ if [ "$#" -eq 0 ]; then
   fi
 fi
 
-# Heap from the container's memory limit; exit (and be restarted) rather than limp on after an OOM.
+# Heap from the container's memory limit; exit (and be restarted) rather than limp on after an OOM. The heap is given
+# back after a spike of buffered request bodies, as ./cachegate does (docs/security.md).
 # shellcheck disable=SC2086 # CACHEGATE_JAVA_OPTS is a list of flags
 exec java -XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError \
+  -XX:G1PeriodicGCInterval=5000 -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30 \
   -Dcachegate.native.dir="$CACHEGATE_NATIVE_DIR" ${CACHEGATE_JAVA_OPTS:-} -jar "$CACHEGATE_JAR" "$@"

@@ -115,6 +115,23 @@ final class Key<T> {
                 f -> f.size(name, fallback, min, max));
     }
 
+    /**
+     * A size that may be left out or written {@code auto}: empty then, and {@code absent} says what the gateway
+     * works out instead.
+     */
+    static Key<OptionalLong> optionalSize(String name, String absent, long min, String doc) {
+        return new Key<>(name, "size", OptionalLong.empty(), absent, sizeRange(min, Long.MAX_VALUE, Long.MAX_VALUE)
+                + " or auto", doc, f -> {
+                    Optional<String> text = f.text(name).map(String::strip);
+                    if (text.isEmpty() || text.get().isEmpty() || text.get().equalsIgnoreCase("auto")) {
+                        return OptionalLong.empty();
+                    }
+                    int before = f.reader().problemCount();
+                    long value = f.size(name, min, min, Long.MAX_VALUE);
+                    return f.reader().problemCount() == before ? OptionalLong.of(value) : OptionalLong.empty();
+                });
+    }
+
     static Key<Integer> intSize(String name, int fallback, int min, int max, String doc) {
         return new Key<>(name, "size", fallback, ByteSizes.format(fallback), sizeRange(min, max, Integer.MAX_VALUE),
                 doc, f -> (int) f.size(name, fallback, min, max));

@@ -3,6 +3,7 @@ package io.cachegate.config;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /** The keys of {@code server} and {@code server.json}; {@link ServerReader} reads them. */
 final class ServerKeys {
@@ -33,6 +34,12 @@ final class ServerKeys {
             "open proxy connections; one more is closed at accept, before it is read");
     static final Key<Integer> MAX_CONNECTIONS_PER_ADDRESS = Key.integer("max_connections_per_address", 1000, 1,
             10_000_000, "open proxy connections from one client IP address; one more is closed at accept");
+    static final Key<OptionalLong> MAX_BUFFERED_BODY_BYTES = Key.optionalSize("max_buffered_body_bytes",
+            "auto: 1/8 of the JVM's max heap, at most 128MiB", 1, "request body bytes all partial bodies may hold "
+                    + "at once; a body that would pass it is refused with 503 and its connection closed");
+    static final Key<OptionalLong> MAX_BUFFERED_BODY_BYTES_PER_TENANT = Key.optionalSize(
+            "max_buffered_body_bytes_per_tenant", "auto: 1/4 of max_buffered_body_bytes", 1, "the same, for the "
+                    + "partial bodies of one tenant; past it 429 with Retry-After, and its connection closed");
 
     static final Key<Integer> MAX_DEPTH = Key.integer("max_depth", 64, 1, 10_000, "nesting depth");
     static final Key<Integer> MAX_STRING_LENGTH = Key.intSize("max_string_length", 4 << 20, 1, Integer.MAX_VALUE,
@@ -66,7 +73,8 @@ final class ServerKeys {
             TLS_CERTIFICATE, TLS_KEY, TLS_CLIENT_CA, TLS_CLIENT_AUTH);
     static final Section SECTION = Section.mapping("server", "the proxy and admin listeners, request limits",
             HOST, PORT, ADMIN_HOST, ADMIN_PORT, MAX_BODY_BYTES, MAX_HEADER_BYTES, ADMIN_TOKEN, SHUTDOWN_GRACE,
-            IO_THREADS, HEADER_TIMEOUT, BODY_TIMEOUT, IDLE_TIMEOUT, MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS)
+            IO_THREADS, HEADER_TIMEOUT, BODY_TIMEOUT, IDLE_TIMEOUT, MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS,
+            MAX_BUFFERED_BODY_BYTES, MAX_BUFFERED_BODY_BYTES_PER_TENANT)
             .with(JSON, PASSTHROUGH, TLS, ADMIN_TLS);
 
     private ServerKeys() {

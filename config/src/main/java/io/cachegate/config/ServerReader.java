@@ -9,6 +9,8 @@ import static io.cachegate.config.ServerKeys.HOST;
 import static io.cachegate.config.ServerKeys.IDLE_TIMEOUT;
 import static io.cachegate.config.ServerKeys.IO_THREADS;
 import static io.cachegate.config.ServerKeys.MAX_BODY_BYTES;
+import static io.cachegate.config.ServerKeys.MAX_BUFFERED_BODY_BYTES;
+import static io.cachegate.config.ServerKeys.MAX_BUFFERED_BODY_BYTES_PER_TENANT;
 import static io.cachegate.config.ServerKeys.MAX_CONNECTIONS;
 import static io.cachegate.config.ServerKeys.MAX_CONNECTIONS_PER_ADDRESS;
 import static io.cachegate.config.ServerKeys.MAX_DEPTH;
@@ -58,7 +60,8 @@ final class ServerReader {
                 json(server),
                 passthrough(server),
                 new ServerSettings.Connections(server.get(HEADER_TIMEOUT), server.get(BODY_TIMEOUT),
-                        server.get(IDLE_TIMEOUT), server.get(MAX_CONNECTIONS), server.get(MAX_CONNECTIONS_PER_ADDRESS)),
+                        server.get(IDLE_TIMEOUT), server.get(MAX_CONNECTIONS), server.get(MAX_CONNECTIONS_PER_ADDRESS),
+                        server.get(MAX_BUFFERED_BODY_BYTES), server.get(MAX_BUFFERED_BODY_BYTES_PER_TENANT)),
                 TlsReader.read(server, ServerKeys.TLS),
                 TlsReader.read(server, ServerKeys.ADMIN_TLS));
     }

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 
 /**
@@ -28,14 +29,27 @@ public record ServerSettings(String host, int port, String adminHost, int adminP
      * @param headerTimeout a request head must be whole this long after its first byte
      * @param bodyTimeout a request body must be whole this long after its head
      * @param idleTimeout a connection with no request in progress is closed after this
+     * @param maxBufferedBodyBytes bytes all partial request bodies may hold at once; empty: worked out from the
+     *     JVM's max heap
+     * @param maxBufferedBodyBytesPerTenant the same for one tenant's; empty: a share of the first
      */
     public record Connections(Duration headerTimeout, Duration bodyTimeout, Duration idleTimeout,
-                              int maxConnections, int maxConnectionsPerAddress) {
+                              int maxConnections, int maxConnectionsPerAddress, OptionalLong maxBufferedBodyBytes,
+                              OptionalLong maxBufferedBodyBytesPerTenant) {
 
         public Connections {
             Objects.requireNonNull(headerTimeout, "headerTimeout");
             Objects.requireNonNull(bodyTimeout, "bodyTimeout");
             Objects.requireNonNull(idleTimeout, "idleTimeout");
+            Objects.requireNonNull(maxBufferedBodyBytes, "maxBufferedBodyBytes");
+            Objects.requireNonNull(maxBufferedBodyBytesPerTenant, "maxBufferedBodyBytesPerTenant");
+        }
+
+        /** With the buffered-body budgets worked out by the gateway. */
+        public Connections(Duration headerTimeout, Duration bodyTimeout, Duration idleTimeout, int maxConnections,
+                           int maxConnectionsPerAddress) {
+            this(headerTimeout, bodyTimeout, idleTimeout, maxConnections, maxConnectionsPerAddress,
+                    OptionalLong.empty(), OptionalLong.empty());
         }
 
         /** Every key at its default (see {@code ServerKeys}). */

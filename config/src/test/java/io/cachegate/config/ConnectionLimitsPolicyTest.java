@@ -40,4 +40,20 @@ class ConnectionLimitsPolicyTest {
         assertThat(problem(BACKEND + "server:\n  max_connections_per_address: 0\n"))
                 .contains("server.max_connections_per_address");
     }
+
+    @Test
+    void parse_bufferedBodyBudgets_sizesOrAuto() throws Exception {
+        ServerSettings.Connections c = parse(BACKEND + """
+                server:
+                  max_buffered_body_bytes: 64MiB
+                  max_buffered_body_bytes_per_tenant: auto
+                """).server().connections();
+        assertThat(c.maxBufferedBodyBytes()).hasValue(64L << 20);
+        assertThat(c.maxBufferedBodyBytesPerTenant()).isEmpty();
+        assertThat(ServerSettings.defaults().connections().maxBufferedBodyBytes()).isEmpty();
+        assertThat(problem(BACKEND + "server:\n  max_buffered_body_bytes: 0\n"))
+                .contains("server.max_buffered_body_bytes");
+        assertThat(problem(BACKEND + "server:\n  max_buffered_body_bytes_per_tenant: lots\n"))
+                .contains("server.max_buffered_body_bytes_per_tenant");
+    }
 }

@@ -20,6 +20,7 @@ import io.cachegate.gateway.dispatch.Backends;
 import io.cachegate.gateway.metrics.AdmissionMetrics;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.gateway.quota.Quotas;
+import io.cachegate.gateway.server.BodyBudget;
 import io.cachegate.gateway.server.ProxyServices;
 import io.cachegate.gateway.server.RequestPaths;
 import io.cachegate.gateway.telemetry.Telemetry;
@@ -118,7 +119,9 @@ final class PolicyReloader implements AdminView, AutoCloseable {
         // Shared or local by the exact store, a restart-only setting: built once, like the store.
         this.quotas = Quotas.forStore(policy.cache().exact(), metrics, ticker);
         this.current = build(policy, null);
-        this.paths = new RequestPaths(current.path());
+        // Request bodies are held on the heap while they arrive (BodyIntake): auto budgets follow its size.
+        this.paths = new RequestPaths(current.path(), quotas,
+                new BodyBudget(metrics.registry(), Runtime.getRuntime().maxMemory()));
         this.appliedHash = file.map(PolicyReloader::hash).orElse(null);
         MeterRegistry registry = metrics.registry();
         Gauge.builder("cachegate.policy.generation", generationNumber, AtomicLong::get)

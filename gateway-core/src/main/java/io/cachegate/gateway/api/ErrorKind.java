@@ -30,11 +30,15 @@ public enum ErrorKind {
     /** The tenant's limits (tenants[].limits): requests per second or in flight, and tokens per minute. */
     RATE_LIMITED_REQUESTS(429, "requests", "rate_limit_exceeded"),
     RATE_LIMITED_TOKENS(429, "tokens", "rate_limit_exceeded"),
+    /** The tenant's request bodies still arriving hold its share of server.max_buffered_body_bytes_per_tenant. */
+    BODY_BUDGET_TENANT(429, "rate_limit_error", "buffered_bodies_limit_exceeded"),
     /** A queued request outlived its class's max_queue_time. */
     QUEUE_TIMEOUT(503, "server_error", "queue_timeout"),
     UPSTREAM_UNREACHABLE(502, "upstream_error", "upstream_unreachable"),
     UPSTREAM_BAD_RESPONSE(502, "upstream_error", "upstream_bad_response"),
     OVERLOADED(503, "server_error", "overloaded"),
+    /** Request bodies still arriving hold all of server.max_buffered_body_bytes. */
+    BODY_BUDGET_GLOBAL(503, "server_error", "buffered_bodies_limit_exceeded"),
     SHUTTING_DOWN(503, "server_error", "shutting_down"),
     UPSTREAM_TIMEOUT(504, "upstream_error", "upstream_timeout"),
     INTERNAL(500, "server_error", "internal_error");

@@ -7,9 +7,11 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.channel.socket.SocketChannel;
@@ -37,8 +39,16 @@ public final class ClientResponses {
     /** Writes an OpenAI error answer telling the client when to come back ({@code Retry-After}, whole seconds). */
     public static ChannelFuture retryLater(ChannelHandlerContext ctx, ErrorKind kind, String message,
                                            CharSequence requestId, boolean keepAlive, long retryAfterSeconds) {
+        return retryLater(ctx, kind, message, requestId, keepAlive, retryAfterSeconds, EmptyHttpHeaders.INSTANCE);
+    }
+
+    /** As {@link #retryLater(ChannelHandlerContext, ErrorKind, String, CharSequence, boolean, long)}, with more headers. */
+    public static ChannelFuture retryLater(ChannelHandlerContext ctx, ErrorKind kind, String message,
+                                           CharSequence requestId, boolean keepAlive, long retryAfterSeconds,
+                                           HttpHeaders extra) {
         FullHttpResponse response = json(HttpResponseStatus.valueOf(kind.status()),
                 ErrorBodies.render(kind, message, null), requestId, keepAlive);
+        response.headers().add(extra);
         response.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(Math.max(1, retryAfterSeconds)));
         return send(ctx, response, keepAlive);
     }
@@ -49,8 +59,21 @@ public final class ClientResponses {
      * client could lose the answer before reading it.
      */
     public static void errorThenHalfClose(ChannelHandlerContext ctx, ErrorKind kind, String message) {
+        errorThenHalfClose(ctx, kind, message, 0, EmptyHttpHeaders.INSTANCE);
+    }
+
+    /**
+     * As {@link #errorThenHalfClose(ChannelHandlerContext, ErrorKind, String)}, with {@code extra} headers and a
+     * {@code Retry-After} when above 0.
+     */
+    public static void errorThenHalfClose(ChannelHandlerContext ctx, ErrorKind kind, String message,
+                                          long retryAfterSeconds, HttpHeaders extra) {
         FullHttpResponse response = json(HttpResponseStatus.valueOf(kind.status()),
                 ErrorBodies.render(kind, message, null), null, false);
+        response.headers().add(extra);
+        if (retryAfterSeconds > 0) {
+            response.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(retryAfterSeconds));
+        }
         ctx.writeAndFlush(response).addListener((ChannelFutureListener) f -> {
             if (f.channel() instanceof SocketChannel socket && f.isSuccess()) {
                 socket.shutdownOutput();

@@ -10,7 +10,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The tenant's limits, checked after the route (the prompt is parsed, so its tokens can be estimated) and before
- * the caches (a hit counts as a request). Over {@code max_concurrent}, {@code requests_per_second} or
+ * the caches (a hit counts as a request). A request whose head already took its place and request at the listener
+ * ({@link HeadPass}) takes only its tokens here. Over {@code max_concurrent}, {@code requests_per_second} or
  * {@code tokens_per_minute}: 429 {@code rate_limit_exceeded} with {@code Retry-After}. Under them, the request
  * goes on with OpenAI's {@code x-ratelimit-*} headers set for whatever answers it, and a tap that settles its
  * token estimate with the answer's usage ({@link UsageTap}). A tenant without limits passes untouched.
@@ -31,14 +32,24 @@ public final class QuotaStage implements Stage {
             next.proceed(x);
             return;
         }
+        HeadPass pass = x.get(HeadPass.KEY);
+        if (pass != null && pass.quota() == quota) {
+            // In flight since its head, which took the request too (the listener gives the place back at the end).
+            long estimate = estimateIfLimited(x, quota);
+            go(x, next, quota, pass.request().thenCompose(request -> quota.takeTokens(request, estimate)), estimate);
+            return;
+        }
         if (!quota.enter()) {
-            refuse(x, quota, ErrorKind.RATE_LIMITED_REQUESTS, "concurrent", "Too many requests in flight: limit "
-                    + quota.limits().maxConcurrent().getAsLong() + " at once. Please try again shortly.", 1);
+            refuse(x, quota, ErrorKind.RATE_LIMITED_REQUESTS, "concurrent", concurrentMessage(quota), 1);
             return;
         }
         x.whenFinished(quota::leave);
-        long estimate = quota.limits().tokensPerMinute().isPresent() ? estimate(x) : 0;
-        CompletableFuture<TenantQuota.Taken> taken = quota.take(estimate);
+        long estimate = estimateIfLimited(x, quota);
+        go(x, next, quota, quota.take(estimate), estimate);
+    }
+
+    private void go(Exchange x, Next next, TenantQuota quota, CompletableFuture<TenantQuota.Taken> taken,
+                    long estimate) {
         if (taken.isDone()) {
             decide(x, next, quota, taken.join(), estimate);
         } else {
@@ -61,10 +72,7 @@ public final class QuotaStage implements Stage {
         RateLimitHeaders.set(x, taken);
         ConsumptionProbe requests = taken.requests();
         if (requests != null && !requests.isConsumed()) {
-            refuse(x, quota, ErrorKind.RATE_LIMITED_REQUESTS, "requests", "Rate limit reached for requests: limit "
-                    + quota.limits().requestsPerSecond().getAsLong() + " per second, burst "
-                    + taken.requestBucket().capacity() + ". Please try again in "
-                    + RateLimitHeaders.duration(requests.getNanosToWaitForRefill()) + ".",
+            refuse(x, quota, ErrorKind.RATE_LIMITED_REQUESTS, "requests", requestsMessage(quota, taken),
                     RateLimitHeaders.retryAfterSeconds(requests.getNanosToWaitForRefill()));
             return;
         }
@@ -94,6 +102,21 @@ public final class QuotaStage implements Stage {
         quotas.metrics().quotaLimited(quota.tenant(), metricKind);
         x.record().reason("quota_" + metricKind);
         x.retryLater(kind, message, retryAfterSeconds);
+    }
+
+    static String concurrentMessage(TenantQuota quota) {
+        return "Too many requests in flight: limit " + quota.limits().maxConcurrent().getAsLong()
+                + " at once. Please try again shortly.";
+    }
+
+    static String requestsMessage(TenantQuota quota, TenantQuota.Taken taken) {
+        return "Rate limit reached for requests: limit " + quota.limits().requestsPerSecond().getAsLong()
+                + " per second, burst " + taken.requestBucket().capacity() + ". Please try again in "
+                + RateLimitHeaders.duration(taken.requests().getNanosToWaitForRefill()) + ".";
+    }
+
+    private long estimateIfLimited(Exchange x, TenantQuota quota) {
+        return quota.limits().tokensPerMinute().isPresent() ? estimate(x) : 0;
     }
 
     /** The prompt's tokens, estimated as admission does (over rather than under). */

@@ -10,6 +10,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -86,6 +87,33 @@ public final class Quotas implements AutoCloseable {
             }
         }
         byTenant.keySet().retainAll(limited);
+    }
+
+    /**
+     * A request head of {@code tenant} under its limits: a place under {@code max_concurrent} and a request from
+     * its bucket, or a refusal when either is used up (a shared bucket still answering decides later, in
+     * {@link QuotaStage}); null when the tenant has no limits.
+     */
+    public HeadPass atHead(String tenant) {
+        TenantQuota quota = byTenant.get(tenant);
+        if (quota == null) {
+            return null;
+        }
+        if (!quota.enter()) {
+            metrics.quotaLimited(tenant, "concurrent");
+            return HeadPass.refused(quota, QuotaStage.concurrentMessage(quota), 1);
+        }
+        CompletableFuture<TenantQuota.Taken> request = quota.takeRequest();
+        HeadPass pass = HeadPass.granted(quota, request);
+        TenantQuota.Taken taken = request.isDone() && !request.isCompletedExceptionally() ? request.join() : null;
+        if (taken != null && taken.requests() != null && !taken.requests().isConsumed()) {
+            pass.release();
+            metrics.quotaLimited(tenant, "requests");
+            long nanos = taken.requests().getNanosToWaitForRefill();
+            return HeadPass.refusedByRate(quota, QuotaStage.requestsMessage(quota, taken),
+                    RateLimitHeaders.retryAfterSeconds(nanos), taken);
+        }
+        return pass;
     }
 
     /** The tenant's limits, or null when it has none. */

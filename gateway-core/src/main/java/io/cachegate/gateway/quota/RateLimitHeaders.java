@@ -3,6 +3,7 @@ package io.cachegate.gateway.quota;
 import io.cachegate.gateway.exchange.Exchange;
 import io.github.bucket4j.ConsumptionProbe;
 import io.netty.util.AsciiString;
+import java.util.function.BiConsumer;
 
 /**
  * OpenAI's rate-limit headers: {@code x-ratelimit-limit-*} (the bucket's size), {@code -remaining-*} (what is
@@ -22,20 +23,25 @@ final class RateLimitHeaders {
     }
 
     static void set(Exchange x, TenantQuota.Taken taken) {
+        set(x::responseHeader, taken);
+    }
+
+    /** The headers of what {@code taken} took, given to {@code out} (an exchange's answer, a refusal's headers). */
+    static void set(BiConsumer<CharSequence, Object> out, TenantQuota.Taken taken) {
         if (taken.requests() != null) {
-            set(x, LIMIT_REQUESTS, REMAINING_REQUESTS, RESET_REQUESTS, taken.requestBucket().capacity(),
+            set(out, LIMIT_REQUESTS, REMAINING_REQUESTS, RESET_REQUESTS, taken.requestBucket().capacity(),
                     taken.requests());
         }
         if (taken.tokens() != null) {
-            set(x, LIMIT_TOKENS, REMAINING_TOKENS, RESET_TOKENS, taken.tokenBucket().capacity(), taken.tokens());
+            set(out, LIMIT_TOKENS, REMAINING_TOKENS, RESET_TOKENS, taken.tokenBucket().capacity(), taken.tokens());
         }
     }
 
-    private static void set(Exchange x, AsciiString limit, AsciiString remaining, AsciiString reset, long capacity,
-                            ConsumptionProbe probe) {
-        x.responseHeader(limit, Long.toString(capacity));
-        x.responseHeader(remaining, Long.toString(Math.max(0, probe.getRemainingTokens())));
-        x.responseHeader(reset, duration(probe.getNanosToWaitForReset()));
+    private static void set(BiConsumer<CharSequence, Object> out, AsciiString limit, AsciiString remaining,
+                            AsciiString reset, long capacity, ConsumptionProbe probe) {
+        out.accept(limit, Long.toString(capacity));
+        out.accept(remaining, Long.toString(Math.max(0, probe.getRemainingTokens())));
+        out.accept(reset, duration(probe.getNanosToWaitForReset()));
     }
 
     /** Go's {@code time.Duration} text, to the millisecond: {@code 0s}, {@code 250ms}, {@code 1.5s}, {@code 6m0s}. */

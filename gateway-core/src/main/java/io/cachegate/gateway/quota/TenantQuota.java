@@ -99,15 +99,26 @@ final class TenantQuota {
      * zero). Asynchronous only for a shared bucket.
      */
     CompletableFuture<Taken> take(long estimate) {
+        return takeRequest().thenCompose(request -> takeTokens(request, estimate));
+    }
+
+    /** Takes one request from the request bucket; the tokens are not reached yet. */
+    CompletableFuture<Taken> takeRequest() {
         LimitBucket r = requests;
         LimitBucket t = tokens;
-        CompletableFuture<ConsumptionProbe> request = r == null ? CompletableFuture.completedFuture(null)
-                : r.tryConsume(1);
-        return request.thenCompose(rp -> {
-            if (t == null || rp != null && !rp.isConsumed()) {
-                return CompletableFuture.completedFuture(new Taken(rp, r, null, t));
-            }
-            return t.tryConsume(Math.max(1, estimate)).thenApply(tp -> new Taken(rp, r, tp, t));
-        });
+        if (r == null) {
+            return CompletableFuture.completedFuture(new Taken(null, null, null, t));
+        }
+        return r.tryConsume(1).thenApply(rp -> new Taken(rp, r, null, t));
+    }
+
+    /** After {@code request} (what {@link #takeRequest} took), {@code estimate} tokens unless it was refused. */
+    CompletableFuture<Taken> takeTokens(Taken request, long estimate) {
+        LimitBucket t = tokens;
+        ConsumptionProbe rp = request.requests();
+        if (t == null || rp != null && !rp.isConsumed()) {
+            return CompletableFuture.completedFuture(new Taken(rp, request.requestBucket(), null, t));
+        }
+        return t.tryConsume(Math.max(1, estimate)).thenApply(tp -> new Taken(rp, request.requestBucket(), tp, t));
     }
 }

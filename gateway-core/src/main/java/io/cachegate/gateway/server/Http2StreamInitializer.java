@@ -14,9 +14,9 @@ import io.netty.handler.codec.http2.HttpConversionUtil;
 /**
  * One HTTP/2 stream's pipeline: Netty turns its frames into HttpObjects (and answers back into frames, without the
  * connection-level headers HTTP/2 forbids), then the same request stages as on an HTTP/1.1 connection: read
- * timeouts, front door, head check, body limit, the chain. The stream's child channel is written as a connection
- * is: a write completes when its frames have left under the stream's flow-control window, so a streamed answer
- * reads its backend no faster than the client's window opens, as over HTTP/1.1.
+ * timeouts, front door, head check, body intake, body limit, the chain. The stream's child channel is written as
+ * a connection is: a write completes when its frames have left under the stream's flow-control window, so a
+ * streamed answer reads its backend no faster than the client's window opens, as over HTTP/1.1.
  */
 final class Http2StreamInitializer extends ChannelInitializer<Http2StreamChannel> {
 

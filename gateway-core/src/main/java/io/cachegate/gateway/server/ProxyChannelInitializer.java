@@ -20,6 +20,7 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
 
     private static final int MAX_INITIAL_LINE = 8192;
     private static final int MAX_CHUNK = 64 * 1024;
+    static final String BODY_INTAKE = "body-intake";
 
     private final RequestPaths paths;
     private final ConnectionCounter counter;
@@ -57,19 +58,22 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
                 .setAllowDuplicateContentLengths(false)   // two Content-Lengths, even equal: refused
                 .setStrictLineParsing(true)));            // bare LF line ends: refused
         addRequestStages(p, paths, server, timeouts);
-        // After the checks: an upgrade request is refused like any other before it may change the protocol.
-        p.addAfter("head-check", Http2Switch.UPGRADE, new H2cUpgrade(http2, maxBody(server)));
+        // After the checks: an upgrade request is refused like any other before it may change the protocol; its
+        // body, gathered by the intake within the budgets, reaches the upgrade whole.
+        p.addAfter(BODY_INTAKE, Http2Switch.UPGRADE, new H2cUpgrade(http2, maxBody(server)));
     }
 
     /** The stages from decoded request objects to the chain: the same on an HTTP/1.1 connection and an HTTP/2 stream. */
     static void addRequestStages(ChannelPipeline p, RequestPaths paths, ServerSettings server, ReadTimeouts timeouts) {
+        CheckedHead checked = new CheckedHead();
         p.addLast("read-timeouts", timeouts);
         p.addLast("front-door", new FrontDoor());
-        p.addLast("head-check", new HeadCheck(paths));
+        p.addLast("head-check", new HeadCheck(paths, checked));
+        p.addLast(BODY_INTAKE, new BodyIntake(paths.bodies(), checked, server)); // within the buffered-body budgets
         p.addLast("body-limit", new BodyLimitAggregator(maxBody(server)));
         p.addLast("answer-rewrite", AnswerRewrite.INSTANCE); // a merged embeddings batch replaces the backend's body
         p.addLast("exchange-headers", ResponseHeaders.INSTANCE); // headers stages set, on every answer
-        p.addLast("proxy", new ProxyRequestHandler(paths));
+        p.addLast("proxy", new ProxyRequestHandler(paths, checked));
     }
 
     static int maxBody(ServerSettings server) {

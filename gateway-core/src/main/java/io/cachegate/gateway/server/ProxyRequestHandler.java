@@ -5,6 +5,7 @@ import io.cachegate.gateway.exchange.ClientResponses;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.exchange.RequestIds;
+import io.cachegate.gateway.quota.HeadPass;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -29,13 +30,26 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
     private static final int MAX_HELD = 1024;
 
     private final RequestPaths paths;
-    /** {@link FullHttpRequest}s and {@link Refusal}s, in the order they arrived. */
+    private final CheckedHead checked;
+    /** {@link Queued} requests and {@link Refusal}s, in the order they arrived. */
     private final ArrayDeque<Object> pipelined = new ArrayDeque<>();
     private int queuedRequests;
     private Exchange current;
 
-    ProxyRequestHandler(RequestPaths paths) {
+    ProxyRequestHandler(RequestPaths paths, CheckedHead checked) {
         this.paths = paths;
+        this.checked = checked;
+    }
+
+    /** A pipelined request waiting for its turn, with the pass its head took (null without tenant limits). */
+    private record Queued(FullHttpRequest request, HeadPass pass) {
+
+        void release() {
+            request.release();
+            if (pass != null) {
+                pass.release();
+            }
+        }
     }
 
     @Override
@@ -52,25 +66,28 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
             ReferenceCountUtil.release(msg);
             return;
         }
+        HeadPass pass = checked.take();
         if (current != null || !pipelined.isEmpty()) {
             if (queuedRequests < MAX_PIPELINED) {
                 queuedRequests++;
-                hold(ctx, request);
+                hold(ctx, new Queued(request, pass));
             } else {
                 Refusal refusal = new Refusal(ErrorKind.TOO_MANY_PIPELINED,
                         "More than " + MAX_PIPELINED + " pipelined requests are waiting on this connection",
                         false, requestId(request));
-                request.release();
+                new Queued(request, pass).release();
                 hold(ctx, refusal);
             }
             return;
         }
-        handle(ctx, request);
+        handle(ctx, request, pass);
     }
 
     private void hold(ChannelHandlerContext ctx, Object item) {
         if (pipelined.size() >= MAX_HELD) {
-            ReferenceCountUtil.release(item);
+            if (item instanceof Queued queued) {
+                queued.release();
+            }
             ctx.close();
             return;
         }
@@ -82,7 +99,7 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
         return RequestIds.accept(request.headers().get(GatewayHeaders.X_REQUEST_ID));
     }
 
-    private void handle(ChannelHandlerContext ctx, FullHttpRequest request) {
+    private void handle(ChannelHandlerContext ctx, FullHttpRequest request, HeadPass pass) {
         RequestIds.Ids ids = RequestIds.forRequest(request.headers().get(GatewayHeaders.X_REQUEST_ID));
         boolean keepAlive = HttpUtil.isKeepAlive(request) && !paths.draining();
         RequestPaths.Current path = paths.current(); // the policy this request lives under, to its end
@@ -90,6 +107,10 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
         Exchange x = new Exchange(ctx, request, ids.requestId(), keepAlive, services.metrics(), services.ticker(),
                 services.observer(), () -> exchangeDone(ctx));
         x.set(RequestIds.GATEWAY_ID, ids.gatewayId());
+        if (pass != null) {
+            x.set(HeadPass.KEY, pass);
+            x.whenFinished(pass::release);
+        }
         current = x; // cleared by exchangeDone, possibly before start returns (a hit from memory)
         path.chain().start(x);
     }
@@ -100,12 +121,14 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
                 refusal.close() ? null : refusal.requestId(), refusal.kind().code());
         if (refusal.close()) {
             releaseQueued();
-            ClientResponses.errorThenHalfClose(ctx, refusal.kind(), refusal.message());
+            ClientResponses.errorThenHalfClose(ctx, refusal.kind(), refusal.message(),
+                    refusal.retryLater() ? Math.max(1, refusal.retryAfterSeconds()) : 0, refusal.headers());
             return false;
         }
         boolean keepAlive = !paths.draining();
-        if (refusal.kind().status() == 429) {
-            ClientResponses.retryLater(ctx, refusal.kind(), refusal.message(), refusal.requestId(), keepAlive, 1);
+        if (refusal.retryLater()) {
+            ClientResponses.retryLater(ctx, refusal.kind(), refusal.message(), refusal.requestId(), keepAlive,
+                    refusal.retryAfterSeconds(), refusal.headers());
         } else {
             ClientResponses.error(ctx, refusal.kind(), refusal.message(), null, refusal.requestId(), keepAlive);
         }
@@ -139,7 +162,8 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
                 }
             } else {
                 queuedRequests--;
-                handle(ctx, (FullHttpRequest) item);
+                Queued queued = (Queued) item;
+                handle(ctx, queued.request(), queued.pass());
                 return;
             }
         }
@@ -151,7 +175,9 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
     private void releaseQueued() {
         Object queued;
         while ((queued = pipelined.poll()) != null) {
-            ReferenceCountUtil.release(queued);
+            if (queued instanceof Queued q) {
+                q.release();
+            }
         }
         queuedRequests = 0;
     }
@@ -162,7 +188,15 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
             current.cancel();
         }
         releaseQueued();
+        checked.release(); // a head let through whose request never became whole
         ctx.fireChannelInactive();
+    }
+
+    /** Removed by an h2c upgrade (its request goes on as stream 1, whose head takes a pass of its own) or at close. */
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        releaseQueued();
+        checked.release();
     }
 
     @Override

@@ -1,6 +1,8 @@
 package io.cachegate.gateway.server;
 
 import io.cachegate.gateway.api.ErrorKind;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
+import io.netty.handler.codec.http.HttpHeaders;
 
 /**
  * A request the gateway answers with an error without taking it through the request path, passed down the
@@ -8,10 +10,22 @@ import io.cachegate.gateway.api.ErrorKind;
  *
  * @param close whether the connection ends after this answer (a request that could not be read safely)
  * @param requestId the id to answer with, or null
+ * @param retryAfterSeconds {@code Retry-After} of a 429 or 503
+ * @param headers more headers of the answer (a tenant's {@code x-ratelimit-*})
  */
-record Refusal(ErrorKind kind, String message, boolean close, String requestId) {
+record Refusal(ErrorKind kind, String message, boolean close, String requestId, long retryAfterSeconds,
+               HttpHeaders headers) {
+
+    Refusal(ErrorKind kind, String message, boolean close, String requestId) {
+        this(kind, message, close, requestId, 1, EmptyHttpHeaders.INSTANCE);
+    }
 
     static Refusal closing(ErrorKind kind, String message) {
         return new Refusal(kind, message, true, null);
+    }
+
+    /** Whether the answer tells the client when to come back: 429 and 503. */
+    boolean retryLater() {
+        return kind.status() == 429 || kind.status() == 503;
     }
 }
