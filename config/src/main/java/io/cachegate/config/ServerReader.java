@@ -45,7 +45,7 @@ final class ServerReader {
         if (port != 0 && port == adminPort && server.has(ADMIN_PORT.name())) {
             server.problem(ADMIN_PORT.name(), port + " is the same as port; the admin API needs its own port");
         }
-        return new ServerSettings(
+        ServerSettings settings = new ServerSettings(
                 server.get(HOST),
                 port,
                 server.get(ADMIN_HOST),
@@ -61,6 +61,9 @@ final class ServerReader {
                         server.get(IDLE_TIMEOUT), server.get(MAX_CONNECTIONS), server.get(MAX_CONNECTIONS_PER_ADDRESS)),
                 TlsReader.read(server, ServerKeys.TLS),
                 TlsReader.read(server, ServerKeys.ADMIN_TLS));
+        // The check serve and a reload apply too: validate must not pass a file they would refuse.
+        AdminExposure.problem(settings).ifPresent(message -> server.problem(ADMIN_HOST.name(), message));
+        return settings;
     }
 
     private static List<ServerSettings.Passthrough> passthrough(Fields server) {
