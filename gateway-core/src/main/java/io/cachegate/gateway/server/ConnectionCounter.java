@@ -1,5 +1,6 @@
 package io.cachegate.gateway.server;
 
+import io.cachegate.config.Policy;
 import io.cachegate.config.ServerSettings;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.netty.channel.ChannelHandler;
@@ -16,7 +17,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Counts open client connections, in total and per client address, and closes one over
- * {@code server.max_connections} or {@code server.max_connections_per_address} at accept, before anything is read.
+ * {@code server.max_connections} (lowered to the listener's {@link DescriptorBudget} when the open-file limit is
+ * short) or {@code server.max_connections_per_address} at accept, before anything is read.
  * Tracks the admitted ones so a graceful shutdown can find and close them. Shared by every connection of the
  * listener (the counts span the event loops); the caps are read from the current policy for each new connection.
  */
@@ -29,20 +31,22 @@ final class ConnectionCounter extends ChannelInboundHandlerAdapter {
     private final GatewayMetrics metrics;
     private final ChannelGroup channels;
     private final RequestPaths paths;
+    private final DescriptorBudget descriptors;
     private final AtomicInteger total = new AtomicInteger();
     private final ConcurrentMap<InetAddress, Integer> perAddress = new ConcurrentHashMap<>();
 
-    ConnectionCounter(GatewayMetrics metrics, ChannelGroup channels, RequestPaths paths) {
+    ConnectionCounter(GatewayMetrics metrics, ChannelGroup channels, RequestPaths paths, DescriptorBudget descriptors) {
         this.metrics = metrics;
         this.channels = channels;
         this.paths = paths;
+        this.descriptors = descriptors;
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        ServerSettings.Connections caps = paths.current().services().policy().server().connections();
+        Policy policy = paths.current().services().policy();
         InetAddress address = address(ctx.channel().remoteAddress());
-        String refused = admit(address, caps);
+        String refused = admit(address, descriptors.clientCap(policy), policy.server().connections());
         if (refused != null) {
             metrics.connectionRefused(refused);
             ctx.close(); // not fired on: the pipeline behind never sees this connection
@@ -67,8 +71,8 @@ final class ConnectionCounter extends ChannelInboundHandlerAdapter {
     }
 
     /** Counts the connection in, or returns why it is refused ({@code total}, {@code per_address}). */
-    private String admit(InetAddress address, ServerSettings.Connections caps) {
-        if (total.incrementAndGet() > caps.maxConnections()) {
+    private String admit(InetAddress address, int cap, ServerSettings.Connections caps) {
+        if (total.incrementAndGet() > cap) {
             total.decrementAndGet();
             return "total";
         }
