@@ -132,6 +132,13 @@ final class ReadTimeouts extends ChannelDuplexHandler {
 
     private void enter(Phase next, Duration timeout) {
         phase = next;
+        if (ctx != null) {
+            if (next == Phase.IDLE) {
+                IdleConnections.idle(ctx.channel());
+            } else {
+                IdleConnections.busy(ctx.channel());
+            }
+        }
         if (timeout == null || ctx == null) {
             deadline = NONE;
             return;
@@ -200,5 +207,6 @@ final class ReadTimeouts extends ChannelDuplexHandler {
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
         cancel();
+        IdleConnections.busy(ctx.channel()); // HTTP/2 from here on: Http2IdleTimeout marks it
     }
 }
