@@ -206,7 +206,6 @@ final class ReadTimeouts extends ChannelDuplexHandler {
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
-        cancel();
-        IdleConnections.busy(ctx.channel()); // HTTP/2 from here on: Http2IdleTimeout marks it
+        cancel(); // the idle mark is left alone: on a switch to HTTP/2, Http2IdleTimeout (added first) owns it now
     }
 }
