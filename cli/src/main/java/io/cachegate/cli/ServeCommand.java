@@ -7,6 +7,8 @@ import io.cachegate.gateway.StartRefusedException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -15,6 +17,8 @@ import picocli.CommandLine.Option;
         description = "Run the gateway. Without --config: the embedded default policy "
                 + "(backend from CACHEGATE_BACKEND_URL, default http://127.0.0.1:8000).")
 final class ServeCommand implements Callable<Integer> {
+
+    private static final Logger log = LoggerFactory.getLogger(ServeCommand.class);
 
     @Option(names = "--config", paramLabel = "FILE", description = "The YAML policy file.")
     Path config;
@@ -36,7 +40,7 @@ final class ServeCommand implements Callable<Integer> {
             return 2;
         }
         if (config != null) {
-            HangupSignal.onHangup(gateway::reload);
+            HangupSignal.onHangup(gateway::reload).warning().ifPresent(log::warn);
         }
         System.out.printf("cachegate serving on %s://%s:%d/v1 (admin %s://%s:%d)%n",
                 policy.server().tls().isPresent() ? "https" : "http", policy.server().host(), gateway.port(),

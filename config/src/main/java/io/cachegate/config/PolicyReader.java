@@ -22,8 +22,9 @@ final class PolicyReader {
     private PolicyReader() {
     }
 
-    static Policy read(String yaml, String source, EnvSubstitution env) throws PolicyException {
-        Node root = compose(yaml, source);
+    /** @param maxCodePoints the most characters the YAML scanner reads before it gives up */
+    static Policy read(String yaml, String source, EnvSubstitution env, int maxCodePoints) throws PolicyException {
+        Node root = compose(yaml, source, maxCodePoints);
         NodeReader reader = new NodeReader(source, env);
         Fields fields = reader.fields(root, "", PolicyKeys.ROOT.names());
         if (fields == null) {
@@ -64,8 +65,15 @@ final class PolicyReader {
     }
 
     /** The document's root node, or null for an empty document. */
-    private static Node compose(String yaml, String source) throws PolicyException {
+    private static Node compose(String yaml, String source, int maxCodePoints) throws PolicyException {
         LoaderOptions options = new LoaderOptions();
+        // Bounds stated here rather than left to the library's defaults: text read (a file is checked by size
+        // first; this holds for text given directly), aliases expanded (a few lines of anchors can otherwise
+        // stand for millions of nodes) and nesting.
+        options.setCodePointLimit(maxCodePoints);
+        options.setMaxAliasesForCollections(50);
+        options.setNestingDepthLimit(50);
+        options.setAllowRecursiveKeys(false);
         // Keys are checked by NodeReader, which can name the line of both occurrences.
         options.setAllowDuplicateKeys(true);
         options.setProcessComments(false);

@@ -47,7 +47,7 @@ final class ServerReader {
         if (port != 0 && port == adminPort && server.has(ADMIN_PORT.name())) {
             server.problem(ADMIN_PORT.name(), port + " is the same as port; the admin API needs its own port");
         }
-        return new ServerSettings(
+        ServerSettings settings = new ServerSettings(
                 server.get(HOST),
                 port,
                 server.get(ADMIN_HOST),
@@ -64,6 +64,9 @@ final class ServerReader {
                         server.get(MAX_BUFFERED_BODY_BYTES), server.get(MAX_BUFFERED_BODY_BYTES_PER_TENANT)),
                 TlsReader.read(server, ServerKeys.TLS),
                 TlsReader.read(server, ServerKeys.ADMIN_TLS));
+        // The check serve and a reload apply too: validate must not pass a file they would refuse.
+        AdminExposure.problem(settings).ifPresent(message -> server.problem(ADMIN_HOST.name(), message));
+        return settings;
     }
 
     private static List<ServerSettings.Passthrough> passthrough(Fields server) {

@@ -8,6 +8,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -284,6 +285,35 @@ class PolicyLoaderTest {
         assertThatThrownBy(() -> PolicyLoader.withEnvironment(name -> null).load(file))
                 .isInstanceOf(PolicyException.class)
                 .hasMessage(file + ": is not UTF-8 text");
+    }
+
+    @Test
+    void load_fileOverTheSizeLimit_isRefusedUnparsed() throws IOException, PolicyException {
+        // One long comment: valid YAML, and the shape that kept SnakeYAML's scanner busy for minutes at 20 MB.
+        Path file = dir.resolve("big.yaml");
+        String head = TestPolicies.BACKEND + "# ";
+        Files.writeString(file, head + "x".repeat((1 << 20) + 1 - head.length()));
+        assertThatThrownBy(() -> PolicyLoader.withEnvironment(name -> null).load(file))
+                .isInstanceOf(PolicyException.class)
+                .hasMessage(file + ": is larger than 1MiB, the most a policy file may be"
+                        + " (CACHEGATE_POLICY_MAX_BYTES raises it)");
+
+        PolicyLoader small = PolicyLoader.withEnvironment(Map.of("CACHEGATE_POLICY_MAX_BYTES", "4KiB")::get);
+        Files.writeString(file, head + "x".repeat(4096 - head.length()));
+        assertThat(small.load(file).backends()).as("exactly at the limit").hasSize(1);
+        Files.writeString(file, "x", StandardOpenOption.APPEND);
+        assertThatThrownBy(() -> small.load(file)).hasMessageContaining("is larger than 4KiB");
+    }
+
+    @Test
+    void withEnvironment_unusableSizeLimit_failsEveryLoadWithIt() throws IOException {
+        Path file = dir.resolve("policy.yaml");
+        Files.writeString(file, TestPolicies.BACKEND);
+
+        assertThatThrownBy(() -> PolicyLoader.withEnvironment(Map.of("CACHEGATE_POLICY_MAX_BYTES", "lots")::get)
+                .load(file)).hasMessageStartingWith("CACHEGATE_POLICY_MAX_BYTES: \"lots\" is not a size");
+        assertThatThrownBy(() -> PolicyLoader.withEnvironment(Map.of("CACHEGATE_POLICY_MAX_BYTES", "1GiB")::get)
+                .load(file)).hasMessage("CACHEGATE_POLICY_MAX_BYTES: 1GiB is out of range 1KiB..64MiB");
     }
 
     @Test

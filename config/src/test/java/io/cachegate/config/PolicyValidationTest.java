@@ -84,6 +84,17 @@ class PolicyValidationTest {
     }
 
     @Test
+    void parse_adminOnTheNetworkWithoutToken_isTheProblemServeWouldRefuse() throws Exception {
+        String message = "policy.yaml:5: server.admin_host: 0.0.0.0 is not a loopback address and server.admin_token"
+                + " is not set: anyone who can reach port 8081 could purge the cache and read its stats.";
+        assertThat(problem(BACKEND + "server:\n  admin_host: 0.0.0.0\n")).startsWith(message);
+        assertThat(problem(BACKEND + "server:\n  admin_host: 0.0.0.0\n  admin_token: \"  \"\n")).startsWith(message);
+        assertThat(TestPolicies.parse(BACKEND + "server:\n  admin_host: 0.0.0.0\n  admin_token: s3cret\n")
+                .server().adminHost()).isEqualTo("0.0.0.0");
+        assertThat(TestPolicies.parse(BACKEND + "server:\n  admin_host: localhost\n").server().adminToken()).isEmpty();
+    }
+
+    @Test
     void parse_badSizes() {
         assertThat(problem(BACKEND + "server:\n  max_body_bytes: -4MiB\n"))
                 .isEqualTo("policy.yaml:5: server.max_body_bytes: \"-4MiB\" is negative; sizes must be 0 or more");

@@ -4,6 +4,7 @@ import io.cachegate.cache.exact.CacheStores;
 import io.cachegate.cache.exact.FlightLeases;
 import io.cachegate.cache.exact.RedisFlightLeases;
 import io.cachegate.cache.exact.StoreHealth;
+import io.cachegate.config.AdminExposure;
 import io.cachegate.config.ExactCacheSettings;
 import io.cachegate.config.ExactStore;
 import io.cachegate.config.Policy;
@@ -17,6 +18,7 @@ import io.cachegate.gateway.cache.ModelVersions;
 import io.cachegate.gateway.cache.semantic.SemanticCache;
 import io.cachegate.gateway.cache.semantic.SemanticCaches;
 import io.cachegate.gateway.metrics.GatewayMetrics;
+import io.cachegate.gateway.server.DescriptorBudget;
 import io.cachegate.gateway.server.ProxyChannelInitializer;
 import io.cachegate.gateway.server.tls.ListenerTls;
 import io.cachegate.gateway.telemetry.Telemetry;
@@ -35,9 +37,7 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -119,6 +119,8 @@ public final class Gateway implements AutoCloseable {
         try {
             // The handshake is part of a request head: a client that never finishes it is cut off as slowly.
             Duration handshake = server.connections().headerTimeout();
+            DescriptorBudget descriptors = DescriptorBudget.ofProcess();
+            descriptors.warning(policy).ifPresent(log::warn);
             tls = startTls("proxy", server.tls(), handshake);
             admin = startTls("admin", server.adminTls(), handshake);
             this.proxyChannel = new ServerBootstrap()
@@ -126,7 +128,7 @@ public final class Gateway implements AutoCloseable {
                     .channel(transport.serverChannel())
                     .option(ChannelOption.SO_BACKLOG, 1024)
                     .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childHandler(new ProxyChannelInitializer(reloader.paths(), clientChannels, tls))
+                    .childHandler(new ProxyChannelInitializer(reloader.paths(), clientChannels, tls, descriptors))
                     .bind(server.host(), server.port()).sync().channel();
             this.adminChannel = new ServerBootstrap()
                     .group(adminGroup)
@@ -186,16 +188,13 @@ public final class Gateway implements AutoCloseable {
 
     /**
      * Refuses an admin listener (purge, stats, reload) reachable from the network without a token, before anything
-     * is bound; warns about a proxy reachable from the network that asks for no API key.
+     * is bound (the loader refuses such a file already; a policy built in code meets the same check); warns about a
+     * proxy reachable from the network that asks for no API key.
      */
     private static void checkExposure(Policy policy) {
-        ServerSettings server = policy.server();
-        boolean hasToken = server.adminToken().filter(token -> !token.isBlank()).isPresent();
-        if (!hasToken && !isLoopback(server.adminHost())) {
-            throw new StartRefusedException("server.admin_host " + server.adminHost()
-                    + " is not a loopback address and server.admin_token is not set: anyone who can reach port "
-                    + server.adminPort() + " could purge the cache and read its stats. Set server.admin_token (e.g."
-                    + " admin_token: \"${CACHEGATE_ADMIN_TOKEN}\") or bind the admin listener to 127.0.0.1.");
+        Optional<String> exposed = AdminExposure.problem(policy.server());
+        if (exposed.isPresent()) {
+            throw new StartRefusedException("server.admin_host " + exposed.get());
         }
         openProxyWarning(policy).ifPresent(log::warn);
     }
@@ -203,26 +202,11 @@ public final class Gateway implements AutoCloseable {
     /** Set when the proxy is reachable from the network and asks for no API key: an open proxy to the backends. */
     static Optional<String> openProxyWarning(Policy policy) {
         ServerSettings server = policy.server();
-        if (policy.authRequired() || isLoopback(server.host())) {
+        if (policy.authRequired() || AdminExposure.isLoopback(server.host())) {
             return Optional.empty();
         }
         return Optional.of("the proxy listens on " + server.host() + " (not loopback) and the policy has no tenants:"
                 + " anyone who can reach port " + server.port() + " can use the backends without an API key");
-    }
-
-    /** Whether {@code host} names only this machine; a name that does not resolve counts as exposed. */
-    static boolean isLoopback(String host) {
-        String bare = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
-        try {
-            for (InetAddress address : InetAddress.getAllByName(bare)) {
-                if (!address.isLoopbackAddress()) {
-                    return false;
-                }
-            }
-            return true;
-        } catch (UnknownHostException e) {
-            return false;
-        }
     }
 
     /** Binds both listeners; ports 0 pick free ones (see {@link #port()}). The policy is never reloaded. */

@@ -1,6 +1,7 @@
 package io.cachegate.gateway;
 
 import io.cachegate.cache.exact.CacheStore;
+import io.cachegate.config.AdminExposure;
 import io.cachegate.config.Backend;
 import io.cachegate.config.Policy;
 import io.cachegate.config.PolicyException;
@@ -29,12 +30,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.EventLoopGroup;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -43,29 +39,20 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Builds the generation a policy describes and swaps it in when the policy file changes (polled every
- * {@link #POLL_MILLIS} ms: a Kubernetes ConfigMap update swaps a {@code ..data} symlink rather than writing the
- * file, so the content is compared, not file events), on {@code SIGHUP} and on {@code POST /admin/reload}. A new
- * policy is validated in full first; an invalid one is refused and the running one stays. Requests already
- * started finish under the generation they started in; a replaced generation's admission queues keep being
- * ticked until they are empty. Reloads run on one thread of their own, never on an event loop.
+ * Builds the generation a policy describes and swaps it in when its {@link PolicyWatch} hands over a changed policy
+ * file (the file changed, {@code SIGHUP} or {@code POST /admin/reload}). A new policy is validated in full first; an
+ * invalid one is refused and the running one stays. Requests already started finish under the generation they
+ * started in; a replaced generation's admission queues keep being ticked until they are empty. Reloads run on the
+ * watch's thread, never on an event loop.
  */
-final class PolicyReloader implements AdminView, AutoCloseable {
+final class PolicyReloader implements AdminView, PolicyWatch.Target, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(PolicyReloader.class);
-    static final long POLL_MILLIS = 250;
-    /** Admin reloads waiting for the reload thread at most; more are refused (the queue has a bound). */
-    private static final int MAX_PENDING = 4;
     /** A recording a coalesced answer keeps for its followers is bounded by this. */
     private static final long MAX_SHARED_BYTES = 32L * 1024 * 1024;
 
@@ -80,16 +67,12 @@ final class PolicyReloader implements AdminView, AutoCloseable {
     private final Quotas quotas;
     private final Telemetry telemetry;
     private final AdminAudit audit;
-    private final Optional<Path> file;
-    private final PolicyLoader loader = PolicyLoader.withEnvironment(System::getenv);
-    private final ScheduledExecutorService thread;
+    private final Optional<PolicyWatch> watch;
     private final List<Backends> retired = new CopyOnWriteArrayList<>();
     private final Map<String, Counter> outcomes = new ConcurrentHashMap<>();
     private final AtomicLong generationNumber = new AtomicLong();
-    private final AtomicInteger pending = new AtomicInteger();
     private final RequestPaths paths;
     private volatile Generation current;
-    private byte[] appliedHash;
 
     /**
      * @param file the policy file to watch and reload, or empty for a policy that has none (the embedded default)
@@ -108,21 +91,13 @@ final class PolicyReloader implements AdminView, AutoCloseable {
         this.versions = versions;
         this.store = store;
         this.semantic = semantic;
-        this.file = file;
-        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "cachegate-reload");
-            t.setDaemon(true);
-            return t;
-        });
-        executor.setRemoveOnCancelPolicy(true);
-        this.thread = executor;
         // Shared or local by the exact store, a restart-only setting: built once, like the store.
         this.quotas = Quotas.forStore(policy.cache().exact(), metrics, ticker);
         this.current = build(policy, null);
         // Request bodies are held on the heap while they arrive (BodyIntake): auto budgets follow its size.
         this.paths = new RequestPaths(current.path(), quotas,
                 new BodyBudget(metrics.registry(), Runtime.getRuntime().maxMemory()));
-        this.appliedHash = file.map(PolicyReloader::hash).orElse(null);
+        this.watch = file.map(f -> new PolicyWatch(f, PolicyLoader.withEnvironment(System::getenv), this, audit));
         MeterRegistry registry = metrics.registry();
         Gauge.builder("cachegate.policy.generation", generationNumber, AtomicLong::get)
                 .description("The policy generation serving new requests (1 at start, +1 per applied reload)")
@@ -145,8 +120,7 @@ final class PolicyReloader implements AdminView, AutoCloseable {
     /** Starts the health probes and, with a policy file, the watch. */
     void start() {
         current.health().start();
-        file.ifPresent(f -> thread.scheduleWithFixedDelay(this::pollFile, POLL_MILLIS, POLL_MILLIS,
-                TimeUnit.MILLISECONDS));
+        watch.ifPresent(PolicyWatch::start);
     }
 
     /** Expires queued requests and re-evaluates overload in the current generation and the ones still draining. */
@@ -177,75 +151,44 @@ final class PolicyReloader implements AdminView, AutoCloseable {
 
     @Override
     public CompletableFuture<ReloadOutcome> reload() {
-        if (pending.incrementAndGet() > MAX_PENDING) {
-            pending.decrementAndGet();
-            return CompletableFuture.failedFuture(new RejectedExecutionException("reloads already waiting"));
+        if (watch.isEmpty()) {
+            return CompletableFuture.completedFuture(count(new ReloadOutcome("unavailable", current.number(),
+                    List.of("the gateway runs the embedded default policy: there is no file to reload"), List.of())));
         }
-        try {
-            return CompletableFuture.supplyAsync(() -> {
-                try {
-                    return reloadFile();
-                } finally {
-                    pending.decrementAndGet();
-                }
-            }, thread);
-        } catch (RejectedExecutionException e) {
-            pending.decrementAndGet();
-            return CompletableFuture.failedFuture(e);
-        }
+        return watch.get().reload();
     }
 
     /** Reloads on {@code SIGHUP}, like {@code POST /admin/reload}. */
     void reloadOnSignal() {
-        reload().whenComplete((outcome, error) -> {
-            audit.reload("signal", outcome);
-            if (error != null) {
-                log.warn("SIGHUP reload failed: {}", error.toString());
-            }
-        });
+        watch.ifPresent(PolicyWatch::reloadOnSignal);
     }
 
-    private void pollFile() {
-        try {
-            byte[] seen = hash(file.get());
-            if (seen != null && !Arrays.equals(seen, appliedHash)) {
-                audit.reload("file", reloadFile());
-            }
-        } catch (RuntimeException e) {
-            log.warn("policy watch: {}", e.toString());
-        }
+    @Override
+    public long generation() {
+        return current.number();
+    }
+
+    @Override
+    public ReloadOutcome rejected(PolicyException e) {
+        log.warn("policy reload refused, the running policy (generation {}) stays:\n{}", current.number(),
+                e.getMessage());
+        return count(new ReloadOutcome("rejected", current.number(), List.of(e.getMessage().split("\n")), List.of()));
     }
 
     /** Runs on the reload thread. */
-    private ReloadOutcome reloadFile() {
-        if (file.isEmpty()) {
-            return count(new ReloadOutcome("unavailable", current.number(),
-                    List.of("the gateway runs the embedded default policy: there is no file to reload"), List.of()));
+    @Override
+    public ReloadOutcome offer(Policy next, boolean sameBytes) {
+        // The file passed the check on its own; the admin listener stays where it is until a restart, so the
+        // check is made again with the running listener's address and the file's token.
+        Optional<String> exposed = AdminExposure.problem(PolicyDiff.keepRestartOnly(current.policy(), next).server());
+        if (exposed.isPresent()) {
+            log.warn("policy reload refused: it leaves the running admin listener without a token");
+            return count(new ReloadOutcome("rejected", current.number(),
+                    List.of(next.source() + ": server.admin_host: " + exposed.get()), List.of()));
         }
-        byte[] seen = hash(file.get());
-        Policy next;
-        try {
-            next = loader.load(file.get());
-        } catch (PolicyException e) {
-            appliedHash = seen; // the same broken file is not reported again until it changes
-            log.warn("policy reload refused, the running policy (generation {}) stays:\n{}", current.number(),
-                    e.getMessage());
-            return count(new ReloadOutcome("rejected", current.number(), List.of(e.getMessage().split("\n")),
-                    List.of()));
-        }
-        String adminHost = current.policy().server().adminHost(); // restart-only: the listener stays where it is
-        if (!Gateway.isLoopback(adminHost) && next.server().adminToken().filter(t -> !t.isBlank()).isEmpty()) {
-            appliedHash = seen;
-            log.warn("policy reload refused: it removes server.admin_token while the admin listener is on {}",
-                    adminHost);
-            return count(new ReloadOutcome("rejected", current.number(), List.of(file.get()
-                    + ": server.admin_token: the admin listener on " + adminHost + " is reachable from the network"
-                    + " and must keep a token"), List.of()));
-        }
-        if (seen != null && Arrays.equals(seen, appliedHash) && next.equals(current.policy())) {
+        if (sameBytes && next.equals(current.policy())) {
             return count(new ReloadOutcome("unchanged", current.number(), List.of(), List.of()));
         }
-        appliedHash = seen;
         return count(apply(next));
     }
 
@@ -339,19 +282,9 @@ final class PolicyReloader implements AdminView, AutoCloseable {
         return outcome;
     }
 
-    private static byte[] hash(Path path) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(path));
-        } catch (IOException e) {
-            return null; // mid-swap or gone: the next poll looks again
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     @Override
     public void close() {
-        thread.shutdownNow();
+        watch.ifPresent(PolicyWatch::close);
         current.health().close();
         quotas.close();
     }

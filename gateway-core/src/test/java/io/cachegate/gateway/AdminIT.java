@@ -123,6 +123,17 @@ class AdminIT {
     }
 
     @Test
+    void purge_allAsAString_is400BeforeAnythingIsPurged() throws Exception {
+        // Before, the string "true" was read as true and everything was purged (200 with the count).
+        HttpResponse<String> purge = RawHttp.post(gateway.adminPort(), "/admin/purge", "{\"all\": \"true\"}",
+                "Authorization", "Bearer secret");
+
+        assertThat(purge.statusCode()).isEqualTo(400);
+        assertThat(purge.body()).contains("\"type\":\"invalid_request_error\"")
+                .contains("'all' must be true or false (a JSON boolean), not a string").doesNotContain("purged");
+    }
+
+    @Test
     void unknownAdminPath_is404() throws Exception {
         assertThat(status(gateway.adminPort(), "/nope")).isEqualTo(404);
     }

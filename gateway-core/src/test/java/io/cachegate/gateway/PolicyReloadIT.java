@@ -260,13 +260,14 @@ class PolicyReloadIT {
     void reloadRemovingTheAdminToken_offLoopback_isRefused() throws Exception {
         Path file = dir.resolve("exposed.yaml");
         String yaml = """
-                server: {port: 0, admin_port: 0, host: 127.0.0.1, admin_host: 0.0.0.0, admin_token: "%s"}
+                server: {port: 0, admin_port: 0, host: 127.0.0.1, admin_host: %s, admin_token: "%s"}
                 backends:
                   - {name: main, urls: ["%s"], model_version: "llama@v1"}
                 """;
-        Files.writeString(file, yaml.formatted("secret-admin-token", sim.baseUrl()));
+        Files.writeString(file, yaml.formatted("0.0.0.0", "secret-admin-token", sim.baseUrl()));
         try (Gateway exposed = Gateway.start(TestPolicies.parse(Files.readString(file)), file)) {
-            Files.writeString(file, yaml.formatted("", sim.baseUrl()));
+            // Valid on its own (loopback needs no token), but the listener stays on 0.0.0.0 until a restart.
+            Files.writeString(file, yaml.formatted("127.0.0.1", "", sim.baseUrl()));
             HttpResponse<String> reload = RawHttp.post(exposed.adminPort(), "/admin/reload", "",
                     "Authorization", "Bearer secret-admin-token");
 
@@ -274,6 +275,30 @@ class PolicyReloadIT {
             assertThat(reload.body()).contains("admin_token").doesNotContain("secret-admin-token");
             assertThat(exposed.policyGeneration()).isEqualTo(1);
             assertThat(RawHttp.get(exposed.adminPort(), "/admin/stats").statusCode())
+                    .as("the running token still guards the admin API").isEqualTo(401);
+        }
+    }
+
+    @Test
+    void reloadOpeningTheAdminListenerWithoutToken_isRefused_likeValidateAndServe() throws Exception {
+        // Running on loopback, the file moves the admin listener to the network without a token. The move itself
+        // waits for a restart, and that restart would refuse the file: so the reload refuses it now.
+        Path file = dir.resolve("opening.yaml");
+        String yaml = """
+                server: {port: 0, admin_port: 0, host: 127.0.0.1, admin_host: %s %s}
+                backends:
+                  - {name: main, urls: ["%s"], model_version: "llama@v1"}
+                """;
+        Files.writeString(file, yaml.formatted("127.0.0.1,", "admin_token: tok", sim.baseUrl()));
+        try (Gateway loopback = Gateway.start(TestPolicies.parse(Files.readString(file)), file)) {
+            Files.writeString(file, yaml.formatted("0.0.0.0", "", sim.baseUrl()));
+            HttpResponse<String> reload = RawHttp.post(loopback.adminPort(), "/admin/reload", "",
+                    "Authorization", "Bearer tok");
+
+            assertThat(reload.statusCode()).isEqualTo(422);
+            assertThat(reload.body()).contains("server.admin_host: 0.0.0.0 is not a loopback address");
+            assertThat(loopback.policyGeneration()).isEqualTo(1);
+            assertThat(RawHttp.get(loopback.adminPort(), "/admin/stats").statusCode())
                     .as("the running token still guards the admin API").isEqualTo(401);
         }
     }

@@ -1,10 +1,8 @@
 package io.cachegate.gateway.admin;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cachegate.cache.exact.PurgeScope;
-import io.cachegate.cache.exact.UserDigest;
 import io.cachegate.gateway.api.ErrorKind;
 import io.cachegate.admission.AdmissionSnapshot;
 import io.cachegate.gateway.cache.semantic.SemanticCache;
@@ -30,9 +28,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.util.Iterator;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * The admin listener: {@code /health} (live), {@code /ready} (policy loaded, backends reachable: a status only),
@@ -44,7 +40,6 @@ import java.util.Set;
 final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Set<String> PURGE_FIELDS = Set.of("tenant", "model_version", "tag", "user", "all");
 
     private final AdminView view;
     private final CacheAdmin cache;
@@ -101,35 +96,22 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             case "/admin/purge" -> purge(ctx, services, request, keepAlive);
             case "/admin/series" -> text(ctx, HttpResponseStatus.OK, "application/json",
                     JSON.writeValueAsString(services.metrics().series().json()), keepAlive);
-            case "/admin/reload" -> reload(ctx, keepAlive);
+            case "/admin/reload" -> reload(ctx, request, keepAlive);
             default -> send(ctx, HttpResponseStatus.OK, asset.orElseThrow().contentType(), asset.get().bytes(), keepAlive);
         }
     }
 
     /**
      * {@code POST /admin/purge} with {@code {"tenant","model_version","tag"}} (any combination), {@code {"user"}}
-     * (with tenant and model_version, not tag), or {@code {"all":true}}.
+     * (with tenant and model_version, not tag), or {@code {"all":true}}; read strictly by {@link AdminRequests}.
      */
     private void purge(ChannelHandlerContext ctx, ProxyServices services, FullHttpRequest request, boolean keepAlive) {
         PurgeScope scope;
         try {
-            JsonNode body = JSON.readTree(request.content().toString(StandardCharsets.UTF_8));
-            if (body == null || !body.isObject()) {
-                throw new IllegalArgumentException("the body must be a JSON object");
-            }
-            for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
-                String field = it.next();
-                if (!PURGE_FIELDS.contains(field)) {
-                    throw new IllegalArgumentException("unknown field '" + field + "'; use tenant, model_version, tag, user or all");
-                }
-            }
-            // The end user's id is digested as entries record it; the raw id is neither kept nor logged.
-            scope = new PurgeScope(body.path("all").asBoolean(false), text(body, "tenant"), text(body, "model_version"),
-                    text(body, "tag"), text(body, "user").map(UserDigest::of));
-        } catch (IOException | IllegalArgumentException e) {
-            String message = e instanceof IOException ? "the body is not valid JSON" : e.getMessage();
+            scope = AdminRequests.purge(request.content().toString(StandardCharsets.UTF_8));
+        } catch (IllegalArgumentException e) {
             audit.refused(ctx, "/admin/purge", ErrorKind.INVALID_REQUEST.status(), "invalid"); // the body may hold a user id
-            ClientResponses.error(ctx, ErrorKind.INVALID_REQUEST, "Purge: " + message, null, null, keepAlive);
+            ClientResponses.error(ctx, ErrorKind.INVALID_REQUEST, "Purge: " + e.getMessage(), null, null, keepAlive);
             return;
         }
         cache.purge(scope).whenComplete((purged, error) -> ctx.executor().execute(() -> {
@@ -149,7 +131,14 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     }
 
     /** {@code POST /admin/reload}: the policy file read, validated in full and swapped in, or refused. */
-    private void reload(ChannelHandlerContext ctx, boolean keepAlive) {
+    private void reload(ChannelHandlerContext ctx, FullHttpRequest request, boolean keepAlive) {
+        try {
+            AdminRequests.reload(request.content().toString(StandardCharsets.UTF_8));
+        } catch (IllegalArgumentException e) {
+            audit.refused(ctx, "/admin/reload", ErrorKind.INVALID_REQUEST.status(), "invalid");
+            ClientResponses.error(ctx, ErrorKind.INVALID_REQUEST, "Reload: " + e.getMessage(), null, null, keepAlive);
+            return;
+        }
         view.reload().whenComplete((outcome, error) -> ctx.executor().execute(() -> {
             if (error != null) {
                 audit.reload(ctx, ErrorKind.INTERNAL.status(), null);
@@ -159,7 +148,9 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             }
             HttpResponseStatus status = switch (outcome.outcome()) {
                 case "rejected" -> HttpResponseStatus.UNPROCESSABLE_ENTITY;
-                case "unavailable" -> HttpResponseStatus.CONFLICT;
+                case "unavailable", "busy" -> HttpResponseStatus.CONFLICT;
+                // Not a success: the outcome is not known yet (it will be logged and counted).
+                case "running" -> HttpResponseStatus.SERVICE_UNAVAILABLE;
                 default -> HttpResponseStatus.OK;
             };
             audit.reload(ctx, status.code(), outcome);
@@ -170,17 +161,6 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                         keepAlive);
             }
         }));
-    }
-
-    private static Optional<String> text(JsonNode body, String field) {
-        JsonNode value = body.get(field);
-        if (value == null || value.isNull()) {
-            return Optional.empty();
-        }
-        if (!value.isTextual() || value.textValue().isEmpty()) {
-            throw new IllegalArgumentException("'" + field + "' must be a non-empty string");
-        }
-        return Optional.of(value.textValue());
     }
 
     private void ready(ChannelHandlerContext ctx, boolean keepAlive) throws Exception {

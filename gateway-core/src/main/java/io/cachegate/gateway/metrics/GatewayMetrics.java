@@ -14,6 +14,7 @@ import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -58,6 +59,7 @@ public final class GatewayMetrics implements AutoCloseable {
         gcMetrics.bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
+        new FileDescriptorMetrics().bindTo(registry); // process_files_open/max: the limit serve warns about
         new UptimeMetrics().bindTo(registry);
         Gauge.builder("cachegate.connections.active", activeConnections, AtomicInteger::get)
                 .description("Client connections open on the proxy listener").register(registry);

@@ -51,6 +51,7 @@ final class Http2IdleTimeout extends ChannelInboundHandlerAdapter {
             return;
         }
         timer = ctx.executor().schedule(this::expired, idle.toNanos(), TimeUnit.NANOSECONDS);
+        IdleConnections.idle(ctx.channel());
     }
 
     private void expired() {
@@ -66,6 +67,7 @@ final class Http2IdleTimeout extends ChannelInboundHandlerAdapter {
             timer.cancel(false);
             timer = null;
         }
+        IdleConnections.busy(ctx.channel());
     }
 
     @Override

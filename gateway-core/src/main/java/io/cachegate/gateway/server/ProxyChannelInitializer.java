@@ -27,13 +27,17 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
     private final Optional<ListenerTls> tls;
 
     public ProxyChannelInitializer(RequestPaths paths, ChannelGroup channels) {
-        this(paths, channels, Optional.empty());
+        this(paths, channels, Optional.empty(), DescriptorBudget.UNLIMITED);
     }
 
-    /** With {@code tls}, the listener speaks HTTPS only; a connection refused at accept costs no handshake. */
-    public ProxyChannelInitializer(RequestPaths paths, ChannelGroup channels, Optional<ListenerTls> tls) {
+    /**
+     * With {@code tls}, the listener speaks HTTPS only; a connection refused at accept costs no handshake.
+     * {@code descriptors} may lower {@code server.max_connections} to what the open-file limit leaves.
+     */
+    public ProxyChannelInitializer(RequestPaths paths, ChannelGroup channels, Optional<ListenerTls> tls,
+                                   DescriptorBudget descriptors) {
         this.paths = paths;
-        this.counter = new ConnectionCounter(paths.current().services().metrics(), channels, paths);
+        this.counter = new ConnectionCounter(paths.current().services().metrics(), channels, paths, descriptors);
         this.tls = tls;
     }
 

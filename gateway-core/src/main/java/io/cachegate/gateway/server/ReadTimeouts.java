@@ -132,6 +132,13 @@ final class ReadTimeouts extends ChannelDuplexHandler {
 
     private void enter(Phase next, Duration timeout) {
         phase = next;
+        if (ctx != null) {
+            if (next == Phase.IDLE) {
+                IdleConnections.idle(ctx.channel());
+            } else {
+                IdleConnections.busy(ctx.channel());
+            }
+        }
         if (timeout == null || ctx == null) {
             deadline = NONE;
             return;
@@ -199,6 +206,6 @@ final class ReadTimeouts extends ChannelDuplexHandler {
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
-        cancel();
+        cancel(); // the idle mark is left alone: on a switch to HTTP/2, Http2IdleTimeout (added first) owns it now
     }
 }
