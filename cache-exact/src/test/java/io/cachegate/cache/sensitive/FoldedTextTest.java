@@ -1,0 +1,61 @@
+package io.cachegate.cache.sensitive;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The one folding the detectors read: what becomes ASCII, what is dropped, what is kept, and where it came from. */
+class FoldedTextTest {
+
+    @ParameterizedTest(name = "{2}")
+    @CsvSource(delimiter = '|', value = {
+        "\uff14\uff11\uff11\uff11|4111|fullwidth digits (NFKC)",
+        "\u0664\u0661\u0661\u0661|4111|Arabic-Indic digits",
+        "\u096a\u0967\u0967\u0967|4111|Devanagari digits",
+        "\ud835\udfd2\ud835\udfcf|41|mathematical bold digits, outside the basic plane",
+        "a\u2010b\u2011c\u2012d\u2013e\u2014f\u2212g\uff0dh|a-b-c-d-e-f-g-h|hyphens, dashes and the minus sign",
+        "a\u00a0b\u2009c\u202fd\u3000e\u2007f|a b c d e f|no-break, thin, narrow, ideographic and figure spaces",
+        "a\u200bb\u200cc\u200dd\u2060e\ufefff\u00adg\u200eh|abcdefgh|zero-width characters, soft hyphen, bidi mark",
+        "alice\uff20example\uff0ecom|alice@example.com|fullwidth at sign and full stop",
+        "bob\ufe6bcorp|bob@corp|small commercial at",
+        "\ufb01le \u2460 x\u00b2|file 1 x2|ligature, circled digit, superscript",
+        "e\u0301t\u00e9|\u00e9t\u00e9|a combining accent joins its letter (NFKC composes)",
+        "a\u2028b|'a\nb'|line separator",
+        "\u6211\u7684\u5361|\u6211\u7684\u5361|text of other scripts kept as it is",
+    })
+    void fold_unicodeForms_becomeWhatTheDetectorsRead(String text, String folded, String what) {
+        assertThat(FoldedText.fold(text).toString()).isEqualTo(folded);
+        assertThat(FoldedText.withOrigins(text).text().toString()).as("the same folding with origins").isEqualTo(folded);
+    }
+
+    @Test
+    void fold_asciiText_isTheSameObject_noCopy() {
+        String text = "Card 4111 1111 1111 1111, mail a@b.io";
+
+        assertThat(FoldedText.fold(text)).isSameAs(text);
+    }
+
+    @Test
+    void withOrigins_mapsEachFoldedCharacterBackToItsSource() {
+        String text = "ab\u200bc\u00a0d";  // "ab" ZWSP "c" NBSP "d" -> "abc d"
+        FoldedText folded = FoldedText.withOrigins(text);
+
+        assertThat(folded.text().toString()).isEqualTo("abc d");
+        assertThat(folded.originalStart(2)).as("c, after the dropped ZWSP").isEqualTo(3);
+        assertThat(folded.originalEnd(5)).isEqualTo(text.length());
+        assertThat(folded.originalStart(3)).as("NFKC changed the stretch 'c' NBSP: its space covers it").isEqualTo(3);
+        assertThat(folded.originalEnd(4)).isEqualTo(5);
+    }
+
+    @Test
+    void withOrigins_insideAStretchNfkcChanged_coversTheStretch() {
+        String text = "x \uff14\uff11 y"; // " ４１" is one stretch NFKC changes (after the ASCII 'x')
+        FoldedText folded = FoldedText.withOrigins(text);
+
+        assertThat(folded.text().toString()).isEqualTo("x 41 y");
+        assertThat(folded.originalStart(2)).isEqualTo(1);
+        assertThat(folded.originalEnd(4)).isEqualTo(4);
+    }
+}
