@@ -50,6 +50,15 @@ final class Chars {
         return alnum(c) || c == '_' || c == '-';
     }
 
+    /** Past the rest of the word at {@code i} (itself when no word character is there). */
+    static int wordEnd(CharSequence text, int i) {
+        int n = text.length();
+        while (i < n && word(text.charAt(i))) {
+            i++;
+        }
+        return i;
+    }
+
     /** Whether {@code i} ends a token: the end of the text or a character that cannot continue a word. */
     static boolean endsAt(CharSequence text, int i) {
         return i >= text.length() || !word(text.charAt(i));

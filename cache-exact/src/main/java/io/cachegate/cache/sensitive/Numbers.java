@@ -65,10 +65,7 @@ final class Numbers {
         groups[groupCount++] = length;
         if (!Chars.endsAt(text, i) || i < n && digit(text.charAt(i))) {
             // "2024-01-15T10", "4111...1111abc", a run longer than any card: an id or a hash, not these formats.
-            while (i < n && Chars.word(text.charAt(i))) {
-                i++;
-            }
-            return i;
+            return Chars.wordEnd(text, i);
         }
         windows(scratch, groupCount, found);
         return i;

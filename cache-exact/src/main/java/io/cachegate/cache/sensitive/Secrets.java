@@ -64,7 +64,7 @@ final class Secrets {
             default -> null;
         };
         if ((c | 0x20) == 's' || (c | 0x20) == 'a') {
-            int word = wordEnd(text, start);
+            int word = Chars.wordEnd(text, start);
             if (containsSecret(text, start, word)) {
                 awsSecretKey(text, word, found);
             }
@@ -124,14 +124,6 @@ final class Secrets {
             }
         }
         return Chars.endsAt(text, end);
-    }
-
-    private static int wordEnd(CharSequence text, int start) {
-        int i = start;
-        while (i < text.length() && Chars.word(text.charAt(i))) {
-            i++;
-        }
-        return i;
     }
 
     /** Whether {@code text[start, end)} holds {@code secret} in any case ({@code AWS_SECRET_ACCESS_KEY}). */

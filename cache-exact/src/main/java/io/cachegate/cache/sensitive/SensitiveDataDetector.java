@@ -110,7 +110,7 @@ public final class SensitiveDataDetector {
                     found.found(SensitiveKind.IBAN, i, iban);
                     next = Math.max(next, iban);
                 }
-                i = skipWord(text, Math.max(next, i + 1));
+                i = Chars.wordEnd(text, Math.max(next, i + 1)); // no check starts inside a word
             } else if (c == '+' && i + 1 < n && Chars.digit(text.charAt(i + 1))) {
                 i = Numbers.international(text, i, found);
             } else if (c == '(') {
@@ -136,14 +136,5 @@ public final class SensitiveDataDetector {
         }
         return !((before == '.' || before == ',') && i >= 2 && Chars.digit(text.charAt(i - 2))
                 && Chars.digit(text.charAt(i)));
-    }
-
-    /** Past the rest of a word: no check starts inside one. */
-    private static int skipWord(CharSequence text, int i) {
-        int n = text.length();
-        while (i < n && Chars.word(text.charAt(i))) {
-            i++;
-        }
-        return i;
     }
 }

@@ -38,6 +38,15 @@ class FoldedTextTest {
     }
 
     @Test
+    void fold_loneSurrogatesAndBrokenPairs_areKeptAsTheyAre() {
+        // A JSON string may hold lone surrogates ("\\ud800"); the folding neither fails on them nor drops them.
+        String text = "a\ud800 \uff11\udc00b\ud83d";
+
+        assertThat(FoldedText.fold(text).toString()).isEqualTo("a\ud800 1\udc00b\ud83d");
+        assertThat(FoldedText.withOrigins(text).text().toString()).isEqualTo("a\ud800 1\udc00b\ud83d");
+    }
+
+    @Test
     void withOrigins_mapsEachFoldedCharacterBackToItsSource() {
         String text = "ab\u200bc\u00a0d";  // "ab" ZWSP "c" NBSP "d" -> "abc d"
         FoldedText folded = FoldedText.withOrigins(text);
