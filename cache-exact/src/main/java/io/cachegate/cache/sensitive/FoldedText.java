@@ -55,6 +55,12 @@ final class FoldedText {
         return ends == null ? end : ends[end - 1];
     }
 
+    /** ASCII, or a letter {@link Builder#plain(int, int)} keeps as it is. */
+    static boolean plain(char c) {
+        return c < 0x80 || c >= 0x4E00 && c <= 0x9FFF || c >= 0xAC00 && c <= 0xD7A3 || c >= 0x3041 && c <= 0x3096
+                || c >= 0x30A1 && c <= 0x30FA || c >= 0x00C0 && c <= 0x00FF || c >= 0x0400 && c <= 0x045F;
+    }
+
     private static boolean ascii(CharSequence text) {
         for (int i = 0, n = text.length(); i < n; i++) {
             if (text.charAt(i) >= 0x80) {
@@ -85,24 +91,42 @@ final class FoldedText {
             int n = source.length();
             int i = 0;
             while (i < n) {
-                char c = source.charAt(i);
-                if (c < 0x80 && (i + 1 == n || source.charAt(i + 1) < 0x80)) {
-                    append(c, i, i + 1);
-                    i++;
-                    continue;
+                int ascii = i;
+                while (ascii < n && source.charAt(ascii) < 0x80) {
+                    ascii++;
                 }
-                // A stretch: this character (an ASCII one may take a combining mark) and the non-ASCII ones after it.
-                int end = i + 1;
+                // The last ASCII character before other text opens its stretch: it may take a combining mark.
+                int stretch = ascii < n && ascii > i ? ascii - 1 : ascii;
+                copy(i, stretch);
+                if (stretch == n) {
+                    break;
+                }
+                int end = stretch + 1;
                 while (end < n && source.charAt(end) >= 0x80) {
                     end++;
                 }
-                stretch(i, end);
+                stretch(stretch, end);
                 i = end;
             }
             return new FoldedText(out, starts, ends);
         }
 
+        /** {@code source[from, to)} as it is. */
+        private void copy(int from, int to) {
+            if (starts == null) {
+                out.append(source, from, to);
+            } else {
+                for (int i = from; i < to; i++) {
+                    append(source.charAt(i), i, i + 1);
+                }
+            }
+        }
+
         private void stretch(int start, int end) {
+            if (plain(start, end)) {
+                copy(start, end);
+                return;
+            }
             CharSequence part = source.subSequence(start, end);
             if (Normalizer.isNormalized(part, Normalizer.Form.NFKC)) {
                 for (int i = start; i < end; ) {
@@ -119,6 +143,21 @@ final class FoldedText {
                 map(cp, start, end);
                 k += Character.charCount(cp);
             }
+        }
+
+        /**
+         * Whether the stretch holds only ASCII and letters of the commonest scripts that fold to themselves and never
+         * compose with each other (Latin-1 letters, basic Cyrillic, kana, CJK ideographs, Hangul syllables): most
+         * non-English text, kept without asking the normalizer. {@code FoldedTextTest} checks the ranges against
+         * the JDK's Unicode data.
+         */
+        private boolean plain(int start, int end) {
+            for (int i = start; i < end; i++) {
+                if (!FoldedText.plain(source.charAt(i))) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         /** One code point, folded, from {@code source[from, to)}. */

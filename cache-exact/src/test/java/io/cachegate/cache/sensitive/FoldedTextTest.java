@@ -47,6 +47,77 @@ class FoldedTextTest {
     }
 
     @Test
+    void plain_everyCharacterKeptWithoutTheNormalizer_isOneNfkcKeepsAndNoneComposesWithIt() {
+        // Characters that are the second of any canonical decomposition: those a character could compose with.
+        java.util.BitSet seconds = new java.util.BitSet(0x10000);
+        for (int c = 0; c < 0x10000; c++) {
+            String nfd = java.text.Normalizer.normalize(String.valueOf((char) c), java.text.Normalizer.Form.NFD);
+            for (int k = 1; k < nfd.length(); k++) {
+                seconds.set(nfd.charAt(k));
+            }
+        }
+        int plain = 0;
+        for (int c = 0x80; c < 0x10000; c++) {
+            if (!FoldedText.plain((char) c)) {
+                continue;
+            }
+            plain++;
+            String s = String.valueOf((char) c);
+            assertThat(java.text.Normalizer.normalize(s, java.text.Normalizer.Form.NFKC)).as("U+%04X", c).isEqualTo(s);
+            // Unassigned: the last few ideographs of the block, assigned by later Unicode versions.
+            assertThat(Character.getType(c)).as("U+%04X: a letter, nothing the folding maps", c).isIn(
+                    (int) Character.UPPERCASE_LETTER, (int) Character.LOWERCASE_LETTER, (int) Character.OTHER_LETTER,
+                    (int) Character.MATH_SYMBOL, (int) Character.UNASSIGNED);
+            assertThat(seconds.get(c)).as("U+%04X composes with what precedes it", c).isFalse();
+            assertThat(c >= 0x1100 && c <= 0x11FF).as("no conjoining jamo").isFalse();
+        }
+        assertThat(plain).isGreaterThan(30_000);
+    }
+
+    @Test
+    void fold_randomMixedText_isNfkcOfTheWholeText_thenMapped() {
+        // Pieces that compose, reorder, decompose or map: folding by stretches must equal NFKC of the whole text.
+        String[] pieces = {"a", "e", "5", " ", "-", ".", "@", "\u0301", "\u0308", "\u0323", "\uff14", "\u00a0",
+            "\u200b", "\u2013", "\u0928", "\u093c", "\u0958", "\u0966", "\uac00", "\u11a8", "\u1100", "\u1161",
+            "\u304b", "\u3099", "\ufb01", "\u2460", "\u4e2d", "\u0439", "\u00e9", "\ud835\udfd2", "\uff20",
+            "\u3000", "\u00ad", "\u2212"};
+        java.util.SplittableRandom random = new java.util.SplittableRandom(28);
+        for (int round = 0; round < 20_000; round++) {
+            StringBuilder text = new StringBuilder();
+            for (int k = random.nextInt(12); k >= 0; k--) {
+                text.append(pieces[random.nextInt(pieces.length)]);
+            }
+            String expected = reference(text.toString());
+            assertThat(FoldedText.fold(text).toString()).as("%s", text.codePoints().mapToObj(Integer::toHexString)
+                    .toList()).isEqualTo(expected);
+            assertThat(FoldedText.withOrigins(text).text().toString()).isEqualTo(expected);
+        }
+    }
+
+    /** The folding as specified, written plainly: NFKC of the whole text, then each code point mapped. */
+    private static String reference(String text) {
+        StringBuilder out = new StringBuilder();
+        java.text.Normalizer.normalize(text, java.text.Normalizer.Form.NFKC).codePoints().forEach(cp -> {
+            int type = Character.getType(cp);
+            if (type == Character.FORMAT) {
+                return;
+            }
+            if (type == Character.DECIMAL_DIGIT_NUMBER) {
+                out.append(Character.digit(cp, 10));
+            } else if (type == Character.DASH_PUNCTUATION || cp == 0x2212) {
+                out.append('-');
+            } else if (type == Character.SPACE_SEPARATOR) {
+                out.append(' ');
+            } else if (type == Character.LINE_SEPARATOR || type == Character.PARAGRAPH_SEPARATOR) {
+                out.append('\n');
+            } else {
+                out.appendCodePoint(cp);
+            }
+        });
+        return out.toString();
+    }
+
+    @Test
     void withOrigins_mapsEachFoldedCharacterBackToItsSource() {
         String text = "ab\u200bc\u00a0d";  // "ab" ZWSP "c" NBSP "d" -> "abc d"
         FoldedText folded = FoldedText.withOrigins(text);
