@@ -8,9 +8,9 @@ import java.util.Base64;
 /**
  * Credentials by their shape: vendor API keys by prefix and a long enough body (so "sk-learn" is not one), AWS
  * access key ids ({@code AKIA}/{@code ASIA} and 16 characters), AWS secret access keys (40 characters of base64
- * with both cases and a digit, {@code /} or {@code +}, shortly after a word naming a secret or after an access key
- * id: the shape alone would also fit ordinary tokens), JWTs (three base64url parts whose first decodes to a JSON
- * header naming its {@code alg}) and PEM private keys.
+ * with both cases and a digit, {@code /} or {@code +}, shortly after a word starting {@code secret} or
+ * {@code aws_secret} or after an access key id: the shape alone would also fit ordinary tokens), JWTs (three
+ * base64url parts whose first decodes to a JSON header naming its {@code alg}) and PEM private keys.
  */
 final class Secrets {
 
@@ -63,11 +63,10 @@ final class Secrets {
             }
             default -> null;
         };
-        if ((c | 0x20) == 's' || (c | 0x20) == 'a') {
-            int word = Chars.wordEnd(text, start);
-            if (containsSecret(text, start, word)) {
-                awsSecretKey(text, word, found);
-            }
+        // "secret...", "SecretAccessKey", "aws_secret_access_key", "AWSSecretKey": a few fixed places, not a search.
+        if ((c | 0x20) == 's' && secretAt(text, start)
+                || (c | 0x20) == 'a' && (secretAt(text, start + 3) || secretAt(text, start + 4))) {
+            awsSecretKey(text, Chars.wordEnd(text, start), found);
         }
         if (c == 'e') {
             return jwt(text, start, found);
@@ -126,16 +125,11 @@ final class Secrets {
         return Chars.endsAt(text, end);
     }
 
-    /** Whether {@code text[start, end)} holds {@code secret} in any case ({@code AWS_SECRET_ACCESS_KEY}). */
-    private static boolean containsSecret(CharSequence text, int start, int end) {
-        for (int i = start; i + 6 <= end; i++) {
-            if ((text.charAt(i) | 0x20) == 's' && (text.charAt(i + 1) | 0x20) == 'e' && (text.charAt(i + 2) | 0x20) == 'c'
-                    && (text.charAt(i + 3) | 0x20) == 'r' && (text.charAt(i + 4) | 0x20) == 'e'
-                    && (text.charAt(i + 5) | 0x20) == 't') {
-                return true;
-            }
-        }
-        return false;
+    /** Whether {@code secret}, in any case, is at {@code i}. */
+    private static boolean secretAt(CharSequence text, int i) {
+        return i + 6 <= text.length() && (text.charAt(i) | 0x20) == 's' && (text.charAt(i + 1) | 0x20) == 'e'
+                && (text.charAt(i + 2) | 0x20) == 'c' && (text.charAt(i + 3) | 0x20) == 'r'
+                && (text.charAt(i + 4) | 0x20) == 'e' && (text.charAt(i + 5) | 0x20) == 't';
     }
 
     /** An AWS secret access key starting within {@link #AWS_SECRET_REACH} characters of {@code from}. */
