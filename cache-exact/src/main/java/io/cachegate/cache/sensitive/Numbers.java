@@ -191,7 +191,7 @@ final class Numbers {
         };
     }
 
-    /** {@code AAA-GG-SSSS} (dashes or spaces, the same twice): area not 000, 666 or 9xx; group not 00; serial not 0000. */
+    /** {@code AAA-GG-SSSS} (dashes or spaces, one kind): area not 000, 666 or 9xx; group not 00; serial not 0000. */
     private static boolean ssn(byte[] d, int offset, int[] groups, char[] gaps, int s, int groupCount) {
         if (s + 2 >= groupCount || groups[s] != 3 || groups[s + 1] != 2 || groups[s + 2] != 4
                 || gaps[s] != gaps[s + 1] || gaps[s] != ' ' && gaps[s] != '-') {

@@ -27,7 +27,7 @@ class FoldedTextTest {
     })
     void fold_unicodeForms_becomeWhatTheDetectorsRead(String text, String folded, String what) {
         assertThat(FoldedText.fold(text).toString()).isEqualTo(folded);
-        assertThat(FoldedText.withOrigins(text).text().toString()).as("the same folding with origins").isEqualTo(folded);
+        assertThat(FoldedText.withOrigins(text).text().toString()).as("the same, with origins").isEqualTo(folded);
     }
 
     @Test
