@@ -65,10 +65,17 @@ class IsolationPropertyIT {
                     "How long is parental leave?"),
             List.of("How do I update my bank details for salary?", "How can I change the bank account my salary goes to?",
                     "Where do I update my salary bank account?"));
-    /** Prompts the detector must catch: a Luhn-valid card number, an e-mail address, a secret key. */
+    /**
+     * Prompts the detector must catch: a Luhn-valid card number, an e-mail address, a secret key; also written in
+     * fullwidth digits, with no-break spaces or a fullwidth at sign (issue 28).
+     */
     private static final List<List<String>> SENSITIVE = List.of(
-            List.of("My card 4111 1111 1111 1111 was declined, why?", "Why was my card 4111 1111 1111 1111 declined?"),
-            List.of("Please email the payslip to jane.doe@example.com", "Send my payslip to jane.doe@example.com please"),
+            List.of("My card 4111 1111 1111 1111 was declined, why?", "Why was my card 4111 1111 1111 1111 declined?",
+                    "My card \uff14\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 "
+                            + "\uff11\uff11\uff11\uff11 was declined, why?",
+                    "Why was my card 4111\u00a01111\u00a01111\u00a01111 declined?"),
+            List.of("Please email the payslip to jane.doe@example.com", "Send my payslip to jane.doe@example.com please",
+                    "Send my payslip to jane.doe\uff20example.com please"),
             List.of("Is this key still valid: sk-proj-abcdefghijklmnopqrstuvwxyz0123456789",
                     "Can you check the key sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"));
 

@@ -14,6 +14,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -22,7 +23,8 @@ import org.junit.jupiter.api.Test;
  * Sensitive data through the gateway with the semantic cache on (bundled model, embedded index): a request with
  * a card number is a BYPASS every time and leaves nothing in the exact store or the semantic index; on a
  * {@code private} route the entry serves its own end user only; on an {@code allow} route the exact cache works
- * and the semantic index stays out. Each test has a system prompt of its own, so tests never share a scope.
+ * and the semantic index stays out; the same data in fullwidth digits, with no-break spaces, a fullwidth at sign or
+ * in a tool's description is a BYPASS too. Each test has a system prompt of its own, so tests never share a scope.
  */
 class SensitiveDataIT {
 
@@ -77,6 +79,29 @@ class SensitiveDataIT {
         assertThat(metric(gateway, "cachegate_cache_bypass_total", "reason=\"sensitive\"") - sensitive).isEqualTo(3);
         assertThat(metric(gateway, "cachegate_cache_entries_written_total")).as("nothing stored").isEqualTo(written);
         assertThat(metric(gateway, "cachegate_semantic_writes_total")).as("nothing indexed").isEqualTo(indexed);
+    }
+
+    @Test
+    void evasions_unicodeFormsAndToolDefinitions_areBypassAndNothingIsStored() throws Exception {
+        String system = "evasion bot " + nonce();
+        double written = metric(gateway, "cachegate_cache_entries_written_total");
+        double sensitive = metric(gateway, "cachegate_cache_bypass_total", "reason=\"sensitive\"");
+        String tools = ",\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"book\",\"description\":"
+                + quote("Books for jane.doe@example.com") + ",\"parameters\":{\"type\":\"object\"}}}]";
+
+        // Fullwidth digits, no-break spaces, a fullwidth at sign (issue 28): each was cached before the folding.
+        for (String question : List.of("Why was my card \uff14\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 "
+                        + "\uff11\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 declined?",
+                "Why was my card 4111\u00a01111\u00a01111\u00a01111 declined?",
+                "Please send the invoice to alice\uff20example.com")) {
+            assertThat(xCache(ask("llama-3.1-8b", system, question, ""))).as(question).isEqualTo("BYPASS");
+            assertThat(xCache(ask("llama-3.1-8b", system, question, ""))).as("again: " + question).isEqualTo("BYPASS");
+        }
+        assertThat(xCache(ask("llama-3.1-8b", system, "Book a table for two", tools))).as("a tool's description")
+                .isEqualTo("BYPASS");
+
+        assertThat(metric(gateway, "cachegate_cache_bypass_total", "reason=\"sensitive\"") - sensitive).isEqualTo(7);
+        assertThat(metric(gateway, "cachegate_cache_entries_written_total")).as("nothing stored").isEqualTo(written);
     }
 
     @Test

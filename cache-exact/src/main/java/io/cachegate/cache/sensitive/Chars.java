@@ -1,6 +1,9 @@
 package io.cachegate.cache.sensitive;
 
-/** Character classes the detectors share; ASCII only, as every format they look for is ASCII. */
+/**
+ * Character classes the detectors share. ASCII, as the formats they look for are (text is folded first, so
+ * Unicode digits, dashes and spaces are ASCII by then), except where an address may be written in any script.
+ */
 final class Chars {
 
     private Chars() {
@@ -22,6 +25,21 @@ final class Chars {
         return digit(c) || letter(c);
     }
 
+    /**
+     * A letter, digit or combining mark of another script (internationalised e-mail addresses); a surrogate
+     * counts, so a letter outside the basic plane does too.
+     */
+    static boolean otherScript(char c) {
+        if (c < 0x80) {
+            return false;
+        }
+        if (Character.isLetterOrDigit(c) || Character.isSurrogate(c)) {
+            return true;
+        }
+        int type = Character.getType(c);
+        return type == Character.NON_SPACING_MARK || type == Character.COMBINING_SPACING_MARK;
+    }
+
     /** Part of a word: a token never starts right after one. */
     static boolean word(char c) {
         return alnum(c) || c == '_';
@@ -30,6 +48,15 @@ final class Chars {
     /** Base64url, the alphabet of JWT segments and of most API-key bodies. */
     static boolean base64url(char c) {
         return alnum(c) || c == '_' || c == '-';
+    }
+
+    /** Past the rest of the word at {@code i} (itself when no word character is there). */
+    static int wordEnd(CharSequence text, int i) {
+        int n = text.length();
+        while (i < n && word(text.charAt(i))) {
+            i++;
+        }
+        return i;
     }
 
     /** Whether {@code i} ends a token: the end of the text or a character that cannot continue a word. */

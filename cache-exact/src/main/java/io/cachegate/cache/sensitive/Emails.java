@@ -5,7 +5,9 @@ import static io.cachegate.cache.sensitive.Chars.letter;
 
 /**
  * E-mail addresses, checked from their {@code @}: a local part before it and a domain of at least two labels
- * after it ending in a top-level domain of letters. Handles ({@code @alice}), scoped packages
+ * after it ending in a top-level domain of letters. Internationalised addresses count: local parts and labels in
+ * any script ({@code jürgen@müller.de}, {@code 用户@例子.中国}), punycode top-level domains ({@code .xn--p1ai}); a
+ * fullwidth {@code ＠} is an {@code @} once folded. Handles ({@code @alice}), scoped packages
  * ({@code @angular/core}) and retina file names ({@code icon@2x.png}) are not addresses.
  */
 final class Emails {
@@ -40,25 +42,29 @@ final class Emails {
             return -1; // icon@2x.png
         }
         int labels = 0;
-        int labelLength = 0;
-        boolean letters = true; // the label so far is all letters (a TLD must be)
+        int labelStart = i;
+        boolean letters = true; // the label so far is all letters (a TLD must be, unless it is punycode)
         for (; i < n; i++) {
             char c = text.charAt(i);
-            if (alnum(c) || c == '-' && labelLength > 0) {
-                labelLength++;
-                letters &= letter(c);
-            } else if (c == '.' && labelLength > 0 && i + 1 < n && alnum(text.charAt(i + 1))) {
+            if (labelChar(c) || c == '-' && i > labelStart) {
+                letters &= letter(c) || Chars.otherScript(c) && !Character.isDigit(c);
+            } else if (c == '.' && i > labelStart && i + 1 < n && labelChar(text.charAt(i + 1))) {
                 labels++;
-                labelLength = 0;
+                labelStart = i + 1;
                 letters = true;
             } else {
                 break;
             }
         }
-        return labels >= 1 && labelLength >= 2 && letters ? i : -1;
+        boolean tld = letters || i - labelStart > 4 && Chars.startsWith(text, labelStart, "xn--");
+        return labels >= 1 && i - labelStart >= 2 && tld ? i : -1;
+    }
+
+    private static boolean labelChar(char c) {
+        return alnum(c) || Chars.otherScript(c);
     }
 
     private static boolean localChar(char c) {
-        return alnum(c) || c == '.' || c == '_' || c == '%' || c == '+' || c == '-';
+        return alnum(c) || c == '.' || c == '_' || c == '%' || c == '+' || c == '-' || Chars.otherScript(c);
     }
 }

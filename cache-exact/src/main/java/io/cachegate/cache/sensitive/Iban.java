@@ -1,12 +1,13 @@
 package io.cachegate.cache.sensitive;
 
 import static io.cachegate.cache.sensitive.Chars.digit;
-import static io.cachegate.cache.sensitive.Chars.upper;
+import static io.cachegate.cache.sensitive.Chars.letter;
 
 /**
  * International bank account numbers (ISO 13616): a country code, two check digits and the account, written
- * together or in groups of four. Flagged only at the length its country's IBANs have and when the ISO 7064
- * mod-97 check holds, which one random string in 97 passes.
+ * together or in groups of four, in capitals or not ({@code de89 3704 …} is the same account). Flagged only at
+ * the length its country's IBANs have and when the ISO 7064 mod-97 check holds, which one random string in 97
+ * passes.
  */
 final class Iban {
 
@@ -27,14 +28,14 @@ final class Iban {
     private Iban() {
     }
 
-    /** Where the IBAN that starts at {@code start} (a token start with an upper-case letter) ends; else -1. */
+    /** Where the IBAN that starts at {@code start} (a token start with a letter) ends; else -1. */
     static int end(CharSequence text, int start) {
         int n = text.length();
-        if (start + 4 > n || !upper(text.charAt(start)) || !upper(text.charAt(start + 1)) || !digit(text.charAt(start + 2))
-                || !digit(text.charAt(start + 3))) {
+        if (start + 4 > n || !letter(text.charAt(start)) || !letter(text.charAt(start + 1))
+                || !digit(text.charAt(start + 2)) || !digit(text.charAt(start + 3))) {
             return -1;
         }
-        int expected = LENGTH_BY_CODE[(text.charAt(start) - 'A') * 26 + text.charAt(start + 1) - 'A'];
+        int expected = LENGTH_BY_CODE[(upper(text.charAt(start)) - 'A') * 26 + upper(text.charAt(start + 1)) - 'A'];
         if (expected == 0) {
             return -1;
         }
@@ -43,14 +44,18 @@ final class Iban {
         int i = start;
         while (i < n && length < expected) {
             char c = text.charAt(i);
-            if (digit(c) || upper(c)) {
-                iban[length++] = c;
+            if (digit(c) || letter(c)) {
+                iban[length++] = upper(c);
             } else if (c != ' ' || length % 4 != 0 || i + 1 >= n || text.charAt(i + 1) == ' ') {
                 break; // one space, and only between groups of four
             }
             i++;
         }
         return length == expected && Chars.endsAt(text, i) && mod97(iban) == 1 ? i : -1;
+    }
+
+    private static char upper(char c) {
+        return c >= 'a' && c <= 'z' ? (char) (c - 'a' + 'A') : c;
     }
 
     /** ISO 7064 MOD 97-10 over the account then the first four characters, letters as 10..35. */

@@ -4,7 +4,10 @@ import static io.cachegate.cache.sensitive.Chars.digit;
 
 /**
  * Payment cards, US SSNs and phone numbers in a run of digit groups ({@code 4111 1111 1111 1111},
- * {@code 078-05-1120}, {@code 202.555.0173}). Precision over recall: a number is flagged only in the shapes
+ * {@code 078-05-1120}, {@code 202.555.0173}), read from {@linkplain FoldedText folded} text. Groups are joined the
+ * ways people type them: one or more spaces, a dash or slash (spaces around it allowed), a dot, or a line break
+ * (which is also where one message of a conversation ends and the next begins, so a card split over two messages
+ * is one run). Precision over recall: a number is flagged only in the shapes
  * people write these in and only when it passes the format's own checks (a card's issuer prefix and Luhn digit,
  * an SSN's area/group/serial rules, a US number's area and exchange codes), so years, dates, prices, ids and
  * hashes in prose are left alone. Bare 9- and 10-digit runs are not taken for SSNs or phones: too many ordinary
@@ -26,11 +29,13 @@ final class Numbers {
         final char[] gaps = new char[MAX_GROUPS];
         /** Where each group starts in the text, for a redaction's span. */
         final int[] starts = new int[MAX_GROUPS];
+        /** Where the gap {@link #gap} last read ends. */
+        int gapEnd;
     }
 
     /**
-     * Reads the run of digit groups that starts at {@code start} (groups joined by one space, dash or dot) and
-     * adds what it holds to {@code found}. Returns the index after the run.
+     * Reads the run of digit groups that starts at {@code start} and adds what it holds to {@code found}. Returns
+     * the index after the run.
      */
     static int run(CharSequence text, int start, Hits found, Scratch scratch) {
         int n = text.length();
@@ -48,13 +53,11 @@ final class Numbers {
                 digits[count++] = (byte) (c - '0');
                 length++;
                 i++;
-            } else if ((c == ' ' || c == '-' || c == '.') && i + 1 < n && digit(text.charAt(i + 1))
-                    && groupCount < MAX_GROUPS - 1) {
-                gaps[groupCount] = c;
+            } else if (groupCount < MAX_GROUPS - 1 && (gaps[groupCount] = gap(text, i, scratch)) != 0) {
                 groups[groupCount++] = length;
-                scratch.starts[groupCount] = i + 1;
+                i = scratch.gapEnd;
+                scratch.starts[groupCount] = i;
                 length = 0;
-                i++;
             } else {
                 break;
             }
@@ -62,12 +65,44 @@ final class Numbers {
         groups[groupCount++] = length;
         if (!Chars.endsAt(text, i) || i < n && digit(text.charAt(i))) {
             // "2024-01-15T10", "4111...1111abc", a run longer than any card: an id or a hash, not these formats.
-            while (i < n && Chars.word(text.charAt(i))) {
-                i++;
-            }
-            return i;
+            return Chars.wordEnd(text, i);
         }
         windows(scratch, groupCount, found);
+        return i;
+    }
+
+    /**
+     * The kind of the gap between two digit groups at {@code i}: {@code ' '} for spaces alone, else its one dash,
+     * slash or line break ({@code '-'}, {@code '/'}, {@code '\n'}), which spaces may surround, or a dot with none
+     * (spaced, it ends a sentence). 0 when no digit follows a short gap. Sets {@code scratch.gapEnd}.
+     */
+    private static char gap(CharSequence text, int i, Scratch scratch) {
+        int n = text.length();
+        int j = spaces(text, i);
+        char kind = j > i ? ' ' : 0;
+        if (j < n) {
+            char c = text.charAt(j);
+            if (c == '.' && j == i) {
+                kind = '.';
+                j++;
+            } else if (c == '-' || c == '/' || c == '\n' || c == '\r') {
+                kind = c == '\r' ? '\n' : c;
+                j = spaces(text, j + (c == '\r' && j + 1 < n && text.charAt(j + 1) == '\n' ? 2 : 1));
+            }
+        }
+        if (kind == 0 || j >= n || !digit(text.charAt(j))) {
+            return 0;
+        }
+        scratch.gapEnd = j;
+        return kind;
+    }
+
+    /** Past up to three spaces or tabs from {@code i}: more is layout, not a number's grouping. */
+    private static int spaces(CharSequence text, int i) {
+        int n = Math.min(text.length(), i + 3);
+        while (i < n && (text.charAt(i) == ' ' || text.charAt(i) == '\t')) {
+            i++;
+        }
         return i;
     }
 
@@ -103,9 +138,16 @@ final class Numbers {
      */
     private static int card(byte[] digits, int offset, int[] groups, char[] gaps, int s, int groupCount) {
         int total = 0;
+        char kind = 0;
+        boolean broken = false;
         for (int e = s; e < groupCount; e++) {
-            if (e > s && (gaps[e - 1] != gaps[s] || gaps[s] == '.')) {
-                return -1; // mixed or dotted separators: not how a card is written
+            char g = e > s ? gaps[e - 1] : 0;
+            if (g == '\n' && !broken) {
+                broken = true; // one line break: a number wrapped, or continued in the next message
+            } else if (g == '.' || g == '\n' || g != 0 && kind != 0 && g != kind) {
+                return -1; // dotted or mixed separators: not how a card is written
+            } else if (g != 0) {
+                kind = g;
             }
             total += groups[e];
             if (total > 19) {
@@ -149,10 +191,10 @@ final class Numbers {
         };
     }
 
-    /** {@code AAA-GG-SSSS} (dashes or spaces): area not 000, 666 or 9xx; group not 00; serial not 0000. */
+    /** {@code AAA-GG-SSSS} (dashes or spaces, one kind): area not 000, 666 or 9xx; group not 00; serial not 0000. */
     private static boolean ssn(byte[] d, int offset, int[] groups, char[] gaps, int s, int groupCount) {
         if (s + 2 >= groupCount || groups[s] != 3 || groups[s + 1] != 2 || groups[s + 2] != 4
-                || gaps[s] != gaps[s + 1] || gaps[s] == '.') {
+                || gaps[s] != gaps[s + 1] || gaps[s] != ' ' && gaps[s] != '-') {
             return false;
         }
         int area = d[offset] * 100 + d[offset + 1] * 10 + d[offset + 2];
@@ -164,7 +206,8 @@ final class Numbers {
     /** {@code NXX-NXX-XXXX} with one kind of separator; area code and exchange start with 2-9 (NANP). */
     private static boolean usPhone(byte[] d, int offset, int[] groups, char[] gaps, int s, int groupCount) {
         return s + 2 < groupCount && groups[s] == 3 && groups[s + 1] == 3 && groups[s + 2] == 4
-                && gaps[s] == gaps[s + 1] && d[offset] >= 2 && d[offset + 3] >= 2;
+                && gaps[s] == gaps[s + 1] && (gaps[s] == ' ' || gaps[s] == '-' || gaps[s] == '.')
+                && d[offset] >= 2 && d[offset + 3] >= 2;
     }
 
     /**

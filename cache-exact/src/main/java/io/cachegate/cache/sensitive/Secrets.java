@@ -7,8 +7,10 @@ import java.util.Base64;
 
 /**
  * Credentials by their shape: vendor API keys by prefix and a long enough body (so "sk-learn" is not one), AWS
- * access key ids ({@code AKIA}/{@code ASIA} and 16 characters), JWTs (three base64url parts whose first decodes
- * to a JSON header naming its {@code alg}) and PEM private keys.
+ * access key ids ({@code AKIA}/{@code ASIA} and 16 characters), AWS secret access keys (40 characters of base64
+ * with both cases and a digit, {@code /} or {@code +}, shortly after a word starting {@code secret} or
+ * {@code aws_secret} or after an access key id: the shape alone would also fit ordinary tokens), JWTs (three
+ * base64url parts whose first decodes to a JSON header naming its {@code alg}) and PEM private keys.
  */
 final class Secrets {
 
@@ -31,6 +33,9 @@ final class Secrets {
     private static final String PEM_END = "-----END ";
     private static final String PEM_PRIVATE = "PRIVATE KEY-----";
     private static final int MAX_JWT_HEADER = 2048;
+    private static final int AWS_SECRET_LENGTH = 40;
+    /** How far after {@code secret...} or an access key id the secret key may start ({@code " = \""}, " is "). */
+    private static final int AWS_SECRET_REACH = 48;
 
     private Secrets() {
     }
@@ -48,13 +53,21 @@ final class Secrets {
             case 'x' -> X;
             case 'h' -> H;
             case 'A' -> {
-                if (found.wants(SensitiveKind.AWS_ACCESS_KEY) && awsKeyId(text, start)) {
-                    found.found(SensitiveKind.AWS_ACCESS_KEY, start, start + 20);
+                if (awsKeyId(text, start)) {
+                    if (found.wants(SensitiveKind.AWS_ACCESS_KEY)) {
+                        found.found(SensitiveKind.AWS_ACCESS_KEY, start, start + 20);
+                    }
+                    awsSecretKey(text, start + 20, found); // the pair is usually written together
                 }
                 yield A;
             }
             default -> null;
         };
+        // "secret...", "SecretAccessKey", "aws_secret_access_key", "AWSSecretKey": a few fixed places, not a search.
+        if ((c | 0x20) == 's' && secretAt(text, start)
+                || (c | 0x20) == 'a' && (secretAt(text, start + 3) || secretAt(text, start + 4))) {
+            awsSecretKey(text, Chars.wordEnd(text, start), found);
+        }
         if (c == 'e') {
             return jwt(text, start, found);
         }
@@ -110,6 +123,55 @@ final class Secrets {
             }
         }
         return Chars.endsAt(text, end);
+    }
+
+    /** Whether {@code secret}, in any case, is at {@code i}. */
+    private static boolean secretAt(CharSequence text, int i) {
+        return i + 6 <= text.length() && (text.charAt(i) | 0x20) == 's' && (text.charAt(i + 1) | 0x20) == 'e'
+                && (text.charAt(i + 2) | 0x20) == 'c' && (text.charAt(i + 3) | 0x20) == 'r'
+                && (text.charAt(i + 4) | 0x20) == 'e' && (text.charAt(i + 5) | 0x20) == 't';
+    }
+
+    /** An AWS secret access key starting within {@link #AWS_SECRET_REACH} characters of {@code from}. */
+    private static void awsSecretKey(CharSequence text, int from, Hits found) {
+        if (!found.wants(SensitiveKind.AWS_SECRET_KEY)) {
+            return;
+        }
+        int n = text.length();
+        int last = Math.min(n, from + AWS_SECRET_REACH);
+        for (int i = from; i < last; i++) {
+            if (!secretChar(text.charAt(i)) || i > 0 && secretChar(text.charAt(i - 1))) {
+                continue;
+            }
+            int end = i;
+            while (end < n && end - i <= AWS_SECRET_LENGTH && secretChar(text.charAt(end))) {
+                end++;
+            }
+            if (end - i == AWS_SECRET_LENGTH && (end == n || text.charAt(end) != '=') && random(text, i, end)) {
+                found.found(SensitiveKind.AWS_SECRET_KEY, i, end);
+                return;
+            }
+            i = end;
+        }
+    }
+
+    /** The alphabet of AWS secret keys: base64 without padding. */
+    private static boolean secretChar(char c) {
+        return Chars.alnum(c) || c == '/' || c == '+';
+    }
+
+    /** Upper and lower case and a digit, {@code /} or {@code +}: a generated key, not a word, path or hex hash. */
+    private static boolean random(CharSequence text, int start, int end) {
+        boolean upper = false;
+        boolean lower = false;
+        boolean other = false;
+        for (int i = start; i < end; i++) {
+            char c = text.charAt(i);
+            upper |= Chars.upper(c);
+            lower |= c >= 'a' && c <= 'z';
+            other |= !Chars.letter(c);
+        }
+        return upper && lower && other;
     }
 
     /**

@@ -8,10 +8,12 @@ import java.util.List;
 
 /**
  * Finds sensitive data in text: the built-in kinds ({@link SensitiveKind}) in one pass, then the policy's own
- * patterns. The pass looks at each character once and starts a check only where a format can begin (an
- * {@code @}, a digit, {@code +} or {@code (} at a token start, a letter that starts a known prefix, five dashes),
- * and every check reads a bounded stretch or skips what it read, so the time is linear in the text whatever it
- * holds. Policy patterns run on RE2/J, also linear. Immutable and thread-safe: one per policy generation.
+ * patterns, both over the text {@linkplain FoldedText folded} once (fullwidth, Arabic-Indic or Devanagari digits,
+ * Unicode dashes and spaces, zero-width characters), so the same data written in other characters is found. The
+ * pass looks at each character once and starts a check only where a format can begin (an {@code @}, a digit,
+ * {@code +} or {@code (} at a token start, a letter that starts a known prefix, five dashes), and every check reads
+ * a bounded stretch or skips what it read, so the time is linear in the text whatever it holds. Policy patterns run
+ * on RE2/J, also linear. Immutable and thread-safe: one per policy generation.
  */
 public final class SensitiveDataDetector {
 
@@ -33,8 +35,9 @@ public final class SensitiveDataDetector {
         return patterns.isEmpty() ? BUILT_IN : new SensitiveDataDetector(patterns);
     }
 
-    /** What {@code text} holds; {@link Findings#NONE} for clean text. */
-    public Findings scan(CharSequence text) {
+    /** What {@code original} holds; {@link Findings#NONE} for clean text. */
+    public Findings scan(CharSequence original) {
+        CharSequence text = FoldedText.fold(original);
         EnumSet<SensitiveKind> found = EnumSet.noneOf(SensitiveKind.class);
         builtIn(text, new Hits() {
             @Override
@@ -63,11 +66,13 @@ public final class SensitiveDataDetector {
     }
 
     /**
-     * {@code text} with every finding replaced by {@code [REDACTED:<kind>]} (a policy pattern's name for its
-     * matches), for logs that carry text; the same text when nothing is found. Linear in the text like
-     * {@link #scan}.
+     * {@code original} with every finding replaced by {@code [REDACTED:<kind>]} (a policy pattern's name for its
+     * matches), for logs that carry text; the same text when nothing is found. Found in the folded text like
+     * {@link #scan}, replaced in the original. Linear in the text like {@link #scan}.
      */
-    public String redact(CharSequence text) {
+    public String redact(CharSequence original) {
+        FoldedText folded = FoldedText.withOrigins(original);
+        CharSequence text = folded.text();
         Spans spans = new Spans();
         builtIn(text, spans);
         for (SensitivePattern p : patterns) {
@@ -76,7 +81,7 @@ public final class SensitiveDataDetector {
                 spans.add(p.name(), m.start(), m.end());
             }
         }
-        return spans.apply(text);
+        return spans.apply(original, folded);
     }
 
     private static void builtIn(CharSequence text, Hits found) {
@@ -100,12 +105,12 @@ public final class SensitiveDataDetector {
                 i = Numbers.run(text, i, found, scratch);
             } else if (Chars.letter(c)) {
                 int next = Secrets.at(text, i, found);
-                int iban = Chars.upper(c) && found.wants(SensitiveKind.IBAN) ? Iban.end(text, i) : -1;
+                int iban = found.wants(SensitiveKind.IBAN) ? Iban.end(text, i) : -1;
                 if (iban > i) {
                     found.found(SensitiveKind.IBAN, i, iban);
                     next = Math.max(next, iban);
                 }
-                i = skipWord(text, Math.max(next, i + 1));
+                i = Chars.wordEnd(text, Math.max(next, i + 1)); // no check starts inside a word
             } else if (c == '+' && i + 1 < n && Chars.digit(text.charAt(i + 1))) {
                 i = Numbers.international(text, i, found);
             } else if (c == '(') {
@@ -131,14 +136,5 @@ public final class SensitiveDataDetector {
         }
         return !((before == '.' || before == ',') && i >= 2 && Chars.digit(text.charAt(i - 2))
                 && Chars.digit(text.charAt(i)));
-    }
-
-    /** Past the rest of a word: no check starts inside one. */
-    private static int skipWord(CharSequence text, int i) {
-        int n = text.length();
-        while (i < n && Chars.word(text.charAt(i))) {
-            i++;
-        }
-        return i;
     }
 }

@@ -12,6 +12,8 @@ public enum SensitiveKind {
     /** A vendor API key or token by its prefix: {@code sk-}, {@code ghp_}, {@code github_pat_}, {@code xoxb-}, ... */
     API_KEY,
     AWS_ACCESS_KEY,
+    /** 40 characters of base64 named as an AWS secret access key, or right after an access key id. */
+    AWS_SECRET_KEY,
     JWT,
     PRIVATE_KEY;
 

@@ -28,11 +28,15 @@ final class Spans implements Hits {
         }
     }
 
-    /** {@code text} with each span (merged with those it overlaps) replaced by {@code [REDACTED:<label>]}. */
-    String apply(CharSequence text) {
+    /**
+     * {@code text} with each span (found in its folding {@code folded}, merged with those it overlaps) replaced by
+     * {@code [REDACTED:<label>]}.
+     */
+    String apply(CharSequence text, FoldedText folded) {
         if (spans.isEmpty()) {
             return text.toString();
         }
+        spans.replaceAll(s -> new Span(folded.originalStart(s.start()), folded.originalEnd(s.end()), s.label()));
         spans.sort(Comparator.comparingInt(Span::start).thenComparing(Comparator.comparingInt(Span::end).reversed()));
         StringBuilder out = new StringBuilder(text.length());
         int at = 0;

@@ -178,11 +178,115 @@ class SensitiveDataDetectorTest {
         assertThat(withPatterns.scan("EMP-000001 at a@b.io").describe()).isEqualTo("email,employee_id");
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"4111  1111  1111  1111", "4111 - 1111 - 1111 - 1111", "4111/1111/1111/1111",
+        "4111 1111\n1111 1111", "4111 1111 \r\n 1111 1111", "in 2023. 4111 1111 1111 1111 is mine",
+        "4111\t1111\t1111\t1111"})
+    void scan_cardWithTheSeparatorsPeopleType_isPaymentCard(String text) {
+        assertThat(kinds(text)).containsExactly(SensitiveKind.PAYMENT_CARD);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"4111\n1111\n1111\n1111", "4111 1111\n1111\n1111", "4111    1111 1111 1111",
+        "4111 /1111-1111 1111", "2021\n2022\n2023\n2024", "12/25/2024 4/5/2025", "078/05/1120", "202/555/0173",
+        "078-05\n1120", "202\n555\n0173"})
+    void scan_numbersJoinedByBreaksOrSlashesOtherwise_areClean(String text) {
+        assertThat(kinds(text)).as("one line break joins a card only; slashes never an SSN or phone").isEmpty();
+    }
+
+    @Test
+    void scan_cardInOtherCharacters_isFoundAfterFolding() {
+        String card = "4111 1111 1111 1111";
+        for (String text : List.of("card " + inDigits(card, '\uff10'), "card " + inDigits(card, '\u0660'),
+                "card " + card.replace(' ', '\u00a0'), "card " + card.replace(' ', '\u2013'),
+                "card " + card.replace(" ", "\u200b"))) {
+            assertThat(kinds(text)).as(text).containsExactly(SensitiveKind.PAYMENT_CARD);
+        }
+    }
+
+    @Test
+    void scan_ssnAndPhoneInOtherCharacters_areFound() {
+        assertThat(kinds(inDigits("078-05-1120", '\uff10'))).containsExactly(SensitiveKind.SSN);
+        assertThat(kinds("078\u201305\u20131120")).containsExactly(SensitiveKind.SSN);
+        assertThat(kinds("202\u2010555\u20100173")).containsExactly(SensitiveKind.PHONE);
+        assertThat(kinds("\uff0b" + inDigits("44 20 7946 0958", '\uff10'))).containsExactly(SensitiveKind.PHONE);
+    }
+
+    /** {@code text} with its ASCII digits written in the script whose zero is {@code zero}. */
+    private static String inDigits(String text, char zero) {
+        StringBuilder out = new StringBuilder(text.length());
+        text.chars().forEach(c -> out.append(Chars.digit((char) c) ? (char) (zero + c - '0') : (char) c));
+        return out.toString();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"gb82 west 1234 5698 7654 32", "pay de89370400440532013000 now", "Nl91Abna0417164300"})
+    void scan_ibanInLowerOrMixedCase_isIban(String text) {
+        assertThat(kinds(text)).containsExactly(SensitiveKind.IBAN);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"gb82 west 1234 5698 7654 33", "de89370400440532013001", "be68539007547035",
+        "de12 is a code", "sha be68539007547034ab"})
+    void scan_lowerCaseIbanFailingChecks_isClean(String text) {
+        assertThat(kinds(text)).isEmpty();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"j\u00fcrgen@m\u00fcller.de",
+        "\u0438\u0432\u0430\u043d@\u043f\u0440\u0438\u043c\u0435\u0440.\u0440\u0444",
+        "\u7528\u6237@\u4f8b\u5b50.\u4e2d\u56fd", "anna@example.xn--p1ai", "alice\uff20example.com",
+        "alice@exam\u200bple.com"})
+    void scan_internationalisedEmail_isEmail(String text) {
+        assertThat(kinds(text)).containsExactly(SensitiveKind.EMAIL);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"@\u30a2\u30ea\u30b9 \u3055\u3093", "\u30e1\u30fc\u30eb\uff20\u3067", "x@y.xn--", "a@b.c1",
+        "ping @\u00fcber"})
+    void scan_internationalAtSignsThatAreNotAddresses_areClean(String text) {
+        assertThat(kinds(text)).isEmpty();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"export AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "aws_secret_access_key = je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY",
+        "{\"SecretAccessKey\": \"9drTJvcXLB89EXAMPLELB8923FB892xMFI+bBZq2\"}",
+        "my AWS secret access key is wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY."})
+    void scan_awsSecretKeyNamedAsOne_isAwsSecretKey(String text) {
+        assertThat(kinds(text)).containsExactly(SensitiveKind.AWS_SECRET_KEY);
+    }
+
+    @Test
+    void scan_awsSecretKey_besideItsKeyId_orNeither() {
+        assertThat(kinds("AKIAIOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"))
+                .containsExactlyInAnyOrder(SensitiveKind.AWS_ACCESS_KEY, SensitiveKind.AWS_SECRET_KEY);
+        assertThat(kinds("token wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")).as("the shape alone, no context").isEmpty();
+        assertThat(kinds("secret sha1 da39a3ee5e6b4b0d3255bfef95601890afd80709")).as("hex: one case").isEmpty();
+        assertThat(kinds("the secret is in src/main/java/io/cachegate/SecretStore.java")).isEmpty();
+        assertThat(kinds("secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEYX")).as("41 characters").isEmpty();
+        assertThat(kinds("secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKE=")).as("padded base64: not a key").isEmpty();
+        assertThat(kinds("secret " + "x".repeat(60) + " wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"))
+                .as("too far from the word").isEmpty();
+    }
+
+    @Test
+    void scan_policyPattern_readsTheFoldedText() {
+        SensitiveDataDetector withPatterns = SensitiveDataDetector.with(List.of(
+                new SensitivePattern("employee_id", "EMP-\\d{6}")));
+
+        assertThat(withPatterns.scan("ask EMP-" + inDigits("123456", '\uff10')).patterns())
+                .containsExactly("employee_id");
+        assertThat(withPatterns.scan("ask EMP\u2013123456").patterns()).containsExactly("employee_id");
+        assertThat(withPatterns.scan("ask EMP-\u0661\u0662\u0663").any()).isFalse();
+    }
+
     @Test
     @Timeout(10)
     void scan_hostileRepetitions_finishAndFindNothing() {
         // Each would cost one check per start without the skips (sk-sk-..., eyJ-eyJ-..., a@a@...).
-        for (String unit : List.of("eyJ-", "a@", "+1 ", "(2", "-----BEGIN ", "DE89 ", "4111 ")) {
+        for (String unit : List.of("eyJ-", "a@", "+1 ", "(2", "-----BEGIN ", "DE89 ", "4111 ", "secret ", "4111\n",
+                "\uff14\u00a0", "\u00fc@\u00fc")) {
             String text = unit.repeat(50_000);
             assertThat(detector.scan(text).kinds()).as(unit).doesNotContain(SensitiveKind.API_KEY, SensitiveKind.JWT,
                     SensitiveKind.EMAIL, SensitiveKind.PRIVATE_KEY, SensitiveKind.IBAN);

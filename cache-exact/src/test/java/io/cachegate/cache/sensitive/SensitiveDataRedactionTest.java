@@ -56,6 +56,16 @@ class SensitiveDataRedactionTest {
     }
 
     @Test
+    void redact_foldedFinding_replacesTheOriginalCharacters_keepsTheRest() {
+        assertThat(detector.redact("card 4111\u00a01111\u00a01111\u00a01111 ok, \u00e9t\u00e9"))
+                .isEqualTo("card [REDACTED:payment_card] ok, \u00e9t\u00e9");
+        assertThat(detector.redact("mail alice\uff20example.com now")).as("one NFKC stretch: the '\uff20' alone")
+                .isEqualTo("mail [REDACTED:email] now");
+        assertThat(detector.redact("\u5361 4111\u200b1111\u200b1111\u200b1111 \u8c22"))
+                .isEqualTo("\u5361 [REDACTED:payment_card] \u8c22");
+    }
+
+    @Test
     void redact_cleanText_isUnchanged() {
         String text = "The meeting is on 2024-03-14 at 10:30 and costs $25.99; use scikit-learn.";
 

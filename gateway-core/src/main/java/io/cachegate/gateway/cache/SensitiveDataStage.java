@@ -17,12 +17,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Sensitive data stays out of the cache: scans the text a cacheable request would leave in the cache (messages,
- * prompt, input) and applies the route's {@code cache.sensitive}. {@code no_store}: a sensitive request becomes a
- * BYPASS (no lookup, no store, no coalescing, nothing semantic). {@code private}: its key is scoped to the end
- * user (the {@code user} or {@code safety_identifier} field, else the API key), so no one else can hit it, and it
- * is never matched by meaning; without either it is {@code no_store}. {@code allow}: cached, never semantic.
- * A clean request carries an {@link AnswerScreen} to the capture, which checks the answer the same way. Logs name
- * the kinds found, never the text.
+ * prompt, input, tool definitions: {@link CacheableText}) and applies the route's {@code cache.sensitive}.
+ * {@code no_store}: a sensitive request becomes a BYPASS (no lookup, no store, no coalescing, nothing semantic).
+ * {@code private}: its key is scoped to the end user (the {@code user} or {@code safety_identifier} field, else the
+ * API key), so no one else can hit it, and it is never matched by meaning; without either it is {@code no_store}.
+ * {@code allow}: cached, never semantic. A clean request carries an {@link AnswerScreen} to the capture, which
+ * checks the answer the same way. Logs name the kinds found, never the text.
  */
 public final class SensitiveDataStage implements Stage {
 
@@ -52,7 +52,7 @@ public final class SensitiveDataStage implements Stage {
             next.proceed(x); // cached as it is, and never in the semantic index: nothing to decide
             return;
         }
-        Findings findings = detector.scan(CacheableText.ofRequest(x.parsed().input()));
+        Findings findings = detector.scan(CacheableText.ofRequest(x.parsed()));
         if (!findings.any()) {
             x.set(AnswerScreen.KEY, new AnswerScreen(detector, mode == SensitiveMode.ALLOW, metrics, x.requestId()));
             next.proceed(x);

@@ -92,6 +92,20 @@ class SensitiveDataStageTest {
     }
 
     @Test
+    void handle_cardSplitOverTwoMessages_isFound_evenWithANameBetween() {
+        start("");
+        Exchange split = run("{\"model\":\"llama-3.1-8b\",\"temperature\":0,\"messages\":["
+                + "{\"role\":\"user\",\"name\":\"ann\",\"content\":\"my card is 4111 1111\"},"
+                + "{\"role\":\"user\",\"name\":\"ann\",\"content\":\"1111 1111, why declined?\"}]}");
+        Exchange apart = run("{\"model\":\"llama-3.1-8b\",\"temperature\":0,\"messages\":["
+                + "{\"role\":\"user\",\"content\":\"order 4111 1111\"},"
+                + "{\"role\":\"user\",\"content\":\"shipped, then 1111 1111 more\"}]}");
+
+        assertThat(split.get(CacheableRequest.KEY)).as("names come after the messages: the number continues").isNull();
+        assertThat(apart.get(CacheableRequest.KEY)).as("words between the halves: two numbers").isNotNull();
+    }
+
+    @Test
     void handle_promptAndEmbeddingInput_areScannedToo() {
         start("");
         Exchange prompt = exchanges.post("/v1/completions",
