@@ -59,17 +59,17 @@ public final class ClientResponses {
      * client could lose the answer before reading it.
      */
     public static void errorThenHalfClose(ChannelHandlerContext ctx, ErrorKind kind, String message) {
-        errorThenHalfClose(ctx, kind, message, 0, EmptyHttpHeaders.INSTANCE);
+        errorThenHalfClose(ctx, kind, message, null, 0, EmptyHttpHeaders.INSTANCE);
     }
 
     /**
-     * As {@link #errorThenHalfClose(ChannelHandlerContext, ErrorKind, String)}, with {@code extra} headers and a
-     * {@code Retry-After} when above 0.
+     * As {@link #errorThenHalfClose(ChannelHandlerContext, ErrorKind, String)}, with the request's id (or null),
+     * {@code extra} headers and a {@code Retry-After} when above 0.
      */
-    public static void errorThenHalfClose(ChannelHandlerContext ctx, ErrorKind kind, String message,
+    public static void errorThenHalfClose(ChannelHandlerContext ctx, ErrorKind kind, String message, String requestId,
                                           long retryAfterSeconds, HttpHeaders extra) {
         FullHttpResponse response = json(HttpResponseStatus.valueOf(kind.status()),
-                ErrorBodies.render(kind, message, null), null, false);
+                ErrorBodies.render(kind, message, null), requestId, false);
         response.headers().add(extra);
         if (retryAfterSeconds > 0) {
             response.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(retryAfterSeconds));

@@ -26,9 +26,10 @@ public interface ExchangeObserver {
      * large, a malformed request): only the log sees these.
      *
      * @param requestId the id the answer carries, or null when it carries none
-     * @param reason the error's code, e.g. {@code invalid_api_key}
+     * @param reason the error's code, e.g. {@code invalid_api_key}, or a finer one ({@code quota_requests})
+     * @param tenant the tenant the head was known to be from, or null
      */
-    default void refused(int status, String requestId, String reason) {
+    default void refused(int status, String requestId, String reason, String tenant) {
     }
 
     /** The observers in order; {@code NONE} when there are none. */
@@ -56,9 +57,9 @@ public interface ExchangeObserver {
             }
 
             @Override
-            public void refused(int status, String requestId, String reason) {
+            public void refused(int status, String requestId, String reason, String tenant) {
                 for (ExchangeObserver o : all) {
-                    o.refused(status, requestId, reason);
+                    o.refused(status, requestId, reason, tenant);
                 }
             }
         };

@@ -21,25 +21,32 @@ public final class HeadPass {
     private final TenantQuota quota;
     private final CompletableFuture<TenantQuota.Taken> request;
     private final String refusal;
+    /** The access log's reason for a refusal: {@code quota_concurrent} or {@code quota_requests}, as the stage's. */
+    private final String refusalReason;
     private final long retryAfterSeconds;
     private final HttpHeaders refusalHeaders = new DefaultHttpHeaders();
     private final AtomicBoolean released = new AtomicBoolean();
 
     private HeadPass(TenantQuota quota, CompletableFuture<TenantQuota.Taken> request, String refusal,
-                     long retryAfterSeconds) {
+                     String refusalReason, long retryAfterSeconds) {
         this.quota = quota;
         this.request = request;
         this.refusal = refusal;
+        this.refusalReason = refusalReason;
         this.retryAfterSeconds = retryAfterSeconds;
     }
 
     static HeadPass granted(TenantQuota quota, CompletableFuture<TenantQuota.Taken> request) {
-        return new HeadPass(quota, request, null, 0);
+        return new HeadPass(quota, request, null, null, 0);
     }
 
-    /** A head refused by its tenant's limits: it holds no place. */
+    /** A head refused by its tenant's {@code max_concurrent}: it holds no place. */
     static HeadPass refused(TenantQuota quota, String message, long retryAfterSeconds) {
-        HeadPass pass = new HeadPass(quota, null, message, retryAfterSeconds);
+        return refused(quota, message, "quota_concurrent", retryAfterSeconds);
+    }
+
+    private static HeadPass refused(TenantQuota quota, String message, String reason, long retryAfterSeconds) {
+        HeadPass pass = new HeadPass(quota, null, message, reason, retryAfterSeconds);
         pass.released.set(true);
         return pass;
     }
@@ -47,7 +54,7 @@ public final class HeadPass {
     /** A head refused by its request bucket: the refusal carries the bucket's {@code x-ratelimit-*} headers. */
     static HeadPass refusedByRate(TenantQuota quota, String message, long retryAfterSeconds,
                                   TenantQuota.Taken taken) {
-        HeadPass pass = refused(quota, message, retryAfterSeconds);
+        HeadPass pass = refused(quota, message, "quota_requests", retryAfterSeconds);
         RateLimitHeaders.set(pass.refusalHeaders::set, taken);
         return pass;
     }
@@ -55,6 +62,11 @@ public final class HeadPass {
     /** Why the head alone is refused (429 {@code rate_limit_exceeded}), or null when the request may go on. */
     public String refusal() {
         return refusal;
+    }
+
+    /** With a {@link #refusal()}: the access log's reason, {@code quota_concurrent} or {@code quota_requests}. */
+    public String refusalReason() {
+        return refusalReason;
     }
 
     /** With a {@link #refusal()}: when to come back, in whole seconds. */

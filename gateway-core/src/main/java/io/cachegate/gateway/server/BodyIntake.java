@@ -157,10 +157,12 @@ final class BodyIntake extends ChannelInboundHandlerAdapter {
 
     /** Refuses the request whose body is arriving: its bytes and place given back, the connection to end. */
     private void refuse(ErrorKind kind, String message) {
+        String refusedTenant = tenant;
         closing = true;
         discard();
         checked.release();
-        ctx.fireChannelRead(new Refusal(kind, message, true, null, 1, EmptyHttpHeaders.INSTANCE));
+        ctx.fireChannelRead(new Refusal(kind, message, true, null, 1, EmptyHttpHeaders.INSTANCE, refusedTenant,
+                kind.code()));
     }
 
     /** The body is whole: its charge is given back (the request holds it from here, under the tenant's limits). */

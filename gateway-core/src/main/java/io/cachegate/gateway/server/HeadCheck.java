@@ -83,7 +83,7 @@ final class HeadCheck extends ChannelInboundHandlerAdapter {
         String requestId = RequestIds.accept(head.headers().get(GatewayHeaders.X_REQUEST_ID));
         ReferenceCountUtil.release(msg);
         Refusal refusal = new Refusal(refused.kind(), refused.message(), body, requestId, refused.retryAfterSeconds(),
-                refused.headers());
+                refused.headers(), refused.tenant(), refused.reason());
         if (body) {
             closing = true;
             ctx.fireChannelRead(refusal);
@@ -92,11 +92,12 @@ final class HeadCheck extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** Why a head is refused, when to come back (429), and more headers to answer with. */
-    private record Refused(ErrorKind kind, String message, long retryAfterSeconds, HttpHeaders headers) {
+    /** Why a head is refused, when to come back (429), more headers to answer with, and what the log says. */
+    private record Refused(ErrorKind kind, String message, long retryAfterSeconds, HttpHeaders headers,
+                           String tenant, String reason) {
 
         Refused(ErrorKind kind, String message) {
-            this(kind, message, 0, EmptyHttpHeaders.INSTANCE);
+            this(kind, message, 0, EmptyHttpHeaders.INSTANCE, null, kind.code());
         }
     }
 
@@ -129,7 +130,7 @@ final class HeadCheck extends ChannelInboundHandlerAdapter {
         HeadPass pass = endpoint == Endpoint.MODELS ? null : paths.quotas().atHead(tenant);
         if (pass != null && pass.refusal() != null) {
             return new Refused(ErrorKind.RATE_LIMITED_REQUESTS, pass.refusal(), pass.retryAfterSeconds(),
-                    pass.refusalHeaders());
+                    pass.refusalHeaders(), tenant, pass.refusalReason());
         }
         checked.set(tenant, pass);
         return null;

@@ -117,11 +117,11 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
 
     /** Answers a refusal; false when the connection ends with it. */
     private boolean answer(ChannelHandlerContext ctx, Refusal refusal) {
-        paths.current().services().observer().refused(refusal.kind().status(),
-                refusal.close() ? null : refusal.requestId(), refusal.kind().code());
+        paths.current().services().observer().refused(refusal.kind().status(), refusal.requestId(), refusal.reason(),
+                refusal.tenant());
         if (refusal.close()) {
             releaseQueued();
-            ClientResponses.errorThenHalfClose(ctx, refusal.kind(), refusal.message(),
+            ClientResponses.errorThenHalfClose(ctx, refusal.kind(), refusal.message(), refusal.requestId(),
                     refusal.retryLater() ? Math.max(1, refusal.retryAfterSeconds()) : 0, refusal.headers());
             return false;
         }

@@ -12,12 +12,14 @@ import io.netty.handler.codec.http.HttpHeaders;
  * @param requestId the id to answer with, or null
  * @param retryAfterSeconds {@code Retry-After} of a 429 or 503
  * @param headers more headers of the answer (a tenant's {@code x-ratelimit-*})
+ * @param tenant the tenant the request was known to be from, or null
+ * @param reason the access log's reason: the error's code, or a finer one ({@code quota_requests})
  */
 record Refusal(ErrorKind kind, String message, boolean close, String requestId, long retryAfterSeconds,
-               HttpHeaders headers) {
+               HttpHeaders headers, String tenant, String reason) {
 
     Refusal(ErrorKind kind, String message, boolean close, String requestId) {
-        this(kind, message, close, requestId, 1, EmptyHttpHeaders.INSTANCE);
+        this(kind, message, close, requestId, 1, EmptyHttpHeaders.INSTANCE, null, kind.code());
     }
 
     static Refusal closing(ErrorKind kind, String message) {

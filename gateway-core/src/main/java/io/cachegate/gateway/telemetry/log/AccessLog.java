@@ -42,7 +42,7 @@ public final class AccessLog implements ExchangeObserver {
     }
 
     @Override
-    public void refused(int status, String requestId, String reason) {
+    public void refused(int status, String requestId, String reason, String tenant) {
         String time = Instant.ofEpochMilli(ticker.wallMillis()).toString();
         writer.offer(LogLine.of(Json.line(160, out -> {
             out.writeStartObject();
@@ -50,6 +50,9 @@ public final class AccessLog implements ExchangeObserver {
             out.writeStringField("type", "access");
             if (requestId != null) {
                 out.writeStringField("request_id", requestId);
+            }
+            if (tenant != null) {
+                out.writeStringField("tenant", tenant);
             }
             out.writeNumberField("status", status);
             out.writeStringField("cache", "error");

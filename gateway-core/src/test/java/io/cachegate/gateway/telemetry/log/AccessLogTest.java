@@ -161,14 +161,19 @@ class AccessLogTest {
         AccessLog log = log(false);
         Exchange x = exchanges.chat(Exchanges.chatBody("m", "hello"));
         log.finished(x, 499, 1);
-        log.refused(401, "rid-1", "invalid_api_key");
+        log.refused(401, "rid-1", "invalid_api_key", null);
+        log.refused(429, "rid-2", "quota_requests", "acme");
 
         writer.close(Duration.ofSeconds(10));
-        assertThat(lines).hasSize(2);
+        assertThat(lines).hasSize(3);
         assertThat(JSON.readTree(lines.get(0)).path("status").asInt()).isEqualTo(499);
         JsonNode refused = JSON.readTree(lines.get(1));
         assertThat(refused.path("request_id").asText()).isEqualTo("rid-1");
         assertThat(refused.path("reason").asText()).isEqualTo("invalid_api_key");
         assertThat(refused.path("cache").asText()).isEqualTo("error");
+        assertThat(refused.has("tenant")).as("not known before the key was read").isFalse();
+        JsonNode limited = JSON.readTree(lines.get(2));
+        assertThat(limited.path("tenant").asText()).as("refused by its tenant's limits at the head").isEqualTo("acme");
+        assertThat(limited.path("reason").asText()).isEqualTo("quota_requests");
     }
 }
