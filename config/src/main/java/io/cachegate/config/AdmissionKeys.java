@@ -17,7 +17,7 @@ final class AdmissionKeys {
     static final Key<Duration> MAX_RETRY_AFTER = Key.duration("max_retry_after", Duration.ofSeconds(60),
             Duration.ofSeconds(1), HOUR, "Retry-After never says more");
     static final Key<Duration> TICK = Key.duration("tick", Duration.ofMillis(20), Duration.ofMillis(1),
-            Duration.ofSeconds(1), "how often queue timeouts and overload are checked");
+            Duration.ofSeconds(1), "how often queue timeouts and overload are checked").restart(); // scheduled once
 
     static final Key<Duration> ENTER_QUEUE_AGE = Key.duration("enter_queue_age", Duration.ofSeconds(1),
             Duration.ofMillis(1), HOUR, "overload starts when the oldest waiting request is this old...");
@@ -37,7 +37,7 @@ final class AdmissionKeys {
             ENTER_QUEUE_AGE, ENTER_PENDING_TOKENS, ENTER_AFTER, EXIT_QUEUE_AGE, EXIT_PENDING_TOKENS, EXIT_AFTER);
     static final Section SECTION = Section.mapping("admission",
             "class queues with token-weighted cost in front of the backends",
-            ENABLED, INITIAL_DRAIN_RATE, MAX_RETRY_AFTER, TICK).with(OVERLOAD);
+            ENABLED, INITIAL_DRAIN_RATE, MAX_RETRY_AFTER, TICK).with(OVERLOAD).live();
 
     private AdmissionKeys() {
     }

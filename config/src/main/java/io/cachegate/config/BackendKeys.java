@@ -70,7 +70,7 @@ final class BackendKeys {
             CONNECT, FIRST_BYTE, IDLE, TOTAL);
     static final Section SECTION = Section.list("backends", "OpenAI-compatible model servers; at least one",
             NAME, URLS, MODELS, MODEL_VERSION, MAX_CONCURRENCY, MAX_INFLIGHT_TOKENS, MAX_CONNECTIONS_PER_URL, BALANCE,
-            METRICS, API_KEY).with(PREFIX_AFFINITY, HEALTH, RETRIES, TIMEOUTS);
+            METRICS, API_KEY).with(PREFIX_AFFINITY, HEALTH, RETRIES, TIMEOUTS).live();
 
     private BackendKeys() {
     }

@@ -7,7 +7,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
-/** The keys of {@code cache.exact}, {@code cache.semantic}, its embedder and qdrant; {@link CacheReader} reads them. */
+/**
+ * The keys of {@code cache.exact}, {@code cache.semantic}, its embedder and qdrant; {@link CacheReader} reads them.
+ * The exact store and the semantic cache (model, index, store) are built once, so their settings wait for a
+ * restart; a new exact TTL and the sensitive patterns apply live.
+ */
 final class CacheKeys {
 
     /** The match decisions of the semantic cache, in the order messages list them. */
@@ -16,28 +20,29 @@ final class CacheKeys {
     private static final Duration MAX_WAIT_LIMIT = Duration.ofSeconds(1);
 
     static final Key<ExactStore> EXACT_STORE = Key.choice("store", ExactStore.MEMORY, false,
-            "memory (in-process), redis (shared), or tiered: an in-process L1 in front of redis");
+            "memory (in-process), redis (shared), or tiered: an in-process L1 in front of redis").restart();
     static final Key<String> REDIS_URI = Key.of("redis_uri", "Redis URI", "redis://127.0.0.1:6379",
             "redis://, rediss://, redis-sentinel://h1,h2#master, redis-cluster://h1,h2",
-            "the Redis of the redis and tiered stores", CacheKeys::redisUri);
+            "the Redis of the redis and tiered stores", CacheKeys::redisUri).restart();
     static final Key<Duration> EXACT_TTL = Key.duration("ttl", Duration.ofHours(1),
             "entry lifetime; routes may override");
     static final Key<Duration> TIMEOUT = Key.duration("timeout", Duration.ofMillis(50),
             "Redis command timeout at least; it follows measured latency up to health.timeout_max; slower counts as a "
-                    + "miss, the request goes on");
+                    + "miss, the request goes on").restart();
     static final Key<Long> MAX_BYTES = Key.size("max_bytes", 256L << 20, 1 << 20, Long.MAX_VALUE,
-            "memory store bound, in bytes of stored answers");
+            "memory store bound, in bytes of stored answers").restart();
     static final Key<Duration> L1_TTL = Key.duration("l1_ttl", Duration.ofSeconds(5),
-            "tiered: L1 entry lifetime; other gateways' purges and overwrites reach it at once (Redis pub/sub)");
+            "tiered: L1 entry lifetime; other gateways' purges and overwrites reach it at once (Redis pub/sub)")
+            .restart();
     static final Key<Long> L1_MAX_BYTES = Key.size("l1_max_bytes", 32L << 20, 1 << 20, Long.MAX_VALUE,
-            "tiered: L1 bound");
+            "tiered: L1 bound").restart();
     static final Key<Long> COMPRESS_ABOVE = Key.size("compress_above", 4L << 10, 0, Integer.MAX_VALUE,
-            "Redis: bodies larger than this are stored compressed");
+            "Redis: bodies larger than this are stored compressed").restart();
     static final Key<Integer> REDIS_QUEUE_SIZE = Key.integer("redis_queue_size", 10_000, 1, 1_000_000,
-            "Redis commands waiting at once; beyond it, misses");
-    static final Key<Optional<SigningKey>> SIGNING_KEY = Key.of("signing_key", "string", Optional.empty(),
+            "Redis commands waiting at once; beyond it, misses").restart();
+    static final Key<Optional<SigningKey>> SIGNING_KEY = Key.<Optional<SigningKey>>of("signing_key", "string", Optional.empty(),
             "none: CRC only", ">= 32 bytes", "Redis: HMAC-SHA256 key signing entries; unsigned or badly signed is a miss",
-            CacheKeys::signingKey);
+            CacheKeys::signingKey).restart();
 
     // cache.exact.health. 50 operations are a fraction of a second of a busy gateway's lookups, yet enough that one
     // stalled command (or the handful in flight with it) stays far below half of them; 20 before any decision keep a
@@ -157,10 +162,10 @@ final class CacheKeys {
     static final Section HEALTH = Section.mapping("health",
             "redis and tiered: when the store counts as degraded (fails fast) and how long its commands may take",
             HEALTH_WINDOW, HEALTH_MIN_CALLS, HEALTH_FAILURE_RATE, HEALTH_SLOW_CALL_RATE, HEALTH_SLOW_CALL,
-            HEALTH_OPEN_FOR, HEALTH_PROBES, HEALTH_TIMEOUT_MAX, HEALTH_TIMEOUT_MULTIPLE);
+            HEALTH_OPEN_FOR, HEALTH_PROBES, HEALTH_TIMEOUT_MAX, HEALTH_TIMEOUT_MULTIPLE).restart();
     static final Section EXACT = Section.mapping("exact", "identical (canonical) requests",
             EXACT_STORE, REDIS_URI, EXACT_TTL, TIMEOUT, MAX_BYTES, L1_TTL, L1_MAX_BYTES, COMPRESS_ABOVE,
-            REDIS_QUEUE_SIZE, SIGNING_KEY).with(HEALTH);
+            REDIS_QUEUE_SIZE, SIGNING_KEY).with(HEALTH).live();
     static final Section EMBEDDER = Section.mapping("embedder",
             "the model turning prompts into vectors, run in-process on ONNX Runtime",
             EMBEDDER_MODEL, TOKENIZER, POOLING, NORMALIZE, MAX_TOKENS, MAX_BATCH, MAX_WAIT, QUEUE_SIZE, WORKERS,
@@ -172,12 +177,12 @@ final class CacheKeys {
             AUDIT_RATE, AUDIT_PER_SECOND, AUDIT_ANSWER_SIMILARITY, AUDIT_ON_WRONG);
     static final Section SEMANTIC = Section.mapping("semantic", "paraphrases of earlier deterministic requests",
             ENABLED, SEMANTIC_STORE, THRESHOLD, DECISION, MAX_ERROR_RATE, NEIGHBOURS, SEMANTIC_TTL, PATH, MAX_ENTRIES,
-            SWEEP_INTERVAL, MODEL, EMBED_EARLY, SPECULATIVE_UPSTREAM).with(EMBEDDER, QDRANT, AUDIT);
+            SWEEP_INTERVAL, MODEL, EMBED_EARLY, SPECULATIVE_UPSTREAM).with(EMBEDDER, QDRANT, AUDIT).restart();
     static final Section FLEET = Section.mapping("fleet", "several gateways over one shared store",
-            FLEET_COALESCE, FLEET_MAX_WAIT, FLEET_MAX_WAITERS, FLEET_LEASE_TTL);
+            FLEET_COALESCE, FLEET_MAX_WAIT, FLEET_MAX_WAITERS, FLEET_LEASE_TTL).restart();
     static final Section SENSITIVE_PATTERNS = Section.list("sensitive_patterns",
             "the policy's own sensitive data, besides the built-in detectors (routes' cache.sensitive applies)",
-            PATTERN_NAME, PATTERN_REGEX);
+            PATTERN_NAME, PATTERN_REGEX).live();
     static final Section SECTION = Section.mapping("cache", "the exact store and the semantic index")
             .with(EXACT, SEMANTIC, FLEET, SENSITIVE_PATTERNS);
 

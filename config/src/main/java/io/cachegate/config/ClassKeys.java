@@ -31,7 +31,7 @@ final class ClassKeys {
     static final Section SECTION = Section.named("classes",
             "admission queues; they queue requests only with admission.enabled, else they just name a route's class",
             PRIORITY, MAX_QUEUE_TIME, MAX_QUEUE_DEPTH, MAX_QUEUE_TOKENS, SHARE, MAY_DEGRADE, PAUSABLE,
-            MAX_INFLIGHT_SHARE);
+            MAX_INFLIGHT_SHARE).live();
 
     private ClassKeys() {
     }

@@ -18,7 +18,8 @@ import java.util.stream.Collectors;
  * One policy key, defined once: its YAML name, type, default, allowed range, a one-line description,
  * and how a value is read and checked. Sections declare their keys as constants in a {@code *Keys}
  * class; readers read values with {@link Fields#get}, records take their defaults from
- * {@link #fallback()}, and {@code ExamplePolicyTest} holds {@code example-policy.yaml} to them.
+ * {@link #fallback()}, and {@code ExamplePolicyTest} holds {@code example-policy.yaml} to them. Whether a
+ * reload applies the key is its {@link ReloadRule}: stated here, or by the nearest section around it.
  *
  * <p>A key checked against other sections (a backend, tenant or class name; a URL list) has no read
  * of its own: its section's reader reads it by {@link #name()}.
@@ -35,14 +36,15 @@ final class Key<T> {
     private final String doc;
     private final Function<Fields, T> read;
     private final String replacedBy;
+    private final ReloadRule reload;
 
     private Key(String name, String type, T fallback, String defaultText, String range, String doc,
                 Function<Fields, T> read) {
-        this(name, type, fallback, defaultText, range, doc, read, null);
+        this(name, type, fallback, defaultText, range, doc, read, null, null);
     }
 
     private Key(String name, String type, T fallback, String defaultText, String range, String doc,
-                Function<Fields, T> read, String replacedBy) {
+                Function<Fields, T> read, String replacedBy, ReloadRule reload) {
         this.name = name;
         this.type = type;
         this.fallback = fallback;
@@ -51,6 +53,7 @@ final class Key<T> {
         this.doc = doc;
         this.read = read;
         this.replacedBy = replacedBy;
+        this.reload = reload;
     }
 
     static Key<String> string(String name, String fallback, String doc) {
@@ -207,7 +210,17 @@ final class Key<T> {
 
     /** This key as an older spelling of {@code key}, still read but no longer shown in the example. */
     Key<T> replacedBy(String key) {
-        return new Key<>(name, type, fallback, defaultText, range, doc, read, key);
+        return new Key<>(name, type, fallback, defaultText, range, doc, read, key, reload);
+    }
+
+    /** This key applied by a reload, whatever its section's rule. */
+    Key<T> live() {
+        return new Key<>(name, type, fallback, defaultText, range, doc, read, replacedBy, ReloadRule.LIVE);
+    }
+
+    /** This key kept at its running value until a restart, whatever its section's rule. */
+    Key<T> restart() {
+        return new Key<>(name, type, fallback, defaultText, range, doc, read, replacedBy, ReloadRule.RESTART);
     }
 
     String name() {
@@ -241,6 +254,11 @@ final class Key<T> {
     /** The key that replaces this older spelling, or null when this is the current spelling. */
     String replacedBy() {
         return replacedBy;
+    }
+
+    /** The rule this key states, or null when it takes its section's. */
+    ReloadRule reload() {
+        return reload;
     }
 
     /** False when the section reader reads this key itself (see {@link #readBySection}). */

@@ -22,11 +22,18 @@ final class NodeReader {
 
     private final String file;
     private final EnvSubstitution env;
+    private final Map<String, Map<String, Node>> kept;
     private final List<PolicyProblem> problems = new ArrayList<>();
 
     NodeReader(String file, EnvSubstitution env) {
+        this(file, env, Map.of());
+    }
+
+    /** @param kept by a mapping's path, nodes read in place of its keys' nodes (see {@link PolicyTree}) */
+    NodeReader(String file, EnvSubstitution env, Map<String, Map<String, Node>> kept) {
         this.file = file;
         this.env = env;
+        this.kept = kept;
     }
 
     void problem(Node node, String path, String message) {
@@ -63,8 +70,9 @@ final class NodeReader {
      * keys not in {@code allowed}. Returns an empty section for an absent value, null for a wrong type.
      */
     Fields fields(Node node, String path, Set<String> allowed) {
+        Map<String, Node> keep = kept.getOrDefault(path, Map.of());
         if (isNull(node)) {
-            return new Fields(this, path, node, Map.of());
+            return new Fields(this, path, node, keep.isEmpty() ? Map.of() : keep(new LinkedHashMap<>(), keep));
         }
         if (!(node instanceof MappingNode mapping)) {
             problem(node, path, "expected a mapping (key: value), found " + describe(node));
@@ -89,7 +97,19 @@ final class NodeReader {
                 values.put(key, tuple.getValueNode());
             }
         }
-        return new Fields(this, path, node, values);
+        return new Fields(this, path, node, keep(values, keep));
+    }
+
+    /** {@code values} with the kept nodes in place of the file's; a null node removes its key. */
+    private static Map<String, Node> keep(Map<String, Node> values, Map<String, Node> keep) {
+        keep.forEach((key, node) -> {
+            if (node == null) {
+                values.remove(key);
+            } else {
+                values.put(key, node);
+            }
+        });
+        return values;
     }
 
     /** The items of a sequence; an empty list for an absent value, null (after a problem) for a wrong type. */

@@ -17,11 +17,12 @@ import java.util.Optional;
  * @param telemetry traces (OTLP export); off by default
  * @param log the access and audit log, and sampled requests
  * @param prices what models' tokens cost, in file order, for the cost hits saved
+ * @param tree the YAML it was read from, for a reload; not part of its equality (see {@link #equals})
  */
 public record Policy(String source, ServerSettings server, List<Backend> backends, List<Tenant> tenants,
                      Map<String, TrafficClass> classes, CacheSettings cache, List<Route> routes,
                      AdmissionPolicy admission, TelemetrySettings telemetry, LogSettings log,
-                     List<ModelPrice> prices) {
+                     List<ModelPrice> prices, PolicyTree tree) {
 
     public Policy {
         Objects.requireNonNull(source, "source");
@@ -37,6 +38,16 @@ public record Policy(String source, ServerSettings server, List<Backend> backend
         Objects.requireNonNull(telemetry, "telemetry");
         Objects.requireNonNull(log, "log");
         prices = List.copyOf(prices);
+        Objects.requireNonNull(tree, "tree");
+    }
+
+    /** A policy built in code: a reload has no tree to re-read. */
+    public Policy(String source, ServerSettings server, List<Backend> backends, List<Tenant> tenants,
+                  Map<String, TrafficClass> classes, CacheSettings cache, List<Route> routes,
+                  AdmissionPolicy admission, TelemetrySettings telemetry, LogSettings log,
+                  List<ModelPrice> prices) {
+        this(source, server, backends, tenants, classes, cache, routes, admission, telemetry, log, prices,
+                PolicyTree.NONE);
     }
 
     /** A policy without traces, with the default log and no prices. */
@@ -97,6 +108,21 @@ public record Policy(String source, ServerSettings server, List<Backend> backend
             }
         }
         return List.copyOf(warnings);
+    }
+
+    /** Equal settings from an equally named source; the tree is how a file spelled them, not what they are. */
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof Policy p && source.equals(p.source) && server.equals(p.server)
+                && backends.equals(p.backends) && tenants.equals(p.tenants) && classes.equals(p.classes)
+                && cache.equals(p.cache) && routes.equals(p.routes) && admission.equals(p.admission)
+                && telemetry.equals(p.telemetry) && log.equals(p.log) && prices.equals(p.prices);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(source, server, backends, tenants, classes, cache, routes, admission, telemetry, log,
+                prices);
     }
 
     /** True when the policy declares tenants, so every request must carry a known API key. */

@@ -17,17 +17,20 @@ final class PolicyKeys {
     private PolicyKeys() {
     }
 
-    /** Every key as one Markdown table (path, type, default, allowed values, description), for the docs. */
+    /**
+     * Every key as one Markdown table (path, type, default, allowed values, reload rule, description), for the
+     * docs. A section's row shows the rule it states for its keys, a key's row the rule it follows.
+     */
     static String reference() {
-        StringBuilder out = new StringBuilder("| Key | Type | Default | Allowed | Description |\n");
-        out.append("|---|---|---|---|---|\n");
+        StringBuilder out = new StringBuilder("| Key | Type | Default | Allowed | Reload | Description |\n");
+        out.append("|---|---|---|---|---|---|\n");
         for (Section section : ROOT.sections()) {
-            append(out, "", section);
+            append(out, "", section, null);
         }
         return out.toString();
     }
 
-    private static void append(StringBuilder out, String parent, Section section) {
+    private static void append(StringBuilder out, String parent, Section section, ReloadRule inherited) {
         String path = parent + section.name() + switch (section.shape()) {
             case MAPPING -> "";
             case LIST -> "[]";
@@ -38,14 +41,16 @@ final class PolicyKeys {
             case LIST -> "list of mappings";
             case NAMED -> "mappings by name";
         };
-        row(out, "**" + code(path) + "**", shape, "", "", section.doc());
+        ReloadRule rule = section.reload() != null ? section.reload() : inherited;
+        row(out, "**" + code(path) + "**", shape, "", "", text(section.reload()), section.doc());
         for (Key<?> key : section.keys()) {
             String doc = key.replacedBy() == null ? key.doc()
                     : key.doc() + "; older spelling of " + code(path + "." + key.replacedBy());
-            row(out, code(path + "." + key.name()), key.type(), defaultOf(key), key.range(), doc);
+            row(out, code(path + "." + key.name()), key.type(), defaultOf(key), key.range(),
+                    text(key.reload() != null ? key.reload() : rule), doc);
         }
         for (Section nested : section.sections()) {
-            append(out, path + ".", nested);
+            append(out, path + ".", nested, rule);
         }
     }
 
@@ -63,6 +68,10 @@ final class PolicyKeys {
         boolean value = fallback != null && !Optional.empty().equals(fallback) && !OptionalLong.empty().equals(fallback)
                 || key.defaultText().startsWith("[");
         return value ? code(key.defaultText()) : key.defaultText();
+    }
+
+    private static String text(ReloadRule rule) {
+        return rule == null ? "" : rule.text();
     }
 
     private static String code(String text) {

@@ -24,9 +24,13 @@ final class PolicyReader {
 
     /** @param maxCodePoints the most characters the YAML scanner reads before it gives up */
     static Policy read(String yaml, String source, EnvSubstitution env, int maxCodePoints) throws PolicyException {
-        Node root = compose(yaml, source, maxCodePoints);
-        NodeReader reader = new NodeReader(source, env);
-        Fields fields = reader.fields(root, "", PolicyKeys.ROOT.names());
+        return read(new PolicyTree(compose(yaml, source, maxCodePoints), env, Map.of()), source);
+    }
+
+    /** Reads a composed tree: a file's, or the next file's with the running restart-only values kept. */
+    static Policy read(PolicyTree tree, String source) throws PolicyException {
+        NodeReader reader = tree.reader(source);
+        Fields fields = reader.fields(tree.root(), "", PolicyKeys.ROOT.names());
         if (fields == null) {
             throw new PolicyException(reader.problems());
         }
@@ -47,7 +51,8 @@ final class PolicyReader {
         if (!problems.isEmpty()) {
             throw new PolicyException(problems);
         }
-        return new Policy(source, server, backends, tenants, classes, cache, routes, admission, telemetry, log, prices);
+        return new Policy(source, server, backends, tenants, classes, cache, routes, admission, telemetry, log, prices,
+                tree);
     }
 
     /** Client certificates mapped to tenants are only ever seen when the proxy listener asks for them. */

@@ -5,15 +5,20 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 
-/** The keys of {@code server} and {@code server.json}; {@link ServerReader} reads them. */
+/**
+ * The keys of {@code server} and {@code server.json}; {@link ServerReader} reads them. They reload live but for what
+ * the listeners bind once: addresses, ports, event-loop threads and whether they speak TLS (the certificate files
+ * themselves are re-read by the TLS watcher).
+ */
 final class ServerKeys {
 
-    static final Key<String> HOST = Key.string("host", "0.0.0.0", "proxy bind address");
-    static final Key<Integer> PORT = Key.integer("port", 8080, 0, 65_535, "proxy port; 0 = any free port");
+    static final Key<String> HOST = Key.string("host", "0.0.0.0", "proxy bind address").restart();
+    static final Key<Integer> PORT = Key.integer("port", 8080, 0, 65_535, "proxy port; 0 = any free port")
+            .restart();
     static final Key<String> ADMIN_HOST = Key.string("admin_host", "127.0.0.1",
-            "admin API bind address; loopback keeps purge off the network");
+            "admin API bind address; loopback keeps purge off the network").restart();
     static final Key<Integer> ADMIN_PORT = Key.integer("admin_port", 8081, 0, 65_535,
-            "admin port, not the proxy's; 0 = any free port");
+            "admin port, not the proxy's; 0 = any free port").restart();
     static final Key<Long> MAX_BODY_BYTES = Key.size("max_body_bytes", 4L << 20, 1, Long.MAX_VALUE,
             "larger request bodies get 413");
     static final Key<Integer> MAX_HEADER_BYTES = Key.intSize("max_header_bytes", 16 << 10, 1, Integer.MAX_VALUE,
@@ -23,7 +28,7 @@ final class ServerKeys {
     static final Key<Duration> SHUTDOWN_GRACE = Key.duration("shutdown_grace", Duration.ofSeconds(30),
             "on stop, in-flight requests get this long to finish");
     static final Key<Integer> IO_THREADS = Key.integer("io_threads", 0, 0, 4096,
-            "event loop threads; 0 = one per core");
+            "event loop threads; 0 = one per core").restart();
     static final Key<Duration> HEADER_TIMEOUT = Key.duration("header_timeout", Duration.ofSeconds(10),
             "a request head must arrive whole within this of its first byte, else 408 and close");
     static final Key<Duration> BODY_TIMEOUT = Key.duration("body_timeout", Duration.ofSeconds(60),
@@ -68,14 +73,14 @@ final class ServerKeys {
     static final Section JSON = Section.mapping("json", "request JSON limits, against hostile bodies",
             MAX_DEPTH, MAX_STRING_LENGTH, MAX_NUMBER_LENGTH);
     static final Section TLS = Section.mapping("tls", "TLS on the proxy listener; without certificate and key "
-            + "it speaks plain HTTP", TLS_CERTIFICATE, TLS_KEY, TLS_CLIENT_CA, TLS_CLIENT_AUTH);
+            + "it speaks plain HTTP", TLS_CERTIFICATE, TLS_KEY, TLS_CLIENT_CA, TLS_CLIENT_AUTH).restart();
     static final Section ADMIN_TLS = Section.mapping("admin_tls", "TLS on the admin listener, as tls",
-            TLS_CERTIFICATE, TLS_KEY, TLS_CLIENT_CA, TLS_CLIENT_AUTH);
+            TLS_CERTIFICATE, TLS_KEY, TLS_CLIENT_CA, TLS_CLIENT_AUTH).restart();
     static final Section SECTION = Section.mapping("server", "the proxy and admin listeners, request limits",
             HOST, PORT, ADMIN_HOST, ADMIN_PORT, MAX_BODY_BYTES, MAX_HEADER_BYTES, ADMIN_TOKEN, SHUTDOWN_GRACE,
             IO_THREADS, HEADER_TIMEOUT, BODY_TIMEOUT, IDLE_TIMEOUT, MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS,
             MAX_BUFFERED_BODY_BYTES, MAX_BUFFERED_BODY_BYTES_PER_TENANT)
-            .with(JSON, PASSTHROUGH, TLS, ADMIN_TLS);
+            .with(JSON, PASSTHROUGH, TLS, ADMIN_TLS).live();
 
     private ServerKeys() {
     }

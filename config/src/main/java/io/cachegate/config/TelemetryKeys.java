@@ -3,7 +3,11 @@ package io.cachegate.config;
 import java.time.Duration;
 import java.util.Optional;
 
-/** The keys of {@code telemetry} (traces) and {@code log} (access, audit and sampled requests); read by {@link TelemetryReader}. */
+/**
+ * The keys of {@code telemetry} (traces), {@code log} (access, audit and sampled requests) and {@code prices}; read by
+ * {@link TelemetryReader}. The trace exporter and the log writers are built once, so their settings wait for a
+ * restart; what a log line holds ({@code include_text}) and prices apply live.
+ */
 final class TelemetryKeys {
 
     static final Key<String> SERVICE_NAME = Key.string("service_name", "cachegate",
@@ -31,7 +35,8 @@ final class TelemetryKeys {
     static final Key<Integer> QUEUE_LINES = Key.integer("queue_lines", 8192, 16, 10_000_000,
             "lines waiting for the writer; more are dropped and counted, never waited for");
     static final Key<Boolean> INCLUDE_TEXT = Key.bool("include_text", false,
-            "log the request body and the answer's text, redacted by the sensitive-data rules; never the API key");
+            "log the request body and the answer's text, redacted by the sensitive-data rules; never the API key")
+            .live();
     static final Key<Double> SAMPLE_RATE = Key.decimal("rate", 0, "[0, 1]", v -> v >= 0 && v <= 1,
             v -> ClassKeys.format(v) + " is outside [0, 1]; it is the share of requests written",
             "share of parsed requests written as {\"tenant\", \"body\"} lines for cachegate analyze");
@@ -41,18 +46,19 @@ final class TelemetryKeys {
     static final Section OTLP = Section.mapping("otlp", "trace export; without endpoint nothing is traced",
             OTLP_ENDPOINT, OTLP_PROTOCOL, OTLP_TIMEOUT, MAX_QUEUED_SPANS);
     static final Section TELEMETRY = Section.mapping("telemetry", "OpenTelemetry traces of requests",
-            SERVICE_NAME, SAMPLING).with(OTLP);
+            SERVICE_NAME, SAMPLING).with(OTLP).restart();
     static final Section SAMPLE = Section.mapping("sample_requests", "a log of request bodies for cachegate analyze",
             SAMPLE_RATE, SAMPLE_FILE);
     static final Section LOG = Section.mapping("log", "the access and audit log: one JSON line per request and per "
-            + "admin action", ACCESS, FILE, MAX_FILE_SIZE, MAX_FILES, QUEUE_LINES, INCLUDE_TEXT).with(SAMPLE);
+            + "admin action", ACCESS, FILE, MAX_FILE_SIZE, MAX_FILES, QUEUE_LINES, INCLUDE_TEXT).with(SAMPLE).restart();
 
     static final Key<Double> PRICE_INPUT = Key.decimal("input", 0, ">= 0", v -> v >= 0,
             v -> ClassKeys.format(v) + " is negative", "price per million prompt tokens");
     static final Key<Double> PRICE_OUTPUT = Key.decimal("output", 0, ">= 0", v -> v >= 0,
             v -> ClassKeys.format(v) + " is negative", "price per million completion tokens");
     static final Section PRICES = Section.named("prices", "what a model's tokens cost, by model name or glob "
-            + "(first match in file order), for the cost a hit saved; in any one currency", PRICE_INPUT, PRICE_OUTPUT);
+            + "(first match in file order), for the cost a hit saved; in any one currency", PRICE_INPUT, PRICE_OUTPUT)
+            .live();
 
     private TelemetryKeys() {
     }

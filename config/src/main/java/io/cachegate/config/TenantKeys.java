@@ -40,7 +40,7 @@ final class TenantKeys {
             TOKENS_PER_MINUTE, MAX_CONCURRENT);
     static final Section SECTION = Section.list("tenants",
             "clients of the gateway; when any are listed, every request needs an API key",
-            ID, API_KEYS, CLASSES, DEFAULT_CLASS, CLIENT_CERTIFICATES).with(LIMITS);
+            ID, API_KEYS, CLASSES, DEFAULT_CLASS, CLIENT_CERTIFICATES).with(LIMITS).live();
 
     private TenantKeys() {
     }

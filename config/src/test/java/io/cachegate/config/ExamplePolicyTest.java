@@ -66,8 +66,8 @@ class ExamplePolicyTest {
         assertThat(reference.lines().count()).as("a header, then a row per section and key below the root")
                 .isEqualTo(2 + count(PolicyKeys.ROOT) - 1);
         assertThat(reference)
-                .contains("| `server.port` | integer | `8080` | 0..65535 | proxy port; 0 = any free port |");
-        assertThat(reference).contains("| `classes.<name>.share` | number | `0` | [0, 1) |");
+                .contains("| `server.port` | integer | `8080` | 0..65535 | restart | proxy port; 0 = any free port |");
+        assertThat(reference).contains("| `classes.<name>.share` | number | `0` | [0, 1) | live |");
         assertThat(reference).contains("| `backends[].model_version` | string | read from /v1/models |");
     }
 
