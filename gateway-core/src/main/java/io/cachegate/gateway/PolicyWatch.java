@@ -19,7 +19,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,9 +27,10 @@ import org.slf4j.LoggerFactory;
  * Runs the reloads of one policy file, one at a time on a thread of their own: when the file's content changes
  * (polled every {@link #POLL_MILLIS} ms: a Kubernetes ConfigMap update swaps a {@code ..data} symlink rather than
  * writing the file, so the content is compared, not file events), on {@code SIGHUP} and on
- * {@code POST /admin/reload}. A reload asked for while one runs is answered {@code busy} at once instead of
- * queueing behind it, and a caller waits at most {@link #ANSWER_WITHIN} for the outcome: past it the answer is
- * {@code running} and the outcome goes to the log, the metrics and the audit log when it comes.
+ * {@code POST /admin/reload}. Reloads asked for while one runs share one reload queued behind it (so each caller
+ * gets the outcome of a reading of the file made after it asked, and at most one waits, however many ask), and a
+ * caller waits at most {@link #ANSWER_WITHIN} for the outcome: past it the answer is {@code running} and the
+ * outcome goes to the log, the metrics and the audit log when it comes.
  */
 final class PolicyWatch implements AutoCloseable {
 
@@ -57,8 +58,8 @@ final class PolicyWatch implements AutoCloseable {
     private final AdminAudit audit;
     private final Duration answerWithin;
     private final ScheduledExecutorService thread;
-    /** Held from a reload's acceptance to its end: a second one meanwhile is answered busy. */
-    private final AtomicBoolean running = new AtomicBoolean();
+    /** The reload asked for and not yet started, which later callers join; null when none waits. */
+    private final AtomicReference<CompletableFuture<ReloadOutcome>> queued = new AtomicReference<>();
     /** Read and written on the reload thread only. */
     private byte[] appliedHash;
 
@@ -88,23 +89,31 @@ final class PolicyWatch implements AutoCloseable {
     }
 
     /**
-     * Reloads the file now: completes with the outcome, with {@code busy} at once when a reload is already running,
-     * or with {@code running} after {@link #ANSWER_WITHIN} while this one still runs.
+     * Reloads the file as soon as the reload thread is free: completes with the outcome, or with {@code running}
+     * after {@link #ANSWER_WITHIN} while it (or the one before it) still runs.
      */
     CompletableFuture<ReloadOutcome> reload() {
-        if (!running.compareAndSet(false, true)) {
-            return CompletableFuture.completedFuture(new ReloadOutcome("busy", target.generation(),
-                    List.of("a reload is already running; its outcome is logged and counted in"
-                            + " cachegate_policy_reloads_total: ask again once it has ended"), List.of()));
+        CompletableFuture<ReloadOutcome> mine = new CompletableFuture<>();
+        CompletableFuture<ReloadOutcome> shared = queued.compareAndExchange(null, mine);
+        if (shared == null) {
+            shared = mine;
+            try {
+                thread.execute(() -> {
+                    queued.compareAndSet(mine, null); // from here, a new caller needs a reading of its own
+                    try {
+                        mine.complete(reloadNow());
+                    } catch (RuntimeException e) {
+                        mine.completeExceptionally(e);
+                    }
+                });
+            } catch (RejectedExecutionException e) { // closed
+                queued.compareAndSet(mine, null);
+                mine.completeExceptionally(e);
+            }
         }
-        CompletableFuture<ReloadOutcome> outcome;
-        try {
-            outcome = CompletableFuture.supplyAsync(this::reloadHeld, thread);
-        } catch (RejectedExecutionException e) { // closed
-            running.set(false);
-            return CompletableFuture.failedFuture(e);
-        }
-        return outcome.completeOnTimeout(null, answerWithin.toMillis(), TimeUnit.MILLISECONDS)
+        // A copy per caller: the bound must not complete the future other callers share.
+        return shared.thenApply(outcome -> outcome)
+                .completeOnTimeout(null, answerWithin.toMillis(), TimeUnit.MILLISECONDS)
                 .thenApply(done -> done != null ? done : new ReloadOutcome("running", target.generation(),
                         List.of("the reload has run for " + answerWithin.toSeconds() + " s and goes on; its outcome"
                                 + " will be logged and counted in cachegate_policy_reloads_total"), List.of()));
@@ -116,8 +125,6 @@ final class PolicyWatch implements AutoCloseable {
             audit.reload("signal", outcome);
             if (error != null) {
                 log.warn("SIGHUP reload failed: {}", error.toString());
-            } else if (outcome.outcome().equals("busy")) {
-                log.warn("SIGHUP ignored: a reload is already running");
             }
         });
     }
@@ -125,32 +132,28 @@ final class PolicyWatch implements AutoCloseable {
     private void poll() {
         try {
             byte[] seen = hash();
-            if (seen == null || Arrays.equals(seen, appliedHash) || !running.compareAndSet(false, true)) {
-                return; // unchanged, unreadable mid-swap, or a reload already under way will read it
+            if (seen == null || Arrays.equals(seen, appliedHash) || queued.get() != null) {
+                return; // unchanged, unreadable mid-swap, or a reload queued on this thread will read it
             }
-            audit.reload("file", reloadHeld());
+            audit.reload("file", reloadNow());
         } catch (RuntimeException e) {
             log.warn("policy watch: {}", e.toString());
         }
     }
 
-    /** Runs on the reload thread, holding {@link #running}, which it lets go. */
-    private ReloadOutcome reloadHeld() {
+    /** Reads the file and offers it; runs on the reload thread only, so reloads never overlap. */
+    private ReloadOutcome reloadNow() {
+        byte[] seen = hash();
+        Policy next;
         try {
-            byte[] seen = hash();
-            Policy next;
-            try {
-                next = loader.load(file);
-            } catch (PolicyException e) {
-                appliedHash = seen; // the same broken file is not reported again until it changes
-                return target.rejected(e);
-            }
-            boolean same = seen != null && Arrays.equals(seen, appliedHash);
-            appliedHash = seen;
-            return target.offer(next, same);
-        } finally {
-            running.set(false);
+            next = loader.load(file);
+        } catch (PolicyException e) {
+            appliedHash = seen; // the same broken file is not reported again until it changes
+            return target.rejected(e);
         }
+        boolean same = seen != null && Arrays.equals(seen, appliedHash);
+        appliedHash = seen;
+        return target.offer(next, same);
     }
 
     /** The digest of the file's first bytes, as many as the loader reads and one more; null when unreadable. */

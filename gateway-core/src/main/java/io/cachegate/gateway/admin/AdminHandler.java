@@ -148,7 +148,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             }
             HttpResponseStatus status = switch (outcome.outcome()) {
                 case "rejected" -> HttpResponseStatus.UNPROCESSABLE_ENTITY;
-                case "unavailable", "busy" -> HttpResponseStatus.CONFLICT;
+                case "unavailable" -> HttpResponseStatus.CONFLICT;
                 // Not a success: the outcome is not known yet (it will be logged and counted).
                 case "running" -> HttpResponseStatus.SERVICE_UNAVAILABLE;
                 default -> HttpResponseStatus.OK;
