@@ -5,8 +5,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cachegate.cache.exact.CanonicalOptions;
 import io.cachegate.cache.exact.CanonicalRequest;
+import io.cachegate.cache.exact.Dialect;
 import io.cachegate.cache.exact.ExactKeyFactory;
-import io.cachegate.cache.exact.RequestKind;
 import io.cachegate.config.Embed;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,26 +46,26 @@ public record SemanticQuery(String text, String scope) {
      * @param maxChars texts longer than this are not matched: the embedder would truncate them, and two texts
      *                 that differ only after the cut would look identical
      */
-    public static Prepared of(RequestKind kind, ObjectNode body, Embed embed, int maxTurns, int maxChars,
+    public static Prepared of(Dialect kind, ObjectNode body, Embed embed, int maxTurns, int maxChars,
                        CanonicalOptions options, ExactKeyFactory keys, String namespace, String modelVersion,
                        String context) {
         ObjectNode blanked = body.deepCopy();
         // The placeholder names the embed mode: scopes of last_user and all_user routes never meet.
         String placeholder = "\u0000semantic:" + embed.name().toLowerCase(Locale.ROOT);
         String text;
-        if (kind == RequestKind.COMPLETION) {
+        if (kind == Dialect.COMPLETIONS) {
             JsonNode prompt = body.get("prompt");
             if (prompt == null || !prompt.isTextual()) {
                 return Prepared.not(Ineligible.NOT_TEXT);
             }
             text = prompt.asText();
             blanked.put("prompt", placeholder);
-        } else if (kind == RequestKind.RESPONSE && body.path("input").isTextual()) {
+        } else if (kind == Dialect.RESPONSES && body.path("input").isTextual()) {
             text = body.get("input").textValue(); // one user message, in the Responses API's shorthand
             blanked.put("input", placeholder);
-        } else if (kind == RequestKind.CHAT || kind == RequestKind.RESPONSE) {
+        } else if (kind == Dialect.CHAT || kind == Dialect.RESPONSES) {
             // a Responses API input list holds messages as chat does (other items have no user role)
-            String field = kind == RequestKind.CHAT ? "messages" : "input";
+            String field = kind == Dialect.CHAT ? "messages" : "input";
             List<ObjectNode> users = userMessages(blanked.get(field));
             if (users.isEmpty()) {
                 return Prepared.not(Ineligible.NOT_TEXT);
