@@ -3,6 +3,7 @@ package io.cachegate.cache.exact;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cachegate.config.Embed;
 import io.cachegate.config.Normalize;
 import java.util.List;
 import java.util.Map;
@@ -58,6 +59,11 @@ final class ChatDialect implements Dialect {
     @Override
     public BypassReason bypass(ObjectNode body, RouteCachePolicy route) {
         return Cacheability.sampled(body, route);
+    }
+
+    @Override
+    public SemanticText semanticText(ObjectNode blanked, Embed embed, int maxTurns, String placeholder) {
+        return SemanticText.ofMessages(blanked, "messages", embed, maxTurns, placeholder);
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.cachegate.cache.exact;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cachegate.config.Embed;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -38,6 +39,12 @@ final class CompletionsDialect implements Dialect {
     @Override
     public BypassReason bypass(ObjectNode body, RouteCachePolicy route) {
         return Cacheability.sampled(body, route);
+    }
+
+    /** A prompt string; a list of prompts (or of token ids) is not one question. */
+    @Override
+    public SemanticText semanticText(ObjectNode blanked, Embed embed, int maxTurns, String placeholder) {
+        return SemanticText.ofString(blanked, "prompt", placeholder);
     }
 
     /** The chat assembler reads both chunk formats ({@code text_completion} as well). */

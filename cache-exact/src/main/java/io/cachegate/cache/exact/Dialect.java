@@ -2,13 +2,14 @@ package io.cachegate.cache.exact;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cachegate.config.Embed;
 import java.util.List;
 import java.util.Optional;
 
 /**
  * What caching needs to know of one OpenAI API, one implementation per API (chat, completions, embeddings,
- * responses): its canonical form, what keeps a request of it from being cached, how its stream is assembled into
- * the stored document and how that document is replayed as a stream. The gateway's endpoint carries its dialect,
+ * responses): its canonical form, what keeps a request of it from being cached, the text a semantic lookup
+ * embeds, how its stream is assembled into the stored document and how that document is replayed as a stream. The gateway's endpoint carries its dialect,
  * so what differs between the APIs is a call on it rather than a switch on which API it is.
  */
 public interface Dialect {
@@ -42,6 +43,14 @@ public interface Dialect {
      * continues server state), or null when nothing in it does.
      */
     BypassReason bypass(ObjectNode body, RouteCachePolicy route);
+
+    /**
+     * The text a semantic lookup of this request embeds, taken out of {@code blanked} (a copy of the body) and
+     * replaced there by {@code placeholder}; or why there is none.
+     *
+     * @param maxTurns a conversation with more user messages than this is not matched semantically
+     */
+    SemanticText semanticText(ObjectNode blanked, Embed embed, int maxTurns, String placeholder);
 
     /** A new assembler for one streamed answer of this dialect, holding at most {@code maxBytes}. */
     AnswerAssembler assembler(int maxBytes);

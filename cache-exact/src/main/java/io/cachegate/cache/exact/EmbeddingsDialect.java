@@ -3,6 +3,7 @@ package io.cachegate.cache.exact;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cachegate.config.Embed;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -32,6 +33,12 @@ final class EmbeddingsDialect implements Dialect {
     @Override
     public BypassReason bypass(ObjectNode body, RouteCachePolicy route) {
         return null;
+    }
+
+    /** An embedding is not an answer the semantic cache gives by meaning. */
+    @Override
+    public SemanticText semanticText(ObjectNode blanked, Embed embed, int maxTurns, String placeholder) {
+        return SemanticText.not(SemanticText.Ineligible.NOT_TEXT);
     }
 
     /**

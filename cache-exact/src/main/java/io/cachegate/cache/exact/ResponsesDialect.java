@@ -2,6 +2,7 @@ package io.cachegate.cache.exact;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cachegate.config.Embed;
 import java.util.List;
 import java.util.Optional;
 
@@ -28,6 +29,17 @@ final class ResponsesDialect implements Dialect {
             return BypassReason.SERVER_STATE;
         }
         return Cacheability.sampled(body, route);
+    }
+
+    /**
+     * The input string (one user message, in the Responses API's shorthand) or the user messages of the input list,
+     * which holds messages as chat does (other items have no user role).
+     */
+    @Override
+    public SemanticText semanticText(ObjectNode blanked, Embed embed, int maxTurns, String placeholder) {
+        return blanked.path("input").isTextual()
+                ? SemanticText.ofString(blanked, "input", placeholder)
+                : SemanticText.ofMessages(blanked, "input", embed, maxTurns, placeholder);
     }
 
     @Override

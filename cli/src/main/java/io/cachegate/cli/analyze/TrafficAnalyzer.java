@@ -10,6 +10,7 @@ import io.cachegate.cache.exact.Cacheability;
 import io.cachegate.cache.exact.ContextHash;
 import io.cachegate.cache.exact.ExactKeyFactory;
 import io.cachegate.cache.exact.RouteCachePolicy;
+import io.cachegate.cache.exact.SemanticText;
 import io.cachegate.cache.sensitive.SensitiveDataDetector;
 import io.cachegate.config.Normalize;
 import io.cachegate.config.PrefixAffinitySettings;
@@ -107,7 +108,7 @@ final class TrafficAnalyzer {
         prefixes.record(blocks);
         long prefixChars = (long) matched * settings.blockChars();
 
-        Optional<SemanticQuery.Ineligible> ineligible = exactRepeat || k.semantic() == null ? Optional.empty()
+        Optional<SemanticText.Ineligible> ineligible = exactRepeat || k.semantic() == null ? Optional.empty()
                 : k.semantic().reason();
         float similarity = -1;
         if (!exactRepeat && vector != null && k.semantic() != null && k.semantic().query().isPresent()) {

@@ -5,8 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cachegate.cache.exact.CanonicalOptions;
-import io.cachegate.cache.exact.ExactKeyFactory;
 import io.cachegate.cache.exact.Dialect;
+import io.cachegate.cache.exact.ExactKeyFactory;
+import io.cachegate.cache.exact.SemanticText;
 import io.cachegate.config.Embed;
 import io.cachegate.config.Normalize;
 import java.io.IOException;
@@ -60,7 +61,7 @@ class SemanticQueryTest {
         ObjectNode other = chat(turns.replace("first", "another") + "{\"role\":\"user\",\"content\":\"second\"}", "");
 
         assertThat(prepare(Dialect.CHAT, one, Embed.LAST_USER, 1, "acme", "m@1", "ctx").reason())
-                .contains(SemanticQuery.Ineligible.TOO_MANY_TURNS);
+                .contains(SemanticText.Ineligible.TOO_MANY_TURNS);
         SemanticQuery a = prepare(Dialect.CHAT, one, Embed.LAST_USER, 2, "acme", "m@1", "ctx").query().get();
         SemanticQuery b = prepare(Dialect.CHAT, other, Embed.LAST_USER, 2, "acme", "m@1", "ctx").query().get();
         assertThat(a.text()).isEqualTo("second");
@@ -73,14 +74,14 @@ class SemanticQueryTest {
     @Test
     void of_whatCannotBeEmbeddedSafely_isIneligible() throws IOException {
         assertThat(reason(chat(SYSTEM + ",{\"role\":\"user\",\"content\":[{\"type\":\"image_url\",\"image_url\":"
-                + "{\"url\":\"http://x/y.png\"}}]}", ""))).isEqualTo(SemanticQuery.Ineligible.NOT_TEXT);
+                + "{\"url\":\"http://x/y.png\"}}]}", ""))).isEqualTo(SemanticText.Ineligible.NOT_TEXT);
         assertThat(reason(chat("{\"role\":\"user\",\"content\":\"q\"},{\"role\":\"assistant\",\"content\":null,"
                 + "\"tool_calls\":[]},{\"role\":\"tool\",\"tool_call_id\":\"1\",\"content\":\"42\"}", "")))
-                .as("a conversation ending with a tool result").isEqualTo(SemanticQuery.Ineligible.NOT_TEXT);
-        assertThat(reason(chat(SYSTEM, ""))).as("no user message").isEqualTo(SemanticQuery.Ineligible.NOT_TEXT);
-        assertThat(reason(chat("{\"role\":\"user\",\"content\":\"  \"}", ""))).isEqualTo(SemanticQuery.Ineligible.EMPTY);
+                .as("a conversation ending with a tool result").isEqualTo(SemanticText.Ineligible.NOT_TEXT);
+        assertThat(reason(chat(SYSTEM, ""))).as("no user message").isEqualTo(SemanticText.Ineligible.NOT_TEXT);
+        assertThat(reason(chat("{\"role\":\"user\",\"content\":\"  \"}", ""))).isEqualTo(SemanticText.Ineligible.EMPTY);
         assertThat(reason(chat("{\"role\":\"user\",\"content\":\"" + "x".repeat(511) + "\"}", "")))
-                .as("longer than the embedder reads").isEqualTo(SemanticQuery.Ineligible.TOO_LONG);
+                .as("longer than the embedder reads").isEqualTo(SemanticText.Ineligible.TOO_LONG);
     }
 
     @Test
@@ -99,7 +100,7 @@ class SemanticQueryTest {
         assertThat(prepare(Dialect.COMPLETIONS, body, Embed.LAST_USER, 1, "acme", "m@1", "ctx").query().get().text())
                 .isEqualTo("Once upon a time");
         assertThat(prepare(Dialect.COMPLETIONS, list, Embed.LAST_USER, 1, "acme", "m@1", "ctx").reason())
-                .contains(SemanticQuery.Ineligible.NOT_TEXT);
+                .contains(SemanticText.Ineligible.NOT_TEXT);
     }
 
     @Test
@@ -134,7 +135,7 @@ class SemanticQueryTest {
         assertThat(prepare(Dialect.RESPONSES, responses("[{\"role\":\"user\",\"content\":\"hi\"},"
                 + "{\"type\":\"function_call_output\",\"call_id\":\"c\",\"output\":\"1\"}]", "bot"),
                 Embed.LAST_USER, 1, "acme", "m@1", "ctx").reason()).as("ends with a tool result")
-                .contains(SemanticQuery.Ineligible.NOT_TEXT);
+                .contains(SemanticText.Ineligible.NOT_TEXT);
     }
 
     private static ObjectNode responses(String input, String instructions) throws IOException {
@@ -146,7 +147,7 @@ class SemanticQueryTest {
         return prepare(Dialect.CHAT, body, Embed.LAST_USER, 1, "acme", "m@1", "ctx").query().orElseThrow();
     }
 
-    private static SemanticQuery.Ineligible reason(ObjectNode body) {
+    private static SemanticText.Ineligible reason(ObjectNode body) {
         return prepare(Dialect.CHAT, body, Embed.LAST_USER, 1, "acme", "m@1", "ctx").reason().orElseThrow();
     }
 
