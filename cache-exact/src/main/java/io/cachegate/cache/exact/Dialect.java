@@ -8,9 +8,10 @@ import java.util.Optional;
 
 /**
  * What caching needs to know of one OpenAI API, one implementation per API (chat, completions, embeddings,
- * responses): its canonical form, what keeps a request of it from being cached, the text a semantic lookup
- * embeds, how its stream is assembled into the stored document and how that document is replayed as a stream. The gateway's endpoint carries its dialect,
- * so what differs between the APIs is a call on it rather than a switch on which API it is.
+ * responses): its canonical form, what keeps a request of it from being cached, the text a semantic lookup embeds,
+ * how its stream is assembled into the stored document and how that document is replayed as a stream. The
+ * gateway's endpoint carries its dialect, so what differs between the APIs is a call on it rather than a switch on
+ * which API it is.
  */
 public interface Dialect {
 

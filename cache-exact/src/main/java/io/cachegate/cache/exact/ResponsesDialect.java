@@ -50,7 +50,9 @@ final class ResponsesDialect implements Dialect {
     /** Replayed in the Responses event format; {@code includeUsage} does not apply (the final event carries it). */
     @Override
     public Optional<List<byte[]>> replay(JsonNode document, boolean includeUsage) {
-        return ResponsesSseReplay.canReplay(document) ? Optional.of(ResponsesSseReplay.events(document)) : Optional.empty();
+        return ResponsesSseReplay.canReplay(document)
+                ? Optional.of(ResponsesSseReplay.events(document))
+                : Optional.empty();
     }
 
     @Override

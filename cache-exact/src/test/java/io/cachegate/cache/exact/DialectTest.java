@@ -53,7 +53,8 @@ class DialectTest {
                         + "\"top_p\":1}]");
         assertThat(canonical(Dialect.EMBEDDINGS, "{\"model\":\"e\",\"input\":[\"A  b\",\"c\"],\"dimensions\":null,"
                 + "\"encoding_format\":\"base64\",\"user\":\"u\"}", Normalize.WHITESPACE))
-                .isEqualTo("[\"embedding\",{\"encoding_format\":\"base64\",\"input\":[\"A b\",\"c\"],\"model\":\"e\"}]");
+                .isEqualTo("[\"embedding\",{\"encoding_format\":\"base64\",\"input\":[\"A b\",\"c\"],"
+                        + "\"model\":\"e\"}]");
         assertThat(canonical(Dialect.CHAT, "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":"
                 + "[{\"type\":\"text\",\"text\":\"A  b\"},{\"type\":\"image_url\",\"image_url\":{\"url\":\"x\"}}]}],"
                 + "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}],\"seed\":3,\"max_tokens\":5,"
@@ -97,8 +98,8 @@ class DialectTest {
             responses.feed(event, 0, event.length);
             chatAssembler.feed(event, 0, event.length);
         }
-        assertThat(responses.completeDocument()).map(b -> ResponsesStreamTest.json(new String(b, StandardCharsets.UTF_8)))
-                .contains(response);
+        assertThat(responses.completeDocument())
+                .map(b -> ResponsesStreamTest.json(new String(b, StandardCharsets.UTF_8))).contains(response);
         assertThat(chatAssembler.completeDocument()).as("typed events are not chat chunks").isEmpty();
     }
 }

@@ -72,8 +72,8 @@ public final class CacheableRequest {
 
     /** This request without its semantic query: the exact cache only. */
     CacheableRequest withoutSemantic() {
-        return new CacheableRequest(dialect, body, routePolicy, tenant, key, decision, control, context, ttl, tags, null,
-                0);
+        return new CacheableRequest(dialect, body, routePolicy, tenant, key, decision, control, context, ttl, tags,
+                null, 0);
     }
 
     public CacheKey key() {

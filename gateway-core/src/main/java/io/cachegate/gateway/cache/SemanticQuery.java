@@ -12,10 +12,10 @@ import java.util.Optional;
 
 /**
  * What the semantic cache compares for one request: the text it embeds (its dialect's
- * {@link Dialect#semanticText}: the last user message, every user message, or a prompt) and the scope, a hash of everything else that decides the answer, compared exactly. The scope is
- * the exact-cache key of the request with the embedded text blanked out, so it holds the tenant, model
- * version, context, system prompt, earlier turns, tools, response format and sampling parameters, and any
- * field the exact key learns later.
+ * {@link Dialect#semanticText}: the last user message, every user message, or a prompt) and the scope, a hash of
+ * everything else that decides the answer, compared exactly. The scope is the exact-cache key of the request with
+ * the embedded text blanked out, so it holds the tenant, model version, context, system prompt, earlier turns,
+ * tools, response format and sampling parameters, and any field the exact key learns later.
  *
  * @param text the embedded text
  * @param scope 64 hex characters
