@@ -8,7 +8,7 @@ import io.cachegate.cache.exact.CanonicalOptions;
 import io.cachegate.cache.exact.CanonicalRequest;
 import io.cachegate.cache.exact.ContextHash;
 import io.cachegate.cache.exact.ExactKeyFactory;
-import io.cachegate.cache.exact.RequestKind;
+import io.cachegate.cache.exact.Dialect;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Setup;
@@ -39,12 +39,12 @@ public class ExactKeyBenchmark extends JmhDefaults {
                 messages.addObject().put("role", "assistant").put("content", Workloads.text(600, 100 + t));
             }
         }
-        canonical = CanonicalRequest.of(RequestKind.CHAT, body, CanonicalOptions.DEFAULTS);
+        canonical = CanonicalRequest.of(Dialect.CHAT, body, CanonicalOptions.DEFAULTS);
     }
 
     @Benchmark
     public byte[] canonicalForm() {
-        return CanonicalRequest.of(RequestKind.CHAT, body, CanonicalOptions.DEFAULTS);
+        return CanonicalRequest.of(Dialect.CHAT, body, CanonicalOptions.DEFAULTS);
     }
 
     @Benchmark
@@ -55,6 +55,6 @@ public class ExactKeyBenchmark extends JmhDefaults {
     @Benchmark
     public CacheKey canonicalFormAndKey() {
         return keys.key("acme", "llama-3.1-8b@2024-07", ContextHash.NONE,
-                CanonicalRequest.of(RequestKind.CHAT, body, CanonicalOptions.DEFAULTS));
+                CanonicalRequest.of(Dialect.CHAT, body, CanonicalOptions.DEFAULTS));
     }
 }

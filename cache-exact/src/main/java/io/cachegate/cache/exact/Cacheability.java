@@ -20,25 +20,32 @@ public final class Cacheability {
      * The decision for {@code body} on {@code route} under the client's {@code control}. The first
      * reason that applies is reported: route, then client header, then the request itself.
      */
-    public static CacheDecision decide(RequestKind kind, ObjectNode body, RouteCachePolicy route, CacheControl control) {
+    public static CacheDecision decide(Dialect dialect, ObjectNode body, RouteCachePolicy route, CacheControl control) {
         if (!route.exact()) {
             return CacheDecision.bypass(BypassReason.ROUTE_DISABLED);
         }
         if (control.noStore()) {
             return CacheDecision.bypass(BypassReason.NO_STORE);
         }
-        if (kind == RequestKind.RESPONSE && !route.serverState() && ResponsesCanonical.usesServerState(body)) {
-            return CacheDecision.bypass(BypassReason.SERVER_STATE);
-        }
-        if (kind != RequestKind.EMBEDDING && !route.nondeterministic()) {
-            if (!isOne(body.get("n"))) {
-                return CacheDecision.bypass(BypassReason.N_GREATER_THAN_ONE);
-            }
-            if (!deterministic(body)) {
-                return CacheDecision.bypass(BypassReason.NONDETERMINISTIC);
-            }
+        BypassReason reason = dialect.bypass(body, route);
+        if (reason != null) {
+            return CacheDecision.bypass(reason);
         }
         return control.noCache() ? new CacheDecision(false, true, BypassReason.NO_CACHE) : CacheDecision.USE;
+    }
+
+    /**
+     * Why a request of a sampling dialect (chat, completions, responses) is not cached on {@code route}: more than
+     * one choice, or sampled without a seed; null when deterministic or the route opts in to sampled answers.
+     */
+    static BypassReason sampled(ObjectNode body, RouteCachePolicy route) {
+        if (route.nondeterministic()) {
+            return null;
+        }
+        if (!isOne(body.get("n"))) {
+            return BypassReason.N_GREATER_THAN_ONE;
+        }
+        return deterministic(body) ? null : BypassReason.NONDETERMINISTIC;
     }
 
     /**

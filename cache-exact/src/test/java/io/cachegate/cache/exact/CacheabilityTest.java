@@ -16,7 +16,7 @@ class CacheabilityTest {
     private static final RouteCachePolicy SAMPLED = new RouteCachePolicy(true, true, false, Normalize.NONE, Set.of("stop"), false);
 
     private CacheDecision chat(String json, RouteCachePolicy route, String cacheControl) {
-        return Cacheability.decide(RequestKind.CHAT, body(json), route, CacheControl.parse(cacheControl));
+        return Cacheability.decide(Dialect.CHAT, body(json), route, CacheControl.parse(cacheControl));
     }
 
     @ParameterizedTest
@@ -47,15 +47,15 @@ class CacheabilityTest {
 
     @Test
     void decide_embeddings_alwaysDeterministic() {
-        assertThat(Cacheability.decide(RequestKind.EMBEDDING, body("{\"input\":\"x\",\"temperature\":1}"), DEFAULT,
+        assertThat(Cacheability.decide(Dialect.EMBEDDINGS, body("{\"input\":\"x\",\"temperature\":1}"), DEFAULT,
                 CacheControl.NONE)).isEqualTo(CacheDecision.USE);
     }
 
     @Test
     void decide_completions_followTheChatRules() {
-        assertThat(Cacheability.decide(RequestKind.COMPLETION, body("{\"prompt\":\"x\"}"), DEFAULT, CacheControl.NONE))
+        assertThat(Cacheability.decide(Dialect.COMPLETIONS, body("{\"prompt\":\"x\"}"), DEFAULT, CacheControl.NONE))
                 .isEqualTo(CacheDecision.bypass(BypassReason.NONDETERMINISTIC));
-        assertThat(Cacheability.decide(RequestKind.COMPLETION, body("{\"prompt\":\"x\",\"temperature\":0}"), DEFAULT,
+        assertThat(Cacheability.decide(Dialect.COMPLETIONS, body("{\"prompt\":\"x\",\"temperature\":0}"), DEFAULT,
                 CacheControl.NONE)).isEqualTo(CacheDecision.USE);
     }
 

@@ -38,12 +38,12 @@ class CanonicalRequestFuzzTest {
             .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS).build())
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
             .enable(DeserializationFeature.USE_BIG_INTEGER_FOR_INTS);
-    private static final RequestKind[] KINDS = {RequestKind.CHAT, RequestKind.COMPLETION, RequestKind.EMBEDDING};
+    private static final Dialect[] KINDS = {Dialect.CHAT, Dialect.COMPLETIONS, Dialect.EMBEDDINGS};
     private static final ExactKeyFactory KEYS = new ExactKeyFactory();
 
     @FuzzTest(maxDuration = "10s")
     void canonical_anyObject_stableUnderKeyOrder_andAFixedPoint(FuzzedDataProvider data) throws IOException {
-        RequestKind kind = data.pickValue(KINDS);
+        Dialect kind = data.pickValue(KINDS);
         CanonicalOptions options = new CanonicalOptions(data.pickValue(Normalize.values()), data.consumeBoolean());
         JsonNode parsed;
         try {
@@ -64,7 +64,7 @@ class CanonicalRequestFuzzTest {
                 .isEqualTo(new String(canonical, java.nio.charset.StandardCharsets.UTF_8));
 
         JsonNode envelope = OWN_OUTPUT.readTree(canonical);
-        assertThat(envelope.get(0).asText()).isEqualTo(kind.name().toLowerCase(java.util.Locale.ROOT));
+        assertThat(envelope.get(0).asText()).isEqualTo(kind.keyName());
         byte[] again = CanonicalRequest.of(kind, (ObjectNode) envelope.get(1), options);
         assertThat(new String(again, java.nio.charset.StandardCharsets.UTF_8))
                 .as("canonical form is a fixed point")

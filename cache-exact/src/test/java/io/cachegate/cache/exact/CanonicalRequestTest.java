@@ -26,10 +26,10 @@ class CanonicalRequestTest {
     }
 
     static String chat(String json) {
-        return text(RequestKind.CHAT, json, DEFAULTS);
+        return text(Dialect.CHAT, json, DEFAULTS);
     }
 
-    static String text(RequestKind kind, String json, CanonicalOptions options) {
+    static String text(Dialect kind, String json, CanonicalOptions options) {
         return new String(CanonicalRequest.of(kind, body(json), options), StandardCharsets.UTF_8);
     }
 
@@ -97,10 +97,10 @@ class CanonicalRequestTest {
         assertThat(chat("{" + MSG + ",\"user\":\"alice\"}")).isEqualTo(chat("{" + MSG + ",\"user\":\"bob\"}"));
         assertThat(chat("{" + MSG + ",\"safety_identifier\":\"alice\"}")).isEqualTo(chat("{" + MSG + "}"));
         CanonicalOptions perUser = new CanonicalOptions(Normalize.NONE, true);
-        assertThat(text(RequestKind.CHAT, "{" + MSG + ",\"user\":\"alice\"}", perUser))
-                .isNotEqualTo(text(RequestKind.CHAT, "{" + MSG + ",\"user\":\"bob\"}", perUser));
-        assertThat(text(RequestKind.EMBEDDING, "{\"input\":\"x\",\"user\":\"a\"}", DEFAULTS))
-                .isEqualTo(text(RequestKind.EMBEDDING, "{\"input\":\"x\"}", DEFAULTS));
+        assertThat(text(Dialect.CHAT, "{" + MSG + ",\"user\":\"alice\"}", perUser))
+                .isNotEqualTo(text(Dialect.CHAT, "{" + MSG + ",\"user\":\"bob\"}", perUser));
+        assertThat(text(Dialect.EMBEDDINGS, "{\"input\":\"x\",\"user\":\"a\"}", DEFAULTS))
+                .isEqualTo(text(Dialect.EMBEDDINGS, "{\"input\":\"x\"}", DEFAULTS));
     }
 
     @ParameterizedTest
@@ -174,23 +174,23 @@ class CanonicalRequestTest {
     @Test
     void of_completionDefaults() {
         String base = "{\"model\":\"m\",\"prompt\":\"Once\"}";
-        assertThat(text(RequestKind.COMPLETION, base, DEFAULTS)).isEqualTo(text(RequestKind.COMPLETION,
+        assertThat(text(Dialect.COMPLETIONS, base, DEFAULTS)).isEqualTo(text(Dialect.COMPLETIONS,
                 "{\"model\":\"m\",\"prompt\":\"Once\",\"max_tokens\":16,\"temperature\":1,\"top_p\":1,\"n\":1,"
                         + "\"echo\":false,\"best_of\":1,\"presence_penalty\":0,\"frequency_penalty\":0,\"stream\":true}",
                 DEFAULTS));
-        assertThat(text(RequestKind.COMPLETION, base, DEFAULTS))
-                .isNotEqualTo(text(RequestKind.COMPLETION, "{\"model\":\"m\",\"prompt\":\"Once\",\"max_tokens\":17}", DEFAULTS))
-                .isNotEqualTo(text(RequestKind.COMPLETION, "{\"model\":\"m\",\"prompt\":\"Once\",\"suffix\":\"!\"}", DEFAULTS));
+        assertThat(text(Dialect.COMPLETIONS, base, DEFAULTS))
+                .isNotEqualTo(text(Dialect.COMPLETIONS, "{\"model\":\"m\",\"prompt\":\"Once\",\"max_tokens\":17}", DEFAULTS))
+                .isNotEqualTo(text(Dialect.COMPLETIONS, "{\"model\":\"m\",\"prompt\":\"Once\",\"suffix\":\"!\"}", DEFAULTS));
     }
 
     @Test
     void of_embeddingEncodingFormat_defaultsToFloatAndIsKeyed() {
         String base = "{\"model\":\"e\",\"input\":\"x\"}";
-        assertThat(text(RequestKind.EMBEDDING, base, DEFAULTS))
-                .isEqualTo(text(RequestKind.EMBEDDING, "{\"model\":\"e\",\"input\":\"x\",\"encoding_format\":\"float\"}", DEFAULTS))
-                .isNotEqualTo(text(RequestKind.EMBEDDING, "{\"model\":\"e\",\"input\":\"x\",\"encoding_format\":\"base64\"}", DEFAULTS))
-                .isNotEqualTo(text(RequestKind.EMBEDDING, "{\"model\":\"e\",\"input\":\"x\",\"dimensions\":256}", DEFAULTS));
-        assertThat(text(RequestKind.EMBEDDING, base, DEFAULTS)).doesNotContain("temperature");
+        assertThat(text(Dialect.EMBEDDINGS, base, DEFAULTS))
+                .isEqualTo(text(Dialect.EMBEDDINGS, "{\"model\":\"e\",\"input\":\"x\",\"encoding_format\":\"float\"}", DEFAULTS))
+                .isNotEqualTo(text(Dialect.EMBEDDINGS, "{\"model\":\"e\",\"input\":\"x\",\"encoding_format\":\"base64\"}", DEFAULTS))
+                .isNotEqualTo(text(Dialect.EMBEDDINGS, "{\"model\":\"e\",\"input\":\"x\",\"dimensions\":256}", DEFAULTS));
+        assertThat(text(Dialect.EMBEDDINGS, base, DEFAULTS)).doesNotContain("temperature");
     }
 
     @Test
@@ -199,7 +199,7 @@ class CanonicalRequestTest {
         assertThat(item).isEqualTo("[\"embedding_item\",{\"encoding_format\":\"float\",\"input\":\"x\",\"model\":\"e\"}]");
         assertThat(item.substring("[\"embedding_item\"".length()))
                 .as("the rules of a whole request, under another kind")
-                .isEqualTo(text(RequestKind.EMBEDDING, "{\"model\":\"e\",\"input\":\"x\"}", DEFAULTS)
+                .isEqualTo(text(Dialect.EMBEDDINGS, "{\"model\":\"e\",\"input\":\"x\"}", DEFAULTS)
                         .substring("[\"embedding\"".length()));
         assertThat(item("{\"model\":\"e\",\"encoding_format\":\"base64\"}", "\"x\"", DEFAULTS)).isNotEqualTo(item);
         assertThat(item("{\"model\":\"e\",\"dimensions\":256}", "\"x\"", DEFAULTS)).isNotEqualTo(item);
@@ -230,8 +230,8 @@ class CanonicalRequestTest {
     @Test
     void of_sameBodyOnAnotherEndpoint_differs() {
         String body = "{\"model\":\"m\",\"prompt\":\"x\",\"input\":\"x\"}";
-        assertThat(text(RequestKind.COMPLETION, body, DEFAULTS)).isNotEqualTo(text(RequestKind.EMBEDDING, body, DEFAULTS));
-        assertThat(text(RequestKind.CHAT, "{}", DEFAULTS)).startsWith("[\"chat\",");
+        assertThat(text(Dialect.COMPLETIONS, body, DEFAULTS)).isNotEqualTo(text(Dialect.EMBEDDINGS, body, DEFAULTS));
+        assertThat(text(Dialect.CHAT, "{}", DEFAULTS)).startsWith("[\"chat\",");
     }
 
     @Test
@@ -253,23 +253,23 @@ class CanonicalRequestTest {
         String tidy = "{\"messages\":[{\"role\":\"system\",\"content\":\"Be brief\"},"
                 + "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Hi there you\"}]},"
                 + "{\"role\":\"assistant\",\"content\":\"a  b\"}]}";
-        assertThat(text(RequestKind.CHAT, messy, ws)).isEqualTo(text(RequestKind.CHAT, tidy, ws));
-        assertThat(text(RequestKind.CHAT, messy.replace("a  b", "a b"), ws))
-                .as("assistant text is model output, never normalised").isNotEqualTo(text(RequestKind.CHAT, messy, ws));
-        assertThat(text(RequestKind.CHAT, tidy.replace("Be brief", "be brief"), ws)).isNotEqualTo(text(RequestKind.CHAT, tidy, ws));
-        assertThat(text(RequestKind.COMPLETION, "{\"prompt\":[\" a  b\",[1,2]]}", ws))
-                .isEqualTo(text(RequestKind.COMPLETION, "{\"prompt\":[\"a b\",[1,2]]}", ws));
-        assertThat(text(RequestKind.EMBEDDING, "{\"input\":\"a\\n b\"}", ws))
-                .isEqualTo(text(RequestKind.EMBEDDING, "{\"input\":\"a b\"}", ws));
+        assertThat(text(Dialect.CHAT, messy, ws)).isEqualTo(text(Dialect.CHAT, tidy, ws));
+        assertThat(text(Dialect.CHAT, messy.replace("a  b", "a b"), ws))
+                .as("assistant text is model output, never normalised").isNotEqualTo(text(Dialect.CHAT, messy, ws));
+        assertThat(text(Dialect.CHAT, tidy.replace("Be brief", "be brief"), ws)).isNotEqualTo(text(Dialect.CHAT, tidy, ws));
+        assertThat(text(Dialect.COMPLETIONS, "{\"prompt\":[\" a  b\",[1,2]]}", ws))
+                .isEqualTo(text(Dialect.COMPLETIONS, "{\"prompt\":[\"a b\",[1,2]]}", ws));
+        assertThat(text(Dialect.EMBEDDINGS, "{\"input\":\"a\\n b\"}", ws))
+                .isEqualTo(text(Dialect.EMBEDDINGS, "{\"input\":\"a b\"}", ws));
     }
 
     @Test
     void of_caseNormalize_alsoLowercases() {
         CanonicalOptions caseless = new CanonicalOptions(Normalize.CASE, false);
-        assertThat(text(RequestKind.CHAT, "{\"messages\":[{\"role\":\"user\",\"content\":\" HELLO  World\"}]}", caseless))
-                .isEqualTo(text(RequestKind.CHAT, "{\"messages\":[{\"role\":\"user\",\"content\":\"hello world\"}]}", caseless));
-        assertThat(text(RequestKind.CHAT, "{\"model\":\"M\"}", caseless))
-                .as("only authored text").isNotEqualTo(text(RequestKind.CHAT, "{\"model\":\"m\"}", caseless));
+        assertThat(text(Dialect.CHAT, "{\"messages\":[{\"role\":\"user\",\"content\":\" HELLO  World\"}]}", caseless))
+                .isEqualTo(text(Dialect.CHAT, "{\"messages\":[{\"role\":\"user\",\"content\":\"hello world\"}]}", caseless));
+        assertThat(text(Dialect.CHAT, "{\"model\":\"M\"}", caseless))
+                .as("only authored text").isNotEqualTo(text(Dialect.CHAT, "{\"model\":\"m\"}", caseless));
     }
 
     @Test
@@ -284,7 +284,7 @@ class CanonicalRequestTest {
     void of_leavesTheBodyUnchanged() {
         ObjectNode body = body("{\"stream\":true,\"stop\":\"x\",\"messages\":[{\"role\":\"user\",\"content\":\" A \"}]}");
         ObjectNode before = body.deepCopy();
-        CanonicalRequest.of(RequestKind.CHAT, body, new CanonicalOptions(Normalize.CASE, false));
+        CanonicalRequest.of(Dialect.CHAT, body, new CanonicalOptions(Normalize.CASE, false));
         assertThat(body).isEqualTo(before);
     }
 }

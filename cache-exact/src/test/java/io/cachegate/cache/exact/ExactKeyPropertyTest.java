@@ -47,7 +47,7 @@ class ExactKeyPropertyTest {
         for (int i = 0; i < CASES; i++) {
             Meaning meaning = meaning(random);
             String json = spell(meaning, random);
-            byte[] canonical = CanonicalRequest.of(RequestKind.CHAT, CanonicalRequestTest.body(json), CanonicalOptions.DEFAULTS);
+            byte[] canonical = CanonicalRequest.of(Dialect.CHAT, CanonicalRequestTest.body(json), CanonicalOptions.DEFAULTS);
             String tenant = pick(TENANTS, random);
             String modelVersion = pick(MODEL_VERSIONS, random);
             String context = pick(CONTEXTS, random);
@@ -89,7 +89,7 @@ class ExactKeyPropertyTest {
         for (int i = 0; i < CASES; i++) {
             Meaning meaning = meaning(random);
             String tenant = pick(TENANTS, random);
-            byte[] canonical = CanonicalRequest.of(RequestKind.CHAT, CanonicalRequestTest.body(spell(meaning, random)),
+            byte[] canonical = CanonicalRequest.of(Dialect.CHAT, CanonicalRequestTest.body(spell(meaning, random)),
                     CanonicalOptions.DEFAULTS);
             String redisKey = factory.key(tenant, MODEL_VERSIONS.get(0), ContextHash.NONE, canonical).redisKey();
             String owner = store.putIfAbsent(redisKey, tenant);

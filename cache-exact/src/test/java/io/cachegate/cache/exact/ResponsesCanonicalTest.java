@@ -13,7 +13,7 @@ class ResponsesCanonicalTest {
     private static final String BASE = "\"model\":\"m\",\"input\":\"Hi\"";
 
     private static String response(String json) {
-        return text(RequestKind.RESPONSE, json, CanonicalOptions.DEFAULTS);
+        return text(Dialect.RESPONSES, json, CanonicalOptions.DEFAULTS);
     }
 
     @Test
@@ -62,7 +62,7 @@ class ResponsesCanonicalTest {
         assertThat(response("{" + BASE + ",\"tools\":[]}")).as("tools: [] is kept apart from absent")
                 .isNotEqualTo(plain);
         assertThat(response("{" + BASE + ",\"previous_response_id\":\"resp_1\"}")).isNotEqualTo(plain);
-        assertThat(text(RequestKind.CHAT, "{" + BASE + "}", CanonicalOptions.DEFAULTS))
+        assertThat(text(Dialect.CHAT, "{" + BASE + "}", CanonicalOptions.DEFAULTS))
                 .as("the same body on another endpoint").isNotEqualTo(plain);
     }
 
@@ -75,9 +75,9 @@ class ResponsesCanonicalTest {
         String tidy = "{\"model\":\"m\",\"instructions\":\"be brief\",\"input\":[{\"role\":\"user\","
                 + "\"content\":[{\"type\":\"input_text\",\"text\":\"Hi there\"}]},{\"role\":\"assistant\","
                 + "\"content\":\"a   b\"}]}";
-        assertThat(text(RequestKind.RESPONSE, messy, whitespace)).isEqualTo(text(RequestKind.RESPONSE, tidy, whitespace));
-        assertThat(text(RequestKind.RESPONSE, "{\"model\":\"m\",\"input\":\"a  b\"}", whitespace))
-                .isEqualTo(text(RequestKind.RESPONSE, "{\"model\":\"m\",\"input\":\"a b\"}", whitespace));
+        assertThat(text(Dialect.RESPONSES, messy, whitespace)).isEqualTo(text(Dialect.RESPONSES, tidy, whitespace));
+        assertThat(text(Dialect.RESPONSES, "{\"model\":\"m\",\"input\":\"a  b\"}", whitespace))
+                .isEqualTo(text(Dialect.RESPONSES, "{\"model\":\"m\",\"input\":\"a b\"}", whitespace));
         assertThat(response(messy)).as("off by default").isNotEqualTo(response(tidy));
     }
 
@@ -85,7 +85,7 @@ class ResponsesCanonicalTest {
     void of_leavesTheBodyUnchanged() {
         var request = body("{" + BASE + ",\"stream\":true,\"temperature\":null}");
         String before = request.toString();
-        CanonicalRequest.of(RequestKind.RESPONSE, request, CanonicalOptions.DEFAULTS);
+        CanonicalRequest.of(Dialect.RESPONSES, request, CanonicalOptions.DEFAULTS);
         assertThat(request.toString()).isEqualTo(before);
     }
 
@@ -106,13 +106,13 @@ class ResponsesCanonicalTest {
         var route = new RouteCachePolicy(true, false, false, Normalize.NONE, Set.of("stop"), false, false);
         var allowing = new RouteCachePolicy(true, false, false, Normalize.NONE, Set.of("stop"), false, true);
 
-        assertThat(Cacheability.decide(RequestKind.RESPONSE, body, route, CacheControl.parse(null)))
+        assertThat(Cacheability.decide(Dialect.RESPONSES, body, route, CacheControl.parse(null)))
                 .isEqualTo(CacheDecision.bypass(BypassReason.SERVER_STATE));
-        assertThat(Cacheability.decide(RequestKind.RESPONSE, body, allowing, CacheControl.parse(null)))
+        assertThat(Cacheability.decide(Dialect.RESPONSES, body, allowing, CacheControl.parse(null)))
                 .isEqualTo(CacheDecision.USE);
-        assertThat(Cacheability.decide(RequestKind.RESPONSE, body("{" + BASE + "}"), route, CacheControl.parse(null)))
+        assertThat(Cacheability.decide(Dialect.RESPONSES, body("{" + BASE + "}"), route, CacheControl.parse(null)))
                 .as("sampled, as chat").isEqualTo(CacheDecision.bypass(BypassReason.NONDETERMINISTIC));
-        assertThat(Cacheability.decide(RequestKind.RESPONSE, body("{" + BASE + ",\"seed\":3}"), route,
+        assertThat(Cacheability.decide(Dialect.RESPONSES, body("{" + BASE + ",\"seed\":3}"), route,
                 CacheControl.parse(null))).isEqualTo(CacheDecision.USE);
     }
 }

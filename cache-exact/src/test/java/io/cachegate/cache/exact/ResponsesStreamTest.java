@@ -90,7 +90,7 @@ class ResponsesStreamTest {
         byte[] body = stream(ResponsesSseReplay.events(stored));
 
         // fed one byte at a time: event boundaries anywhere
-        AnswerAssembler assembler = AnswerAssembler.of(RequestKind.RESPONSE, 1 << 20);
+        AnswerAssembler assembler = Dialect.RESPONSES.assembler(1 << 20);
         for (int i = 0; i < body.length; i++) {
             assembler.feed(body, i, 1);
         }
@@ -170,7 +170,7 @@ class ResponsesStreamTest {
     }
 
     private static java.util.Optional<byte[]> assemble(String body, int maxBytes) {
-        AnswerAssembler assembler = AnswerAssembler.of(RequestKind.RESPONSE, maxBytes);
+        AnswerAssembler assembler = Dialect.RESPONSES.assembler(maxBytes);
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         assembler.feed(bytes, 0, bytes.length);
         return assembler.completeDocument();

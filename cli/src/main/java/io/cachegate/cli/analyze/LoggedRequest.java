@@ -1,6 +1,6 @@
 package io.cachegate.cli.analyze;
 
-import io.cachegate.cache.exact.RequestKind;
+import io.cachegate.cache.exact.Dialect;
 import io.cachegate.gateway.api.OpenAiRequest;
 
 /**
@@ -9,5 +9,10 @@ import io.cachegate.gateway.api.OpenAiRequest;
  * @param line the line number in the file, from 1
  * @param tenant the tenant named by the line, or the gateway's default tenant
  */
-record LoggedRequest(long line, String tenant, RequestKind kind, OpenAiRequest request) {
+record LoggedRequest(long line, String tenant, OpenAiRequest request) {
+
+    /** The API the request is for. */
+    Dialect dialect() {
+        return request.endpoint().dialect();
+    }
 }

@@ -1,6 +1,6 @@
 package io.cachegate.cli.analyze;
 
-import io.cachegate.gateway.cache.SemanticQuery;
+import io.cachegate.cache.exact.SemanticText;
 import java.util.Optional;
 
 /**
@@ -22,5 +22,6 @@ import java.util.Optional;
  */
 record RequestFacts(String tenant, String model, boolean deterministic, boolean sensitive, boolean exactRepeat,
                     boolean whitespaceRepeat, boolean caseRepeat, long promptChars, long prefixChars,
-                    long promptTokens, long prefixTokens, long completionTokens, Optional<SemanticQuery.Ineligible> ineligible, float similarity) {
+                    long promptTokens, long prefixTokens, long completionTokens,
+                    Optional<SemanticText.Ineligible> ineligible, float similarity) {
 }

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.cachegate.cache.exact.RequestKind;
 import io.cachegate.config.JsonLimits;
 import io.cachegate.gateway.api.ApiException;
 import io.cachegate.gateway.api.Endpoint;
@@ -64,18 +63,19 @@ final class RequestLogParser {
             } else {
                 body = root;
             }
-            RequestKind kind = body.has("messages") ? RequestKind.CHAT
-                    : body.has("prompt") ? RequestKind.COMPLETION
-                    : body.has("input") ? RequestKind.EMBEDDING : null;
-            if (kind == null) {
+            // A log line does not say which endpoint it was sent to: the body's shape does.
+            Endpoint endpoint = body.has("messages") ? Endpoint.CHAT_COMPLETIONS
+                    : body.has("prompt") ? Endpoint.COMPLETIONS
+                    : body.has("input") ? Endpoint.EMBEDDINGS : null;
+            if (endpoint == null) {
                 return new ParsedLine.Malformed(lineNumber, "not a request: no messages, prompt or input");
             }
-            if (kind != RequestKind.EMBEDDING && assumedTemperature.isPresent() && !body.hasNonNull("temperature")) {
+            if (endpoint != Endpoint.EMBEDDINGS && assumedTemperature.isPresent() && !body.hasNonNull("temperature")) {
                 body = body.deepCopy().put("temperature", assumedTemperature.getAsDouble());
             }
             byte[] validated = body == root ? bytes : JSON.writeValueAsBytes(body);
-            OpenAiRequest request = parser.parse(endpoint(kind), validated);
-            return new ParsedLine.Request(new LoggedRequest(lineNumber, tenant, kind, request));
+            OpenAiRequest request = parser.parse(endpoint, validated);
+            return new ParsedLine.Request(new LoggedRequest(lineNumber, tenant, request));
         } catch (ApiException e) {
             return new ParsedLine.Malformed(lineNumber, e.getMessage());
         } catch (JsonProcessingException e) {
@@ -97,14 +97,5 @@ final class RequestLogParser {
         body.put("model", root.path("model").isTextual() ? root.get("model").textValue() : defaultModel);
         body.putArray("messages").addObject().put("role", "user").put("content", text.textValue());
         return body;
-    }
-
-    private static Endpoint endpoint(RequestKind kind) {
-        return switch (kind) {
-            case CHAT -> Endpoint.CHAT_COMPLETIONS;
-            case COMPLETION -> Endpoint.COMPLETIONS;
-            case EMBEDDING -> Endpoint.EMBEDDINGS;
-            case RESPONSE -> Endpoint.RESPONSES;
-        };
     }
 }

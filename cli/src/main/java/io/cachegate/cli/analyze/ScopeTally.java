@@ -1,6 +1,6 @@
 package io.cachegate.cli.analyze;
 
-import io.cachegate.gateway.cache.SemanticQuery;
+import io.cachegate.cache.exact.SemanticText;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +27,7 @@ final class ScopeTally {
     /** Of those, the ones compared with at least one earlier request (the embedder on). */
     long compared;
     final long[] nearDuplicates;
-    final Map<SemanticQuery.Ineligible, Long> ineligible = new EnumMap<>(SemanticQuery.Ineligible.class);
+    final Map<SemanticText.Ineligible, Long> ineligible = new EnumMap<>(SemanticText.Ineligible.class);
     long exactHits;
     long exactTokensIn;
     long exactTokensOut;

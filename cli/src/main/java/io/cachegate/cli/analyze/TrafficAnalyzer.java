@@ -10,6 +10,7 @@ import io.cachegate.cache.exact.Cacheability;
 import io.cachegate.cache.exact.ContextHash;
 import io.cachegate.cache.exact.ExactKeyFactory;
 import io.cachegate.cache.exact.RouteCachePolicy;
+import io.cachegate.cache.exact.SemanticText;
 import io.cachegate.cache.sensitive.SensitiveDataDetector;
 import io.cachegate.config.Normalize;
 import io.cachegate.config.PrefixAffinitySettings;
@@ -77,7 +78,7 @@ final class TrafficAnalyzer {
         ObjectNode body = r.request().body();
         String namespace = policy.namespace(r.tenant());
         String model = r.request().model();
-        SemanticQuery.Prepared query = !semantic ? null : SemanticQuery.of(r.kind(), body, route.embed(),
+        SemanticQuery.Prepared query = !semantic ? null : SemanticQuery.of(r.dialect(), body, route.embed(),
                 route.semanticMaxTurns(), semanticMaxChars, policy.canonicalOptions(), keys, namespace, model,
                 ContextHash.NONE);
         return new Keyed(r, digest(r, namespace, Normalize.NONE), digest(r, namespace, Normalize.WHITESPACE),
@@ -95,7 +96,7 @@ final class TrafficAnalyzer {
         boolean exactRepeat = exact.seenOrAdd(k.exactKey());
         boolean whitespaceRepeat = whitespace.seenOrAdd(k.whitespaceKey());
         boolean caseRepeat = lowerCase.seenOrAdd(k.caseKey());
-        boolean deterministic = !Cacheability.decide(r.kind(), r.request().body(), policy, CacheControl.NONE).bypassed();
+        boolean deterministic = !Cacheability.decide(r.dialect(), r.request().body(), policy, CacheControl.NONE).bypassed();
 
         String prompt = r.request().promptText();
         boolean sensitiveData = sensitive.scan(prompt).any();
@@ -107,7 +108,7 @@ final class TrafficAnalyzer {
         prefixes.record(blocks);
         long prefixChars = (long) matched * settings.blockChars();
 
-        Optional<SemanticQuery.Ineligible> ineligible = exactRepeat || k.semantic() == null ? Optional.empty()
+        Optional<SemanticText.Ineligible> ineligible = exactRepeat || k.semantic() == null ? Optional.empty()
                 : k.semantic().reason();
         float similarity = -1;
         if (!exactRepeat && vector != null && k.semantic() != null && k.semantic().query().isPresent()) {
@@ -169,7 +170,7 @@ final class TrafficAnalyzer {
     }
 
     private long digest(LoggedRequest r, String namespace, Normalize normalize) {
-        byte[] canonical = CanonicalRequest.of(r.kind(), r.request().body(),
+        byte[] canonical = CanonicalRequest.of(r.dialect(), r.request().body(),
                 new CanonicalOptions(normalize, policy.keyOnUser()));
         String hex = keys.key(namespace, r.request().model(), ContextHash.NONE, canonical).digest();
         return Long.parseUnsignedLong(hex.substring(0, 16), 16);

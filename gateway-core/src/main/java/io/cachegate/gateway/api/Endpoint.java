@@ -1,20 +1,27 @@
 package io.cachegate.gateway.api;
 
-/** The OpenAI endpoints the gateway understands; anything else under /v1 passes through. */
+import io.cachegate.cache.exact.Dialect;
+
+/**
+ * The OpenAI endpoints the gateway understands, each with the {@link Dialect} of its API; anything else under /v1
+ * passes through.
+ */
 public enum Endpoint {
-    CHAT_COMPLETIONS("/v1/chat/completions", "chat"),
-    COMPLETIONS("/v1/completions", "completions"),
-    EMBEDDINGS("/v1/embeddings", "embeddings"),
-    RESPONSES("/v1/responses", "responses"),
-    MODELS("/v1/models", "models"),
-    PASSTHROUGH(null, "passthrough");
+    CHAT_COMPLETIONS("/v1/chat/completions", "chat", Dialect.CHAT),
+    COMPLETIONS("/v1/completions", "completions", Dialect.COMPLETIONS),
+    EMBEDDINGS("/v1/embeddings", "embeddings", Dialect.EMBEDDINGS),
+    RESPONSES("/v1/responses", "responses", Dialect.RESPONSES),
+    MODELS("/v1/models", "models", null),
+    PASSTHROUGH(null, "passthrough", null);
 
     private final String path;
     private final String metricName;
+    private final Dialect dialect;
 
-    Endpoint(String path, String metricName) {
+    Endpoint(String path, String metricName, Dialect dialect) {
         this.path = path;
         this.metricName = metricName;
+        this.dialect = dialect;
     }
 
     /** The endpoint for a request path without its query string; PASSTHROUGH for other /v1 paths, null outside /v1. */
@@ -29,6 +36,11 @@ public enum Endpoint {
 
     public String path() {
         return path;
+    }
+
+    /** The API whose requests this endpoint takes; null for the model list and pass-through, which are not parsed. */
+    public Dialect dialect() {
+        return dialect;
     }
 
     /** A short, bounded name for metric tags. */

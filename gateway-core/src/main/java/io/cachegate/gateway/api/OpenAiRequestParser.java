@@ -80,6 +80,8 @@ public final class OpenAiRequestParser {
             return ResponsesRequestParser.parse(root);
         }
         String model = requiredString(root, "model");
+        // A switch, not a call on the endpoint's Dialect: validation speaks the API's errors (ApiException), which
+        // live here in gateway-core, and the cache module that holds the dialects knows nothing of them.
         JsonNode input = switch (endpoint) {
             case CHAT_COMPLETIONS -> messages(root);
             case COMPLETIONS -> promptOrInput(root, "prompt");

@@ -5,7 +5,7 @@ import io.cachegate.cache.exact.CacheDecision;
 import io.cachegate.cache.exact.CacheKey;
 import io.cachegate.cache.exact.Cacheability;
 import io.cachegate.cache.exact.ContextHash;
-import io.cachegate.cache.exact.RequestKind;
+import io.cachegate.cache.exact.Dialect;
 import io.cachegate.cache.exact.RouteCachePolicy;
 import io.cachegate.config.Policy;
 import io.cachegate.config.RouteCache;
@@ -56,15 +56,10 @@ public final class CacheKeyStage implements Stage {
             return;
         }
         RouteCache routeCache = x.route().route().cache();
-        RequestKind kind = switch (parsed.endpoint()) {
-            case CHAT_COMPLETIONS -> RequestKind.CHAT;
-            case COMPLETIONS -> RequestKind.COMPLETION;
-            case RESPONSES -> RequestKind.RESPONSE;
-            default -> RequestKind.EMBEDDING;
-        };
+        Dialect dialect = parsed.endpoint().dialect();
         RouteCachePolicy routePolicy = RouteCachePolicy.of(routeCache);
         CacheControl control = CacheControl.parse(x.listHeader(HttpHeaderNames.CACHE_CONTROL));
-        CacheDecision decision = Cacheability.decide(kind, parsed.body(), routePolicy, control);
+        CacheDecision decision = Cacheability.decide(dialect, parsed.body(), routePolicy, control);
         if (!decision.read() && !decision.write()) {
             bypass(x, decision.reason().tag(), next);
             return;
@@ -83,18 +78,18 @@ public final class CacheKeyStage implements Stage {
         // Declared labels are part of the exact key (and so of the answer in flight), not of the semantic scope:
         // there the index filters by the labels the key holds.
         String keyContext = ContextHash.withLabels(context, EntryAccess.of(x).declared());
-        CacheKey key = keys.key(kind, parsed.body(), routePolicy, x.tenant(), version.get(), keyContext);
+        CacheKey key = keys.key(dialect, parsed.body(), routePolicy, x.tenant(), version.get(), keyContext);
         Duration ttl = routeCache.ttl().orElse(policy.cache().exact().ttl());
         SemanticQuery query = null;
         if (semanticMaxChars > 0 && routeCache.semantic()) {
-            SemanticQuery.Prepared prepared = SemanticQuery.of(kind, parsed.body(), routeCache.embed(),
+            SemanticQuery.Prepared prepared = SemanticQuery.of(dialect, parsed.body(), routeCache.embed(),
                     routeCache.semanticMaxTurns(), semanticMaxChars, routePolicy.canonicalOptions(), keys.factory(),
                     routePolicy.namespace(x.tenant()), version.get(), context);
             query = prepared.query().orElse(null);
             prepared.reason().ifPresent(reason -> metrics.cacheLookup("semantic", "ineligible"));
         }
         double threshold = query == null ? 0 : threshold(x.header(GatewayHeaders.X_CACHE_THRESHOLD));
-        x.set(CacheableRequest.KEY, new CacheableRequest(kind, parsed.body(), routePolicy, x.tenant(), key, decision,
+        x.set(CacheableRequest.KEY, new CacheableRequest(dialect, parsed.body(), routePolicy, x.tenant(), key, decision,
                 control, keyContext, ttl, tags, query, threshold));
         next.proceed(x);
     }

@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cachegate.cache.exact.CacheKey;
 import io.cachegate.cache.exact.CanonicalRequest;
+import io.cachegate.cache.exact.Dialect;
 import io.cachegate.cache.exact.ExactKeyFactory;
-import io.cachegate.cache.exact.RequestKind;
 import io.cachegate.cache.exact.RouteCachePolicy;
 import io.cachegate.config.Policy;
 import java.util.Optional;
@@ -30,9 +30,9 @@ public final class CacheKeys {
         return keys;
     }
 
-    CacheKey key(RequestKind kind, ObjectNode body, RouteCachePolicy routePolicy, String tenant, String version,
+    CacheKey key(Dialect dialect, ObjectNode body, RouteCachePolicy routePolicy, String tenant, String version,
                  String context) {
-        byte[] canonical = CanonicalRequest.of(kind, body, routePolicy.canonicalOptions());
+        byte[] canonical = CanonicalRequest.of(dialect, body, routePolicy.canonicalOptions());
         return keys.key(routePolicy.namespace(tenant), version, context, canonical);
     }
 
@@ -51,7 +51,7 @@ public final class CacheKeys {
      */
     public Optional<CacheKey> keyAnsweredBy(CacheableRequest c, String backendName, String model) {
         return policy.backend(backendName).flatMap(b -> versions.versionFor(b, model)).map(version ->
-                key(c.kind(), c.body().deepCopy().put("model", model), c.routePolicy(), c.tenant(), version,
+                key(c.dialect(), c.body().deepCopy().put("model", model), c.routePolicy(), c.tenant(), version,
                         c.context()));
     }
 }

@@ -5,7 +5,7 @@ import io.cachegate.cache.exact.CacheControl;
 import io.cachegate.cache.exact.CacheEntry;
 import io.cachegate.cache.exact.CacheDecision;
 import io.cachegate.cache.exact.CacheKey;
-import io.cachegate.cache.exact.RequestKind;
+import io.cachegate.cache.exact.Dialect;
 import io.cachegate.cache.exact.RouteCachePolicy;
 import io.cachegate.gateway.exchange.Exchange;
 import java.time.Duration;
@@ -23,7 +23,7 @@ public final class CacheableRequest {
 
     public static final Exchange.Key<CacheableRequest> KEY = Exchange.Key.named("cacheable");
 
-    private final RequestKind kind;
+    private final Dialect dialect;
     private final ObjectNode body;
     private final RouteCachePolicy routePolicy;
     private final String tenant;
@@ -42,10 +42,10 @@ public final class CacheableRequest {
     private boolean lookupsDone;
     private long exactLookupNanos;
 
-    CacheableRequest(RequestKind kind, ObjectNode body, RouteCachePolicy routePolicy, String tenant, CacheKey key,
+    CacheableRequest(Dialect dialect, ObjectNode body, RouteCachePolicy routePolicy, String tenant, CacheKey key,
                      CacheDecision decision, CacheControl control, String context, Duration ttl, Set<String> tags,
                      SemanticQuery query, double requestThreshold) {
-        this.kind = kind;
+        this.dialect = dialect;
         this.body = body;
         this.routePolicy = routePolicy;
         this.tenant = tenant;
@@ -65,15 +65,15 @@ public final class CacheableRequest {
      */
     CacheableRequest privateTo(String owner, CacheKeys keys) {
         String privateContext = context + "\u0000private\u0000" + tenant + "\u0000" + owner;
-        CacheKey own = keys.key(kind, body, routePolicy, tenant, key.modelVersion(), privateContext);
-        return new CacheableRequest(kind, body, routePolicy, tenant, own, decision, control, privateContext, ttl,
+        CacheKey own = keys.key(dialect, body, routePolicy, tenant, key.modelVersion(), privateContext);
+        return new CacheableRequest(dialect, body, routePolicy, tenant, own, decision, control, privateContext, ttl,
                 tags, null, 0);
     }
 
     /** This request without its semantic query: the exact cache only. */
     CacheableRequest withoutSemantic() {
-        return new CacheableRequest(kind, body, routePolicy, tenant, key, decision, control, context, ttl, tags, null,
-                0);
+        return new CacheableRequest(dialect, body, routePolicy, tenant, key, decision, control, context, ttl, tags,
+                null, 0);
     }
 
     public CacheKey key() {
@@ -175,9 +175,9 @@ public final class CacheableRequest {
         dropEarlyVector();
     }
 
-    /** The endpoint the request is for. */
-    public RequestKind kind() {
-        return kind;
+    /** The API of the endpoint the request is for. */
+    public Dialect dialect() {
+        return dialect;
     }
 
     ObjectNode body() {

@@ -3,8 +3,8 @@ package io.cachegate.gateway.cache;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cachegate.cache.exact.CacheEntry;
-import io.cachegate.cache.exact.ResponsesSseReplay;
-import io.cachegate.cache.exact.SseReplay;
+import io.cachegate.cache.exact.Dialect;
+import io.cachegate.gateway.api.OpenAiRequest;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.metrics.GatewayMetrics;
@@ -61,7 +61,7 @@ public final class CachedAnswerWriter {
         String layer = semantic == null ? "exact" : "semantic";
         Optional<List<byte[]>> events = Optional.empty();
         if (x.parsed().stream()) {
-            events = replay(entry, x.parsed().includeUsage());
+            events = replay(x.parsed().endpoint().dialect(), entry, x.parsed().includeUsage());
             if (events.isEmpty()) {
                 metrics.cacheLookup(layer, "miss");
                 return false;
@@ -83,17 +83,15 @@ public final class CachedAnswerWriter {
 
     /** Whether {@link #answer} would answer {@code x} from {@code entry} (a stream needs a replayable entry). */
     public static boolean canAnswer(Exchange x, CacheEntry entry) {
-        return !x.parsed().stream() || replay(entry, x.parsed().includeUsage()).isPresent();
+        OpenAiRequest parsed = x.parsed();
+        return !parsed.stream() || replay(parsed.endpoint().dialect(), entry, parsed.includeUsage()).isPresent();
     }
 
-    /** The SSE events that replay {@code entry}, or empty when it cannot be replayed. */
-    static Optional<List<byte[]>> replay(CacheEntry entry, boolean includeUsage) {
+    /** The SSE events that replay {@code entry} in the stream format of {@code dialect}, or empty when it cannot be. */
+    static Optional<List<byte[]>> replay(Dialect dialect, CacheEntry entry, boolean includeUsage) {
         try {
             JsonNode document = JSON.readTree(entry.body());
-            if (ResponsesSseReplay.canReplay(document)) {
-                return Optional.of(ResponsesSseReplay.events(document));
-            }
-            return SseReplay.canReplay(document) ? Optional.of(SseReplay.events(document, includeUsage)) : Optional.empty();
+            return dialect.replay(document, includeUsage);
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
         }

@@ -5,8 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cachegate.cache.exact.CanonicalOptions;
+import io.cachegate.cache.exact.Dialect;
 import io.cachegate.cache.exact.ExactKeyFactory;
-import io.cachegate.cache.exact.RequestKind;
+import io.cachegate.cache.exact.SemanticText;
 import io.cachegate.config.Embed;
 import io.cachegate.config.Normalize;
 import java.io.IOException;
@@ -43,13 +44,13 @@ class SemanticQueryTest {
         assertThat(query(chat(SYSTEM + user, ",\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]")).scope())
                 .as("tools").isNotEqualTo(base);
         ObjectNode body = chat(SYSTEM + user, "");
-        assertThat(prepare(RequestKind.CHAT, body, Embed.LAST_USER, 1, "globex", "m@1", "ctx").query().get().scope())
+        assertThat(prepare(Dialect.CHAT, body, Embed.LAST_USER, 1, "globex", "m@1", "ctx").query().get().scope())
                 .as("tenant").isNotEqualTo(base);
-        assertThat(prepare(RequestKind.CHAT, body, Embed.LAST_USER, 1, "acme", "m@2", "ctx").query().get().scope())
+        assertThat(prepare(Dialect.CHAT, body, Embed.LAST_USER, 1, "acme", "m@2", "ctx").query().get().scope())
                 .as("model version").isNotEqualTo(base);
-        assertThat(prepare(RequestKind.CHAT, body, Embed.LAST_USER, 1, "acme", "m@1", "other").query().get().scope())
+        assertThat(prepare(Dialect.CHAT, body, Embed.LAST_USER, 1, "acme", "m@1", "other").query().get().scope())
                 .as("context").isNotEqualTo(base);
-        assertThat(prepare(RequestKind.CHAT, body, Embed.ALL_USER, 1, "acme", "m@1", "ctx").query().get().scope())
+        assertThat(prepare(Dialect.CHAT, body, Embed.ALL_USER, 1, "acme", "m@1", "ctx").query().get().scope())
                 .as("embed mode").isNotEqualTo(base);
     }
 
@@ -59,28 +60,28 @@ class SemanticQueryTest {
         ObjectNode one = chat(turns + "{\"role\":\"user\",\"content\":\"second\"}", "");
         ObjectNode other = chat(turns.replace("first", "another") + "{\"role\":\"user\",\"content\":\"second\"}", "");
 
-        assertThat(prepare(RequestKind.CHAT, one, Embed.LAST_USER, 1, "acme", "m@1", "ctx").reason())
-                .contains(SemanticQuery.Ineligible.TOO_MANY_TURNS);
-        SemanticQuery a = prepare(RequestKind.CHAT, one, Embed.LAST_USER, 2, "acme", "m@1", "ctx").query().get();
-        SemanticQuery b = prepare(RequestKind.CHAT, other, Embed.LAST_USER, 2, "acme", "m@1", "ctx").query().get();
+        assertThat(prepare(Dialect.CHAT, one, Embed.LAST_USER, 1, "acme", "m@1", "ctx").reason())
+                .contains(SemanticText.Ineligible.TOO_MANY_TURNS);
+        SemanticQuery a = prepare(Dialect.CHAT, one, Embed.LAST_USER, 2, "acme", "m@1", "ctx").query().get();
+        SemanticQuery b = prepare(Dialect.CHAT, other, Embed.LAST_USER, 2, "acme", "m@1", "ctx").query().get();
         assertThat(a.text()).isEqualTo("second");
         assertThat(a.scope()).isNotEqualTo(b.scope());
 
-        SemanticQuery all = prepare(RequestKind.CHAT, one, Embed.ALL_USER, 2, "acme", "m@1", "ctx").query().get();
+        SemanticQuery all = prepare(Dialect.CHAT, one, Embed.ALL_USER, 2, "acme", "m@1", "ctx").query().get();
         assertThat(all.text()).isEqualTo("first\nsecond");
     }
 
     @Test
     void of_whatCannotBeEmbeddedSafely_isIneligible() throws IOException {
         assertThat(reason(chat(SYSTEM + ",{\"role\":\"user\",\"content\":[{\"type\":\"image_url\",\"image_url\":"
-                + "{\"url\":\"http://x/y.png\"}}]}", ""))).isEqualTo(SemanticQuery.Ineligible.NOT_TEXT);
+                + "{\"url\":\"http://x/y.png\"}}]}", ""))).isEqualTo(SemanticText.Ineligible.NOT_TEXT);
         assertThat(reason(chat("{\"role\":\"user\",\"content\":\"q\"},{\"role\":\"assistant\",\"content\":null,"
                 + "\"tool_calls\":[]},{\"role\":\"tool\",\"tool_call_id\":\"1\",\"content\":\"42\"}", "")))
-                .as("a conversation ending with a tool result").isEqualTo(SemanticQuery.Ineligible.NOT_TEXT);
-        assertThat(reason(chat(SYSTEM, ""))).as("no user message").isEqualTo(SemanticQuery.Ineligible.NOT_TEXT);
-        assertThat(reason(chat("{\"role\":\"user\",\"content\":\"  \"}", ""))).isEqualTo(SemanticQuery.Ineligible.EMPTY);
+                .as("a conversation ending with a tool result").isEqualTo(SemanticText.Ineligible.NOT_TEXT);
+        assertThat(reason(chat(SYSTEM, ""))).as("no user message").isEqualTo(SemanticText.Ineligible.NOT_TEXT);
+        assertThat(reason(chat("{\"role\":\"user\",\"content\":\"  \"}", ""))).isEqualTo(SemanticText.Ineligible.EMPTY);
         assertThat(reason(chat("{\"role\":\"user\",\"content\":\"" + "x".repeat(511) + "\"}", "")))
-                .as("longer than the embedder reads").isEqualTo(SemanticQuery.Ineligible.TOO_LONG);
+                .as("longer than the embedder reads").isEqualTo(SemanticText.Ineligible.TOO_LONG);
     }
 
     @Test
@@ -96,10 +97,10 @@ class SemanticQueryTest {
         ObjectNode body = (ObjectNode) JSON.readTree("{\"model\":\"m\",\"prompt\":\"Once upon a time\",\"temperature\":0}");
         ObjectNode list = (ObjectNode) JSON.readTree("{\"model\":\"m\",\"prompt\":[\"a\",\"b\"],\"temperature\":0}");
 
-        assertThat(prepare(RequestKind.COMPLETION, body, Embed.LAST_USER, 1, "acme", "m@1", "ctx").query().get().text())
+        assertThat(prepare(Dialect.COMPLETIONS, body, Embed.LAST_USER, 1, "acme", "m@1", "ctx").query().get().text())
                 .isEqualTo("Once upon a time");
-        assertThat(prepare(RequestKind.COMPLETION, list, Embed.LAST_USER, 1, "acme", "m@1", "ctx").reason())
-                .contains(SemanticQuery.Ineligible.NOT_TEXT);
+        assertThat(prepare(Dialect.COMPLETIONS, list, Embed.LAST_USER, 1, "acme", "m@1", "ctx").reason())
+                .contains(SemanticText.Ineligible.NOT_TEXT);
     }
 
     @Test
@@ -114,14 +115,14 @@ class SemanticQueryTest {
 
     @Test
     void of_responses_stringInputOrLastUserItem_isTheText_instructionsInTheScope() throws IOException {
-        SemanticQuery a = prepare(RequestKind.RESPONSE, responses("\"How do I reset my password?\"", "bot"),
+        SemanticQuery a = prepare(Dialect.RESPONSES, responses("\"How do I reset my password?\"", "bot"),
                 Embed.LAST_USER, 1, "acme", "m@1", "ctx").query().orElseThrow();
-        SemanticQuery b = prepare(RequestKind.RESPONSE, responses("\"I forgot my login\"", "bot"),
+        SemanticQuery b = prepare(Dialect.RESPONSES, responses("\"I forgot my login\"", "bot"),
                 Embed.LAST_USER, 1, "acme", "m@1", "ctx").query().orElseThrow();
-        SemanticQuery parts = prepare(RequestKind.RESPONSE, responses("[{\"role\":\"user\",\"content\":"
+        SemanticQuery parts = prepare(Dialect.RESPONSES, responses("[{\"role\":\"user\",\"content\":"
                 + "[{\"type\":\"input_text\",\"text\":\"How do I reset my password?\"}]}]", "bot"),
                 Embed.LAST_USER, 1, "acme", "m@1", "ctx").query().orElseThrow();
-        SemanticQuery pirate = prepare(RequestKind.RESPONSE, responses("\"I forgot my login\"", "pirate"),
+        SemanticQuery pirate = prepare(Dialect.RESPONSES, responses("\"I forgot my login\"", "pirate"),
                 Embed.LAST_USER, 1, "acme", "m@1", "ctx").query().orElseThrow();
 
         assertThat(a.text()).isEqualTo("How do I reset my password?");
@@ -131,10 +132,10 @@ class SemanticQueryTest {
         assertThat(parts.scope()).as("a string input and an item list are different requests").isNotEqualTo(a.scope());
         assertThat(a.scope()).as("another endpoint").isNotEqualTo(query(chat(
                 "{\"role\":\"user\",\"content\":\"How do I reset my password?\"}", "")).scope());
-        assertThat(prepare(RequestKind.RESPONSE, responses("[{\"role\":\"user\",\"content\":\"hi\"},"
+        assertThat(prepare(Dialect.RESPONSES, responses("[{\"role\":\"user\",\"content\":\"hi\"},"
                 + "{\"type\":\"function_call_output\",\"call_id\":\"c\",\"output\":\"1\"}]", "bot"),
                 Embed.LAST_USER, 1, "acme", "m@1", "ctx").reason()).as("ends with a tool result")
-                .contains(SemanticQuery.Ineligible.NOT_TEXT);
+                .contains(SemanticText.Ineligible.NOT_TEXT);
     }
 
     private static ObjectNode responses(String input, String instructions) throws IOException {
@@ -143,14 +144,14 @@ class SemanticQueryTest {
     }
 
     private static SemanticQuery query(ObjectNode body) {
-        return prepare(RequestKind.CHAT, body, Embed.LAST_USER, 1, "acme", "m@1", "ctx").query().orElseThrow();
+        return prepare(Dialect.CHAT, body, Embed.LAST_USER, 1, "acme", "m@1", "ctx").query().orElseThrow();
     }
 
-    private static SemanticQuery.Ineligible reason(ObjectNode body) {
-        return prepare(RequestKind.CHAT, body, Embed.LAST_USER, 1, "acme", "m@1", "ctx").reason().orElseThrow();
+    private static SemanticText.Ineligible reason(ObjectNode body) {
+        return prepare(Dialect.CHAT, body, Embed.LAST_USER, 1, "acme", "m@1", "ctx").reason().orElseThrow();
     }
 
-    private static SemanticQuery.Prepared prepare(RequestKind kind, ObjectNode body, Embed embed, int maxTurns,
+    private static SemanticQuery.Prepared prepare(Dialect kind, ObjectNode body, Embed embed, int maxTurns,
                                                   String tenant, String version, String context) {
         return SemanticQuery.of(kind, body, embed, maxTurns, 510, OPTIONS, new ExactKeyFactory(), tenant, version, context);
     }

@@ -5,8 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cachegate.cache.exact.AnswerAssembler;
 import io.cachegate.cache.exact.CacheEntry;
 import io.cachegate.cache.exact.CacheKey;
+import io.cachegate.cache.exact.Dialect;
 import io.cachegate.cache.exact.CacheStore;
-import io.cachegate.cache.exact.RequestKind;
 import io.cachegate.cache.exact.StorePolicy;
 import io.cachegate.config.Ticker;
 import io.cachegate.gateway.cache.AnswerScreen;
@@ -87,24 +87,24 @@ final class AnswerCapture implements ResponseTap {
     private final RequestTrace trace;
     private int status;
     /** Which stream format a streamed answer comes in. */
-    private final RequestKind kind;
+    private final Dialect dialect;
     private AnswerAssembler assembler;
     private ByteArrayOutputStream body;
     private boolean abandoned;
 
     AnswerCapture(Target target, long maxBytes, GatewayMetrics metrics, Ticker ticker, Consumer<Outcome> onSettled) {
-        this(target, maxBytes, metrics, ticker, onSettled, null, RequestTrace.OFF, RequestKind.CHAT);
+        this(target, maxBytes, metrics, ticker, onSettled, null, RequestTrace.OFF, Dialect.CHAT);
     }
 
     AnswerCapture(Target target, long maxBytes, GatewayMetrics metrics, Ticker ticker, Consumer<Outcome> onSettled,
                   AnswerScreen screen, RequestTrace trace) {
-        this(target, maxBytes, metrics, ticker, onSettled, screen, trace, RequestKind.CHAT);
+        this(target, maxBytes, metrics, ticker, onSettled, screen, trace, Dialect.CHAT);
     }
 
-    /** @param kind the endpoint the answer is for: a streamed Responses API answer is read by its own events */
+    /** @param dialect the API of the answer: its stream is read by the dialect's assembler */
     AnswerCapture(Target target, long maxBytes, GatewayMetrics metrics, Ticker ticker, Consumer<Outcome> onSettled,
-                  AnswerScreen screen, RequestTrace trace, RequestKind kind) {
-        this.kind = kind;
+                  AnswerScreen screen, RequestTrace trace, Dialect dialect) {
+        this.dialect = dialect;
         this.screen = screen;
         this.trace = trace;
         this.target = target;
@@ -123,7 +123,7 @@ final class AnswerCapture implements ResponseTap {
         }
         String type = head.headers().get(HttpHeaderNames.CONTENT_TYPE, "");
         if (type.startsWith("text/event-stream")) {
-            assembler = AnswerAssembler.of(kind, (int) Math.min(Integer.MAX_VALUE, maxBytes));
+            assembler = dialect.assembler((int) Math.min(Integer.MAX_VALUE, maxBytes));
         } else {
             body = new ByteArrayOutputStream(1024);
         }

@@ -70,7 +70,7 @@ public final class CaptureStage implements Stage {
         }
         SharedAnswer leading = x.get(CoalesceStage.LEADING);
         x.addTap(new AnswerCapture(target, MAX_ENTRY_BYTES, metrics, x.ticker(),
-                leading == null ? outcome -> { } : leading::settle, x.get(AnswerScreen.KEY), trace, c.kind()));
+                leading == null ? outcome -> { } : leading::settle, x.get(AnswerScreen.KEY), trace, c.dialect()));
         next.proceed(x);
     }
 

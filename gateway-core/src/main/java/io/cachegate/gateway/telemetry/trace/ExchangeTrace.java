@@ -230,6 +230,8 @@ final class ExchangeTrace implements RequestTrace, ResponseTap {
         if (endpoint == null) {
             return null;
         }
+        // A switch, not a call on the endpoint's Dialect: these are OpenTelemetry's names, and the cache module
+        // that holds the dialects does not depend on OpenTelemetry.
         return switch (endpoint) {
             case CHAT_COMPLETIONS, RESPONSES -> GenAiIncubatingAttributes.GenAiOperationNameIncubatingValues.CHAT;
             case COMPLETIONS -> GenAiIncubatingAttributes.GenAiOperationNameIncubatingValues.TEXT_COMPLETION;
