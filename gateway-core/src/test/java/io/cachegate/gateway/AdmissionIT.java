@@ -203,13 +203,9 @@ class AdmissionIT {
                 int n = i;
                 flood.add(clients.pool().submit(() -> RawHttp.post(gw.port(), CHAT, sampled("flood " + n))));
             }
-            assertThat(Poll.until(Duration.ofSeconds(10), () -> {
-                try {
-                    return metric(gw, "cachegate_admission_overloaded") == 1;
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            })).as("overload mode entered").isTrue();
+            assertThat(Poll.untilChecked(Duration.ofSeconds(10), () ->
+                    metric(gw, "cachegate_admission_overloaded") == 1))
+                    .as("overload mode entered").isTrue();
 
             HttpResponse<String> degraded = RawHttp.post(gw.port(), CHAT, sampled("while overloaded"));
 

@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -16,18 +16,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * answer equals the backend's, vector for vector, in the package's default encoding (base64) and in float.
  * Skipped only where node or the client's {@code node_modules} ({@code npm ci} in {@code clients/node}) are missing.
  */
+@EnabledIf(value = "io.cachegate.gateway.NodeClients#installed",
+        disabledReason = "node, or the openai package (npm ci in clients/node), is missing")
 class EmbeddingItemsNodeIT {
 
     @RegisterExtension
-    static final GatewayFixture fixture = GatewayFixture.withSimulator().policy("""
-            cache:
-              exact: {store: memory, ttl: 1h}
-            """);
-
-    @BeforeAll
-    static void nodeInstalled() {
-        NodeClients.assumeInstalled();
-    }
+    static final GatewayFixture fixture = GatewayFixture.withSimulator();
 
     @Test
     void npmOpenAi_halfSeenBatch_sendsOnlyUnseenItemsAndEqualsTheBackend() throws Exception {

@@ -221,13 +221,9 @@ class ErrorHandlingIT {
             } else {
                 assertError(first, 503, "overloaded");
             }
-            assertThat(Poll.until(Duration.ofSeconds(10), () -> {
-                try {
-                    return RawHttp.post(gw.port(), "/v1/chat/completions", GOOD_CHAT).statusCode() == 503;
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            })).as("both replicas ejected").isTrue();
+            assertThat(Poll.untilChecked(Duration.ofSeconds(10), () ->
+                    RawHttp.post(gw.port(), "/v1/chat/completions", GOOD_CHAT).statusCode() == 503))
+                    .as("both replicas ejected").isTrue();
             HttpResponse<String> ejected = RawHttp.post(gw.port(), "/v1/chat/completions", GOOD_CHAT);
             assertError(ejected, 503, "overloaded");
             assertThat(ejected.body()).contains("down");

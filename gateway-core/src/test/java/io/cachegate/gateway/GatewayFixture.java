@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -61,7 +62,11 @@ final class GatewayFixture implements BeforeAllCallback, AfterAllCallback, Befor
     private final List<SimulatorOptions> simulatorOptions;
     private final Map<String, Supplier<String>> env = new LinkedHashMap<>();
     private String policy = "";
+    private DirWriter prepare = dir -> { };
+    private boolean watched;
     private final List<BackendSimulator> sims = new ArrayList<>();
+    private final Map<String, String> values = new LinkedHashMap<>();
+    private final List<Gateway> others = new ArrayList<>();
     private Path dir;
     private Gateway gateway;
     private final Map<String, OpenAIClient> clients = new LinkedHashMap<>();
@@ -98,6 +103,21 @@ final class GatewayFixture implements BeforeAllCallback, AfterAllCallback, Befor
         return this;
     }
 
+    /** Files the policy names (certificates, answer books), written into {@code ${DIR}} before anything starts. */
+    GatewayFixture prepare(DirWriter write) {
+        this.prepare = write;
+        return this;
+    }
+
+    /**
+     * The gateway reads its policy from {@link #policyFile()} and watches it, so a test can {@link #rewrite} it;
+     * the file holds the policy with every {@code ${...}} already expanded, as a deployment's would.
+     */
+    GatewayFixture watched() {
+        this.watched = true;
+        return this;
+    }
+
     Gateway gateway() {
         return started(gateway);
     }
@@ -131,6 +151,30 @@ final class GatewayFixture implements BeforeAllCallback, AfterAllCallback, Befor
 
     private static OpenAIClient client(String baseUrl, String apiKey) {
         return OpenAIOkHttpClient.builder().baseUrl(baseUrl).apiKey(apiKey).maxRetries(0).build();
+    }
+
+    Path policyFile() {
+        return dir().resolve("policy.yaml");
+    }
+
+    /** Swaps the watched policy file for the base merged with {@code sections}, whole, as a ConfigMap update does. */
+    void rewrite(String sections) throws IOException {
+        Path tmp = Files.createTempFile(dir(), "policy", ".tmp");
+        Files.writeString(tmp, policyText(sections));
+        Files.move(tmp, policyFile(), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /** The base merged with {@code sections}, every {@code ${...}} expanded: the text a policy file would hold. */
+    String policyText(String sections) {
+        started(dir);
+        return expand(render(BASE, sections));
+    }
+
+    /** One more gateway on the same simulators with the base merged with {@code sections}; closed with the rest. */
+    Gateway startAnother(String sections) throws InterruptedException {
+        Gateway another = Gateway.start(parse(render(BASE, sections)));
+        others.add(another);
+        return another;
     }
 
     int port() {
@@ -173,7 +217,7 @@ final class GatewayFixture implements BeforeAllCallback, AfterAllCallback, Befor
 
     private void start() throws Exception {
         dir = Files.createTempDirectory("cachegate-it");
-        Map<String, String> values = new LinkedHashMap<>();
+        prepare.write(dir);
         values.put("DIR", dir.toString().replace('\\', '/'));
         for (SimulatorOptions options : simulatorOptions) {
             BackendSimulator sim = BackendSimulator.start(options);
@@ -182,24 +226,41 @@ final class GatewayFixture implements BeforeAllCallback, AfterAllCallback, Befor
         }
         values.put("SIM", values.get("SIM_1"));
         env.forEach((name, value) -> values.put(name, value.get()));
-        String yaml = renderedPolicy();
-        Policy parsed;
+        if (watched) {
+            rewrite(policy);
+            gateway = Gateway.start(parse(Files.readString(policyFile())), policyFile());
+        } else {
+            gateway = Gateway.start(parse(renderedPolicy()));
+        }
+    }
+
+    private Policy parse(String yaml) {
         try {
-            parsed = PolicyLoader.withEnvironment(values::get).parse(yaml, "fixture.yaml");
+            return PolicyLoader.withEnvironment(values::get).parse(yaml, "fixture.yaml");
         } catch (PolicyException e) {
             throw new IllegalArgumentException(e.getMessage() + "\n" + yaml, e);
         }
-        gateway = Gateway.start(parsed);
+    }
+
+    /** {@code yaml} with the fixture's variables in place (the gateway reloads a file with the process's). */
+    private String expand(String yaml) {
+        String out = yaml;
+        for (Map.Entry<String, String> v : values.entrySet()) {
+            out = out.replace("${" + v.getKey() + "}", v.getValue());
+        }
+        return out;
     }
 
     private void close() throws Exception {
         clients.values().forEach(OpenAIClient::close);
         clients.clear();
-        List<AutoCloseable> all = new ArrayList<>();
+        List<AutoCloseable> all = new ArrayList<>(others);
         all.add(gateway);
         all.addAll(sims);
         gateway = null;
+        others.clear();
         sims.clear();
+        values.clear();
         Closing.all(all.toArray(AutoCloseable[]::new));
         if (dir != null) {
             delete(dir);
@@ -216,18 +277,24 @@ final class GatewayFixture implements BeforeAllCallback, AfterAllCallback, Befor
 
     /** {@code overlay} merged into {@code base} (see the class comment), as block-style YAML. */
     static String render(String base, String overlay) {
-        DumperOptions options = new DumperOptions();
-        options.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
-        // Every scalar stays the text it was: the policy reader types values itself, and a round trip through
-        // YAML 1.1's implicit types would turn "off" into false.
-        Yaml yaml = new Yaml(new SafeConstructor(new LoaderOptions()), new Representer(options), options,
-                new LoaderOptions(), new TextOnly());
+        Yaml yaml = textOnlyYaml();
         Map<String, Object> merged = yaml.load(base);
         Map<String, Object> sections = yaml.load(overlay);
         if (sections != null) {
             merged = mergeMaps(merged, sections);
         }
         return yaml.dump(merged);
+    }
+
+    /**
+     * YAML that keeps every scalar the text it was, dumped in block style: the policy reader types values itself,
+     * and a round trip through YAML 1.1's implicit types would turn {@code off} into {@code false}.
+     */
+    static Yaml textOnlyYaml() {
+        DumperOptions options = new DumperOptions();
+        options.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
+        return new Yaml(new SafeConstructor(new LoaderOptions()), new Representer(options), options,
+                new LoaderOptions(), new TextOnly());
     }
 
     /** Resolves no plain scalar to a number, boolean or null: all are strings. */
@@ -292,5 +359,11 @@ final class GatewayFixture implements BeforeAllCallback, AfterAllCallback, Befor
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** Writes files into the fixture's directory. */
+    @FunctionalInterface
+    interface DirWriter {
+        void write(Path dir) throws Exception;
     }
 }

@@ -9,8 +9,6 @@ import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -84,7 +82,7 @@ class Http2SlowClientsIT {
                 assertThat(answer == null || !answer.ended).as("ended early: %s %s", answer == null ? null
                         : answer.status(), answer == null ? null : answer.text()).isTrue();
             }
-            assertThat(Poll.until(Duration.ofSeconds(20), stable(relay))).isTrue();
+            assertThat(Poll.until(Duration.ofSeconds(20), relay.settled())).isTrue();
             long forwarded = relay.bytesToGateway();
             assertThat(sim.stats().completed()).isEqualTo(1); // the backend wrote it all (it ignores back-pressure)
 
@@ -99,19 +97,5 @@ class Http2SlowClientsIT {
             assertThat(forwarded).as("bytes pulled from the backend while the client's window was shut")
                     .isLessThan(total / 2);
         }
-    }
-
-    private static BooleanSupplier stable(CountingRelay relay) {
-        AtomicLong last = new AtomicLong(-1);
-        AtomicLong since = new AtomicLong(System.nanoTime());
-        return () -> {
-            long now = relay.bytesToGateway();
-            if (now != last.get()) {
-                last.set(now);
-                since.set(System.nanoTime());
-                return false;
-            }
-            return System.nanoTime() - since.get() > 500_000_000L;
-        };
     }
 }

@@ -45,7 +45,6 @@ class MetricCatalogueIT {
               "*": {input: 1, output: 2}
             log: {access: off}
             cache:
-              exact: {store: memory, ttl: 1h}
               semantic: {enabled: true, path: "${DIR}", ttl: 1h, speculative_upstream: true}
             routes:
               - match: {model: "*"}

@@ -1,9 +1,10 @@
 package io.cachegate.gateway;
 
+import static io.cachegate.gateway.SdkStreams.collect;
+import static io.cachegate.gateway.SdkStreams.finishReasons;
+import static io.cachegate.gateway.SdkStreams.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.openai.client.OpenAIClient;
-import com.openai.core.http.StreamResponse;
 import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
@@ -15,7 +16,6 @@ import com.openai.models.embeddings.CreateEmbeddingResponse;
 import com.openai.models.embeddings.EmbeddingCreateParams;
 import com.openai.models.models.Model;
 import java.net.http.HttpResponse;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -128,30 +128,6 @@ class OpenAiSdkIT {
 
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.headers().firstValue("X-Request-Id")).contains("my-id-42");
-    }
-
-    private static List<ChatCompletionChunk> collect(OpenAIClient client, ChatCompletionCreateParams params) {
-        try (StreamResponse<ChatCompletionChunk> stream = client.chat().completions().createStreaming(params)) {
-            List<ChatCompletionChunk> chunks = new ArrayList<>();
-            stream.stream().forEach(chunks::add);
-            return chunks;
-        }
-    }
-
-    private static String text(List<ChatCompletionChunk> chunks) {
-        StringBuilder out = new StringBuilder();
-        for (ChatCompletionChunk chunk : chunks) {
-            chunk.choices().forEach(c -> c.delta().content().ifPresent(out::append));
-        }
-        return out.toString();
-    }
-
-    private static List<String> finishReasons(List<ChatCompletionChunk> chunks) {
-        List<String> reasons = new ArrayList<>();
-        for (ChatCompletionChunk chunk : chunks) {
-            chunk.choices().forEach(c -> c.finishReason().ifPresent(r -> reasons.add(r.asString())));
-        }
-        return reasons;
     }
 
     private static void assertSameUsage(Optional<CompletionUsage> actual, Optional<CompletionUsage> expected) {

@@ -75,12 +75,6 @@ final class RedisGateways {
      * another gateway published has reached this one's socket when the purge answers, and is applied as it is read.
      */
     static boolean answeredWithin(Duration timeout, Gateway gw, String key, String body, String xCache) {
-        return Poll.until(timeout, () -> {
-            try {
-                return xCache(post(gw, key, body)).equals(xCache);
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        return Poll.untilChecked(timeout, () -> xCache(post(gw, key, body)).equals(xCache));
     }
 }

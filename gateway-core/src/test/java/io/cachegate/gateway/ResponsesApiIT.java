@@ -39,7 +39,6 @@ class ResponsesApiIT {
             tenants:
               - {id: acme, api_keys: [acme-key]}
             cache:
-              exact: {store: memory, ttl: 1h}
               semantic: {enabled: true, path: "${DIR}", ttl: 1h, max_error_rate: 0, audit: {rate: 0}}
             routes:
               - match: {path: /v1/responses, model: "qwen2.5-0.5b"}

@@ -4,8 +4,8 @@ import static io.cachegate.gateway.CacheCalls.nonce;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -14,20 +14,15 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Skipped only where node or the client's {@code node_modules} (installed by {@code npm ci}, as .ci/run does) are
  * missing.
  */
+@EnabledIf(value = "io.cachegate.gateway.NodeClients#installed",
+        disabledReason = "node, or the openai package (npm ci in clients/node), is missing")
 class ResponsesNodeIT {
 
     @RegisterExtension
     static final GatewayFixture fixture = GatewayFixture.withSimulator().policy("""
             tenants:
               - {id: acme, api_keys: [acme-key]}
-            cache:
-              exact: {store: memory, ttl: 1h}
             """);
-
-    @BeforeAll
-    static void nodeInstalled() {
-        NodeClients.assumeInstalled();
-    }
 
     @Test
     void npmOpenAi_responsesCreate_wholeAndStreamed_missThenHitWithTheSameText() throws Exception {

@@ -28,7 +28,6 @@ class SavingsIT {
               - {id: acme, api_keys: [acme-key]}
               - {id: globex, api_keys: [globex-key]}
             cache:
-              exact: {store: memory, ttl: 1h}
             prices:
               "qwen*": {input: 1000, output: 1000}
               "llama-3.1-*": {input: 2000000, output: 4000000}

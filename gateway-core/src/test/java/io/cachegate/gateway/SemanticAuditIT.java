@@ -226,13 +226,9 @@ class SemanticAuditIT {
                             + "\"messages\":[{\"role\":\"user\",\"content\":\"flood " + i + "\"}]}";
                     clients.submit(() -> RawHttp.post(gw.port(), CHAT, sampled));
                 }
-                assertThat(Poll.until(Duration.ofSeconds(10), () -> {
-                    try {
-                        return metric(gw, "cachegate_admission_overloaded") == 1;
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
-                })).as("overload mode entered").isTrue();
+                assertThat(Poll.untilChecked(Duration.ofSeconds(10), () ->
+                        metric(gw, "cachegate_admission_overloaded") == 1))
+                        .as("overload mode entered").isTrue();
 
                 assertThat(header(ask(gw, system, HOURS_PARAPHRASE), "X-Cache-Layer")).isEqualTo("semantic");
 

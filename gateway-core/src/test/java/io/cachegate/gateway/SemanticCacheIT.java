@@ -37,7 +37,6 @@ class SemanticCacheIT {
               - {id: acme, api_keys: [acme-key]}
               - {id: globex, api_keys: [globex-key]}
             cache:
-              exact: {store: memory, ttl: 1h}
               semantic: {enabled: true, path: "${DIR}", ttl: 1h, max_error_rate: 0, embed_early: true, audit: {rate: 0}}  # static: the budget is SemanticAuditIT's
             routes:
               - match: {path: /v1/completions}
@@ -154,14 +153,9 @@ class SemanticCacheIT {
         String ana = conversation(system, "Hi, I am Ana and I use the mobile app.", PASSWORD);
         double written = metric(fixture.gateway(), "cachegate_semantic_writes_total", "outcome=\"written\"");
         assertThat(RawHttp.post(fixture.port(), CHAT, ana, "Authorization", "Bearer acme-key").statusCode()).isEqualTo(200);
-        assertThat(Poll.until(Duration.ofSeconds(20), () -> {
-            try {
-                return metric(fixture.gateway(), "cachegate_semantic_writes_total", "outcome=\"written\"") > written
-                        && metric(fixture.gateway(), "cachegate_semantic_writes_pending") == 0;
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        })).isTrue();
+        assertThat(Poll.untilChecked(Duration.ofSeconds(20), () ->
+                metric(fixture.gateway(), "cachegate_semantic_writes_total", "outcome=\"written\"") > written
+                && metric(fixture.gateway(), "cachegate_semantic_writes_pending") == 0)).isTrue();
 
         HttpResponse<String> otherHistory = RawHttp.post(fixture.port(), CHAT,
                 conversation(system, "Hi, I am Bob and I use the website.", PASSWORD_PARAPHRASE),

@@ -30,7 +30,6 @@ class SensitiveDataIT {
             tenants:
               - {id: acme, api_keys: [acme-key]}
             cache:
-              exact: {store: memory, ttl: 1h}
               semantic: {enabled: true, path: "${DIR}", ttl: 1h}
             routes:
               - match: {model: "qwen2.5-0.5b"}
@@ -122,13 +121,8 @@ class SensitiveDataIT {
         HttpResponse<String> response = RawHttp.post(fixture.port(), CHAT, body, "Authorization", "Bearer acme-key");
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
         // Let a write-back (if any) land before the next request looks.
-        Poll.until(Duration.ofSeconds(20), () -> {
-            try {
-                return metric(fixture.gateway(), "cachegate_semantic_writes_pending") == 0;
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        Poll.untilChecked(Duration.ofSeconds(20), () ->
+                metric(fixture.gateway(), "cachegate_semantic_writes_pending") == 0);
         return response;
     }
 }
