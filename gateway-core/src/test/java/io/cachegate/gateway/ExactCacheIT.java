@@ -42,7 +42,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** The exact cache with the memory store, through the gateway: keys, cacheability, client controls, expiry, purge, replay. */
 class ExactCacheIT {
 
-    static final String VERSION = "llama@v1";
+    static final String VERSION = GatewayFixture.MODEL_VERSION;
 
     @RegisterExtension
     static final GatewayFixture fixture = GatewayFixture.withSimulators(SimulatorOptions.defaults(),
@@ -62,7 +62,6 @@ class ExactCacheIT {
                 backends:
                   - name: main
                     urls: ["%s"]
-                    model_version: "%s"
                     timeouts: {connect: 1s, first_byte: 5s, idle: 5s, total: 30s}
                 tenants:
                   - {id: acme, api_keys: [acme-key]}
@@ -78,7 +77,7 @@ class ExactCacheIT {
                     cache: {ttl: 1s}
                   - match: {model: "*"}
                     cache: {exact: true}
-                """.formatted(backendUrl, VERSION, store, extraExact);
+                """.formatted(backendUrl, store, extraExact);
     }
 
     static HttpResponse<String> post(String json, String... headers) throws Exception {

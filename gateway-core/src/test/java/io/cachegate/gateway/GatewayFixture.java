@@ -9,6 +9,7 @@ import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.SimulatorOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -24,40 +25,37 @@ import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
-import org.yaml.snakeyaml.DumperOptions;
-import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.constructor.SafeConstructor;
-import org.yaml.snakeyaml.representer.Representer;
-import org.yaml.snakeyaml.resolver.Resolver;
 
 /**
  * The set-up integration tests share: starts the simulators, renders {@link #BASE} merged with the test's own
- * policy sections, starts the gateway, hands out OpenAI SDK clients to it, and closes it all. Registered on a {@code static} field it lives for the
- * test class, on an instance field for each test:
+ * policy sections, starts the gateway, hands out OpenAI SDK clients to it, and closes it all. On a {@code static}
+ * field it lives for the test class, on an instance field for each test:
  *
  * <pre>{@code
  * @RegisterExtension
  * static final GatewayFixture fixture = GatewayFixture.withSimulator().policy("""
- *         cache:
- *           exact: {store: memory, ttl: 1h}
+ *         tenants:
+ *           - {id: acme, api_keys: [acme-key]}
  *         """);
  * }</pre>
  *
- * <p>The test's YAML is merged into the base, not appended: maps merge key by key, list entries with a
- * {@code name} merge into the base's entry of that name (so {@code backends: [{name: main, timeouts: ...}]} adjusts
- * the base backend), any other value replaces the base's, and {@code null} removes it (a key the base sets that the test must not have). The policy may refer to
- * {@code ${SIM}} (the first simulator's URL), {@code ${SIM_1}}, {@code ${SIM_2}}, … (each simulator's, from 1),
- * {@code ${DIR}} (a fresh directory, deleted at the end) and whatever {@link #env} adds.
+ * <p>The test's YAML is merged into the base as {@link PolicySections} says (so
+ * {@code backends: [{name: main, timeouts: ...}]} adjusts the base backend). The policy may refer to {@code ${SIM}} (the first simulator's URL),
+ * {@code ${SIM_1}}, {@code ${SIM_2}}, … (each simulator's, from 1), {@code ${DIR}} (a fresh directory, deleted at
+ * the end) and whatever {@link #env} adds. Tests that start their own backends in each test use
+ * {@link #policyOn} or {@link #basePolicy} for the same base.
  */
 final class GatewayFixture implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
+
+    /** The model version {@link #BASE} pins backend {@code main} to. */
+    static final String MODEL_VERSION = "llama@v1";
 
     /** What almost every test wants: both listeners on free loopback ports, one pinned backend on the simulator. */
     static final String BASE = """
             server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 2s}
             backends:
-              - {name: main, urls: ["${SIM}"], model_version: "llama@v1"}
-            """;
+              - {name: main, urls: ["${SIM}"], model_version: "%s"}
+            """.formatted(MODEL_VERSION);
 
     private final List<SimulatorOptions> simulatorOptions;
     private final Map<String, Supplier<String>> env = new LinkedHashMap<>();
@@ -118,6 +116,19 @@ final class GatewayFixture implements BeforeAllCallback, AfterAllCallback, Befor
         return this;
     }
 
+    /**
+     * For a test that starts its own backends in each test: {@link #BASE} on the simulator at {@code sim} merged
+     * with {@code sections}, parsed.
+     */
+    static Policy policyOn(URI sim, String sections) {
+        return parse(PolicySections.render(BASE, sections), Map.of("SIM", sim.toString()));
+    }
+
+    /** As {@link #policyOn}, where {@code sections} give backend {@code main} its urls. */
+    static Policy basePolicy(String sections) {
+        return parse(PolicySections.render(BASE, sections), Map.of());
+    }
+
     Gateway gateway() {
         return started(gateway);
     }
@@ -167,12 +178,12 @@ final class GatewayFixture implements BeforeAllCallback, AfterAllCallback, Befor
     /** The base merged with {@code sections}, every {@code ${...}} expanded: the text a policy file would hold. */
     String policyText(String sections) {
         started(dir);
-        return expand(render(BASE, sections));
+        return expand(PolicySections.render(BASE, sections));
     }
 
     /** One more gateway on the same simulators with the base merged with {@code sections}; closed with the rest. */
     Gateway startAnother(String sections) throws InterruptedException {
-        Gateway another = Gateway.start(parse(render(BASE, sections)));
+        Gateway another = Gateway.start(parse(PolicySections.render(BASE, sections)));
         others.add(another);
         return another;
     }
@@ -187,7 +198,7 @@ final class GatewayFixture implements BeforeAllCallback, AfterAllCallback, Befor
 
     /** The policy text the gateway was started with: the base and the test's sections merged, not yet expanded. */
     String renderedPolicy() {
-        return render(BASE, policy);
+        return PolicySections.render(BASE, policy);
     }
 
     @Override
@@ -235,8 +246,12 @@ final class GatewayFixture implements BeforeAllCallback, AfterAllCallback, Befor
     }
 
     private Policy parse(String yaml) {
+        return parse(yaml, values);
+    }
+
+    private static Policy parse(String yaml, Map<String, String> variables) {
         try {
-            return PolicyLoader.withEnvironment(values::get).parse(yaml, "fixture.yaml");
+            return PolicyLoader.withEnvironment(variables::get).parse(yaml, "fixture.yaml");
         } catch (PolicyException e) {
             throw new IllegalArgumentException(e.getMessage() + "\n" + yaml, e);
         }
@@ -273,82 +288,6 @@ final class GatewayFixture implements BeforeAllCallback, AfterAllCallback, Befor
             throw new IllegalStateException("the fixture has not started: register it with @RegisterExtension");
         }
         return value;
-    }
-
-    /** {@code overlay} merged into {@code base} (see the class comment), as block-style YAML. */
-    static String render(String base, String overlay) {
-        Yaml yaml = textOnlyYaml();
-        Map<String, Object> merged = yaml.load(base);
-        Map<String, Object> sections = yaml.load(overlay);
-        if (sections != null) {
-            merged = mergeMaps(merged, sections);
-        }
-        return yaml.dump(merged);
-    }
-
-    /**
-     * YAML that keeps every scalar the text it was, dumped in block style: the policy reader types values itself,
-     * and a round trip through YAML 1.1's implicit types would turn {@code off} into {@code false}.
-     */
-    static Yaml textOnlyYaml() {
-        DumperOptions options = new DumperOptions();
-        options.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
-        return new Yaml(new SafeConstructor(new LoaderOptions()), new Representer(options), options,
-                new LoaderOptions(), new TextOnly());
-    }
-
-    /** Resolves no plain scalar to a number, boolean or null: all are strings. */
-    private static final class TextOnly extends Resolver {
-        @Override
-        protected void addImplicitResolvers() {
-        }
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> mergeMaps(Map<String, Object> base, Map<String, Object> overlay) {
-        Map<String, Object> out = new LinkedHashMap<>(base);
-        overlay.forEach((key, value) -> {
-            Object old = out.get(key);
-            if ("null".equals(value) || "~".equals(value)) {
-                out.remove(key);
-            } else if (old instanceof Map && value instanceof Map) {
-                out.put(key, mergeMaps((Map<String, Object>) old, (Map<String, Object>) value));
-            } else if (old instanceof List && value instanceof List && named((List<Object>) value)) {
-                out.put(key, mergeByName((List<Object>) old, (List<Object>) value));
-            } else {
-                out.put(key, value);
-            }
-        });
-        return out;
-    }
-
-    /** Entries of {@code overlay} merge into the base entry of the same name; the others are appended. */
-    @SuppressWarnings("unchecked")
-    private static List<Object> mergeByName(List<Object> base, List<Object> overlay) {
-        List<Object> out = new ArrayList<>(base);
-        for (Object entry : overlay) {
-            Map<String, Object> map = (Map<String, Object>) entry;
-            int at = indexOfName(out, map.get("name"));
-            if (at < 0) {
-                out.add(map);
-            } else {
-                out.set(at, mergeMaps((Map<String, Object>) out.get(at), map));
-            }
-        }
-        return out;
-    }
-
-    private static boolean named(List<Object> list) {
-        return !list.isEmpty() && list.stream().allMatch(e -> e instanceof Map<?, ?> m && m.get("name") != null);
-    }
-
-    private static int indexOfName(List<Object> list, Object name) {
-        for (int i = 0; i < list.size(); i++) {
-            if (list.get(i) instanceof Map<?, ?> m && name.equals(m.get("name"))) {
-                return i;
-            }
-        }
-        return -1;
     }
 
     private static void delete(Path root) {

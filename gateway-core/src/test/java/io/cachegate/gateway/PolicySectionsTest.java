@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** How {@link GatewayFixture} merges a test's policy sections into its base. */
-class GatewayFixtureTest {
+/** How a test's policy sections merge into a base policy. */
+class PolicySectionsTest {
 
     private static final String BASE = """
             server: {port: 0, host: 127.0.0.1, shutdown_grace: 2s}
@@ -72,16 +72,20 @@ class GatewayFixtureTest {
                 prices:
                   "*": {input: 1}
                 server: {max_body_bytes: 010}
+                backends:
+                  - {name: main, model_version: "null"}
                 """);
 
         assertThat(section(policy, "log")).containsEntry("access", "off");
         assertThat(section(policy, "prices")).containsKey("*");
         assertThat(section(policy, "server")).containsEntry("max_body_bytes", "010");
+        assertThat(section(policy, "backends", 0)).as("quoted, null is a pin like any other")
+                .containsEntry("model_version", "null");
     }
 
     private static Map<String, Object> rendered(String sections) {
         // Read back as the policy reader does, text only: a scalar the merge changed would show.
-        return GatewayFixture.textOnlyYaml().load(GatewayFixture.render(BASE, sections));
+        return PolicySections.textOnlyYaml().load(PolicySections.render(BASE, sections));
     }
 
     @SuppressWarnings("unchecked")
