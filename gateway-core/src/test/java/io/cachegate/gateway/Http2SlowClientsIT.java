@@ -18,12 +18,12 @@ import org.junit.jupiter.api.Test;
  */
 class Http2SlowClientsIT {
 
-    private static final String TIMEOUTS = "  header_timeout: 500ms\n  body_timeout: 500ms\n  idle_timeout: 1s";
+    private static final String TIMEOUTS = "header_timeout: 500ms, body_timeout: 500ms, idle_timeout: 1s";
 
     @Test
     void stalledBody_onOneStream_gets408_andTheConnectionGoesOn() throws Exception {
         try (BackendSimulator sim = BackendSimulator.start(SimulatorOptions.defaults());
-             Gateway gw = Gateway.start(TestPolicies.parse(Http2IT.policy(sim.baseUrl(), TIMEOUTS)));
+             Gateway gw = Gateway.start(GatewayFixture.policyOn(sim.baseUrl(), Http2IT.policy(TIMEOUTS)));
              RawH2 h2 = RawH2.connect(gw.port())) {
             h2.headers(1, "POST", Http2IT.CHAT, false, "content-type", "application/json"); // its body never comes
             long start = System.nanoTime();
@@ -40,7 +40,7 @@ class Http2SlowClientsIT {
     @Test
     void connectionWithoutStreams_isClosedAtTheIdleTimeout() throws Exception {
         try (BackendSimulator sim = BackendSimulator.start(SimulatorOptions.defaults());
-             Gateway gw = Gateway.start(TestPolicies.parse(Http2IT.policy(sim.baseUrl(), TIMEOUTS)));
+             Gateway gw = Gateway.start(GatewayFixture.policyOn(sim.baseUrl(), Http2IT.policy(TIMEOUTS)));
              RawH2 h2 = RawH2.connect(gw.port())) {
             h2.headers(1, "GET", "/v1/models", true);
             h2.await(1);
