@@ -181,8 +181,7 @@ class AdmissionIT {
     void overload_degradableClassGoesToTheFallbackModel() throws Exception {
         try (BackendSimulator slow = BackendSimulator.start(SimulatorOptions.defaults().withTtftMs(400).withTpotMs(1));
              BackendSimulator small = BackendSimulator.start(SimulatorOptions.defaults());
-             Gateway gw = Gateway.start(TestPolicies.parse("""
-                     server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2}
+             Gateway gw = Gateway.start(GatewayFixture.basePolicy("""
                      backends:
                        - {name: main, urls: ["%s"], models: ["llama-3.1-8b"], model_version: "llama@1", max_concurrency: 1}
                        - {name: small, urls: ["%s"], models: ["*"], model_version: "small@1"}

@@ -94,8 +94,7 @@ class RoutingIT {
     void primaryDown_fallbackModelAnswers_andIsCachedUnderTheModelThatAnswered() throws Exception {
         try (SimulatorReplicas main = BackendSimulator.startReplicas(1, SimulatorOptions.defaults());
              BackendSimulator small = BackendSimulator.start(SimulatorOptions.defaults());
-             Gateway gw = Gateway.start(TestPolicies.parse("""
-                     server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2}
+             Gateway gw = Gateway.start(GatewayFixture.basePolicy("""
                      backends:
                        - {name: main, urls: ["%s"], models: ["llama-3.1-8b"], model_version: "llama@1"}
                        - {name: small, urls: ["%s"], models: ["*"], model_version: "small@1"}
@@ -148,8 +147,7 @@ class RoutingIT {
         });
         tooSmall.start();
         try (BackendSimulator large = BackendSimulator.start(SimulatorOptions.defaults());
-             Gateway gw = Gateway.start(TestPolicies.parse("""
-                     server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2}
+             Gateway gw = Gateway.start(GatewayFixture.basePolicy("""
                      backends:
                        - {name: main, urls: ["http://127.0.0.1:%d"], models: ["llama-3.1-8b"], model_version: "llama@1"}
                        - {name: long, urls: ["%s"], models: ["*"], model_version: "long@1"}

@@ -72,8 +72,7 @@ class SemanticFailOpenIT {
 
     @Test
     void embedderQueueFull_requestsAreServed_andTheRejectionsCounted(@TempDir Path index) throws Exception {
-        try (Gateway small = Gateway.start(TestPolicies.parse("""
-                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2}
+        try (Gateway small = Gateway.start(GatewayFixture.basePolicy("""
                 backends:
                   - {name: main, urls: ["%s"], model_version: "llama@v1"}
                 cache:
