@@ -44,13 +44,9 @@ class AccessLabelsIT {
         policyFile = dir.resolve("policy.yaml");
         write(policy("[hr]"));
         gateway = Gateway.start(TestPolicies.parse(Files.readString(policyFile)), policyFile);
-        assertThat(Poll.until(Duration.ofSeconds(10), () -> {
-            try {
-                return metric(gateway, "cachegate_cache_store_available") == 1;
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        })).as("redis connected").isTrue();
+        assertThat(Poll.untilChecked(Duration.ofSeconds(10), () ->
+                metric(gateway, "cachegate_cache_store_available") == 1))
+                .as("redis connected").isTrue();
     }
 
     @AfterAll
@@ -199,13 +195,7 @@ class AccessLabelsIT {
 
     /** Polls until the request is a HIT (the write after a miss is asynchronous). */
     private static boolean untilHit(String key, String body, String... headers) {
-        return Poll.until(Duration.ofSeconds(5), () -> {
-            try {
-                return "HIT".equals(xCache(post(key, body, headers)));
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        return Poll.untilChecked(Duration.ofSeconds(5), () -> "HIT".equals(xCache(post(key, body, headers))));
     }
 
     private static void write(String yaml) throws Exception {

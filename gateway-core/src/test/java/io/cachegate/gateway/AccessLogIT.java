@@ -9,7 +9,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.SimulatorOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -24,9 +23,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The access and audit log end to end, in a file: a line for each outcome (miss with the answer's usage, exact
@@ -38,30 +37,26 @@ class AccessLogIT {
 
     private static final String TOKEN = "admin-secret-token-42";
     private static final HttpClient CLIENT = HttpClient.newHttpClient();
-    private static BackendSimulator sim;
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture
+            .withSimulator(SimulatorOptions.defaults().withTtftMs(400).withTpotMs(2).withDefaultMaxTokens(16))
+            .policy(policy("access.log", false, "sample_requests: {rate: 1, file: \"${DIR}/sample.jsonl\"}", ""));
     private static Gateway gateway;
     private static Gateway withText;
-    private static Path dir;
 
     @BeforeAll
     static void start() throws Exception {
-        sim = BackendSimulator.start(SimulatorOptions.defaults().withTtftMs(400).withTpotMs(2).withDefaultMaxTokens(16));
-        dir = Files.createTempDirectory("cachegate-access-log-it");
-        gateway = Gateway.start(TestPolicies.parse(policy("access.log", false,
-                "sample_requests: {rate: 1, file: \"" + path("sample.jsonl") + "\"}", "")));
+        gateway = fixture.gateway();
         // With the semantic cache (the bundled model): a semantic hit's line too.
-        withText = Gateway.start(TestPolicies.parse(policy("text.log", true, "",
-                "\n  semantic: {enabled: true, path: \"" + path("index") + "\", ttl: 1h, max_error_rate: 0}")));
+        withText = fixture.startAnother(policy("text.log", true, "",
+                "\n  semantic: {enabled: true, path: \"${DIR}/index\", ttl: 1h, max_error_rate: 0}"));
     }
 
     private static String policy(String file, boolean includeText, String extraLog, String semantic) {
         return """
-                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 2s, admin_token: %s}
+                server: {admin_token: %s}
                 backends:
-                  - name: main
-                    urls: ["%s"]
-                    model_version: "llama@v1"
-                    timeouts: {connect: 1s, first_byte: 5s, idle: 5s, total: 30s}
+                  - {name: main, timeouts: {connect: 1s, first_byte: 5s, idle: 5s, total: 30s}}
                 tenants:
                   - {id: acme, api_keys: [acme-key-123456]}
                   - {id: tiny, api_keys: [tiny-key-123456], limits: {requests_per_second: 1, burst: 1}}
@@ -70,18 +65,9 @@ class AccessLogIT {
                 routes:
                   - match: {model: "*"}
                     cache: {exact: true, semantic: %s}
-                log: {access: file, file: "%s", include_text: %s%s}
-                """.formatted(TOKEN, sim.baseUrl(), semantic, !semantic.isEmpty(), path(file), includeText,
+                log: {access: file, file: "${DIR}/%s", include_text: %s%s}
+                """.formatted(TOKEN, semantic, !semantic.isEmpty(), file, includeText,
                 extraLog.isEmpty() ? "" : ", " + extraLog);
-    }
-
-    private static String path(String name) {
-        return dir.resolve(name).toString().replace('\\', '/');
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        Closing.all(gateway, withText, sim);
     }
 
     private static HttpResponse<String> ask(Gateway g, String body, String key) throws Exception {
@@ -95,7 +81,7 @@ class AccessLogIT {
     /** The lines of {@code file} so far, parsed. */
     private static List<JsonNode> lines(String file) {
         try {
-            Path p = dir.resolve(file);
+            Path p = fixture.dir().resolve(file);
             if (!Files.exists(p)) {
                 return List.of();
             }
@@ -125,7 +111,7 @@ class AccessLogIT {
     }
 
     private static String raw(String file) throws IOException {
-        return Files.readString(dir.resolve(file));
+        return Files.readString(fixture.dir().resolve(file));
     }
 
     @Test
@@ -260,8 +246,8 @@ class AccessLogIT {
 
     @Test
     void reloadOfAChangedPolicyFile_isAuditedWithItsTrigger() throws Exception {
-        Path file = dir.resolve("watched.yaml");
-        String yaml = policy("watched.log", false, "", "");
+        Path file = fixture.dir().resolve("watched.yaml");
+        String yaml = fixture.policyText(policy("watched.log", false, "", ""));
         Files.writeString(file, yaml);
         try (Gateway watched = Gateway.start(TestPolicies.parse(yaml), file)) {
             assertThat(watched.port()).isPositive();
@@ -323,14 +309,10 @@ class AccessLogIT {
         String system = "support bot " + nonce();
         double written = CacheCalls.metric(withText, "cachegate_semantic_writes_total", "outcome=\"written\"");
         HttpResponse<String> first = ask(withText, withSystem(system, "How do I reset my password?"), "acme-key-123456");
-        assertThat(Poll.until(Duration.ofSeconds(30), () -> {
-            try {
-                return CacheCalls.metric(withText, "cachegate_semantic_writes_total", "outcome=\"written\"") > written
-                        && CacheCalls.metric(withText, "cachegate_semantic_writes_pending") == 0;
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        })).as("the first answer was indexed").isTrue();
+        assertThat(Poll.untilChecked(Duration.ofSeconds(30), () ->
+                CacheCalls.metric(withText, "cachegate_semantic_writes_total", "outcome=\"written\"") > written
+                && CacheCalls.metric(withText, "cachegate_semantic_writes_pending") == 0))
+                .as("the first answer was indexed").isTrue();
 
         HttpResponse<String> paraphrase = ask(withText, withSystem(system, "How can I reset my password?"),
                 "acme-key-123456");
@@ -351,10 +333,10 @@ class AccessLogIT {
 
     @Test
     void unwritableLogFile_refusesTheStart_namingTheKey() throws Exception {
-        Path notADirectory = Files.writeString(dir.resolve("plain-file"), "x");
+        Path notADirectory = Files.writeString(fixture.dir().resolve("plain-file"), "x");
         String yaml = policy("plain-file/access.log", false, "", "");
 
-        assertThatThrownBy(() -> Gateway.start(TestPolicies.parse(yaml)))
+        assertThatThrownBy(() -> fixture.startAnother(yaml))
                 .isInstanceOf(StartRefusedException.class)
                 .hasMessageContaining("log.file: cannot open").hasMessageContaining(notADirectory.toString());
     }

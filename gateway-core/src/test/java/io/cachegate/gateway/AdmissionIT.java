@@ -181,8 +181,7 @@ class AdmissionIT {
     void overload_degradableClassGoesToTheFallbackModel() throws Exception {
         try (BackendSimulator slow = BackendSimulator.start(SimulatorOptions.defaults().withTtftMs(400).withTpotMs(1));
              BackendSimulator small = BackendSimulator.start(SimulatorOptions.defaults());
-             Gateway gw = Gateway.start(TestPolicies.parse("""
-                     server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2}
+             Gateway gw = Gateway.start(GatewayFixture.basePolicy("""
                      backends:
                        - {name: main, urls: ["%s"], models: ["llama-3.1-8b"], model_version: "llama@1", max_concurrency: 1}
                        - {name: small, urls: ["%s"], models: ["*"], model_version: "small@1"}
@@ -203,13 +202,9 @@ class AdmissionIT {
                 int n = i;
                 flood.add(clients.pool().submit(() -> RawHttp.post(gw.port(), CHAT, sampled("flood " + n))));
             }
-            assertThat(Poll.until(Duration.ofSeconds(10), () -> {
-                try {
-                    return metric(gw, "cachegate_admission_overloaded") == 1;
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            })).as("overload mode entered").isTrue();
+            assertThat(Poll.untilChecked(Duration.ofSeconds(10), () ->
+                    metric(gw, "cachegate_admission_overloaded") == 1))
+                    .as("overload mode entered").isTrue();
 
             HttpResponse<String> degraded = RawHttp.post(gw.port(), CHAT, sampled("while overloaded"));
 

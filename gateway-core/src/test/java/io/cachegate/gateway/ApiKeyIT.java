@@ -3,13 +3,9 @@ package io.cachegate.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cachegate.config.ApiKey;
-import io.cachegate.simulator.BackendSimulator;
-import io.cachegate.simulator.SimulatorOptions;
 import java.net.http.HttpResponse;
-import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Tenant keys written as sha256: digests, as plain keys, or with labels: each authenticates, none is ever shown. */
 class ApiKeyIT {
@@ -17,24 +13,13 @@ class ApiKeyIT {
     private static final String CHAT =
             "{\"model\":\"llama-3.1-8b\",\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}],\"max_tokens\":4}";
 
-    private static BackendSimulator sim;
-    private static Gateway gateway;
-
-    @BeforeAll
-    static void start() throws Exception {
-        sim = BackendSimulator.start(SimulatorOptions.defaults());
-        gateway = Gateway.start(TestPolicies.parse(TestPolicies.yaml(List.of(sim.baseUrl()), "2s",
-                "  admin_token: admin-secret\n", """
-                tenants:
-                  - id: acme
-                    api_keys: ["%s", sk-plain-acme, { key: "%s", labels: [hr] }]
-                """.formatted(ApiKey.hash("sk-hashed-acme"), ApiKey.hash("sk-labelled-acme")))));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        Closing.all(gateway, sim);
-    }
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture.withSimulator().policy("""
+            server: {admin_token: admin-secret}
+            tenants:
+              - id: acme
+                api_keys: ["%s", sk-plain-acme, { key: "%s", labels: [hr] }]
+            """.formatted(ApiKey.hash("sk-hashed-acme"), ApiKey.hash("sk-labelled-acme")));
 
     @Test
     void sha256Key_authenticates() throws Exception {
@@ -62,7 +47,7 @@ class ApiKeyIT {
     @Test
     void adminStats_showNoKeyNorDigest() throws Exception {
         chat("sk-plain-acme");
-        HttpResponse<String> stats = RawHttp.get(gateway.adminPort(), "/admin/stats",
+        HttpResponse<String> stats = RawHttp.get(fixture.adminPort(), "/admin/stats",
                 "Authorization", "Bearer admin-secret");
 
         assertThat(stats.statusCode()).isEqualTo(200);
@@ -71,6 +56,6 @@ class ApiKeyIT {
     }
 
     private static HttpResponse<String> chat(String key) throws Exception {
-        return RawHttp.post(gateway.port(), "/v1/chat/completions", CHAT, "Authorization", "Bearer " + key);
+        return RawHttp.post(fixture.port(), "/v1/chat/completions", CHAT, "Authorization", "Bearer " + key);
     }
 }

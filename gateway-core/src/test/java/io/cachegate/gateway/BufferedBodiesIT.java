@@ -4,8 +4,6 @@ import static io.cachegate.gateway.CacheCalls.chat;
 import static io.cachegate.gateway.CacheCalls.nonce;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cachegate.simulator.BackendSimulator;
-import io.cachegate.simulator.SimulatorOptions;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -15,9 +13,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Partial request bodies a valid key can make the gateway hold (issue 28, item 2): the tenant's limits apply at the
@@ -30,28 +27,22 @@ class BufferedBodiesIT {
     private static final int BODY = 8 * 1024;
     private static final Pattern BUFFERED = Pattern.compile("(?m)^cachegate_body_buffered_bytes (\\S+)$");
 
-    private static BackendSimulator sim;
-    private static Gateway gateway;
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture.withSimulator().policy("""
+            server: {max_body_bytes: 1MiB, body_timeout: 2s, max_buffered_body_bytes: 48KiB,
+                     max_buffered_body_bytes_per_tenant: 20KiB}
+            tenants:
+              - {id: pinned, api_keys: [k-pinned], limits: {max_concurrent: 2}}
+              - {id: paced, api_keys: [k-paced], limits: {requests_per_second: 1, burst: 1}}
+            %s""".formatted(tenants("share", "chunked", "g1", "g2", "g3", "g4", "h2", "leaks")));
 
-    @BeforeAll
-    static void start() throws Exception {
-        sim = BackendSimulator.start(SimulatorOptions.defaults());
-        StringBuilder tenants = new StringBuilder("tenants:\n");
-        tenants.append("  - {id: pinned, api_keys: [k-pinned], limits: {max_concurrent: 2}}\n");
-        tenants.append("  - {id: paced, api_keys: [k-paced], limits: {requests_per_second: 1, burst: 1}}\n");
-        for (String id : List.of("share", "chunked", "g1", "g2", "g3", "g4", "h2", "leaks")) {
+    /** One tenant a name, id {@code id} and key {@code k-id}, as list entries of {@code tenants:}. */
+    private static String tenants(String... ids) {
+        StringBuilder tenants = new StringBuilder();
+        for (String id : ids) {
             tenants.append("  - {id: ").append(id).append(", api_keys: [k-").append(id).append("]}\n");
         }
-        gateway = Gateway.start(TestPolicies.parse(TestPolicies.yaml(List.of(sim.baseUrl()), "2s", """
-                  body_timeout: 2s
-                  max_buffered_body_bytes: 48KiB
-                  max_buffered_body_bytes_per_tenant: 20KiB
-                """, tenants.toString())));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        Closing.all(gateway, sim);
+        return tenants.toString();
     }
 
     @Test
@@ -112,7 +103,7 @@ class BufferedBodiesIT {
 
     @Test
     void chunkedBodyGrowingPastTheShare_429_midBody() throws Exception {
-        try (Socket socket = RawHttp.connect(gateway.port())) {
+        try (Socket socket = RawHttp.connect(fixture.port())) {
             socket.setSoTimeout(2_000);
             OutputStream out = socket.getOutputStream();
             out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
@@ -152,14 +143,14 @@ class BufferedBodiesIT {
         }
         awaitBuffered(0);
         assertThat(status("k-g4")).isEqualTo(200);
-        assertThat(gateway.metrics().scrape())
+        assertThat(fixture.gateway().metrics().scrape())
                 .contains("cachegate_body_budget_refused_total{scope=\"global\"}");
     }
 
     @Test
     void http2_maxConcurrentAtHead_andBudgetPerStream() throws Exception {
         awaitBuffered(0);
-        try (RawH2 h2 = RawH2.connect(gateway.port())) {
+        try (RawH2 h2 = RawH2.connect(fixture.port())) {
             String length = Integer.toString(BODY);
             h2.headers(1, "POST", "/v1/chat/completions", false, "content-type", "application/json",
                     "authorization", "Bearer k-pinned", "content-length", length);
@@ -198,17 +189,17 @@ class BufferedBodiesIT {
             assertThat(RawHttp.read(slow.getInputStream()).status()).isEqualTo(408); // body_timeout
             awaitBuffered(0);
         }
-        try (Socket big = RawHttp.connect(gateway.port())) { // over max_body_bytes by its length: refused at the head
+        try (Socket big = RawHttp.connect(fixture.port())) { // over max_body_bytes by its length: refused at the head
             big.getOutputStream().write(head("k-leaks", 2 << 20));
             assertThat(RawHttp.read(big.getInputStream()).status()).isEqualTo(413);
         }
         awaitBuffered(0);
-        assertThat(gateway.metrics().scrape()).contains("cachegate_body_buffered_bytes 0.0");
+        assertThat(fixture.gateway().metrics().scrape()).contains("cachegate_body_buffered_bytes 0.0");
     }
 
     /** A connection that sent a head declaring {@code length} bytes and the first byte of the body. */
     private static Socket partial(String key, int length) throws IOException {
-        Socket socket = RawHttp.connect(gateway.port());
+        Socket socket = RawHttp.connect(fixture.port());
         OutputStream out = socket.getOutputStream();
         out.write(head(key, length));
         out.write('{');
@@ -225,7 +216,7 @@ class BufferedBodiesIT {
     /** A whole request of {@code key}: its status. */
     private static int status(String key) {
         try {
-            return RawHttp.post(gateway.port(), "/v1/chat/completions", chat("buffered " + nonce()),
+            return RawHttp.post(fixture.port(), "/v1/chat/completions", chat("buffered " + nonce()),
                     "Authorization", "Bearer " + key).statusCode();
         } catch (Exception e) {
             return -1;
@@ -233,7 +224,7 @@ class BufferedBodiesIT {
     }
 
     private static long buffered() {
-        Matcher m = BUFFERED.matcher(gateway.metrics().scrape());
+        Matcher m = BUFFERED.matcher(fixture.gateway().metrics().scrape());
         assertThat(m.find()).as("cachegate_body_buffered_bytes in /metrics").isTrue();
         return (long) Double.parseDouble(m.group(1));
     }

@@ -10,7 +10,6 @@ import static io.cachegate.gateway.CacheCalls.streamedContent;
 import static io.cachegate.gateway.CacheCalls.xCache;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.SimulatorOptions;
 import java.io.InputStream;
 import java.net.Socket;
@@ -28,6 +27,7 @@ import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Concurrent identical misses share one backend call. The simulator is slow (time to first token
@@ -36,15 +36,15 @@ import org.junit.jupiter.api.Test;
 class CoalescingIT {
 
     private static final int CONCURRENT = 100;
-    private static BackendSimulator sim;
-    private static Gateway gateway;
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture
+            .withSimulator(SimulatorOptions.defaults().withTtftMs(700).withTpotMs(4).withDefaultMaxTokens(64))
+            .policy(ExactCacheIT.policy("memory", ""));
     private static ExecutorService executor;
     private static HttpClient client;
 
     @BeforeAll
     static void start() throws Exception {
-        sim = BackendSimulator.start(SimulatorOptions.defaults().withTtftMs(700).withTpotMs(4).withDefaultMaxTokens(64));
-        gateway = Gateway.start(TestPolicies.parse(ExactCacheIT.policy(sim.baseUrl(), "memory", "")));
         executor = Executors.newFixedThreadPool(16);
         // HTTP/1.1 without a pool limit: one connection per request in flight.
         client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(executor)
@@ -53,14 +53,13 @@ class CoalescingIT {
 
     @AfterAll
     static void stop() throws Exception {
-        Closing.all(gateway, sim);
         if (executor != null) {
             executor.shutdownNow();
         }
     }
 
     private static CompletableFuture<HttpResponse<String>> send(String body) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.port() + CHAT))
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + fixture.port() + CHAT))
                 .timeout(Duration.ofSeconds(30))
                 .header("Content-Type", "application/json")
                 .header("Authorization", "Bearer acme-key")
@@ -80,12 +79,12 @@ class CoalescingIT {
     @Test
     void concurrentIdenticalColdRequests_nonStreaming_oneBackendCall() throws Exception {
         String body = chat("coalesce me " + nonce());
-        long before = sim.stats().requests();
-        double coalesced = metric(gateway, "cachegate_cache_coalesced_total");
+        long before = fixture.sim().stats().requests();
+        double coalesced = metric(fixture.gateway(), "cachegate_cache_coalesced_total");
 
         List<HttpResponse<String>> responses = sendAll(body, CONCURRENT);
 
-        assertThat(sim.stats().requests() - before).isEqualTo(1);
+        assertThat(fixture.sim().stats().requests() - before).isEqualTo(1);
         String expected = content(responses.get(0).body());
         assertThat(expected).isNotBlank();
         for (HttpResponse<String> r : responses) {
@@ -95,9 +94,9 @@ class CoalescingIT {
         }
         long followers = responses.stream().filter(r -> r.headers().firstValue("X-Cache-Coalesced").isPresent()).count();
         assertThat(followers).as("requests that arrived while the leader generated").isGreaterThan(CONCURRENT / 2);
-        assertThat(metric(gateway, "cachegate_cache_coalesced_total") - coalesced).isEqualTo(followers);
-        assertThat(xCache(RawHttp.post(gateway.port(), CHAT, body, "Authorization", "Bearer acme-key"))).isEqualTo("HIT");
-        assertThat(Poll.until(Duration.ofSeconds(5), () -> gateway.metrics().inFlight() == 0)).isTrue();
+        assertThat(metric(fixture.gateway(), "cachegate_cache_coalesced_total") - coalesced).isEqualTo(followers);
+        assertThat(xCache(RawHttp.post(fixture.port(), CHAT, body, "Authorization", "Bearer acme-key"))).isEqualTo("HIT");
+        assertThat(Poll.until(Duration.ofSeconds(5), () -> fixture.gateway().metrics().inFlight() == 0)).isTrue();
         List<String> leaders = responses.stream()
                 .filter(r -> xCache(r).equals("MISS") && r.headers().firstValue("X-Cache-Coalesced").isEmpty())
                 .map(r -> header(r, "X-Request-Id")).toList();
@@ -110,11 +109,11 @@ class CoalescingIT {
     @Test
     void concurrentIdenticalColdRequests_streaming_oneBackendCall() throws Exception {
         String body = chat("coalesce my stream " + nonce(), "\"stream\":true");
-        long before = sim.stats().requests();
+        long before = fixture.sim().stats().requests();
 
         List<HttpResponse<String>> responses = sendAll(body, CONCURRENT);
 
-        assertThat(sim.stats().requests() - before).isEqualTo(1);
+        assertThat(fixture.sim().stats().requests() - before).isEqualTo(1);
         String expected = streamedContent(responses.get(0).body());
         assertThat(expected).isNotBlank();
         for (HttpResponse<String> r : responses) {
@@ -125,7 +124,7 @@ class CoalescingIT {
         }
         assertThat(responses.stream().filter(r -> r.headers().firstValue("X-Cache-Coalesced").isPresent()).count())
                 .isGreaterThan(CONCURRENT / 2);
-        HttpResponse<String> hit = RawHttp.post(gateway.port(), CHAT, body, "Authorization", "Bearer acme-key");
+        HttpResponse<String> hit = RawHttp.post(fixture.port(), CHAT, body, "Authorization", "Bearer acme-key");
         assertThat(xCache(hit)).isEqualTo("HIT");
         assertThat(streamedContent(hit.body())).isEqualTo(expected);
     }
@@ -168,24 +167,20 @@ class CoalescingIT {
     /** The leader's client reads {@code events} SSE events, then disconnects while followers wait. */
     private void leaderLeaves(int events) throws Exception {
         String body = chat("leader leaves " + events + " " + nonce(), "\"stream\":true");
-        long before = sim.stats().requests();
-        long cancelledBefore = sim.stats().cancelled();
-        double coalesced = metric(gateway, "cachegate_cache_coalesced_total");
+        long before = fixture.sim().stats().requests();
+        long cancelledBefore = fixture.sim().stats().cancelled();
+        double coalesced = metric(fixture.gateway(), "cachegate_cache_coalesced_total");
         List<CompletableFuture<HttpResponse<String>>> followers = new ArrayList<>();
-        try (Socket leader = RawHttp.connect(gateway.port())) {
+        try (Socket leader = RawHttp.connect(fixture.port())) {
             leader.getOutputStream().write(RawHttp.rawPost(CHAT, body.getBytes(StandardCharsets.UTF_8),
                     "Authorization: Bearer acme-key"));
-            assertThat(Poll.until(Duration.ofSeconds(5), () -> sim.stats().requests() - before == 1)).isTrue();
+            assertThat(Poll.until(Duration.ofSeconds(5), () -> fixture.sim().stats().requests() - before == 1)).isTrue();
             for (int i = 0; i < 5; i++) {
                 followers.add(send(body));
             }
-            assertThat(Poll.until(Duration.ofSeconds(5), () -> {
-                try {
-                    return metric(gateway, "cachegate_cache_coalesced_total") - coalesced == 5;
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            })).as("the followers joined the leader").isTrue();
+            assertThat(Poll.untilChecked(Duration.ofSeconds(5), () ->
+                    metric(fixture.gateway(), "cachegate_cache_coalesced_total") - coalesced == 5))
+                    .as("the followers joined the leader").isTrue();
             if (events > 0) {
                 InputStream in = leader.getInputStream();
                 int seen = 0;
@@ -207,8 +202,8 @@ class CoalescingIT {
         }
         assertThat(texts).allMatch(t -> t.equals(texts.get(0)));
         assertThat(texts.get(0)).isNotBlank();
-        assertThat(sim.stats().requests() - before).as("the leader's call went on for its followers").isEqualTo(1);
-        assertThat(sim.stats().cancelled()).isEqualTo(cancelledBefore);
-        assertThat(Poll.until(Duration.ofSeconds(5), () -> gateway.metrics().inFlight() == 0)).isTrue();
+        assertThat(fixture.sim().stats().requests() - before).as("the leader's call went on for its followers").isEqualTo(1);
+        assertThat(fixture.sim().stats().cancelled()).isEqualTo(cancelledBefore);
+        assertThat(Poll.until(Duration.ofSeconds(5), () -> fixture.gateway().metrics().inFlight() == 0)).isTrue();
     }
 }

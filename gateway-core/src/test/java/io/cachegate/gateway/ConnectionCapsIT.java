@@ -2,8 +2,6 @@ package io.cachegate.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cachegate.simulator.BackendSimulator;
-import io.cachegate.simulator.SimulatorOptions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -12,9 +10,8 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code server.max_connections} (3 here) and {@code server.max_connections_per_address} (2): a connection over
@@ -23,22 +20,10 @@ import org.junit.jupiter.api.Test;
  */
 class ConnectionCapsIT {
 
-    private static BackendSimulator sim;
-    private static Gateway gateway;
-
-    @BeforeAll
-    static void start() throws Exception {
-        sim = BackendSimulator.start(SimulatorOptions.defaults());
-        gateway = Gateway.start(TestPolicies.parse(TestPolicies.yaml(List.of(sim.baseUrl()), "2s", """
-                  max_connections: 3
-                  max_connections_per_address: 2
-                """, "")));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        Closing.all(gateway, sim);
-    }
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture.withSimulator().policy("""
+            server: {max_connections: 3, max_connections_per_address: 2}
+            """);
 
     @Test
     void overPerAddressAndTotalCaps_refusedAtAccept_underServed() throws Exception {
@@ -49,7 +34,7 @@ class ConnectionCapsIT {
             assertThat(refused("127.0.0.1")).as("third from one address").isTrue();
             held.add(served("127.0.0.2")); // another address, under the total: served
             assertThat(refused("127.0.0.3")).as("fourth in total").isTrue();
-            String scrape = gateway.metrics().scrape();
+            String scrape = fixture.gateway().metrics().scrape();
             assertThat(scrape).contains("cachegate_connections_refused_total{reason=\"per_address\"} 1.0");
             assertThat(scrape).contains("cachegate_connections_refused_total{reason=\"total\"} 1.0");
             // The held ones are still served, and a closed one frees its place.
@@ -110,7 +95,7 @@ class ConnectionCapsIT {
     private static Socket open(String local) throws IOException {
         Socket s = new Socket();
         s.bind(new InetSocketAddress(InetAddress.getByName(local), 0));
-        s.connect(new InetSocketAddress("127.0.0.1", gateway.port()), 5000);
+        s.connect(new InetSocketAddress("127.0.0.1", fixture.port()), 5000);
         s.setSoTimeout(15_000);
         return s;
     }

@@ -9,9 +9,8 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** HTTP/1.1 connection behaviour of the proxy listener: keep-alive, pipelining, Connection: close, timeouts. */
 class ConnectionHandlingIT {
@@ -20,23 +19,12 @@ class ConnectionHandlingIT {
             "{\"model\":\"llama-3.1-8b\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":3}"
                     .getBytes(StandardCharsets.UTF_8);
 
-    private static BackendSimulator sim;
-    private static Gateway gateway;
-
-    @BeforeAll
-    static void start() throws Exception {
-        sim = BackendSimulator.start(SimulatorOptions.defaults());
-        gateway = Gateway.start(TestPolicies.forBackend(List.of(sim.baseUrl())));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        Closing.all(gateway, sim);
-    }
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture.withSimulator();
 
     @Test
     void keepAlive_manyRequestsOnOneConnection_allAnswered() throws Exception {
-        try (Socket socket = RawHttp.connect(gateway.port())) {
+        try (Socket socket = RawHttp.connect(fixture.port())) {
             OutputStream out = socket.getOutputStream();
             InputStream in = socket.getInputStream();
             for (int i = 0; i < 5; i++) {
@@ -50,7 +38,7 @@ class ConnectionHandlingIT {
 
     @Test
     void pipelinedRequests_answeredInOrder() throws Exception {
-        try (Socket socket = RawHttp.connect(gateway.port())) {
+        try (Socket socket = RawHttp.connect(fixture.port())) {
             OutputStream out = socket.getOutputStream();
             byte[] a = RawHttp.rawPost("/v1/chat/completions", CHAT, "X-Request-Id: first");
             byte[] b = RawHttp.rawPost("/v1/completions",
@@ -83,7 +71,7 @@ class ConnectionHandlingIT {
         for (int i = 0; i < count; i++) {
             all.write(RawHttp.rawPost("/v1/chat/completions", CHAT, "X-Request-Id: p" + i));
         }
-        try (Socket socket = RawHttp.connect(gateway.port())) {
+        try (Socket socket = RawHttp.connect(fixture.port())) {
             socket.getOutputStream().write(all.toByteArray());
             socket.getOutputStream().flush();
             InputStream in = socket.getInputStream();
@@ -111,7 +99,7 @@ class ConnectionHandlingIT {
 
     @Test
     void connectionClose_answerThenClose() throws Exception {
-        try (Socket socket = RawHttp.connect(gateway.port())) {
+        try (Socket socket = RawHttp.connect(fixture.port())) {
             socket.getOutputStream().write(RawHttp.rawPost("/v1/chat/completions", CHAT, "Connection: close"));
             InputStream in = socket.getInputStream();
             RawHttp.Response response = RawHttp.read(in);
@@ -123,7 +111,7 @@ class ConnectionHandlingIT {
 
     @Test
     void streamingAnswer_relayedChunked() throws Exception {
-        RawHttp.Response response = RawHttp.exchange(gateway.port(), RawHttp.rawPost("/v1/chat/completions",
+        RawHttp.Response response = RawHttp.exchange(fixture.port(), RawHttp.rawPost("/v1/chat/completions",
                 ("{\"model\":\"llama-3.1-8b\",\"stream\":true,\"max_tokens\":5,"
                         + "\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}").getBytes(StandardCharsets.UTF_8),
                 "Connection: close"));
@@ -135,7 +123,7 @@ class ConnectionHandlingIT {
 
     @Test
     void expectContinueWithHugeBody_is413Json() throws Exception {
-        try (Socket socket = RawHttp.connect(gateway.port())) {
+        try (Socket socket = RawHttp.connect(fixture.port())) {
             socket.getOutputStream().write(("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
                     + "Content-Type: application/json\r\nContent-Length: 20000000\r\nExpect: 100-continue\r\n\r\n")
                     .getBytes(StandardCharsets.ISO_8859_1));
@@ -147,7 +135,7 @@ class ConnectionHandlingIT {
 
     @Test
     void expectContinue_smallBody_isAnswered() throws Exception {
-        try (Socket socket = RawHttp.connect(gateway.port())) {
+        try (Socket socket = RawHttp.connect(fixture.port())) {
             OutputStream out = socket.getOutputStream();
             out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                     + "Content-Length: " + CHAT.length + "\r\nExpect: 100-continue\r\n\r\n")
@@ -208,7 +196,7 @@ class ConnectionHandlingIT {
 
     @Test
     void listedPassthroughPath_passesThroughToBackend() throws Exception {
-        try (Gateway gw = Gateway.start(TestPolicies.parse(TestPolicies.yaml(List.of(sim.baseUrl()), "2s",
+        try (Gateway gw = Gateway.start(TestPolicies.parse(TestPolicies.yaml(List.of(fixture.sim().baseUrl()), "2s",
                 "  passthrough: [{path: /v1/rerank, methods: [POST]}]", "")))) {
             RawHttp.Response response = RawHttp.exchange(gw.port(), RawHttp.rawPost("/v1/rerank",
                     "{\"model\":\"llama-3.1-8b\"}".getBytes(StandardCharsets.UTF_8), "Connection: close"));
@@ -221,9 +209,9 @@ class ConnectionHandlingIT {
 
     @Test
     void unlistedV1PathOrMethod_is404WithoutReachingTheBackend() throws Exception {
-        try (Gateway gw = Gateway.start(TestPolicies.parse(TestPolicies.yaml(List.of(sim.baseUrl()), "2s",
+        try (Gateway gw = Gateway.start(TestPolicies.parse(TestPolicies.yaml(List.of(fixture.sim().baseUrl()), "2s",
                 "  passthrough: [{path: /v1/rerank, methods: [POST]}]", "")))) {
-            long before = sim.stats().requests();
+            long before = fixture.sim().stats().requests();
             for (String raw : List.of(
                     "POST /v1/files HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
                     "DELETE /v1/files/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
@@ -233,13 +221,13 @@ class ConnectionHandlingIT {
                 assertThat(response.status()).as(raw).isEqualTo(404);
                 assertThat(response.body()).contains("\"code\":\"not_found\"").contains("server.passthrough");
             }
-            assertThat(sim.stats().requests() - before).as("nothing reached the backend").isZero();
+            assertThat(fixture.sim().stats().requests() - before).as("nothing reached the backend").isZero();
         }
     }
 
     @Test
     void defaultPolicy_forwardsNoOtherV1Path() throws Exception {
-        RawHttp.Response response = RawHttp.exchange(gateway.port(), RawHttp.rawPost("/v1/rerank",
+        RawHttp.Response response = RawHttp.exchange(fixture.port(), RawHttp.rawPost("/v1/rerank",
                 "{\"model\":\"llama-3.1-8b\"}".getBytes(StandardCharsets.UTF_8), "Connection: close"));
         assertThat(response.status()).isEqualTo(404);
         assertThat(response.body()).contains("\"code\":\"not_found\"");

@@ -2,8 +2,6 @@ package io.cachegate.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cachegate.simulator.BackendSimulator;
-import io.cachegate.simulator.SimulatorOptions;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -13,9 +11,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The probe's lock-out, scaled down: silent sockets fill {@code server.max_connections} (6 here, from three
@@ -24,22 +21,10 @@ import org.junit.jupiter.api.Test;
  */
 class ConnectionShedIT {
 
-    private static BackendSimulator sim;
-    private static Gateway gateway;
-
-    @BeforeAll
-    static void start() throws Exception {
-        sim = BackendSimulator.start(SimulatorOptions.defaults());
-        gateway = Gateway.start(TestPolicies.parse(TestPolicies.yaml(List.of(sim.baseUrl()), "2s", """
-                  max_connections: 6
-                  idle_timeout: 60s
-                """, "")));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        Closing.all(gateway, sim);
-    }
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture.withSimulator().policy("""
+            server: {max_connections: 6, idle_timeout: 60s}
+            """);
 
     @Test
     void silentSocketsAtTheCap_aNewClientIsServed_andOneIdleSocketClosed() throws Exception {
@@ -60,25 +45,25 @@ class ConnectionShedIT {
             for (int i = 0; i < 6; i++) {
                 Socket s = new Socket();
                 s.bind(new InetSocketAddress(InetAddress.getByName("127.0.0." + (1 + i % 3)), 0));
-                s.connect(new InetSocketAddress("127.0.0.1", gateway.port()), 5000);
+                s.connect(new InetSocketAddress("127.0.0.1", fixture.port()), 5000);
                 s.getOutputStream().write(first);
                 silent.add(s);
             }
             // Wait for all six to be counted in, then past the minimum idle time.
             assertThat(Poll.until(Duration.ofSeconds(5),
-                    () -> gateway.metrics().scrape().contains("cachegate_connections_active 6.0"))).isTrue();
+                    () -> fixture.gateway().metrics().scrape().contains("cachegate_connections_active 6.0"))).isTrue();
             Thread.sleep(1_100);
 
             double shedBefore = shed();
             // On a connection of its own, closed after: a pooled one would stay counted into the next test.
-            try (Socket client = RawHttp.connect(gateway.port())) {
+            try (Socket client = RawHttp.connect(fixture.port())) {
                 client.getOutputStream().write(RawHttp.rawPost("/v1/chat/completions", ("{\"model\":\"llama-3.1-8b\","
                         + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":2}")
                         .getBytes(StandardCharsets.UTF_8)));
                 assertThat(RawHttp.read(client.getInputStream()).status()).isEqualTo(200);
             }
             assertThat(shed() - shedBefore).isEqualTo(1.0);
-            assertThat(gateway.metrics().scrape()).doesNotContain("cachegate_connections_refused_total{reason=\"total\"}");
+            assertThat(fixture.gateway().metrics().scrape()).doesNotContain("cachegate_connections_refused_total{reason=\"total\"}");
             assertThat(silent.stream().filter(ConnectionShedIT::closedByPeer).count()).isEqualTo(1);
         } finally {
             for (Socket s : silent) {
@@ -86,12 +71,12 @@ class ConnectionShedIT {
             }
             // The next test starts with none counted.
             assertThat(Poll.until(Duration.ofSeconds(5),
-                    () -> gateway.metrics().scrape().contains("cachegate_connections_active 0.0"))).isTrue();
+                    () -> fixture.gateway().metrics().scrape().contains("cachegate_connections_active 0.0"))).isTrue();
         }
     }
 
     private static double shed() {
-        return gateway.metrics().scrape().lines().filter(l -> l.startsWith("cachegate_connections_shed_total "))
+        return fixture.gateway().metrics().scrape().lines().filter(l -> l.startsWith("cachegate_connections_shed_total "))
                 .mapToDouble(l -> Double.parseDouble(l.substring(l.indexOf(' ') + 1))).sum();
     }
 

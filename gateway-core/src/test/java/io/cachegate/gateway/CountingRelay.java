@@ -10,6 +10,7 @@ import java.net.URI;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 /**
  * A TCP relay between the gateway and a backend that counts the bytes the backend sent on to the
@@ -42,6 +43,21 @@ final class CountingRelay implements AutoCloseable {
     /** Bytes the backend has sent that the relay passed on to the gateway. */
     long bytesToGateway() {
         return toGateway.get();
+    }
+
+    /** True once no byte has moved towards the gateway for half a second (the client stopped reading). */
+    BooleanSupplier settled() {
+        AtomicLong last = new AtomicLong(-1);
+        AtomicLong since = new AtomicLong(System.nanoTime());
+        return () -> {
+            long now = bytesToGateway();
+            if (now != last.get()) {
+                last.set(now);
+                since.set(System.nanoTime());
+                return false;
+            }
+            return System.nanoTime() - since.get() > 500_000_000L;
+        };
     }
 
     private void acceptLoop() {

@@ -2,8 +2,6 @@ package io.cachegate.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cachegate.simulator.BackendSimulator;
-import io.cachegate.simulator.SimulatorOptions;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetric;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
@@ -12,9 +10,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -23,9 +18,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Early refusal: a request the head alone condemns (no or unknown key, unknown path, wrong method, a
@@ -42,32 +36,20 @@ class EarlyRefusalIT {
     private static final String CHAT =
             "{\"model\":\"llama-3.1-8b\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":3}";
 
-    private static BackendSimulator sim;
-    private static Gateway gateway;
-    private static Path dir;
-    private static Path policyFile;
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture.withSimulator().watched().policy(policy("good-key"));
 
-    @BeforeAll
-    static void start() throws Exception {
-        sim = BackendSimulator.start(SimulatorOptions.defaults());
-        dir = Files.createTempDirectory("cachegate-early-refusal");
-        policyFile = dir.resolve("policy.yaml");
-        write("good-key");
-        gateway = Gateway.start(TestPolicies.parse(Files.readString(policyFile)), policyFile);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        Closing.all(gateway, sim);
+    /** Tenant acme with {@code key}; max_body_bytes 1 MiB, which the attackers announce just under. */
+    private static String policy(String key) {
+        return """
+                server: {max_body_bytes: 1MiB}
+                tenants:
+                  - {id: acme, api_keys: [%s]}
+                """.formatted(key);
     }
 
     private static void write(String key) throws Exception {
-        Path tmp = Files.createTempFile(dir, "policy", ".tmp");
-        Files.writeString(tmp, TestPolicies.yaml(List.of(sim.baseUrl()), "2s", "", """
-                tenants:
-                  - {id: acme, api_keys: [%s]}
-                """.formatted(key)));
-        Files.move(tmp, policyFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        fixture.rewrite(policy(key));
     }
 
     @Test
@@ -90,7 +72,7 @@ class EarlyRefusalIT {
                 String auth = i % 2 == 0 ? "" : "Authorization: Bearer wrong-key-" + i + "\r\n";
                 attacks.add(pool.submit(() -> attack(auth)));
             }
-            int good = RawHttp.post(gateway.port(), "/v1/chat/completions", CHAT, "Authorization", "Bearer good-key")
+            int good = RawHttp.post(fixture.port(), "/v1/chat/completions", CHAT, "Authorization", "Bearer good-key")
                     .statusCode();
             long slowest = 0;
             long bodyBytesSent = 0;
@@ -123,7 +105,7 @@ class EarlyRefusalIT {
 
     /** Sends a head and one piece of body, reads the answer, then trickles more body until the gateway hangs up. */
     private static Attack attack(String auth) throws IOException {
-        try (Socket socket = RawHttp.connect(gateway.port())) {
+        try (Socket socket = RawHttp.connect(fixture.port())) {
             OutputStream out = socket.getOutputStream();
             InputStream in = socket.getInputStream();
             byte[] piece = new byte[PIECE];
@@ -151,7 +133,7 @@ class EarlyRefusalIT {
 
     @Test
     void refusalAfterAPipelinedRequest_answeredInOrder_thenClosed() throws Exception {
-        try (Socket socket = RawHttp.connect(gateway.port())) {
+        try (Socket socket = RawHttp.connect(fixture.port())) {
             String good = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer good-key\r\n"
                     + "Content-Type: application/json\r\nContent-Length: " + CHAT.length() + "\r\n\r\n" + CHAT;
             String keyless = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
@@ -168,7 +150,7 @@ class EarlyRefusalIT {
 
     @Test
     void bodilessRefusals_keepTheConnection() throws Exception {
-        try (Socket socket = RawHttp.connect(gateway.port())) {
+        try (Socket socket = RawHttp.connect(fixture.port())) {
             String good = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer good-key\r\n"
                     + "Content-Type: application/json\r\nContent-Length: " + CHAT.length() + "\r\n\r\n" + CHAT;
             socket.getOutputStream().write(("GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n"
@@ -187,7 +169,7 @@ class EarlyRefusalIT {
 
     @Test
     void contentLengthOverTheLimit_is413AtTheHead() throws Exception {
-        try (Socket socket = RawHttp.connect(gateway.port())) {
+        try (Socket socket = RawHttp.connect(fixture.port())) {
             socket.getOutputStream().write(("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
                     + "Authorization: Bearer good-key\r\nContent-Length: 5000000\r\n\r\n{")
                     .getBytes(StandardCharsets.ISO_8859_1));
@@ -201,17 +183,17 @@ class EarlyRefusalIT {
     void keyAddedByReload_acceptedAtTheHead() throws Exception {
         assertThat(keyOnly("later-key")).isEqualTo(401);
         write("later-key");
-        gateway.reload();
+        fixture.gateway().reload();
         assertThat(Poll.until(java.time.Duration.ofSeconds(10), () -> keyOnly("later-key") == 200)).isTrue();
         assertThat(keyOnly("good-key")).isEqualTo(401);
         write("good-key");
-        gateway.reload();
+        fixture.gateway().reload();
         assertThat(Poll.until(java.time.Duration.ofSeconds(10), () -> keyOnly("good-key") == 200)).isTrue();
     }
 
     private static int keyOnly(String key) {
         try {
-            return RawHttp.post(gateway.port(), "/v1/chat/completions", CHAT, "Authorization", "Bearer " + key)
+            return RawHttp.post(fixture.port(), "/v1/chat/completions", CHAT, "Authorization", "Bearer " + key)
                     .statusCode();
         } catch (Exception e) {
             throw new IllegalStateException(e);

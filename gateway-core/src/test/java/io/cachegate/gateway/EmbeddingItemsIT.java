@@ -8,12 +8,9 @@ import static io.cachegate.gateway.CacheCalls.xCache;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.openai.client.OpenAIClient;
-import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.models.embeddings.CreateEmbeddingResponse;
 import com.openai.models.embeddings.Embedding;
 import com.openai.models.embeddings.EmbeddingCreateParams;
-import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.SimulatorOptions;
 import io.cachegate.testing.RedisTestServer;
 import java.net.http.HttpResponse;
@@ -24,9 +21,9 @@ import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.LongStream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Embeddings batches cached per item, on Redis, with the official OpenAI Java SDK and raw HTTP: a half-seen batch
@@ -38,51 +35,30 @@ class EmbeddingItemsIT {
     private static final String MODEL = "llama-3.1-8b";
     private static final String EMBEDDINGS = "/v1/embeddings";
 
-    private static BackendSimulator sim;
-    private static Gateway gateway;
-    private static OpenAIClient direct;
-    private static OpenAIClient viaGateway;
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture
+            // 0.05 ms of prefill per token: an embedding's cost grows with its inputs, as on a real backend.
+            .withSimulator(SimulatorOptions.defaults().withPrefillMsPerToken(0.05))
+            .env("REDIS", RedisTestServer::sharedUri)
+            .policy("""
+            server: {max_body_bytes: 4MiB}
+            backends:
+              - name: main
+                model_version: "sim@1"
+                timeouts: {connect: 1s, first_byte: 5s, idle: 5s, total: 30s}
+            cache:
+              exact: {store: redis, redis_uri: "${REDIS}", ttl: 10m, timeout: 500ms}
+            """);
 
     @BeforeAll
-    static void start() throws Exception {
-        // 0.05 ms of prefill per token: an embedding's cost grows with its inputs, as on a real backend.
-        sim = BackendSimulator.start(SimulatorOptions.defaults().withPrefillMsPerToken(0.05));
-        gateway = Gateway.start(TestPolicies.parse("""
-                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 2s, max_body_bytes: 4MiB}
-                backends:
-                  - name: main
-                    urls: ["%s"]
-                    model_version: "sim@1"
-                    timeouts: {connect: 1s, first_byte: 5s, idle: 5s, total: 30s}
-                cache:
-                  exact: {store: redis, redis_uri: "%s", ttl: 10m, timeout: 500ms}
-                """.formatted(sim.baseUrl(), RedisTestServer.sharedUri())));
+    static void redisConnected() {
         assertThat(Poll.until(Duration.ofSeconds(10), EmbeddingItemsIT::storeAvailable)).as("redis connected").isTrue();
-        direct = OpenAIOkHttpClient.builder().baseUrl(sim.baseUrl() + "/v1").apiKey("x").maxRetries(0).build();
-        viaGateway = OpenAIOkHttpClient.builder().baseUrl("http://127.0.0.1:" + gateway.port() + "/v1").apiKey("x")
-                .maxRetries(0).build();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (direct != null) {
-            direct.close();
-        }
-        if (viaGateway != null) {
-            viaGateway.close();
-        }
-        if (gateway != null) {
-            gateway.close();
-        }
-        if (sim != null) {
-            sim.close();
-        }
     }
 
     /** Entries written so far (a batch's items are stored after its answer has left, asynchronously). */
     private static long written() {
         try {
-            return (long) metric(gateway, "cachegate_cache_entries_written_total");
+            return (long) metric(fixture.gateway(), "cachegate_cache_entries_written_total");
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
@@ -96,7 +72,7 @@ class EmbeddingItemsIT {
 
     private static boolean storeAvailable() {
         try {
-            return metric(gateway, "cachegate_cache_store_available") == 1;
+            return metric(fixture.gateway(), "cachegate_cache_store_available") == 1;
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
@@ -140,27 +116,27 @@ class EmbeddingItemsIT {
                 mixed.add(unseen.get(i));
                 mixed.add(seen.get(7 - i));
             }
-            CreateEmbeddingResponse firstDirect = direct.embeddings().create(params(seen, format));
-            CreateEmbeddingResponse expected = direct.embeddings().create(params(mixed, format));
+            CreateEmbeddingResponse firstDirect = fixture.sdkDirect().embeddings().create(params(seen, format));
+            CreateEmbeddingResponse expected = fixture.sdkDirect().embeddings().create(params(mixed, format));
 
-            long inputs0 = sim.stats().embeddingInputs();
+            long inputs0 = fixture.sim().stats().embeddingInputs();
             long written0 = written();
-            CreateEmbeddingResponse first = viaGateway.embeddings().create(params(seen, format));
+            CreateEmbeddingResponse first = fixture.sdk("x").embeddings().create(params(seen, format));
             awaitWritten(written0, 8);
-            long inputs1 = sim.stats().embeddingInputs();
-            long requests1 = sim.stats().requests();
-            CreateEmbeddingResponse merged = viaGateway.embeddings().create(params(mixed, format));
+            long inputs1 = fixture.sim().stats().embeddingInputs();
+            long requests1 = fixture.sim().stats().requests();
+            CreateEmbeddingResponse merged = fixture.sdk("x").embeddings().create(params(mixed, format));
             awaitWritten(written0, 16);
-            long inputs2 = sim.stats().embeddingInputs();
-            CreateEmbeddingResponse repeat = viaGateway.embeddings().create(params(mixed, format));
+            long inputs2 = fixture.sim().stats().embeddingInputs();
+            CreateEmbeddingResponse repeat = fixture.sdk("x").embeddings().create(params(mixed, format));
 
             assertThat(inputs1 - inputs0).as("format %s: all-miss batch", format).isEqualTo(8);
             assertSameAnswer(first, firstDirect);
             assertThat(inputs2 - inputs1).as("format %s: only the unseen half goes upstream", format).isEqualTo(8);
-            assertThat(sim.stats().requests() - requests1).as("one upstream call, then none").isEqualTo(1);
+            assertThat(fixture.sim().stats().requests() - requests1).as("one upstream call, then none").isEqualTo(1);
             assertSameAnswer(merged, expected);
             assertSameAnswer(repeat, expected);
-            assertThat(sim.stats().embeddingInputs()).as("a fully cached batch").isEqualTo(inputs2);
+            assertThat(fixture.sim().stats().embeddingInputs()).as("a fully cached batch").isEqualTo(inputs2);
         }
     }
 
@@ -177,7 +153,7 @@ class EmbeddingItemsIT {
         HttpResponse<String> merged = post(body(mixed, ""));
         awaitWritten(written0, 120);
         HttpResponse<String> hit = post(body(mixed, ""));
-        JsonNode expected = json(RawHttp.post(sim.baseUrl().getPort(), EMBEDDINGS, body(mixed, "")).body());
+        JsonNode expected = json(RawHttp.post(fixture.sim().baseUrl().getPort(), EMBEDDINGS, body(mixed, "")).body());
 
         assertThat(xCache(merged)).isEqualTo("PARTIAL");
         assertThat(xCache(hit)).isEqualTo("HIT");
@@ -214,9 +190,9 @@ class EmbeddingItemsIT {
         assertThat(json(hit.body()).path("data")).isEqualTo(json(miss.body()).path("data"));
         assertThat(json(hit.body()).path("usage").path("prompt_tokens"))
                 .isEqualTo(json(miss.body()).path("usage").path("prompt_tokens"));
-        assertThat(metric(gateway, "cachegate_embedding_items_total", "source=\"cache\"")).isPositive();
-        assertThat(metric(gateway, "cachegate_embedding_batches_total", "outcome=\"partial\"")).isPositive();
-        JsonNode stats = json(RawHttp.get(gateway.adminPort(), "/admin/stats").body()).path("embeddings");
+        assertThat(metric(fixture.gateway(), "cachegate_embedding_items_total", "source=\"cache\"")).isPositive();
+        assertThat(metric(fixture.gateway(), "cachegate_embedding_batches_total", "outcome=\"partial\"")).isPositive();
+        JsonNode stats = json(RawHttp.get(fixture.adminPort(), "/admin/stats").body()).path("embeddings");
         assertThat(stats.path("itemsFromCache").asLong()).isPositive();
         assertThat(stats.path("itemsSentUpstream").asLong()).isPositive();
         assertThat(stats.path("partialBatches").asLong()).isPositive();
@@ -227,11 +203,11 @@ class EmbeddingItemsIT {
         String run = nonce();
         String a = "dup a " + run;
         String b = "dup b " + run;
-        long before = sim.stats().embeddingInputs();
+        long before = fixture.sim().stats().embeddingInputs();
         HttpResponse<String> response = post(body(List.of(a, b, a, a), ""));
         JsonNode data = json(response.body()).path("data");
 
-        assertThat(sim.stats().embeddingInputs() - before).isEqualTo(2);
+        assertThat(fixture.sim().stats().embeddingInputs() - before).isEqualTo(2);
         assertThat(data).hasSize(4);
         assertThat(data.get(2).path("embedding")).isEqualTo(data.get(0).path("embedding"));
         assertThat(data.get(3).path("index").asInt()).isEqualTo(3);
@@ -245,7 +221,7 @@ class EmbeddingItemsIT {
         HttpResponse<String> halfSeen = post("{\"model\":\"" + MODEL + "\",\"input\":[[" + token + ",3],[" + token + ",2]]}");
         assertThat(xCache(halfSeen)).isEqualTo("PARTIAL");
         assertThat(json(halfSeen.body()).path("data").get(1).path("embedding"))
-                .isEqualTo(json(RawHttp.post(sim.baseUrl().getPort(), EMBEDDINGS,
+                .isEqualTo(json(RawHttp.post(fixture.sim().baseUrl().getPort(), EMBEDDINGS,
                         "{\"model\":\"" + MODEL + "\",\"input\":[[" + token + ",2]]}").body()).path("data").get(0).path("embedding"));
     }
 
@@ -257,14 +233,14 @@ class EmbeddingItemsIT {
         post(body(items.subList(0, 1), "")); // one item cached under the float format
         awaitWritten(written0, 1);
         String bad = body(items, ",\"encoding_format\":\"hex\"");
-        long before = sim.stats().requests();
-        HttpResponse<String> first = RawHttp.post(gateway.port(), EMBEDDINGS, bad);
-        HttpResponse<String> second = RawHttp.post(gateway.port(), EMBEDDINGS, bad);
+        long before = fixture.sim().stats().requests();
+        HttpResponse<String> first = RawHttp.post(fixture.port(), EMBEDDINGS, bad);
+        HttpResponse<String> second = RawHttp.post(fixture.port(), EMBEDDINGS, bad);
 
         assertThat(first.statusCode()).as(first.body()).isEqualTo(400);
         assertThat(json(first.body()).path("error").path("message").asText()).contains("encoding_format");
         assertThat(second.statusCode()).isEqualTo(400);
-        assertThat(sim.stats().requests() - before).as("both reached the backend: nothing stored").isEqualTo(2);
+        assertThat(fixture.sim().stats().requests() - before).as("both reached the backend: nothing stored").isEqualTo(2);
     }
 
     @Test
@@ -301,20 +277,20 @@ class EmbeddingItemsIT {
         long halfItems = 0;
         for (int r = 0; r < rounds; r++) {
             List<String> fresh = texts(run, 1000 + 200 * r, 64);
-            long i0 = sim.stats().embeddingInputs();
+            long i0 = fixture.sim().stats().embeddingInputs();
             long w0 = written();
             long t0 = System.nanoTime();
             assertThat(xCache(post(body(fresh, "")))).isEqualTo("MISS");
             missNanos.add(System.nanoTime() - t0);
             awaitWritten(w0, 64); // between the timed calls: the half-seen batch must find its seen half
-            long i1 = sim.stats().embeddingInputs();
+            long i1 = fixture.sim().stats().embeddingInputs();
             List<String> half = new ArrayList<>(texts(run, 0, 32));
             half.addAll(texts(run, 1100 + 200 * r, 32));
             t0 = System.nanoTime();
             assertThat(xCache(post(body(half, "")))).isEqualTo("PARTIAL");
             halfNanos.add(System.nanoTime() - t0);
             missItems += i1 - i0;
-            halfItems += sim.stats().embeddingInputs() - i1;
+            halfItems += fixture.sim().stats().embeddingInputs() - i1;
         }
         assertThat(halfItems * 2).isEqualTo(missItems);
         double[] ratios = IntStream.range(0, rounds).mapToDouble(i -> (double) halfNanos.get(i) / missNanos.get(i))
@@ -336,7 +312,7 @@ class EmbeddingItemsIT {
     }
 
     private static HttpResponse<String> post(String body) throws Exception {
-        HttpResponse<String> response = RawHttp.post(gateway.port(), EMBEDDINGS, body);
+        HttpResponse<String> response = RawHttp.post(fixture.port(), EMBEDDINGS, body);
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
         return response;
     }

@@ -4,13 +4,11 @@ import static io.cachegate.gateway.CacheCalls.nonce;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.cachegate.simulator.BackendSimulator;
-import io.cachegate.simulator.SimulatorOptions;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The npm {@code openai} package's {@code client.embeddings.create} through the gateway
@@ -18,38 +16,22 @@ import org.junit.jupiter.api.Test;
  * answer equals the backend's, vector for vector, in the package's default encoding (base64) and in float.
  * Skipped only where node or the client's {@code node_modules} ({@code npm ci} in {@code clients/node}) are missing.
  */
+@EnabledIf(value = "io.cachegate.gateway.NodeClients#installed",
+        disabledReason = "node, or the openai package (npm ci in clients/node), is missing")
 class EmbeddingItemsNodeIT {
 
-    private static BackendSimulator sim;
-    private static Gateway gateway;
-
-    @BeforeAll
-    static void start() throws Exception {
-        NodeClients.assumeInstalled();
-        sim = BackendSimulator.start(SimulatorOptions.defaults());
-        gateway = Gateway.start(TestPolicies.parse("""
-                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 2s}
-                backends:
-                  - {name: main, urls: ["%s"], model_version: "llama@v1"}
-                cache:
-                  exact: {store: memory, ttl: 1h}
-                """.formatted(sim.baseUrl())));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        Closing.all(gateway, sim);
-    }
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture.withSimulator();
 
     @Test
     void npmOpenAi_halfSeenBatch_sendsOnlyUnseenItemsAndEqualsTheBackend() throws Exception {
-        String gatewayUrl = "http://127.0.0.1:" + gateway.port() + "/v1";
+        String gatewayUrl = "http://127.0.0.1:" + fixture.port() + "/v1";
         String run = nonce();
-        long before = sim.stats().embeddingInputs();
-        JsonNode firsts = NodeClients.run("embeddings.mjs", "first", gatewayUrl, sim.baseUrl() + "/v1", "llama-3.1-8b", run);
+        long before = fixture.sim().stats().embeddingInputs();
+        JsonNode firsts = NodeClients.run("embeddings.mjs", "first", gatewayUrl, fixture.sim().baseUrl() + "/v1", "llama-3.1-8b", run);
         // The items are stored after the answer has left: wait for both formats' six.
         assertThat(Poll.until(Duration.ofSeconds(10), () -> written() >= 12)).as("items stored").isTrue();
-        JsonNode mergeds = NodeClients.run("embeddings.mjs", "merged", gatewayUrl, sim.baseUrl() + "/v1", "llama-3.1-8b", run);
+        JsonNode mergeds = NodeClients.run("embeddings.mjs", "merged", gatewayUrl, fixture.sim().baseUrl() + "/v1", "llama-3.1-8b", run);
 
         for (String format : List.of("default", "float")) {
             JsonNode first = firsts.path(format);
@@ -65,12 +47,12 @@ class EmbeddingItemsNodeIT {
             assertThat(merged.path("promptTokens")).isEqualTo(merged.path("backendPromptTokens"));
         }
         // Through the gateway 6 then 6 per format; directly 6 then 12 per format.
-        assertThat(sim.stats().embeddingInputs() - before).isEqualTo(2 * (6 + 6) + 2 * (6 + 12));
+        assertThat(fixture.sim().stats().embeddingInputs() - before).isEqualTo(2 * (6 + 6) + 2 * (6 + 12));
     }
 
     private static long written() {
         try {
-            return (long) CacheCalls.metric(gateway, "cachegate_cache_entries_written_total");
+            return (long) CacheCalls.metric(fixture.gateway(), "cachegate_cache_entries_written_total");
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

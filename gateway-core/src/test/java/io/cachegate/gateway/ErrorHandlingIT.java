@@ -15,10 +15,9 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Every failure gets an OpenAI error body with the right status, and the gateway keeps serving after it. */
 class ErrorHandlingIT {
@@ -28,32 +27,22 @@ class ErrorHandlingIT {
     private static final String GOOD_CHAT =
             "{\"model\":\"llama-3.1-8b\",\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}],\"max_tokens\":4}";
 
-    private static BackendSimulator sim;
-    private static Gateway gateway;
-
-    @BeforeAll
-    static void start() throws Exception {
-        sim = BackendSimulator.start(SimulatorOptions.defaults());
-        gateway = Gateway.start(TestPolicies.parse(TestPolicies.yaml(List.of(sim.baseUrl()), "2s", """
-                  max_header_bytes: 8KiB
-                  json: {max_depth: 16}
-                """, """
-                tenants:
-                  - {id: acme, api_keys: [k1]}
-                routes:
-                  - match: {model: "llama*"}
-                    backend: main
-                """)));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        Closing.all(gateway, sim);
-    }
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture.withSimulator().policy("""
+            server:
+              max_body_bytes: 1MiB
+              max_header_bytes: 8KiB
+              json: {max_depth: 16}
+            tenants:
+              - {id: acme, api_keys: [k1]}
+            routes:
+              - match: {model: "llama*"}
+                backend: main
+            """);
 
     @AfterEach
     void gatewayStillServes() throws Exception {
-        HttpResponse<String> ok = RawHttp.post(gateway.port(), "/v1/chat/completions", GOOD_CHAT,
+        HttpResponse<String> ok = RawHttp.post(fixture.port(), "/v1/chat/completions", GOOD_CHAT,
                 "Authorization", "Bearer k1");
         assertThat(ok.statusCode()).as(ok.body()).isEqualTo(200);
         assertThat(ok.body()).contains("chat.completion");
@@ -79,7 +68,7 @@ class ErrorHandlingIT {
         body[head.length + 1] = (byte) 0xfe;
         System.arraycopy(tail, 0, body, head.length + 2, tail.length);
 
-        assertError(RawHttp.exchange(gateway.port(), RawHttp.rawPost("/v1/chat/completions", body, AUTH)), 400,
+        assertError(RawHttp.exchange(fixture.port(), RawHttp.rawPost("/v1/chat/completions", body, AUTH)), 400,
                 "invalid_json");
     }
 
@@ -123,16 +112,16 @@ class ErrorHandlingIT {
 
     @Test
     void wrongOrMissingApiKey_is401() throws Exception {
-        assertError(RawHttp.post(gateway.port(), "/v1/chat/completions", GOOD_CHAT, "Authorization", "Bearer nope"),
+        assertError(RawHttp.post(fixture.port(), "/v1/chat/completions", GOOD_CHAT, "Authorization", "Bearer nope"),
                 401, "invalid_api_key");
-        assertError(RawHttp.post(gateway.port(), "/v1/chat/completions", GOOD_CHAT), 401, "invalid_api_key");
-        assertError(RawHttp.post(gateway.port(), "/v1/chat/completions", GOOD_CHAT, "Authorization", "Basic k1"),
+        assertError(RawHttp.post(fixture.port(), "/v1/chat/completions", GOOD_CHAT), 401, "invalid_api_key");
+        assertError(RawHttp.post(fixture.port(), "/v1/chat/completions", GOOD_CHAT, "Authorization", "Basic k1"),
                 401, "invalid_api_key");
     }
 
     @Test
     void unknownPath_is404() throws Exception {
-        assertError(RawHttp.get(gateway.port(), "/nothing/here", "Authorization", "Bearer k1"), 404, "not_found");
+        assertError(RawHttp.get(fixture.port(), "/nothing/here", "Authorization", "Bearer k1"), 404, "not_found");
     }
 
     @Test
@@ -143,14 +132,14 @@ class ErrorHandlingIT {
 
     @Test
     void getOnChatCompletions_is405() throws Exception {
-        HttpResponse<String> response = RawHttp.get(gateway.port(), "/v1/chat/completions", "Authorization", "Bearer k1");
+        HttpResponse<String> response = RawHttp.get(fixture.port(), "/v1/chat/completions", "Authorization", "Bearer k1");
         assertError(response, 405, "method_not_allowed");
         assertThat(response.headers().firstValue("Allow")).isPresent();
     }
 
     @Test
     void hugeContentLength_is413BeforeTheBodyIsSent() throws Exception {
-        try (Socket socket = RawHttp.connect(gateway.port())) {
+        try (Socket socket = RawHttp.connect(fixture.port())) {
             OutputStream out = socket.getOutputStream();
             out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\n" + AUTH + "\r\n"
                     + "Content-Type: application/json\r\nContent-Length: 20000000\r\n\r\n")
@@ -165,7 +154,7 @@ class ErrorHandlingIT {
 
     @Test
     void chunkedUploadOverLimit_is413() throws Exception {
-        try (Socket socket = RawHttp.connect(gateway.port())) {
+        try (Socket socket = RawHttp.connect(fixture.port())) {
             OutputStream out = socket.getOutputStream();
             out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\n" + AUTH + "\r\n"
                     + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
@@ -189,7 +178,7 @@ class ErrorHandlingIT {
     @Test
     void headersOverLimit_is431() throws Exception {
         String big = "X-Big: " + "a".repeat(20_000);
-        RawHttp.Response response = RawHttp.exchange(gateway.port(),
+        RawHttp.Response response = RawHttp.exchange(fixture.port(),
                 RawHttp.rawPost("/v1/chat/completions", GOOD_CHAT.getBytes(StandardCharsets.UTF_8), AUTH, big));
         assertError(response, 431, "headers_too_large");
     }
@@ -212,7 +201,7 @@ class ErrorHandlingIT {
     @Test
     void deadUrlWithLiveOne_retriesAndSucceeds() throws Exception {
         URI dead = deadUrl();
-        try (Gateway gw = Gateway.start(TestPolicies.forBackend(List.of(dead, sim.baseUrl())))) {
+        try (Gateway gw = Gateway.start(TestPolicies.forBackend(List.of(dead, fixture.sim().baseUrl())))) {
             // Idle replicas tie and the least-loaded choice draws at random: 4 requests all missed the failing
             // replica once in 16 runs; 16 requests miss it once in 65,536.
             for (int i = 0; i < 16; i++) {
@@ -232,13 +221,9 @@ class ErrorHandlingIT {
             } else {
                 assertError(first, 503, "overloaded");
             }
-            assertThat(Poll.until(Duration.ofSeconds(10), () -> {
-                try {
-                    return RawHttp.post(gw.port(), "/v1/chat/completions", GOOD_CHAT).statusCode() == 503;
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            })).as("both replicas ejected").isTrue();
+            assertThat(Poll.untilChecked(Duration.ofSeconds(10), () ->
+                    RawHttp.post(gw.port(), "/v1/chat/completions", GOOD_CHAT).statusCode() == 503))
+                    .as("both replicas ejected").isTrue();
             HttpResponse<String> ejected = RawHttp.post(gw.port(), "/v1/chat/completions", GOOD_CHAT);
             assertError(ejected, 503, "overloaded");
             assertThat(ejected.body()).contains("down");
@@ -249,7 +234,7 @@ class ErrorHandlingIT {
     @Test
     void serverErrorFromOneUrl_isRetriedOnTheOther() throws Exception {
         try (BackendSimulator failing = BackendSimulator.start(SimulatorOptions.defaults().withErrorRate(1.0));
-             Gateway gw = Gateway.start(TestPolicies.forBackend(List.of(failing.baseUrl(), sim.baseUrl())))) {
+             Gateway gw = Gateway.start(TestPolicies.forBackend(List.of(failing.baseUrl(), fixture.sim().baseUrl())))) {
             // Idle replicas tie and the least-loaded choice draws at random: 4 requests all missed the failing
             // replica once in 16 runs; 16 requests miss it once in 65,536.
             for (int i = 0; i < 16; i++) {
@@ -273,7 +258,7 @@ class ErrorHandlingIT {
     }
 
     private static HttpResponse<String> post(String path, String body) throws Exception {
-        return RawHttp.post(gateway.port(), path, body, "Authorization", "Bearer k1");
+        return RawHttp.post(fixture.port(), path, body, "Authorization", "Bearer k1");
     }
 
     private static void assertError(HttpResponse<String> response, int status, String code) throws IOException {

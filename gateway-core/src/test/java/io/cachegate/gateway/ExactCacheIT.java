@@ -10,11 +10,13 @@ import static io.cachegate.gateway.CacheCalls.nonce;
 import static io.cachegate.gateway.CacheCalls.purge;
 import static io.cachegate.gateway.CacheCalls.streamedContent;
 import static io.cachegate.gateway.CacheCalls.xCache;
+import static io.cachegate.gateway.SdkStreams.collect;
+import static io.cachegate.gateway.SdkStreams.finishReasons;
+import static io.cachegate.gateway.SdkStreams.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.openai.client.OpenAIClient;
 import com.openai.client.okhttp.OpenAIOkHttpClient;
-import com.openai.core.http.StreamResponse;
 import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
@@ -24,7 +26,6 @@ import io.cachegate.simulator.SimulatorOptions;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
-import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -35,39 +36,32 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The exact cache with the memory store, through the gateway: keys, cacheability, client controls, expiry, purge, replay. */
 class ExactCacheIT {
 
-    static final String VERSION = "llama@v1";
-    private static BackendSimulator sim;
-    private static Gateway gateway;
+    static final String VERSION = GatewayFixture.MODEL_VERSION;
 
-    @BeforeAll
-    static void start() throws Exception {
-        sim = BackendSimulator.start(SimulatorOptions.defaults());
-        gateway = Gateway.start(TestPolicies.parse(policy(sim.baseUrl(), "memory", "")));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        Closing.all(gateway, sim);
-    }
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture.withSimulators(SimulatorOptions.defaults(),
+            SimulatorOptions.defaults().withTpotMs(5).withDefaultMaxTokens(200)).policy(policy("memory", ""));
 
     /**
      * Tenants acme, globex, initech and umbrella (key {@code <id>-key}); model qwen2.5-0.5b on a
      * route that caches sampled answers; /v1/completions on a route with a 1s TTL.
      */
-    static String policy(URI backend, String store, String extraExact) {
+    static String policy(String store, String extraExact) {
+        return policy("${SIM}", store, extraExact);
+    }
+
+    /** As above, on the backend at {@code backendUrl}. */
+    static String policy(String backendUrl, String store, String extraExact) {
         return """
-                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 2s}
                 backends:
                   - name: main
                     urls: ["%s"]
-                    model_version: "%s"
                     timeouts: {connect: 1s, first_byte: 5s, idle: 5s, total: 30s}
                 tenants:
                   - {id: acme, api_keys: [acme-key]}
@@ -83,7 +77,7 @@ class ExactCacheIT {
                     cache: {ttl: 1s}
                   - match: {model: "*"}
                     cache: {exact: true}
-                """.formatted(backend, VERSION, store, extraExact);
+                """.formatted(backendUrl, store, extraExact);
     }
 
     static HttpResponse<String> post(String json, String... headers) throws Exception {
@@ -101,7 +95,7 @@ class ExactCacheIT {
                 all[i] = "X-Test";
             }
         }
-        HttpResponse<String> response = RawHttp.post(gateway.port(), path, json, all);
+        HttpResponse<String> response = RawHttp.post(fixture.port(), path, json, all);
         assertThat(response.statusCode()).as("%s -> %s", json, response.body()).isEqualTo(200);
         return response;
     }
@@ -119,18 +113,18 @@ class ExactCacheIT {
     @Test
     void queryString_onCachedEndpoint_is400AndNeverReachesTheBackend() throws Exception {
         String body = chat("query " + nonce());
-        long before = sim.stats().requests();
-        HttpResponse<String> response = RawHttp.post(gateway.port(), "/v1/chat/completions?api-version=2024-02-01", body,
+        long before = fixture.sim().stats().requests();
+        HttpResponse<String> response = RawHttp.post(fixture.port(), "/v1/chat/completions?api-version=2024-02-01", body,
                 "Authorization", "Bearer acme-key");
         assertThat(response.statusCode()).isEqualTo(400);
         assertThat(response.body()).contains("\"code\":\"invalid_request\"").contains("query string");
-        assertThat(sim.stats().requests() - before).isZero();
+        assertThat(fixture.sim().stats().requests() - before).isZero();
     }
 
     @Test
     void identicalRequest_secondTime_isHitAndBackendCalledOnce() throws Exception {
         String body = chat("what is a cache " + nonce());
-        long before = sim.stats().requests();
+        long before = fixture.sim().stats().requests();
 
         HttpResponse<String> first = post(body);
         HttpResponse<String> second = post(body);
@@ -143,10 +137,10 @@ class ExactCacheIT {
         assertThat(header(second, "X-Request-Id")).isNotEqualTo(header(first, "X-Request-Id"));
         assertThat(second.body()).isEqualTo(first.body());
         assertThat(json(second.body()).path("choices").path(0).path("finish_reason").asText()).isEqualTo("stop");
-        assertThat(sim.stats().requests() - before).isEqualTo(1);
-        assertThat(metric(gateway, "cachegate_cache_lookups_total", "layer=\"exact\"", "outcome=\"hit\"")).isPositive();
-        assertThat(metric(gateway, "cachegate_cache_calls_avoided_total")).isPositive();
-        assertThat(metric(gateway, "cachegate_cache_tokens_saved_total")).isPositive();
+        assertThat(fixture.sim().stats().requests() - before).isEqualTo(1);
+        assertThat(metric(fixture.gateway(), "cachegate_cache_lookups_total", "layer=\"exact\"", "outcome=\"hit\"")).isPositive();
+        assertThat(metric(fixture.gateway(), "cachegate_cache_calls_avoided_total")).isPositive();
+        assertThat(metric(fixture.gateway(), "cachegate_cache_tokens_saved_total")).isPositive();
     }
 
     @Test
@@ -188,10 +182,10 @@ class ExactCacheIT {
         for (Map.Entry<String, String[]> v : variants.entrySet()) {
             String[] args = v.getValue();
             String[] headers = java.util.Arrays.copyOfRange(args, 1, args.length);
-            long before = sim.stats().requests();
+            long before = fixture.sim().stats().requests();
             HttpResponse<String> response = post(args[0], headers);
             assertThat(xCache(response)).as(v.getKey()).isEqualTo("MISS");
-            assertThat(sim.stats().requests() - before).as(v.getKey()).isEqualTo(1);
+            assertThat(fixture.sim().stats().requests() - before).as(v.getKey()).isEqualTo(1);
         }
         // And the original is still there, untouched by its variants.
         assertThat(xCache(post(base))).isEqualTo("HIT");
@@ -211,13 +205,13 @@ class ExactCacheIT {
     @Test
     void samplingWithoutSeed_bypasses() throws Exception {
         String body = chat("creative " + nonce()).replace("\"temperature\":0", "\"temperature\":0.7");
-        double bypassed = metric(gateway, "cachegate_cache_bypass_total", "reason=\"nondeterministic\"");
-        long before = sim.stats().requests();
+        double bypassed = metric(fixture.gateway(), "cachegate_cache_bypass_total", "reason=\"nondeterministic\"");
+        long before = fixture.sim().stats().requests();
 
         assertThat(xCache(post(body))).isEqualTo("BYPASS");
         assertThat(xCache(post(body))).isEqualTo("BYPASS");
-        assertThat(sim.stats().requests() - before).isEqualTo(2);
-        assertThat(metric(gateway, "cachegate_cache_bypass_total", "reason=\"nondeterministic\"") - bypassed)
+        assertThat(fixture.sim().stats().requests() - before).isEqualTo(2);
+        assertThat(metric(fixture.gateway(), "cachegate_cache_bypass_total", "reason=\"nondeterministic\"") - bypassed)
                 .isEqualTo(2);
         // The same text at temperature 0 was never stored by those.
         assertThat(xCache(post(body.replace("\"temperature\":0.7", "\"temperature\":0")))).isEqualTo("MISS");
@@ -238,11 +232,11 @@ class ExactCacheIT {
     void cacheControl_noCache_skipsReadButWritesFreshAnswer() throws Exception {
         String body = chat("no cache " + nonce());
         post(body);
-        long before = sim.stats().requests();
+        long before = fixture.sim().stats().requests();
 
         HttpResponse<String> fresh = post(body, "Cache-Control", "no-cache");
         assertThat(xCache(fresh)).isEqualTo("MISS");
-        assertThat(sim.stats().requests() - before).isEqualTo(1);
+        assertThat(fixture.sim().stats().requests() - before).isEqualTo(1);
         HttpResponse<String> hit = post(body);
         assertThat(xCache(hit)).isEqualTo("HIT");
         assertThat(header(hit, "X-Cache-Origin-Request-Id")).as("the fresh answer replaced the old")
@@ -295,37 +289,37 @@ class ExactCacheIT {
         post(tagged1, "Authorization", "Bearer initech-key", "X-Cache-Tags", "doc:" + n + ", kb:7");
         post(tagged2, "Authorization", "Bearer initech-key", "X-Cache-Tags", "doc:other" + n);
 
-        assertThat(purge(gateway, "{\"tenant\":\"acme\"}")).isPositive();
+        assertThat(purge(fixture.gateway(), "{\"tenant\":\"acme\"}")).isPositive();
         assertThat(xCache(post(acme))).isEqualTo("MISS");
         assertThat(xCache(post(globex, "Authorization", "Bearer globex-key"))).isEqualTo("HIT");
 
-        assertThat(purge(gateway, "{\"tag\":\"doc:" + n + "\"}")).isEqualTo(1);
+        assertThat(purge(fixture.gateway(), "{\"tag\":\"doc:" + n + "\"}")).isEqualTo(1);
         assertThat(xCache(post(tagged1, "Authorization", "Bearer initech-key"))).isEqualTo("MISS");
         assertThat(xCache(post(tagged2, "Authorization", "Bearer initech-key"))).isEqualTo("HIT");
         // Tags in two fields are one list: the second field's tag purges it too.
         String tagged3 = chat("purge tag three " + n);
         post(tagged3, "Authorization", "Bearer initech-key", "X-Cache-Tags", "doc:a" + n, "X-Cache-Tags", "kb:" + n);
         assertThat(xCache(post(tagged3, "Authorization", "Bearer initech-key"))).as("stored").isEqualTo("HIT");
-        assertThat(purge(gateway, "{\"tag\":\"kb:" + n + "\"}")).isEqualTo(1);
+        assertThat(purge(fixture.gateway(), "{\"tag\":\"kb:" + n + "\"}")).isEqualTo(1);
         assertThat(xCache(post(tagged3, "Authorization", "Bearer initech-key"))).isEqualTo("MISS");
 
-        assertThat(purge(gateway, "{\"model_version\":\"other@v9\"}")).isZero();
+        assertThat(purge(fixture.gateway(), "{\"model_version\":\"other@v9\"}")).isZero();
         assertThat(xCache(post(globex, "Authorization", "Bearer globex-key"))).isEqualTo("HIT");
-        assertThat(purge(gateway, "{\"model_version\":\"" + VERSION + "\"}")).isPositive();
+        assertThat(purge(fixture.gateway(), "{\"model_version\":\"" + VERSION + "\"}")).isPositive();
         assertThat(xCache(post(globex, "Authorization", "Bearer globex-key"))).isEqualTo("MISS");
 
-        assertThat(purge(gateway, "{\"all\":true}")).isPositive();
+        assertThat(purge(fixture.gateway(), "{\"all\":true}")).isPositive();
         assertThat(xCache(post(globex, "Authorization", "Bearer globex-key"))).isEqualTo("MISS");
-        assertThat(purge(gateway, "{\"all\":true}")).isEqualTo(1);
+        assertThat(purge(fixture.gateway(), "{\"all\":true}")).isEqualTo(1);
 
-        HttpResponse<String> bad = RawHttp.post(gateway.adminPort(), "/admin/purge", "{\"tenants\":\"acme\"}");
+        HttpResponse<String> bad = RawHttp.post(fixture.adminPort(), "/admin/purge", "{\"tenants\":\"acme\"}");
         assertThat(bad.statusCode()).isEqualTo(400);
     }
 
     @Test
     void badCacheTags_rejected_connectionStaysUsable() throws Exception {
         String body = chat("bad tags " + nonce());
-        try (Socket socket = RawHttp.connect(gateway.port())) {
+        try (Socket socket = RawHttp.connect(fixture.port())) {
             OutputStream out = socket.getOutputStream();
             InputStream in = socket.getInputStream();
             out.write(RawHttp.rawPost(CHAT, body.getBytes(StandardCharsets.UTF_8), "Authorization: Bearer acme-key",
@@ -340,7 +334,7 @@ class ExactCacheIT {
 
     @Test
     void streamingHit_parsedByOpenAiSdk_equalsOriginal() throws Exception {
-        OpenAIClient client = OpenAIOkHttpClient.builder().baseUrl("http://127.0.0.1:" + gateway.port() + "/v1")
+        OpenAIClient client = OpenAIOkHttpClient.builder().baseUrl("http://127.0.0.1:" + fixture.port() + "/v1")
                 .apiKey("acme-key").maxRetries(0).build();
         try {
             ChatCompletionCreateParams params = ChatCompletionCreateParams.builder()
@@ -350,12 +344,12 @@ class ExactCacheIT {
                     .temperature(0.0)
                     .streamOptions(ChatCompletionStreamOptions.builder().includeUsage(true).build())
                     .build();
-            long before = sim.stats().requests();
+            long before = fixture.sim().stats().requests();
             List<ChatCompletionChunk> original = collect(client, params);
             List<ChatCompletionChunk> replay = collect(client, params);
             ChatCompletion whole = client.chat().completions().create(params);
 
-            assertThat(sim.stats().requests() - before).as("the replay and the JSON answer came from the cache")
+            assertThat(fixture.sim().stats().requests() - before).as("the replay and the JSON answer came from the cache")
                     .isEqualTo(1);
             assertThat(text(replay)).isEqualTo(text(original)).isNotBlank();
             assertThat(ids(replay)).isEqualTo(ids(original)).hasSize(1);
@@ -399,23 +393,15 @@ class ExactCacheIT {
 
     @Test
     void streamCancelledByClient_isNotStored() throws Exception {
-        try (BackendSimulator slow = BackendSimulator.start(SimulatorOptions.defaults().withTpotMs(5)
-                .withDefaultMaxTokens(200));
-             Gateway gw = Gateway.start(TestPolicies.parse(policy(slow.baseUrl(), "memory", "")))) {
+        BackendSimulator slow = fixture.sim(2);
+        try (Gateway gw = fixture.startAnother(policy("${SIM_2}", "memory", ""))) {
             String body = chat("cancel me " + nonce(), "\"stream\":true");
             try (Socket socket = RawHttp.connect(gw.port())) {
                 socket.getOutputStream().write(RawHttp.rawPost(CHAT, body.getBytes(StandardCharsets.UTF_8),
                         "Authorization: Bearer acme-key"));
                 InputStream in = socket.getInputStream();
                 assertThat(RawHttp.line(in)).startsWith("HTTP/1.1 200");
-                int events = 0;
-                String line;
-                while (events < 3 && (line = RawHttp.line(in)) != null) {
-                    if (line.startsWith("data: {")) {
-                        events++;
-                    }
-                }
-                assertThat(events).isEqualTo(3);
+                assertThat(RawHttp.readEvents(in, 3)).isEqualTo(3);
             }
             assertThat(Poll.until(Duration.ofSeconds(10), () -> slow.stats().cancelled() == 1)).isTrue();
             assertThat(Poll.until(Duration.ofSeconds(10), () -> gw.metrics().inFlight() == 0)).isTrue();
@@ -431,7 +417,7 @@ class ExactCacheIT {
     @Test
     void embeddings_areCached() throws Exception {
         String body = "{\"model\":\"llama-3.1-8b\",\"input\":\"embed " + nonce() + "\"}";
-        long before = sim.stats().requests();
+        long before = fixture.sim().stats().requests();
         HttpResponse<String> first = postTo("/v1/embeddings", body);
         HttpResponse<String> second = postTo("/v1/embeddings", body);
 
@@ -439,7 +425,7 @@ class ExactCacheIT {
         assertThat(xCache(second)).isEqualTo("HIT");
         assertThat(second.body()).isEqualTo(first.body());
         assertThat(json(second.body()).path("data").path(0).path("embedding").size()).isPositive();
-        assertThat(sim.stats().requests() - before).isEqualTo(1);
+        assertThat(fixture.sim().stats().requests() - before).isEqualTo(1);
     }
 
     @Test
@@ -482,27 +468,7 @@ class ExactCacheIT {
         assertThat(hits).as("most requests repeat one of 72 slots").isGreaterThan(100);
     }
 
-    private static List<ChatCompletionChunk> collect(OpenAIClient client, ChatCompletionCreateParams params) {
-        try (StreamResponse<ChatCompletionChunk> stream = client.chat().completions().createStreaming(params)) {
-            List<ChatCompletionChunk> chunks = new ArrayList<>();
-            stream.stream().forEach(chunks::add);
-            return chunks;
-        }
-    }
-
-    private static String text(List<ChatCompletionChunk> chunks) {
-        StringBuilder out = new StringBuilder();
-        chunks.forEach(chunk -> chunk.choices().forEach(c -> c.delta().content().ifPresent(out::append)));
-        return out.toString();
-    }
-
     private static List<String> ids(List<ChatCompletionChunk> chunks) {
         return chunks.stream().map(ChatCompletionChunk::id).distinct().toList();
-    }
-
-    private static List<String> finishReasons(List<ChatCompletionChunk> chunks) {
-        List<String> reasons = new ArrayList<>();
-        chunks.forEach(chunk -> chunk.choices().forEach(c -> c.finishReason().ifPresent(r -> reasons.add(r.asString()))));
-        return reasons;
     }
 }

@@ -72,10 +72,8 @@ class FleetCoalescingIT {
 
     private List<Gateway> fleet(int n, boolean coalesce, BackendSimulator backend) throws Exception {
         String policy = """
-                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 2s}
                 backends:
                   - name: main
-                    urls: ["%s"]
                     model_version: "fleet-%s"
                     timeouts: {connect: 1s, first_byte: 5s, idle: 5s, total: 30s}
                 tenants:
@@ -83,9 +81,9 @@ class FleetCoalescingIT {
                 cache:
                   exact: {store: redis, redis_uri: "%s", ttl: 10m, timeout: 200ms}
                   fleet: {coalesce: %s, max_wait: %ds}
-                """.formatted(backend.baseUrl(), TENANT, TENANT, redis, coalesce, MAX_WAIT.toSeconds());
+                """.formatted(TENANT, TENANT, redis, coalesce, MAX_WAIT.toSeconds());
         for (int i = 0; i < n; i++) {
-            Gateway gw = Gateway.start(TestPolicies.parse(policy));
+            Gateway gw = Gateway.start(GatewayFixture.policyOn(backend.baseUrl(), policy));
             gateways.add(gw);
             assertThat(Poll.until(Duration.ofSeconds(10), () -> ready(gw))).as("redis connected").isTrue();
         }

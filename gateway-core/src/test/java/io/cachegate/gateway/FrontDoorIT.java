@@ -2,16 +2,12 @@ package io.cachegate.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cachegate.simulator.BackendSimulator;
-import io.cachegate.simulator.SimulatorOptions;
 import java.io.InputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Requests that could smuggle a second request or be read differently by another hop: each gets an OpenAI 400 and
@@ -25,23 +21,12 @@ class FrontDoorIT {
     private static final String GOOD = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n" + JSON_LENGTH
             + "\r\n\r\n" + CHAT;
 
-    private static BackendSimulator sim;
-    private static Gateway gateway;
-
-    @BeforeAll
-    static void start() throws Exception {
-        sim = BackendSimulator.start(SimulatorOptions.defaults());
-        gateway = Gateway.start(TestPolicies.forBackend(List.of(sim.baseUrl())));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        Closing.all(gateway, sim);
-    }
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture.withSimulator();
 
     @AfterEach
     void gatewayStillServes() throws Exception {
-        assertThat(RawHttp.exchange(gateway.port(), GOOD).status()).isEqualTo(200);
+        assertThat(RawHttp.exchange(fixture.port(), GOOD).status()).isEqualTo(200);
     }
 
     @Test
@@ -90,7 +75,7 @@ class FrontDoorIT {
 
     @Test
     void headRequest_answeredWithoutABody_connectionStillServes() throws Exception {
-        try (Socket socket = RawHttp.connect(gateway.port())) {
+        try (Socket socket = RawHttp.connect(fixture.port())) {
             socket.getOutputStream().write(("HEAD /v1/models HTTP/1.1\r\nHost: x\r\n\r\n" + GOOD)
                     .getBytes(StandardCharsets.ISO_8859_1));
             InputStream in = socket.getInputStream();
@@ -139,7 +124,7 @@ class FrontDoorIT {
 
     @Test
     void refusalAfterAPipelinedRequest_isAnsweredAfterIt() throws Exception {
-        try (Socket socket = RawHttp.connect(gateway.port())) {
+        try (Socket socket = RawHttp.connect(fixture.port())) {
             socket.getOutputStream().write((GOOD + "POST /v1/../x HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
                     .getBytes(StandardCharsets.ISO_8859_1));
             InputStream in = socket.getInputStream();
@@ -151,7 +136,7 @@ class FrontDoorIT {
     }
 
     private static void assertRefusedAndClosed(String raw) throws Exception {
-        try (Socket socket = RawHttp.connect(gateway.port())) {
+        try (Socket socket = RawHttp.connect(fixture.port())) {
             socket.getOutputStream().write(raw.getBytes(StandardCharsets.ISO_8859_1));
             InputStream in = socket.getInputStream();
             RawHttp.Response response = RawHttp.read(in);

@@ -3,8 +3,6 @@ package io.cachegate.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
-import io.cachegate.simulator.BackendSimulator;
-import io.cachegate.simulator.SimulatorOptions;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,9 +10,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * curl against the proxy port in cleartext HTTP/2: {@code --http2-prior-knowledge} for answers, hits and a stream,
@@ -23,21 +21,15 @@ import org.junit.jupiter.api.Test;
 class Http2CurlIT {
 
     private static final Path CURL = Path.of("/usr/bin/curl");
-    private static BackendSimulator sim;
-    private static Gateway gateway;
+
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture.withSimulator().policy(Http2IT.policy(""));
 
     @BeforeAll
-    static void start() throws Exception {
+    static void curlWithHttp2() throws Exception {
         assumeThat(Files.isExecutable(CURL)).as("curl is installed at " + CURL).isTrue();
         assumeThat(run("-V")).as("curl -V lists the HTTP2 feature (built with nghttp2)").containsPattern(
                 "Features:.* HTTP2( |$)");
-        sim = BackendSimulator.start(SimulatorOptions.defaults());
-        gateway = Gateway.start(TestPolicies.parse(Http2IT.policy(sim.baseUrl(), "")));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        Closing.all(gateway, sim);
     }
 
     /** curl's output (headers with {@code -i}, then the body), its errors included. */
@@ -54,7 +46,7 @@ class Http2CurlIT {
         List<String> args = new ArrayList<>(List.of("--http2-prior-knowledge", "-i", "-H",
                 "Content-Type: application/json", "-d", body));
         args.addAll(List.of(more));
-        args.add("http://127.0.0.1:" + gateway.port() + Http2IT.CHAT);
+        args.add("http://127.0.0.1:" + fixture.port() + Http2IT.CHAT);
         return run(args.toArray(String[]::new));
     }
 
@@ -81,7 +73,7 @@ class Http2CurlIT {
 
     @Test
     void upgradeFromHttp11_answersOverHttp2() throws Exception {
-        String out = run("--http2", "-i", "http://127.0.0.1:" + gateway.port() + "/v1/models");
+        String out = run("--http2", "-i", "http://127.0.0.1:" + fixture.port() + "/v1/models");
 
         assertThat(out).startsWith("HTTP/1.1 101").contains("HTTP/2 200").contains("\"object\":\"list\"");
     }

@@ -2,8 +2,6 @@ package io.cachegate.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cachegate.simulator.BackendSimulator;
-import io.cachegate.simulator.SimulatorOptions;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -13,9 +11,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * HTTP/2 on the proxy port in cleartext: Java's HttpClient upgrading with {@code Upgrade: h2c}, a frame-level client
@@ -26,43 +23,20 @@ import org.junit.jupiter.api.Test;
 class Http2IT {
 
     static final String CHAT = "/v1/chat/completions";
-    private static BackendSimulator sim;
-    private static Gateway gateway;
 
-    @BeforeAll
-    static void start() throws Exception {
-        sim = BackendSimulator.start(SimulatorOptions.defaults());
-        gateway = Gateway.start(TestPolicies.parse(policy(sim.baseUrl(), "")));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        Closing.all(gateway, sim);
-    }
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture.withSimulator().policy(policy(""));
 
     /**
      * An exact-cached catch-all route, bodies up to 16 KiB, the model version fixed (a first request before the
-     * backend's model list was read would be a BYPASS); {@code extraServer}: more server keys, indented.
+     * backend's model list was read would be a BYPASS); {@code extraServer}: more server keys, as flow-map entries.
      */
-    static String policy(URI backend, String extraServer) {
+    static String policy(String extraServer) {
         return """
-                server:
-                  port: 0
-                  admin_port: 0
-                  host: 127.0.0.1
-                  max_body_bytes: 16KiB
-                  shutdown_grace: 2s
-                  io_threads: 2
-                %s
+                server: {max_body_bytes: 16KiB%s}
                 backends:
-                  - name: main
-                    urls: ["%s"]
-                    model_version: "llama@v1"
-                    timeouts: {connect: 1s, first_byte: 5s, idle: 5s, total: 60s}
-                routes:
-                  - match: {model: "*"}
-                    cache: {exact: true}
-                """.formatted(extraServer, backend);
+                  - {name: main, timeouts: {connect: 1s, first_byte: 5s, idle: 5s, total: 60s}}
+                """.formatted(extraServer.isEmpty() ? "" : ", " + extraServer);
     }
 
     static HttpClient http2Client() {
@@ -81,8 +55,8 @@ class Http2IT {
         HttpClient client = http2Client();
         String body = CacheCalls.chat("over h2c " + CacheCalls.nonce());
 
-        HttpResponse<String> first = client.send(post("http", gateway.port(), body), HttpResponse.BodyHandlers.ofString());
-        HttpResponse<String> second = client.send(post("http", gateway.port(), body), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> first = client.send(post("http", fixture.port(), body), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> second = client.send(post("http", fixture.port(), body), HttpResponse.BodyHandlers.ofString());
 
         assertThat(first.version()).isEqualTo(HttpClient.Version.HTTP_2);
         assertThat(second.version()).isEqualTo(HttpClient.Version.HTTP_2);
@@ -99,13 +73,13 @@ class Http2IT {
     void repeatedHeaderFields_overHttp2_listsReadWhole_singleValuesRefused() throws Exception {
         HttpClient client = http2Client();
         String body = CacheCalls.chat("repeated fields over h2 " + CacheCalls.nonce());
-        client.send(post("http", gateway.port(), CacheCalls.chat("warm " + CacheCalls.nonce())),
+        client.send(post("http", fixture.port(), CacheCalls.chat("warm " + CacheCalls.nonce())),
                 HttpResponse.BodyHandlers.ofString()); // the upgrade: what follows are plain h2 streams
 
-        HttpResponse<String> listed = client.send(HttpRequest.newBuilder(post("http", gateway.port(), body), (n, v) -> true)
+        HttpResponse<String> listed = client.send(HttpRequest.newBuilder(post("http", fixture.port(), body), (n, v) -> true)
                 .header("Cache-Control", "max-age=60").header("Cache-Control", "no-store").build(),
                 HttpResponse.BodyHandlers.ofString());
-        HttpResponse<String> twice = client.send(HttpRequest.newBuilder(post("http", gateway.port(), body), (n, v) -> true)
+        HttpResponse<String> twice = client.send(HttpRequest.newBuilder(post("http", fixture.port(), body), (n, v) -> true)
                 .header("X-Cache-Threshold", "0.99").header("X-Cache-Threshold", "0.5").build(),
                 HttpResponse.BodyHandlers.ofString());
 
@@ -121,8 +95,8 @@ class Http2IT {
         HttpClient client = http2Client();
         String body = CacheCalls.chat("streamed over h2c " + CacheCalls.nonce(), "\"stream\":true");
 
-        HttpResponse<String> miss = client.send(post("http", gateway.port(), body), HttpResponse.BodyHandlers.ofString());
-        HttpResponse<String> hit = client.send(post("http", gateway.port(), body), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> miss = client.send(post("http", fixture.port(), body), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> hit = client.send(post("http", fixture.port(), body), HttpResponse.BodyHandlers.ofString());
 
         assertThat(miss.version()).isEqualTo(HttpClient.Version.HTTP_2);
         assertThat(miss.headers().firstValue("content-type")).hasValueSatisfying(
@@ -137,11 +111,11 @@ class Http2IT {
     @Test
     void concurrentRequests_fromOneClient_allAnsweredOverHttp2() throws Exception {
         HttpClient client = http2Client();
-        client.send(post("http", gateway.port(), CacheCalls.chat("warm " + CacheCalls.nonce())),
+        client.send(post("http", fixture.port(), CacheCalls.chat("warm " + CacheCalls.nonce())),
                 HttpResponse.BodyHandlers.ofString()); // the upgrade; the rest share its connection
         List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
-            calls.add(client.sendAsync(post("http", gateway.port(), CacheCalls.chat("concurrent " + i + " "
+            calls.add(client.sendAsync(post("http", fixture.port(), CacheCalls.chat("concurrent " + i + " "
                     + CacheCalls.nonce())), HttpResponse.BodyHandlers.ofString()));
         }
         for (CompletableFuture<HttpResponse<String>> call : calls) {
@@ -153,7 +127,7 @@ class Http2IT {
 
     @Test
     void priorKnowledge_severalStreamsOnOneConnection_eachAnswered() throws Exception {
-        try (RawH2 h2 = RawH2.connect(gateway.port())) {
+        try (RawH2 h2 = RawH2.connect(fixture.port())) {
             String nonce = CacheCalls.nonce();
             for (int stream = 1; stream <= 9; stream += 2) {
                 h2.post(stream, CHAT, CacheCalls.chat("stream " + stream + " " + nonce)
@@ -173,7 +147,7 @@ class Http2IT {
 
     @Test
     void bodyOverTheLimit_onOneStream_gets413_whileOtherStreamsAreAnswered() throws Exception {
-        try (RawH2 h2 = RawH2.connect(gateway.port())) {
+        try (RawH2 h2 = RawH2.connect(fixture.port())) {
             byte[] big = CacheCalls.chat("x".repeat(40_000)).getBytes(StandardCharsets.UTF_8);
             h2.headers(1, "POST", CHAT, false, "content-type", "application/json"); // no length: found out on the way
             h2.headers(3, "POST", CHAT, false, "content-type", "application/json",
@@ -196,7 +170,7 @@ class Http2IT {
 
     @Test
     void streamsBeyondTheConcurrentLimit_areRefused_andTheConnectionGoesOn() throws Exception {
-        try (RawH2 h2 = RawH2.connect(gateway.port())) {
+        try (RawH2 h2 = RawH2.connect(fixture.port())) {
             int open = 110; // bodies never sent: each stream stays open
             for (int i = 0; i < open; i++) {
                 h2.headers(1 + 2 * i, "POST", CHAT, false, "content-type", "application/json");
@@ -222,7 +196,7 @@ class Http2IT {
 
     @Test
     void http11_stillAnswered_withTheUpgradeHandlerInPlace() throws Exception {
-        HttpResponse<String> response = RawHttp.post(gateway.port(), CHAT, CacheCalls.chat("plain " + CacheCalls.nonce()));
+        HttpResponse<String> response = RawHttp.post(fixture.port(), CHAT, CacheCalls.chat("plain " + CacheCalls.nonce()));
 
         assertThat(response.version()).isEqualTo(HttpClient.Version.HTTP_1_1);
         assertThat(response.statusCode()).isEqualTo(200);

@@ -9,8 +9,6 @@ import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,12 +18,12 @@ import org.junit.jupiter.api.Test;
  */
 class Http2SlowClientsIT {
 
-    private static final String TIMEOUTS = "  header_timeout: 500ms\n  body_timeout: 500ms\n  idle_timeout: 1s";
+    private static final String TIMEOUTS = "header_timeout: 500ms, body_timeout: 500ms, idle_timeout: 1s";
 
     @Test
     void stalledBody_onOneStream_gets408_andTheConnectionGoesOn() throws Exception {
         try (BackendSimulator sim = BackendSimulator.start(SimulatorOptions.defaults());
-             Gateway gw = Gateway.start(TestPolicies.parse(Http2IT.policy(sim.baseUrl(), TIMEOUTS)));
+             Gateway gw = Gateway.start(GatewayFixture.policyOn(sim.baseUrl(), Http2IT.policy(TIMEOUTS)));
              RawH2 h2 = RawH2.connect(gw.port())) {
             h2.headers(1, "POST", Http2IT.CHAT, false, "content-type", "application/json"); // its body never comes
             long start = System.nanoTime();
@@ -42,7 +40,7 @@ class Http2SlowClientsIT {
     @Test
     void connectionWithoutStreams_isClosedAtTheIdleTimeout() throws Exception {
         try (BackendSimulator sim = BackendSimulator.start(SimulatorOptions.defaults());
-             Gateway gw = Gateway.start(TestPolicies.parse(Http2IT.policy(sim.baseUrl(), TIMEOUTS)));
+             Gateway gw = Gateway.start(GatewayFixture.policyOn(sim.baseUrl(), Http2IT.policy(TIMEOUTS)));
              RawH2 h2 = RawH2.connect(gw.port())) {
             h2.headers(1, "GET", "/v1/models", true);
             h2.await(1);
@@ -84,7 +82,7 @@ class Http2SlowClientsIT {
                 assertThat(answer == null || !answer.ended).as("ended early: %s %s", answer == null ? null
                         : answer.status(), answer == null ? null : answer.text()).isTrue();
             }
-            assertThat(Poll.until(Duration.ofSeconds(20), stable(relay))).isTrue();
+            assertThat(Poll.until(Duration.ofSeconds(20), relay.settled())).isTrue();
             long forwarded = relay.bytesToGateway();
             assertThat(sim.stats().completed()).isEqualTo(1); // the backend wrote it all (it ignores back-pressure)
 
@@ -99,19 +97,5 @@ class Http2SlowClientsIT {
             assertThat(forwarded).as("bytes pulled from the backend while the client's window was shut")
                     .isLessThan(total / 2);
         }
-    }
-
-    private static BooleanSupplier stable(CountingRelay relay) {
-        AtomicLong last = new AtomicLong(-1);
-        AtomicLong since = new AtomicLong(System.nanoTime());
-        return () -> {
-            long now = relay.bytesToGateway();
-            if (now != last.get()) {
-                last.set(now);
-                since.set(System.nanoTime());
-                return false;
-            }
-            return System.nanoTime() - since.get() > 500_000_000L;
-        };
     }
 }

@@ -2,8 +2,6 @@ package io.cachegate.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cachegate.simulator.BackendSimulator;
-import io.cachegate.simulator.SimulatorOptions;
 import io.cachegate.testkit.TestCertificates;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -11,10 +9,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * HTTP/2 over TLS, chosen by ALPN {@code h2}: answers and hits as over HTTP/1.1, a client certificate read from the
@@ -23,47 +19,26 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class Http2TlsIT {
 
-    @TempDir
-    static Path dir;
     private static TestCertificates ca;
     private static TestCertificates.Issued acmeCert;
-    private static BackendSimulator sim;
-    private static Gateway gateway;
 
-    @BeforeAll
-    static void start() throws Exception {
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture.withSimulator().prepare(Http2TlsIT::certificates)
+            .env("ACME_FINGERPRINT", () -> acmeCert.fingerprint()).policy("""
+            server:
+              tls: {certificate: "${DIR}/tls.crt", key: "${DIR}/tls.key", client_ca: "${DIR}/ca.crt", client_auth: optional}
+              admin_tls: {certificate: "${DIR}/tls.crt", key: "${DIR}/tls.key"}
+            backends:
+              - {name: main, timeouts: {connect: 1s, first_byte: 5s, idle: 5s, total: 30s}}
+            tenants:
+              - {id: acme, api_keys: [acme-key], client_certificates: ["${ACME_FINGERPRINT}"]}
+            """);
+
+    private static void certificates(Path dir) throws Exception {
         ca = TestCertificates.authority("cachegate test CA");
         ca.server().write(dir.resolve("tls.crt"), dir.resolve("tls.key"));
         ca.authority().writeCertificate(dir.resolve("ca.crt"));
         acmeCert = ca.client("acme-service");
-        sim = BackendSimulator.start(SimulatorOptions.defaults());
-        String tls = "{certificate: \"%s\", key: \"%s\"}".formatted(dir.resolve("tls.crt"), dir.resolve("tls.key"));
-        gateway = Gateway.start(TestPolicies.parse("""
-                server:
-                  port: 0
-                  admin_port: 0
-                  host: 127.0.0.1
-                  io_threads: 2
-                  shutdown_grace: 2s
-                  tls: {certificate: "%s", key: "%s", client_ca: "%s", client_auth: optional}
-                  admin_tls: %s
-                backends:
-                  - name: main
-                    urls: ["%s"]
-                    model_version: "llama@v1"
-                    timeouts: {connect: 1s, first_byte: 5s, idle: 5s, total: 30s}
-                tenants:
-                  - {id: acme, api_keys: [acme-key], client_certificates: ["%s"]}
-                routes:
-                  - match: {model: "*"}
-                    cache: {exact: true}
-                """.formatted(dir.resolve("tls.crt"), dir.resolve("tls.key"), dir.resolve("ca.crt"), tls,
-                sim.baseUrl(), acmeCert.fingerprint())));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        Closing.all(gateway, sim);
     }
 
     private static HttpClient http2(TestCertificates.Issued clientCertificate) {
@@ -72,7 +47,7 @@ class Http2TlsIT {
     }
 
     private static HttpRequest chat(String body, String... headers) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + gateway.port()
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + fixture.port()
                         + Http2IT.CHAT)).timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body));
         if (headers.length > 0) {
@@ -120,7 +95,7 @@ class Http2TlsIT {
 
     @Test
     void http11Client_overTls_keepsHttp11() throws Exception {
-        HttpResponse<String> response = HttpsClients.post(HttpsClients.client(ca.authority(), null), gateway.port(),
+        HttpResponse<String> response = HttpsClients.post(HttpsClients.client(ca.authority(), null), fixture.port(),
                 Http2IT.CHAT, CacheCalls.chat("h1 over tls " + CacheCalls.nonce()), "Authorization", "Bearer acme-key");
 
         assertThat(response.version()).isEqualTo(HttpClient.Version.HTTP_1_1);
@@ -130,7 +105,7 @@ class Http2TlsIT {
     @Test
     void adminListener_offersHttp11Only() throws Exception {
         HttpResponse<String> response = http2(null).send(HttpRequest.newBuilder(
-                        URI.create("https://127.0.0.1:" + gateway.adminPort() + "/ready"))
+                        URI.create("https://127.0.0.1:" + fixture.adminPort() + "/ready"))
                 .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
 
         assertThat(response.version()).isEqualTo(HttpClient.Version.HTTP_1_1);

@@ -281,13 +281,9 @@ class IsolationPropertyIT {
 
     /** Semantic write-backs run after the answer leaves: a purge counts only what is written. */
     private static void settleWrites() {
-        assertThat(Poll.until(Duration.ofSeconds(20), () -> {
-            try {
-                return metric(gateway, "cachegate_semantic_writes_pending") == 0;
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        })).as("semantic writes settled").isTrue();
+        assertThat(Poll.untilChecked(Duration.ofSeconds(20), () ->
+                metric(gateway, "cachegate_semantic_writes_pending") == 0))
+                .as("semantic writes settled").isTrue();
     }
 
     private static void writePolicy() throws Exception {

@@ -2,6 +2,7 @@ package io.cachegate.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cachegate.config.Policy;
 import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.SimulatorOptions;
 import io.cachegate.simulator.SimulatorReplicas;
@@ -22,7 +23,7 @@ class LastReplicaIT {
     @Test
     void oneReplicaFailingSomeRequests_isNeverEjected_no503WhileProbesPass() throws Exception {
         try (SimulatorReplicas sims = BackendSimulator.startReplicas(1, SimulatorOptions.defaults().withErrorRate(0.3));
-             Gateway gw = Gateway.start(TestPolicies.parse(policy(sims.baseUrls(), "2s")))) {
+             Gateway gw = Gateway.start(policy(sims.baseUrls(), "2s"))) {
             int overloaded = 0;
             int failed = 0;
             int ok = 0;
@@ -49,7 +50,7 @@ class LastReplicaIT {
         // 40 tokens at 50 ms each: the head of a non-streamed answer comes after ~2 s, past a 300 ms first_byte.
         SimulatorOptions slow = SimulatorOptions.defaults().withTpotMs(50);
         try (SimulatorReplicas sims = BackendSimulator.startReplicas(2, slow);
-             Gateway gw = Gateway.start(TestPolicies.parse(policy(sims.baseUrls(), "300ms")))) {
+             Gateway gw = Gateway.start(policy(sims.baseUrls(), "300ms"))) {
             for (int i = 0; i < 6; i++) {
                 HttpResponse<String> r = RawHttp.post(gw.port(), CHAT, chat("long generation " + i, 40, false));
                 assertThat(r.statusCode()).as(r.body()).isEqualTo(504);
@@ -68,15 +69,14 @@ class LastReplicaIT {
                 + ",\"messages\":[{\"role\":\"user\",\"content\":\"" + content + "\"}]}";
     }
 
-    private static String policy(List<URI> urls, String firstByte) {
-        return """
-                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2}
+    private static Policy policy(List<URI> urls, String firstByte) {
+        return GatewayFixture.basePolicy("""
                 backends:
                   - name: main
                     urls: [%s]
                     model_version: "llama@1"
                     health: {interval: 1s, failures_to_eject: 3, eject_for: 30s}
                     timeouts: {connect: 500ms, first_byte: %s, idle: 5s, total: 30s}
-                """.formatted(urls.stream().map(u -> "\"" + u + "\"").collect(Collectors.joining(", ")), firstByte);
+                """.formatted(urls.stream().map(u -> "\"" + u + "\"").collect(Collectors.joining(", ")), firstByte));
     }
 }

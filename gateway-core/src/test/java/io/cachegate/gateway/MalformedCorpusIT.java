@@ -2,8 +2,6 @@ package io.cachegate.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cachegate.simulator.BackendSimulator;
-import io.cachegate.simulator.SimulatorOptions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
@@ -18,9 +16,8 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Replays the committed corpus of malformed raw requests ({@code src/test/resources/malformed/*.http}, written by
@@ -40,42 +37,14 @@ class MalformedCorpusIT {
             "{\"model\":\"llama-3.1-8b\",\"messages\":[{\"role\":\"user\",\"content\":\"after the corpus\"}],"
                     + "\"temperature\":0}";
 
-    private static BackendSimulator sim;
-    private static Gateway gateway;
-
-    @BeforeAll
-    static void start() throws Exception {
-        sim = BackendSimulator.start(SimulatorOptions.defaults());
-        gateway = Gateway.start(TestPolicies.parse("""
-                server:
-                  port: 0
-                  admin_port: 0
-                  host: 127.0.0.1
-                  io_threads: 2
-                  shutdown_grace: 2s
-                  max_body_bytes: 64KiB
-                  header_timeout: 300ms
-                  body_timeout: 300ms
-                  idle_timeout: 2s
-                backends:
-                  - name: main
-                    urls: ["%s"]
-                    model_version: "llama@v1"
-                    timeouts: {connect: 1s, first_byte: 2s, idle: 2s, total: 10s}
-                tenants:
-                  - {id: corpus, api_keys: [sk-corpus]}
-                cache:
-                  exact: {store: memory, ttl: 1h}
-                routes:
-                  - match: {model: "*"}
-                    cache: {exact: true}
-                """.formatted(sim.baseUrl())));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        Closing.all(gateway, sim);
-    }
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture.withSimulator().policy("""
+            server: {max_body_bytes: 64KiB, header_timeout: 300ms, body_timeout: 300ms, idle_timeout: 2s}
+            backends:
+              - {name: main, timeouts: {connect: 1s, first_byte: 2s, idle: 2s, total: 10s}}
+            tenants:
+              - {id: corpus, api_keys: [sk-corpus]}
+            """);
 
     private enum Outcome { CLIENT_ERROR, SERVER_ERROR, OTHER_STATUS, CLOSED_UNANSWERED, HANG, LEAKED }
 
@@ -117,7 +86,7 @@ class MalformedCorpusIT {
     }
 
     private static Result replay(Path file, byte[] raw) {
-        try (Socket socket = RawHttp.connect(gateway.port())) {
+        try (Socket socket = RawHttp.connect(fixture.port())) {
             socket.setSoTimeout(ANSWER_WITHIN_MILLIS);
             try {
                 socket.getOutputStream().write(raw);
@@ -148,7 +117,7 @@ class MalformedCorpusIT {
     }
 
     private static HttpResponse<String> chat() throws Exception {
-        return RawHttp.post(gateway.port(), "/v1/chat/completions", CHAT, "Authorization", "Bearer sk-corpus");
+        return RawHttp.post(fixture.port(), "/v1/chat/completions", CHAT, "Authorization", "Bearer sk-corpus");
     }
 
     private static HttpResponse<String> uncheckedChat() {

@@ -5,8 +5,6 @@ import static io.cachegate.gateway.CacheCalls.chat;
 import static io.cachegate.gateway.CacheCalls.nonce;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cachegate.simulator.BackendSimulator;
-import io.cachegate.simulator.SimulatorOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -15,9 +13,9 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The metric catalogue (the table in docs/metrics.md: name, type, labels, meaning) against what {@code /metrics} exports
@@ -37,41 +35,29 @@ class MetricCatalogueIT {
     /** A catalogue row: | `name` | type | `label`, `label` | meaning |. */
     private static final Pattern ROW = Pattern.compile("^\\| `(cachegate_[a-z0-9_]+)` \\| (\\w+) \\| ([^|]*) \\|",
             Pattern.MULTILINE);
-    private static BackendSimulator sim;
-    private static Gateway gateway;
-    private static Path indexDir;
+
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture.withSimulator().policy("""
+            tenants:
+              - {id: acme, api_keys: [acme-key], limits: {requests_per_second: 1000, tokens_per_minute: 10000000}}
+            admission: {enabled: true}
+            prices:
+              "*": {input: 1, output: 2}
+            log: {access: off}
+            cache:
+              semantic: {enabled: true, path: "${DIR}", ttl: 1h, speculative_upstream: true}
+            routes:
+              - match: {model: "*"}
+                cache: {semantic: true}
+            """);
 
     @BeforeAll
-    static void start() throws Exception {
-        sim = BackendSimulator.start(SimulatorOptions.defaults());
-        indexDir = Files.createTempDirectory("cachegate-metric-catalogue");
-        gateway = Gateway.start(TestPolicies.parse("""
-                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 2s}
-                backends:
-                  - {name: main, urls: ["%s"], model_version: "llama@v1"}
-                tenants:
-                  - {id: acme, api_keys: [acme-key], limits: {requests_per_second: 1000, tokens_per_minute: 10000000}}
-                admission: {enabled: true}
-                prices:
-                  "*": {input: 1, output: 2}
-                log: {access: off}
-                cache:
-                  exact: {store: memory, ttl: 1h}
-                  semantic: {enabled: true, path: "%s", ttl: 1h, speculative_upstream: true}
-                routes:
-                  - match: {model: "*"}
-                    cache: {semantic: true}
-                """.formatted(sim.baseUrl(), indexDir.toString().replace('\\', '/'))));
+    static void traffic() throws Exception {
         String body = chat("catalogue " + nonce());
         String[] key = {"Authorization", "Bearer acme-key"};
-        RawHttp.post(gateway.port(), CHAT, body, key);
-        RawHttp.post(gateway.port(), CHAT, body, key);
-        RawHttp.post(gateway.port(), CHAT, chat("catalogue " + nonce(), "\"temperature\":1"), key);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        Closing.all(gateway, sim);
+        RawHttp.post(fixture.port(), CHAT, body, key);
+        RawHttp.post(fixture.port(), CHAT, body, key);
+        RawHttp.post(fixture.port(), CHAT, chat("catalogue " + nonce(), "\"temperature\":1"), key);
     }
 
     @Test
@@ -114,7 +100,7 @@ class MetricCatalogueIT {
 
     /** Metric families in the scrape, by name without the {@code _total} a counter's samples carry. */
     private static Map<String, String> exported() throws Exception {
-        String scrape = RawHttp.get(gateway.adminPort(), "/metrics").body();
+        String scrape = RawHttp.get(fixture.adminPort(), "/metrics").body();
         Map<String, String> types = new TreeMap<>();
         Matcher m = TYPE.matcher(scrape);
         while (m.find()) {
@@ -146,7 +132,7 @@ class MetricCatalogueIT {
 
     /** The labels each exported family's samples carry (without a histogram's {@code le}). */
     private static Map<String, Set<String>> labels() throws Exception {
-        String scrape = RawHttp.get(gateway.adminPort(), "/metrics").body();
+        String scrape = RawHttp.get(fixture.adminPort(), "/metrics").body();
         Map<String, Set<String>> labels = new TreeMap<>();
         Matcher m = SAMPLE.matcher(scrape);
         while (m.find()) {
@@ -165,7 +151,7 @@ class MetricCatalogueIT {
 
     /** The rows of what this traffic exported, meaning from the metric's description, to copy into docs/metrics.md. */
     private static void writeRows(Map<String, String> exported, Map<String, Set<String>> labels) throws Exception {
-        String scrape = RawHttp.get(gateway.adminPort(), "/metrics").body();
+        String scrape = RawHttp.get(fixture.adminPort(), "/metrics").body();
         Map<String, String> help = new TreeMap<>();
         Matcher m = HELP.matcher(scrape);
         while (m.find()) {

@@ -3,18 +3,14 @@ package io.cachegate.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.cachegate.simulator.BackendSimulator;
-import io.cachegate.simulator.SimulatorOptions;
 import io.cachegate.testkit.TestCertificates;
 import java.io.IOException;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Client certificates mapped to tenants ({@code tenants[].client_certificates}): a listed certificate authenticates
@@ -25,54 +21,40 @@ class MutualTlsIT {
 
     private static final String CHAT = "/v1/chat/completions";
 
-    @TempDir
-    static Path dir;
     private static TestCertificates ca;
     private static TestCertificates.Issued acmeCert;
     private static TestCertificates.Issued unlisted;
-    private static BackendSimulator sim;
     private static Gateway optional;
     private static Gateway require;
 
-    @BeforeAll
-    static void start() throws Exception {
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture.withSimulator().prepare(MutualTlsIT::certificates)
+            .env("ACME_FINGERPRINT", () -> acmeCert.fingerprint()).policy(policy("optional"));
+
+    private static void certificates(Path dir) throws Exception {
         ca = TestCertificates.authority("cachegate test CA");
         ca.server().write(dir.resolve("tls.crt"), dir.resolve("tls.key"));
         ca.authority().writeCertificate(dir.resolve("ca.crt"));
         acmeCert = ca.client("acme-service");
         unlisted = ca.client("someone-else");
-        sim = BackendSimulator.start(SimulatorOptions.defaults());
-        optional = Gateway.start(TestPolicies.parse(policy(sim.baseUrl(), "optional")));
-        require = Gateway.start(TestPolicies.parse(policy(sim.baseUrl(), "require")));
     }
 
-    @AfterAll
-    static void stop() throws Exception {
-        Closing.all(optional, require, sim);
+    @BeforeAll
+    static void start() throws Exception {
+        optional = fixture.gateway();
+        require = fixture.startAnother(policy("require"));
     }
 
-    private static String policy(URI backend, String clientAuth) {
+    private static String policy(String clientAuth) {
         return """
                 server:
-                  port: 0
-                  admin_port: 0
-                  host: 127.0.0.1
-                  io_threads: 2
-                  shutdown_grace: 2s
-                  tls: {certificate: "%s", key: "%s", client_ca: "%s", client_auth: %s}
+                  tls: {certificate: "${DIR}/tls.crt", key: "${DIR}/tls.key", client_ca: "${DIR}/ca.crt", client_auth: %s}
                 backends:
-                  - name: main
-                    urls: ["%s"]
-                    model_version: "llama@v1"
-                    timeouts: {connect: 1s, first_byte: 5s, idle: 5s, total: 30s}
+                  - {name: main, timeouts: {connect: 1s, first_byte: 5s, idle: 5s, total: 30s}}
                 tenants:
-                  - {id: acme, api_keys: [acme-key], client_certificates: ["%s"]}
+                  - {id: acme, api_keys: [acme-key], client_certificates: ["${ACME_FINGERPRINT}"]}
                   - {id: globex, api_keys: [globex-key]}
-                routes:
-                  - match: {model: "*"}
-                    cache: {exact: true}
-                """.formatted(dir.resolve("tls.crt"), dir.resolve("tls.key"), dir.resolve("ca.crt"), clientAuth,
-                backend, acmeCert.fingerprint());
+                """.formatted(clientAuth);
     }
 
     @Test

@@ -2,7 +2,6 @@ package io.cachegate.gateway;
 
 import static io.cachegate.gateway.CacheCalls.json;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.File;
@@ -23,10 +22,9 @@ final class NodeClients {
     private NodeClients() {
     }
 
-    /** Skips the test class only where node or the installed package is missing. */
-    static void assumeInstalled() {
-        assumeTrue(nodeOnPath(), "node is not installed");
-        assumeTrue(Files.isDirectory(DIR.resolve("node_modules/openai")), "run npm ci in " + DIR + " first");
+    /** Whether node and the installed package are here; the test classes are disabled where not. */
+    static boolean installed() {
+        return nodeOnPath() && Files.isDirectory(DIR.resolve("node_modules/openai"));
     }
 
     /** Runs {@code script} and parses the JSON line it prints; its stderr is shown on failure. */

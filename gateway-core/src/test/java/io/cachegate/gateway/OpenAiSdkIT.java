@@ -1,10 +1,10 @@
 package io.cachegate.gateway;
 
+import static io.cachegate.gateway.SdkStreams.collect;
+import static io.cachegate.gateway.SdkStreams.finishReasons;
+import static io.cachegate.gateway.SdkStreams.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.openai.client.OpenAIClient;
-import com.openai.client.okhttp.OpenAIOkHttpClient;
-import com.openai.core.http.StreamResponse;
 import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
@@ -15,48 +15,17 @@ import com.openai.models.completions.CompletionUsage;
 import com.openai.models.embeddings.CreateEmbeddingResponse;
 import com.openai.models.embeddings.EmbeddingCreateParams;
 import com.openai.models.models.Model;
-import io.cachegate.simulator.BackendSimulator;
-import io.cachegate.simulator.SimulatorOptions;
 import java.net.http.HttpResponse;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The official OpenAI Java SDK through the gateway gets exactly what it gets from the backend directly. */
 class OpenAiSdkIT {
 
-    private static BackendSimulator sim;
-    private static Gateway gateway;
-    private static OpenAIClient direct;
-    private static OpenAIClient viaGateway;
-
-    @BeforeAll
-    static void start() throws Exception {
-        sim = BackendSimulator.start(SimulatorOptions.defaults());
-        gateway = Gateway.start(TestPolicies.forBackend(List.of(sim.baseUrl())));
-        direct = OpenAIOkHttpClient.builder().baseUrl(sim.baseUrl() + "/v1").apiKey("x").maxRetries(0).build();
-        viaGateway = OpenAIOkHttpClient.builder().baseUrl("http://127.0.0.1:" + gateway.port() + "/v1").apiKey("x")
-                .maxRetries(0).build();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (direct != null) {
-            direct.close();
-        }
-        if (viaGateway != null) {
-            viaGateway.close();
-        }
-        if (gateway != null) {
-            gateway.close();
-        }
-        if (sim != null) {
-            sim.close();
-        }
-    }
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture.withSimulator();
 
     @Test
     void chatCompletion_nonStreaming_matchesBackend() {
@@ -66,8 +35,8 @@ class OpenAiSdkIT {
                 .maxCompletionTokens(24)
                 .temperature(0.0)
                 .build();
-        ChatCompletion expected = direct.chat().completions().create(params);
-        ChatCompletion actual = viaGateway.chat().completions().create(params);
+        ChatCompletion expected = fixture.sdkDirect().chat().completions().create(params);
+        ChatCompletion actual = fixture.sdk("x").chat().completions().create(params);
 
         assertThat(actual.id()).isEqualTo(expected.id());
         assertThat(actual.model()).isEqualTo(expected.model());
@@ -86,8 +55,8 @@ class OpenAiSdkIT {
                 .maxCompletionTokens(40)
                 .streamOptions(ChatCompletionStreamOptions.builder().includeUsage(true).build())
                 .build();
-        List<ChatCompletionChunk> expected = collect(direct, params);
-        List<ChatCompletionChunk> actual = collect(viaGateway, params);
+        List<ChatCompletionChunk> expected = collect(fixture.sdkDirect(), params);
+        List<ChatCompletionChunk> actual = collect(fixture.sdk("x"), params);
 
         assertThat(actual).hasSameSizeAs(expected).hasSizeGreaterThan(10);
         assertThat(actual.stream().map(ChatCompletionChunk::id).distinct().toList())
@@ -105,8 +74,8 @@ class OpenAiSdkIT {
                 .prompt("Once upon a time")
                 .maxTokens(16)
                 .build();
-        Completion expected = direct.completions().create(params);
-        Completion actual = viaGateway.completions().create(params);
+        Completion expected = fixture.sdkDirect().completions().create(params);
+        Completion actual = fixture.sdk("x").completions().create(params);
 
         assertThat(actual.id()).isEqualTo(expected.id());
         assertThat(actual.choices().get(0).text()).isEqualTo(expected.choices().get(0).text()).isNotBlank();
@@ -121,8 +90,8 @@ class OpenAiSdkIT {
                 .input("a sentence to embed")
                 .encodingFormat(EmbeddingCreateParams.EncodingFormat.FLOAT)
                 .build();
-        CreateEmbeddingResponse expected = direct.embeddings().create(params);
-        CreateEmbeddingResponse actual = viaGateway.embeddings().create(params);
+        CreateEmbeddingResponse expected = fixture.sdkDirect().embeddings().create(params);
+        CreateEmbeddingResponse actual = fixture.sdk("x").embeddings().create(params);
 
         assertThat(actual.data()).hasSize(1);
         assertThat(actual.data().get(0).embedding()).isEqualTo(expected.data().get(0).embedding()).isNotEmpty();
@@ -133,15 +102,15 @@ class OpenAiSdkIT {
 
     @Test
     void models_listMatchesBackend() {
-        List<String> expected = direct.models().list().data().stream().map(Model::id).toList();
-        List<String> actual = viaGateway.models().list().data().stream().map(Model::id).toList();
+        List<String> expected = fixture.sdkDirect().models().list().data().stream().map(Model::id).toList();
+        List<String> actual = fixture.sdk("x").models().list().data().stream().map(Model::id).toList();
 
         assertThat(actual).isEqualTo(expected).containsExactly("llama-3.1-8b", "qwen2.5-0.5b");
     }
 
     @Test
     void chatCompletion_answer_carriesGatewayHeaders() throws Exception {
-        HttpResponse<String> response = RawHttp.post(gateway.port(), "/v1/chat/completions",
+        HttpResponse<String> response = RawHttp.post(fixture.port(), "/v1/chat/completions",
                 "{\"model\":\"llama-3.1-8b\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":4}");
 
         assertThat(response.statusCode()).isEqualTo(200);
@@ -154,35 +123,11 @@ class OpenAiSdkIT {
 
     @Test
     void requestId_fromClient_isEchoed() throws Exception {
-        HttpResponse<String> response = RawHttp.post(gateway.port(), "/v1/completions",
+        HttpResponse<String> response = RawHttp.post(fixture.port(), "/v1/completions",
                 "{\"model\":\"llama-3.1-8b\",\"prompt\":\"hi\",\"max_tokens\":2}", "X-Request-Id", "my-id-42");
 
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.headers().firstValue("X-Request-Id")).contains("my-id-42");
-    }
-
-    private static List<ChatCompletionChunk> collect(OpenAIClient client, ChatCompletionCreateParams params) {
-        try (StreamResponse<ChatCompletionChunk> stream = client.chat().completions().createStreaming(params)) {
-            List<ChatCompletionChunk> chunks = new ArrayList<>();
-            stream.stream().forEach(chunks::add);
-            return chunks;
-        }
-    }
-
-    private static String text(List<ChatCompletionChunk> chunks) {
-        StringBuilder out = new StringBuilder();
-        for (ChatCompletionChunk chunk : chunks) {
-            chunk.choices().forEach(c -> c.delta().content().ifPresent(out::append));
-        }
-        return out.toString();
-    }
-
-    private static List<String> finishReasons(List<ChatCompletionChunk> chunks) {
-        List<String> reasons = new ArrayList<>();
-        for (ChatCompletionChunk chunk : chunks) {
-            chunk.choices().forEach(c -> c.finishReason().ifPresent(r -> reasons.add(r.asString())));
-        }
-        return reasons;
     }
 
     private static void assertSameUsage(Optional<CompletionUsage> actual, Optional<CompletionUsage> expected) {

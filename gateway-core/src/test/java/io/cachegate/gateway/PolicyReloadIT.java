@@ -7,12 +7,9 @@ import static io.cachegate.gateway.CacheCalls.quote;
 import static io.cachegate.gateway.CacheCalls.xCache;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cachegate.simulator.BackendSimulator;
-import io.cachegate.simulator.SimulatorOptions;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,9 +17,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Live policy reload: the gateway watches its policy file (written the way a Kubernetes ConfigMap update writes
@@ -34,24 +30,10 @@ import org.junit.jupiter.api.Test;
 class PolicyReloadIT {
 
     private static final String PASSWORD = "How do I reset my password?";
-    private static BackendSimulator sim;
-    private static Gateway gateway;
-    private static Path dir;
-    private static Path policyFile;
 
-    @BeforeAll
-    static void start() throws Exception {
-        sim = BackendSimulator.start(SimulatorOptions.defaults());
-        dir = Files.createTempDirectory("cachegate-reload-it");
-        policyFile = dir.resolve("policy.yaml");
-        write(policy(List.of("load-key"), 0.999));
-        gateway = Gateway.start(TestPolicies.parse(Files.readString(policyFile)), policyFile);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        Closing.all(gateway, sim);
-    }
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture.withSimulator().watched()
+            .policy(policy(List.of("load-key"), 0.999));
 
     /** A policy with tenant acme holding {@code keys}; the semantic route's threshold is {@code threshold}. */
     private static String policy(List<String> keys, double threshold) {
@@ -61,36 +43,32 @@ class PolicyReloadIT {
     /** As above, with the backend's connection pool per URL: another value rebuilds backends and admission queues. */
     private static String policy(List<String> keys, double threshold, int connections) {
         return """
-                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 2s}
                 backends:
-                  - {name: main, urls: ["%s"], model_version: "llama@v1", max_connections_per_url: %d}
+                  - {name: main, max_connections_per_url: %d}
                 admission: {enabled: true}
                 tenants:
                   - {id: acme, api_keys: [%s]}
                 cache:
                   exact: {store: memory, ttl: 1h}
-                  semantic: {enabled: true, path: "%s", ttl: 1h, decision: cosine}
+                  semantic: {enabled: true, path: "${DIR}/index", ttl: 1h, decision: cosine}
                 routes:
                   - match: {model: "qwen2.5-0.5b"}
                     cache: {semantic: true, threshold: %s}
                   - match: {model: "*"}
                     cache: {semantic: false}
-                """.formatted(sim.baseUrl(), connections, String.join(", ", keys),
-                dir.resolve("index").toString().replace('\\', '/'), threshold);
+                """.formatted(connections, String.join(", ", keys), threshold);
     }
 
     /** Writes the policy the way a ConfigMap update does: a new file swapped into place, never a partial write. */
-    private static void write(String yaml) throws Exception {
-        Path tmp = Files.createTempFile(dir, "policy", ".tmp");
-        Files.writeString(tmp, yaml);
-        Files.move(tmp, policyFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    private static void write(String sections) throws Exception {
+        fixture.rewrite(sections);
     }
 
     private static HttpResponse<String> chat(String key, String model, String system, String question, String extra)
             throws Exception {
         String body = "{\"model\":\"" + model + "\",\"temperature\":0,\"messages\":[{\"role\":\"system\",\"content\":"
                 + quote(system) + "},{\"role\":\"user\",\"content\":" + quote(question) + "}]" + extra + "}";
-        return RawHttp.post(gateway.port(), CHAT, body, "Authorization", "Bearer " + key);
+        return RawHttp.post(fixture.port(), CHAT, body, "Authorization", "Bearer " + key);
     }
 
     /** Milliseconds until {@code condition} held, failing past {@code limit}. */
@@ -112,13 +90,8 @@ class PolicyReloadIT {
     }
 
     private static boolean writesSettled() {
-        return Poll.until(Duration.ofSeconds(20), () -> {
-            try {
-                return metric(gateway, "cachegate_semantic_writes_pending") == 0;
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        return Poll.untilChecked(Duration.ofSeconds(20), () ->
+                metric(fixture.gateway(), "cachegate_semantic_writes_pending") == 0);
     }
 
     @Test
@@ -153,7 +126,7 @@ class PolicyReloadIT {
             thread.start();
             clients.add(thread);
         }
-        long before = gateway.policyGeneration();
+        long before = fixture.gateway().policyGeneration();
         int reloads = 0;
         long end = System.nanoTime() + Duration.ofSeconds(5).toNanos();
         while (System.nanoTime() < end) {
@@ -162,7 +135,7 @@ class PolicyReloadIT {
             write(policy(reloads % 2 == 0 ? List.of("load-key", "spare-key") : List.of("load-key"), 0.999,
                     reloads % 4 < 2 ? 64 : 32));
             if (reloads % 2 == 1) {
-                RawHttp.post(gateway.adminPort(), "/admin/reload", "");
+                RawHttp.post(fixture.adminPort(), "/admin/reload", "");
             }
             reloads++;
             Thread.sleep(200);
@@ -171,7 +144,7 @@ class PolicyReloadIT {
         for (Thread t : clients) {
             t.join();
         }
-        long applied = gateway.policyGeneration() - before;
+        long applied = fixture.gateway().policyGeneration() - before;
         System.out.printf("reload under load: %d requests sent, %d failed, %d policy writes, %d reloads applied%n",
                 sent.get(), failures.size(), reloads, applied);
         assertThat(failures).as("failed requests").isEmpty();
@@ -198,26 +171,26 @@ class PolicyReloadIT {
     void backendsRebuilt_admissionMetricsReadTheNewGeneration() throws Exception {
         write(policy(List.of("load-key"), 0.999, 64));
         within(Duration.ofSeconds(3), () -> status("load-key") == 200);
-        long generation = gateway.policyGeneration();
+        long generation = fixture.gateway().policyGeneration();
         write(policy(List.of("load-key"), 0.999, 48)); // another pool size rebuilds the backend and its queues
-        within(Duration.ofSeconds(3), () -> gateway.policyGeneration() > generation);
-        double before = metric(gateway, "cachegate_admission_dispatched_total", "backend=\"main\"");
+        within(Duration.ofSeconds(3), () -> fixture.gateway().policyGeneration() > generation);
+        double before = metric(fixture.gateway(), "cachegate_admission_dispatched_total", "backend=\"main\"");
 
         for (int i = 0; i < 5; i++) {
             assertThat(status("load-key")).isEqualTo(200);
         }
 
-        assertThat(metric(gateway, "cachegate_admission_dispatched_total", "backend=\"main\"") - before)
+        assertThat(metric(fixture.gateway(), "cachegate_admission_dispatched_total", "backend=\"main\"") - before)
                 .as("dispatches of the rebuilt backend's controller").isEqualTo(5);
-        assertThat(metric(gateway, "cachegate_admission_overloaded", "backend=\"main\"")).isZero();
-        assertThat(metric(gateway, "cachegate_queue_depth", "backend=\"main\"")).isZero();
+        assertThat(metric(fixture.gateway(), "cachegate_admission_overloaded", "backend=\"main\"")).isZero();
+        assertThat(metric(fixture.gateway(), "cachegate_queue_depth", "backend=\"main\"")).isZero();
     }
 
     @Test
     void routeThreshold_changed_decidesTheNextMatchWithinOneSecond() throws Exception {
         String system = "support bot " + nonce();
         write(policy(List.of("load-key"), 0.999));
-        within(Duration.ofSeconds(3), () -> gateway.policyGeneration() > 0 && status("load-key") == 200);
+        within(Duration.ofSeconds(3), () -> fixture.gateway().policyGeneration() > 0 && status("load-key") == 200);
         assertThat(chat("load-key", "qwen2.5-0.5b", system, PASSWORD, "").statusCode()).isEqualTo(200);
         assertThat(writesSettled()).isTrue();
         assertThat(xCache(chat("load-key", "qwen2.5-0.5b", system, "How can I reset my password?", "")))
@@ -240,34 +213,34 @@ class PolicyReloadIT {
     void invalidPolicy_isRefused_andTheRunningOneStays() throws Exception {
         write(policy(List.of("load-key"), 0.999));
         within(Duration.ofSeconds(3), () -> status("load-key") == 200);
-        double rejectedBefore = metric(gateway, "cachegate_policy_reloads_total", "outcome=\"rejected\"");
-        long generation = gateway.policyGeneration();
+        double rejectedBefore = metric(fixture.gateway(), "cachegate_policy_reloads_total", "outcome=\"rejected\"");
+        long generation = fixture.gateway().policyGeneration();
 
         write(policy(List.of("load-key"), 0.999).replace("ttl: 1h}", "ttl: an hour}"));
-        HttpResponse<String> reload = RawHttp.post(gateway.adminPort(), "/admin/reload", "");
+        HttpResponse<String> reload = RawHttp.post(fixture.adminPort(), "/admin/reload", "");
 
         assertThat(reload.statusCode()).isEqualTo(422);
         assertThat(reload.body()).contains("rejected").contains("policy.yaml:").contains("cache.exact.ttl");
-        assertThat(gateway.policyGeneration()).isEqualTo(generation);
+        assertThat(fixture.gateway().policyGeneration()).isEqualTo(generation);
         assertThat(status("load-key")).isEqualTo(200);
-        assertThat(metric(gateway, "cachegate_policy_reloads_total", "outcome=\"rejected\""))
+        assertThat(metric(fixture.gateway(), "cachegate_policy_reloads_total", "outcome=\"rejected\""))
                 .isGreaterThan(rejectedBefore);
         write(policy(List.of("load-key"), 0.999));
-        within(Duration.ofSeconds(2), () -> gateway.policyGeneration() > generation);
+        within(Duration.ofSeconds(2), () -> fixture.gateway().policyGeneration() > generation);
     }
 
     @Test
     void reloadRemovingTheAdminToken_offLoopback_isRefused() throws Exception {
-        Path file = dir.resolve("exposed.yaml");
+        Path file = fixture.dir().resolve("exposed.yaml");
         String yaml = """
                 server: {port: 0, admin_port: 0, host: 127.0.0.1, admin_host: %s, admin_token: "%s"}
                 backends:
                   - {name: main, urls: ["%s"], model_version: "llama@v1"}
                 """;
-        Files.writeString(file, yaml.formatted("0.0.0.0", "secret-admin-token", sim.baseUrl()));
+        Files.writeString(file, yaml.formatted("0.0.0.0", "secret-admin-token", fixture.sim().baseUrl()));
         try (Gateway exposed = Gateway.start(TestPolicies.parse(Files.readString(file)), file)) {
             // Valid on its own (loopback needs no token), but the listener stays on 0.0.0.0 until a restart.
-            Files.writeString(file, yaml.formatted("127.0.0.1", "", sim.baseUrl()));
+            Files.writeString(file, yaml.formatted("127.0.0.1", "", fixture.sim().baseUrl()));
             HttpResponse<String> reload = RawHttp.post(exposed.adminPort(), "/admin/reload", "",
                     "Authorization", "Bearer secret-admin-token");
 
@@ -283,15 +256,15 @@ class PolicyReloadIT {
     void reloadOpeningTheAdminListenerWithoutToken_isRefused_likeValidateAndServe() throws Exception {
         // Running on loopback, the file moves the admin listener to the network without a token. The move itself
         // waits for a restart, and that restart would refuse the file: so the reload refuses it now.
-        Path file = dir.resolve("opening.yaml");
+        Path file = fixture.dir().resolve("opening.yaml");
         String yaml = """
                 server: {port: 0, admin_port: 0, host: 127.0.0.1, admin_host: %s %s}
                 backends:
                   - {name: main, urls: ["%s"], model_version: "llama@v1"}
                 """;
-        Files.writeString(file, yaml.formatted("127.0.0.1,", "admin_token: tok", sim.baseUrl()));
+        Files.writeString(file, yaml.formatted("127.0.0.1,", "admin_token: tok", fixture.sim().baseUrl()));
         try (Gateway loopback = Gateway.start(TestPolicies.parse(Files.readString(file)), file)) {
-            Files.writeString(file, yaml.formatted("0.0.0.0", "", sim.baseUrl()));
+            Files.writeString(file, yaml.formatted("0.0.0.0", "", fixture.sim().baseUrl()));
             HttpResponse<String> reload = RawHttp.post(loopback.adminPort(), "/admin/reload", "",
                     "Authorization", "Bearer tok");
 

@@ -1,6 +1,7 @@
 package io.cachegate.gateway;
 
 import java.time.Duration;
+import java.util.concurrent.Callable;
 import java.util.function.BooleanSupplier;
 
 /** Waits for a condition with a deadline instead of sleeping a fixed time. */
@@ -23,5 +24,16 @@ final class Poll {
             }
         }
         return condition.getAsBoolean();
+    }
+
+    /** As {@link #until(Duration, BooleanSupplier)}, for a condition that reads over the network and may throw. */
+    static boolean untilChecked(Duration timeout, Callable<Boolean> condition) {
+        return until(timeout, () -> {
+            try {
+                return condition.call();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
     }
 }

@@ -11,18 +11,14 @@ import com.openai.client.OpenAIClient;
 import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.errors.RateLimitException;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
-import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.SimulatorOptions;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Per-tenant limits end to end, one gateway (local buckets) over the simulator: each tenant below has the limit
@@ -32,14 +28,12 @@ class QuotaIT {
 
     private static final String CHAT = "/v1/chat/completions";
     private static final String POLICY = """
-            server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2}
             backends:
               - name: main
-                urls: ["%s"]
                 model_version: "llama@1"
                 timeouts: {connect: 1s, first_byte: 5s, idle: 5s, total: 30s}
               - name: slow
-                urls: ["%s"]
+                urls: ["${SIM_2}"]
                 model_version: "qwen@1"
             routes:
               - {match: {model: qwen2.5-0.5b}, backend: slow}
@@ -55,26 +49,10 @@ class QuotaIT {
               - {id: free, api_keys: [k-free]}
             """;
 
-    private static BackendSimulator sim;
-    private static BackendSimulator slowSim;
-    private static Gateway gateway;
-    private static Path policyFile;
-
-    @BeforeAll
-    static void start() throws Exception {
-        sim = BackendSimulator.start(SimulatorOptions.defaults());
-        // 20 ms a token: a 40-token answer holds its request in flight for ~0.8 s.
-        slowSim = BackendSimulator.start(SimulatorOptions.defaults().withTpotMs(20));
-        policyFile = Files.createTempFile("quota", ".yaml");
-        Files.writeString(policyFile, POLICY.formatted(sim.baseUrl(), slowSim.baseUrl(), 3));
-        gateway = Gateway.start(TestPolicies.parse(Files.readString(policyFile)), policyFile);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        Closing.all(gateway, sim, slowSim);
-        Files.deleteIfExists(policyFile);
-    }
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture.withSimulators(SimulatorOptions.defaults(),
+            // 20 ms a token: a 40-token answer holds its request in flight for ~0.8 s.
+            SimulatorOptions.defaults().withTpotMs(20)).watched().policy(POLICY.formatted(3));
 
     /** A 40-token answer from the slow backend: ~0.8 s in flight. */
     private static String slowChat(String prompt) {
@@ -83,7 +61,7 @@ class QuotaIT {
     }
 
     private static HttpResponse<String> post(String key, String body) throws Exception {
-        return RawHttp.post(gateway.port(), CHAT, body, "Authorization", "Bearer " + key);
+        return RawHttp.post(fixture.port(), CHAT, body, "Authorization", "Bearer " + key);
     }
 
     @Test
@@ -104,14 +82,14 @@ class QuotaIT {
         assertThat(header(refused, "x-ratelimit-limit-requests")).isEqualTo("3");
         assertThat(header(refused, "x-ratelimit-remaining-requests")).isEqualTo("0");
         assertThat(header(refused, "x-ratelimit-reset-requests")).matches("[0-9.]+m?s");
-        assertThat(CacheCalls.metric(gateway, "cachegate_quota_limited_total", "tenant=\"burst\"",
+        assertThat(CacheCalls.metric(fixture.gateway(), "cachegate_quota_limited_total", "tenant=\"burst\"",
                 "kind=\"requests\"")).isEqualTo(1);
 
         // A reload with a burst of 50: live at once, and what was left (nothing, ~1 refilled) is not refilled.
-        long generation = gateway.policyGeneration();
-        Files.writeString(policyFile, POLICY.formatted(sim.baseUrl(), slowSim.baseUrl(), 50));
-        assertThat(RawHttp.post(gateway.adminPort(), "/admin/reload", "").statusCode()).isEqualTo(200);
-        assertThat(gateway.policyGeneration()).isEqualTo(generation + 1);
+        long generation = fixture.gateway().policyGeneration();
+        fixture.rewrite(POLICY.formatted(50));
+        assertThat(RawHttp.post(fixture.adminPort(), "/admin/reload", "").statusCode()).isEqualTo(200);
+        assertThat(fixture.gateway().policyGeneration()).isEqualTo(generation + 1);
         HttpResponse<String> after = post("k-burst", chat("after reload " + nonce()));
         assertThat(header(after, "x-ratelimit-limit-requests")).isEqualTo("50");
         assertThat(Long.parseLong(header(after, "x-ratelimit-remaining-requests")))
@@ -170,7 +148,7 @@ class QuotaIT {
 
     @Test
     void maxConcurrent_secondWhileTheFirstIsInFlight_refused() throws Exception {
-        long before = slowSim.stats().requests();
+        long before = fixture.sim(2).stats().requests();
         CompletableFuture<HttpResponse<String>> slow = CompletableFuture.supplyAsync(() -> {
             try {
                 return post("k-inflight", slowChat("slow " + nonce()));
@@ -178,7 +156,7 @@ class QuotaIT {
                 throw new IllegalStateException(e);
             }
         });
-        assertThat(Poll.until(Duration.ofSeconds(5), () -> sim.stats().requests() > before && !slow.isDone())).isTrue();
+        assertThat(Poll.until(Duration.ofSeconds(5), () -> fixture.sim().stats().requests() > before && !slow.isDone())).isTrue();
         Thread.sleep(100); // the first is being generated
 
         HttpResponse<String> second = post("k-inflight", chat("second " + nonce()));
@@ -191,7 +169,7 @@ class QuotaIT {
 
     @Test
     void openAiSdk_seesRateLimitException_andItsRetryWaitsForRetryAfter() throws Exception {
-        String base = "http://127.0.0.1:" + gateway.port() + "/v1";
+        String base = "http://127.0.0.1:" + fixture.port() + "/v1";
         ChatCompletionCreateParams params = ChatCompletionCreateParams.builder().model("llama-3.1-8b")
                 .addUserMessage("sdk " + nonce()).maxCompletionTokens(2).build();
         OpenAIClient warm = OpenAIOkHttpClient.builder().baseUrl(base).apiKey("k-free").maxRetries(0).build();

@@ -139,4 +139,16 @@ final class RawHttp {
         }
         return buf.size() == 0 ? null : buf.toString(StandardCharsets.ISO_8859_1);
     }
+
+    /** Reads lines until {@code count} SSE data events have come or the stream ends; how many came. */
+    static int readEvents(InputStream in, int count) throws IOException {
+        int events = 0;
+        String line;
+        while (events < count && (line = line(in)) != null) {
+            if (line.startsWith("data: {")) {
+                events++;
+            }
+        }
+        return events;
+    }
 }

@@ -81,13 +81,8 @@ class RedisExactCacheIT {
             HttpResponse<String> first = post(gw, "k1", body);
             assertThat(xCache(first)).isEqualTo("MISS");
             // The write is asynchronous: it lands within moments of the answer.
-            assertThat(Poll.until(Duration.ofSeconds(5), () -> {
-                try {
-                    return xCache(post(gw, "k1", body)).equals("HIT");
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            })).isTrue();
+            assertThat(Poll.untilChecked(Duration.ofSeconds(5), () -> xCache(post(gw, "k1", body)).equals("HIT")))
+                    .isTrue();
             HttpResponse<String> hit = post(gw, "k1", body);
             assertThat(hit.body()).isEqualTo(first.body());
             assertThat(header(hit, "X-Cache-Origin-Request-Id")).isEqualTo(header(first, "X-Request-Id"));
@@ -111,13 +106,8 @@ class RedisExactCacheIT {
              Gateway c = gateway("redis", redis, PIN)) {
             String body = chat("pinned " + nonce());
             post(a, "k1", body);
-            assertThat(Poll.until(Duration.ofSeconds(5), () -> {
-                try {
-                    return xCache(post(c, "k1", body)).equals("HIT");
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            })).as("another gateway with the same pin shares the entry").isTrue();
+            assertThat(Poll.untilChecked(Duration.ofSeconds(5), () -> xCache(post(c, "k1", body)).equals("HIT")))
+                    .as("another gateway with the same pin shares the entry").isTrue();
             assertThat(xCache(post(b, "k1", body))).as("a gateway whose backend has another model version")
                     .isEqualTo("MISS");
         }
@@ -127,20 +117,10 @@ class RedisExactCacheIT {
     void discoveredModelVersion_cachesOnceKnown() throws Exception {
         try (Gateway gw = gateway("redis", redis, null)) {
             String body = chat("discovered " + nonce());
-            assertThat(Poll.until(Duration.ofSeconds(10), () -> {
-                try {
-                    return !xCache(post(gw, "k1", body)).equals("BYPASS");
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            })).as("the version was read from GET /v1/models").isTrue();
-            assertThat(Poll.until(Duration.ofSeconds(5), () -> {
-                try {
-                    return xCache(post(gw, "k1", body)).equals("HIT");
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            })).isTrue();
+            assertThat(Poll.untilChecked(Duration.ofSeconds(10), () -> !xCache(post(gw, "k1", body)).equals("BYPASS")))
+                    .as("the version was read from GET /v1/models").isTrue();
+            assertThat(Poll.untilChecked(Duration.ofSeconds(5), () -> xCache(post(gw, "k1", body)).equals("HIT")))
+                    .isTrue();
             String stats = RawHttp.get(gw.adminPort(), "/admin/stats").body();
             assertThat(stats).contains("\"modelVersions\"").contains("llama-3.1-8b@");
         }
@@ -158,13 +138,9 @@ class RedisExactCacheIT {
             post(a, "k1", two);
             post(a, "k2", one);
             for (String[] call : new String[][] {{"k1", one}, {"k1", two}, {"k2", one}}) {
-                assertThat(Poll.until(Duration.ofSeconds(5), () -> {
-                    try {
-                        return xCache(post(b, call[0], call[1])).equals("HIT");
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
-                })).isTrue();
+                assertThat(Poll.untilChecked(Duration.ofSeconds(5), () ->
+                        xCache(post(b, call[0], call[1])).equals("HIT")))
+                        .isTrue();
             }
 
             assertThat(purge(a, "{\"tag\":\"doc:" + n + "\"}")).isEqualTo(1);
@@ -175,14 +151,9 @@ class RedisExactCacheIT {
             assertThat(xCache(post(b, "k2", one))).isEqualTo("MISS");
             assertThat(xCache(post(b, "k1", two))).isEqualTo("HIT");
 
-            assertThat(Poll.until(Duration.ofSeconds(5), () -> {
-                try {
-                    return purge(a, "{\"model_version\":\"" + pin + "\"}") >= 0
-                            && xCache(post(b, "k1", two)).equals("MISS");
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            })).isTrue();
+            assertThat(Poll.untilChecked(Duration.ofSeconds(5), () ->
+                    purge(a, "{\"model_version\":\"" + pin + "\"}") >= 0
+                    && xCache(post(b, "k1", two)).equals("MISS"))).isTrue();
         }
     }
 
@@ -207,13 +178,8 @@ class RedisExactCacheIT {
             })).as("a repeat is served from the tiered store").isTrue();
             HttpResponse<String> hit = hitHolder.get();
             assertThat(streamedContent(hit.body())).isEqualTo(streamedContent(miss.body()));
-            assertThat(Poll.until(Duration.ofSeconds(5), () -> {
-                try {
-                    return xCache(post(plain, "k1", body)).equals("HIT");
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            })).as("and written through to Redis").isTrue();
+            assertThat(Poll.untilChecked(Duration.ofSeconds(5), () -> xCache(post(plain, "k1", body)).equals("HIT")))
+                    .as("and written through to Redis").isTrue();
 
             assertThat(purge(tiered, "{\"tag\":\"tiered:" + pin + "\"}")).isEqualTo(1);
             assertThat(xCache(post(tiered, "k1", body))).as("the L1 copy went too").isEqualTo("MISS");

@@ -18,16 +18,14 @@ final class RedisGateways {
     private RedisGateways() {
     }
 
-    static String policy(URI backend, String store, String redisUri, String pin, List<String> tenants) {
+    static String policy(String store, String redisUri, String pin, List<String> tenants) {
         StringBuilder tenantLines = new StringBuilder();
         for (int i = 0; i < tenants.size(); i++) {
             tenantLines.append("  - {id: ").append(tenants.get(i)).append(", api_keys: [k").append(i).append("]}\n");
         }
         return """
-                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 2s}
                 backends:
                   - name: main
-                    urls: ["%s"]
                     model_version: "%s"
                     timeouts: {connect: 1s, first_byte: 5s, idle: 5s, total: 30s}
                 tenants:
@@ -36,12 +34,12 @@ final class RedisGateways {
                   # Off here: these tests count the keys and pub/sub connections of the store and its L1
                   # invalidations; coalescing across gateways has its own (FleetCoalescingIT).
                   fleet: {coalesce: false}
-                """.formatted(backend, pin, tenantLines, store, redisUri);
+                """.formatted(pin, tenantLines, store, redisUri);
     }
 
     /** A gateway whose store has connected (until then requests bypass it). */
     static Gateway start(URI backend, String store, String redisUri, String pin, List<String> tenants) throws Exception {
-        Gateway gw = Gateway.start(TestPolicies.parse(policy(backend, store, redisUri, pin, tenants)));
+        Gateway gw = Gateway.start(GatewayFixture.policyOn(backend, policy(store, redisUri, pin, tenants)));
         assertThat(Poll.until(Duration.ofSeconds(15), () -> storeAvailable(gw))).as("redis connected").isTrue();
         return gw;
     }
@@ -75,12 +73,6 @@ final class RedisGateways {
      * another gateway published has reached this one's socket when the purge answers, and is applied as it is read.
      */
     static boolean answeredWithin(Duration timeout, Gateway gw, String key, String body, String xCache) {
-        return Poll.until(timeout, () -> {
-            try {
-                return xCache(post(gw, key, body)).equals(xCache);
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        return Poll.untilChecked(timeout, () -> xCache(post(gw, key, body)).equals(xCache));
     }
 }

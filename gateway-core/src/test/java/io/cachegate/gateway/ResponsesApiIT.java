@@ -17,16 +17,13 @@ import com.openai.models.responses.Response;
 import com.openai.models.responses.ResponseCreateParams;
 import com.openai.models.responses.ResponseOutputText;
 import com.openai.models.responses.ResponseStreamEvent;
-import io.cachegate.simulator.BackendSimulator;
-import io.cachegate.simulator.SimulatorOptions;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The Responses API ({@code POST /v1/responses}) through the gateway with the official OpenAI Java SDK's responses
@@ -36,42 +33,34 @@ import org.junit.jupiter.api.Test;
 class ResponsesApiIT {
 
     private static final String PATH = "/v1/responses";
-    private static BackendSimulator sim;
-    private static Gateway gateway;
-    private static Path indexDir;
+
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture.withSimulator().policy("""
+            tenants:
+              - {id: acme, api_keys: [acme-key]}
+            cache:
+              semantic: {enabled: true, path: "${DIR}", ttl: 1h, max_error_rate: 0, audit: {rate: 0}}
+            routes:
+              - match: {path: /v1/responses, model: "qwen2.5-0.5b"}
+                cache: {server_state: true}
+              - match: {path: /v1/responses}
+                cache: {semantic: true}
+              - match: {model: "*"}
+                cache: {semantic: false}
+            """);
     private static OpenAIClient client;
 
     @BeforeAll
-    static void start() throws Exception {
-        sim = BackendSimulator.start(SimulatorOptions.defaults());
-        indexDir = Files.createTempDirectory("cachegate-responses-it");
-        gateway = Gateway.start(TestPolicies.parse("""
-                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 2s}
-                backends:
-                  - {name: main, urls: ["%s"], model_version: "llama@v1"}
-                tenants:
-                  - {id: acme, api_keys: [acme-key]}
-                cache:
-                  exact: {store: memory, ttl: 1h}
-                  semantic: {enabled: true, path: "%s", ttl: 1h, max_error_rate: 0, audit: {rate: 0}}
-                routes:
-                  - match: {path: /v1/responses, model: "qwen2.5-0.5b"}
-                    cache: {server_state: true}
-                  - match: {path: /v1/responses}
-                    cache: {semantic: true}
-                  - match: {model: "*"}
-                    cache: {semantic: false}
-                """.formatted(sim.baseUrl(), indexDir.toString().replace('\\', '/'))));
-        client = OpenAIOkHttpClient.builder().baseUrl("http://127.0.0.1:" + gateway.port() + "/v1")
+    static void start() {
+        client = OpenAIOkHttpClient.builder().baseUrl("http://127.0.0.1:" + fixture.port() + "/v1")
                 .apiKey("acme-key").maxRetries(0).build();
     }
 
     @AfterAll
-    static void stop() throws Exception {
+    static void stop() {
         if (client != null) {
             client.close();
         }
-        Closing.all(gateway, sim);
     }
 
     private static ResponseCreateParams params(String input) {
@@ -147,7 +136,7 @@ class ResponsesApiIT {
 
     @Test
     void badInput_isOpenAiStyle400() throws Exception {
-        HttpResponse<String> response = RawHttp.post(gateway.port(), PATH,
+        HttpResponse<String> response = RawHttp.post(fixture.port(), PATH,
                 "{\"model\":\"llama-3.1-8b\",\"input\":[{\"role\":\"user\",\"content\":7}]}",
                 "Authorization", "Bearer acme-key");
 
@@ -164,7 +153,7 @@ class ResponsesApiIT {
         String ask = "{\"model\":\"llama-3.1-8b\",\"temperature\":0,\"instructions\":" + quote(instructions)
                 + ",\"input\":[{\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":%s}]}]}";
         HttpResponse<String> first = post(ask.formatted(quote("How do I reset my password?")));
-        awaitIndexed(gateway);
+        awaitIndexed(fixture.gateway());
 
         HttpResponse<String> paraphrase = post(ask.formatted(quote("How can I reset my password?")));
 
@@ -180,7 +169,7 @@ class ResponsesApiIT {
     }
 
     private static HttpResponse<String> post(String body) throws Exception {
-        HttpResponse<String> response = RawHttp.post(gateway.port(), PATH, body, "Authorization", "Bearer acme-key");
+        HttpResponse<String> response = RawHttp.post(fixture.port(), PATH, body, "Authorization", "Bearer acme-key");
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
         return response;
     }

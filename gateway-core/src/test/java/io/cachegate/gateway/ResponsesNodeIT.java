@@ -4,11 +4,9 @@ import static io.cachegate.gateway.CacheCalls.nonce;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.cachegate.simulator.BackendSimulator;
-import io.cachegate.simulator.SimulatorOptions;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The npm {@code openai} package's {@code client.responses.create}, streamed and not, through the gateway
@@ -16,34 +14,19 @@ import org.junit.jupiter.api.Test;
  * Skipped only where node or the client's {@code node_modules} (installed by {@code npm ci}, as .ci/run does) are
  * missing.
  */
+@EnabledIf(value = "io.cachegate.gateway.NodeClients#installed",
+        disabledReason = "node, or the openai package (npm ci in clients/node), is missing")
 class ResponsesNodeIT {
 
-    private static BackendSimulator sim;
-    private static Gateway gateway;
-
-    @BeforeAll
-    static void start() throws Exception {
-        NodeClients.assumeInstalled();
-        sim = BackendSimulator.start(SimulatorOptions.defaults());
-        gateway = Gateway.start(TestPolicies.parse("""
-                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 2s}
-                backends:
-                  - {name: main, urls: ["%s"], model_version: "llama@v1"}
-                tenants:
-                  - {id: acme, api_keys: [acme-key]}
-                cache:
-                  exact: {store: memory, ttl: 1h}
-                """.formatted(sim.baseUrl())));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        Closing.all(gateway, sim);
-    }
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture.withSimulator().policy("""
+            tenants:
+              - {id: acme, api_keys: [acme-key]}
+            """);
 
     @Test
     void npmOpenAi_responsesCreate_wholeAndStreamed_missThenHitWithTheSameText() throws Exception {
-        JsonNode result = NodeClients.run("responses.mjs", "http://127.0.0.1:" + gateway.port() + "/v1", "acme-key", "llama-3.1-8b",
+        JsonNode result = NodeClients.run("responses.mjs", "http://127.0.0.1:" + fixture.port() + "/v1", "acme-key", "llama-3.1-8b",
                 "What does a gateway cache? " + nonce());
 
         JsonNode whole = result.path("whole");

@@ -3,6 +3,7 @@ package io.cachegate.gateway;
 import static io.cachegate.gateway.CacheCalls.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cachegate.config.Policy;
 import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.SimulatorOptions;
 import io.cachegate.simulator.SimulatorReplicas;
@@ -28,7 +29,7 @@ class RoutingIT {
     @Test
     void killedReplica_requestsStillSucceedOnTheOthers() throws Exception {
         try (SimulatorReplicas sims = BackendSimulator.startReplicas(3, SimulatorOptions.defaults());
-             Gateway gw = Gateway.start(TestPolicies.parse(policy(sims.baseUrls(), "least_loaded", "")))) {
+             Gateway gw = Gateway.start(policy(sims.baseUrls(), "least_loaded", ""))) {
             sims.stop(1);
 
             for (int i = 0; i < 12; i++) {
@@ -42,7 +43,7 @@ class RoutingIT {
     @Test
     void allReplicasDown_is503WithRetryAfter_withoutTryingThemOnceEjected() throws Exception {
         try (SimulatorReplicas sims = BackendSimulator.startReplicas(2, SimulatorOptions.defaults());
-             Gateway gw = Gateway.start(TestPolicies.parse(policy(sims.baseUrls(), "least_loaded", "")))) {
+             Gateway gw = Gateway.start(policy(sims.baseUrls(), "least_loaded", ""))) {
             sims.stop(0);
             sims.stop(1);
 
@@ -60,7 +61,7 @@ class RoutingIT {
     void prefixAffinity_sendsASharedSystemPromptToOneReplica() throws Exception {
         SimulatorOptions options = SimulatorOptions.defaults().withPrefixCacheBlocks(1000);
         try (SimulatorReplicas sims = BackendSimulator.startReplicas(3, options);
-             Gateway gw = Gateway.start(TestPolicies.parse(policy(sims.baseUrls(), "prefix_affinity", "")))) {
+             Gateway gw = Gateway.start(policy(sims.baseUrls(), "prefix_affinity", ""))) {
             String system = "You are the support assistant of a bank. ".repeat(40);
 
             for (int i = 0; i < 9; i++) {
@@ -79,7 +80,7 @@ class RoutingIT {
     @Test
     void roundRobin_spreadsRequestsOverEveryReplica() throws Exception {
         try (SimulatorReplicas sims = BackendSimulator.startReplicas(3, SimulatorOptions.defaults());
-             Gateway gw = Gateway.start(TestPolicies.parse(policy(sims.baseUrls(), "round_robin", "")))) {
+             Gateway gw = Gateway.start(policy(sims.baseUrls(), "round_robin", ""))) {
             for (int i = 0; i < 9; i++) {
                 assertThat(RawHttp.post(gw.port(), CHAT, sampled("spread " + i)).statusCode()).isEqualTo(200);
             }
@@ -93,8 +94,7 @@ class RoutingIT {
     void primaryDown_fallbackModelAnswers_andIsCachedUnderTheModelThatAnswered() throws Exception {
         try (SimulatorReplicas main = BackendSimulator.startReplicas(1, SimulatorOptions.defaults());
              BackendSimulator small = BackendSimulator.start(SimulatorOptions.defaults());
-             Gateway gw = Gateway.start(TestPolicies.parse("""
-                     server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2}
+             Gateway gw = Gateway.start(GatewayFixture.basePolicy("""
                      backends:
                        - {name: main, urls: ["%s"], models: ["llama-3.1-8b"], model_version: "llama@1"}
                        - {name: small, urls: ["%s"], models: ["*"], model_version: "small@1"}
@@ -147,8 +147,7 @@ class RoutingIT {
         });
         tooSmall.start();
         try (BackendSimulator large = BackendSimulator.start(SimulatorOptions.defaults());
-             Gateway gw = Gateway.start(TestPolicies.parse("""
-                     server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2}
+             Gateway gw = Gateway.start(GatewayFixture.basePolicy("""
                      backends:
                        - {name: main, urls: ["http://127.0.0.1:%d"], models: ["llama-3.1-8b"], model_version: "llama@1"}
                        - {name: long, urls: ["%s"], models: ["*"], model_version: "long@1"}
@@ -186,9 +185,8 @@ class RoutingIT {
                 + prompt + "\"}]}";
     }
 
-    static String policy(List<URI> urls, String balance, String extra) {
-        return """
-                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2}
+    static Policy policy(List<URI> urls, String balance, String extra) {
+        return GatewayFixture.basePolicy("""
                 backends:
                   - name: main
                     urls: [%s]
@@ -196,6 +194,6 @@ class RoutingIT {
                     balance: %s
                     health: {interval: 1s, failures_to_eject: 1, eject_for: 30s}
                     timeouts: {connect: 500ms, first_byte: 5s, idle: 5s, total: 30s}
-                %s""".formatted(urls.stream().map(u -> "\"" + u + "\"").collect(Collectors.joining(", ")), balance, extra);
+                %s""".formatted(urls.stream().map(u -> "\"" + u + "\"").collect(Collectors.joining(", ")), balance, extra));
     }
 }

@@ -80,10 +80,8 @@ class SemanticAuditIT {
     }
 
     private static Gateway gateway(Path index, String decision, String audit) throws Exception {
-        return Gateway.start(TestPolicies.parse("""
-                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 2s, admin_token: secret}
-                backends:
-                  - {name: main, urls: ["%s"], model_version: "llama@v1"}
+        return Gateway.start(GatewayFixture.policyOn(sim.baseUrl(), """
+                server: {admin_token: secret}
                 tenants:
                   - {id: acme, api_keys: [acme-key]}
                 cache:
@@ -92,7 +90,7 @@ class SemanticAuditIT {
                 routes:
                   - match: {model: "*"}
                     cache: {semantic: true}
-                """.formatted(sim.baseUrl(), index.toString().replace('\\', '/'), decision, audit)));
+                """.formatted(index.toString().replace('\\', '/'), decision, audit)));
     }
 
     @AfterAll
@@ -201,8 +199,7 @@ class SemanticAuditIT {
     void audits_stopInOverload() throws Exception {
         Path dir = Files.createTempDirectory("cachegate-audit-overload");
         try (BackendSimulator slow = BackendSimulator.start(SimulatorOptions.defaults().withTtftMs(400).withTpotMs(1));
-             Gateway gw = Gateway.start(TestPolicies.parse("""
-                     server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2}
+             Gateway gw = Gateway.start(GatewayFixture.basePolicy("""
                      backends:
                        - {name: main, urls: ["%s"], model_version: "llama@v1", max_concurrency: 1}
                      classes:
@@ -226,13 +223,9 @@ class SemanticAuditIT {
                             + "\"messages\":[{\"role\":\"user\",\"content\":\"flood " + i + "\"}]}";
                     clients.submit(() -> RawHttp.post(gw.port(), CHAT, sampled));
                 }
-                assertThat(Poll.until(Duration.ofSeconds(10), () -> {
-                    try {
-                        return metric(gw, "cachegate_admission_overloaded") == 1;
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
-                })).as("overload mode entered").isTrue();
+                assertThat(Poll.untilChecked(Duration.ofSeconds(10), () ->
+                        metric(gw, "cachegate_admission_overloaded") == 1))
+                        .as("overload mode entered").isTrue();
 
                 assertThat(header(ask(gw, system, HOURS_PARAPHRASE), "X-Cache-Layer")).isEqualTo("semantic");
 

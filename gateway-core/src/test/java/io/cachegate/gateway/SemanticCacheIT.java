@@ -12,17 +12,12 @@ import static io.cachegate.gateway.CacheCalls.xCache;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cachegate.cache.exact.PurgeScope;
-import io.cachegate.simulator.BackendSimulator;
-import io.cachegate.simulator.SimulatorOptions;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The semantic cache through the gateway, with the bundled ONNX model and the embedded Lucene index: paraphrases
@@ -35,43 +30,27 @@ class SemanticCacheIT {
 
     private static final String PASSWORD = "How do I reset my password?";
     private static final String PASSWORD_PARAPHRASE = "How can I reset my password?";
-    private static BackendSimulator sim;
-    private static Gateway gateway;
-    private static Path indexDir;
 
-    @BeforeAll
-    static void start() throws Exception {
-        sim = BackendSimulator.start(SimulatorOptions.defaults());
-        indexDir = Files.createTempDirectory("cachegate-semantic-it");
-        gateway = Gateway.start(TestPolicies.parse("""
-                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 2s}
-                backends:
-                  - {name: main, urls: ["%s"], model_version: "llama@v1"}
-                tenants:
-                  - {id: acme, api_keys: [acme-key]}
-                  - {id: globex, api_keys: [globex-key]}
-                cache:
-                  exact: {store: memory, ttl: 1h}
-                  semantic: {enabled: true, path: "%s", ttl: 1h, max_error_rate: 0, embed_early: true, audit: {rate: 0}}  # static: the budget is SemanticAuditIT's
-                routes:
-                  - match: {path: /v1/completions}
-                    cache: {semantic: false}
-                  - match: {model: "qwen2.5-0.5b"}
-                    cache: {semantic: true, semantic_max_turns: 3}
-                  - match: {model: "*"}
-                    cache: {semantic: true, semantic_max_turns: 1}
-                """.formatted(sim.baseUrl(), indexDir.toString().replace('\\', '/'))));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        Closing.all(gateway, sim);
-    }
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture.withSimulator().policy("""
+            tenants:
+              - {id: acme, api_keys: [acme-key]}
+              - {id: globex, api_keys: [globex-key]}
+            cache:
+              semantic: {enabled: true, path: "${DIR}", ttl: 1h, max_error_rate: 0, embed_early: true, audit: {rate: 0}}  # static: the budget is SemanticAuditIT's
+            routes:
+              - match: {path: /v1/completions}
+                cache: {semantic: false}
+              - match: {model: "qwen2.5-0.5b"}
+                cache: {semantic: true, semantic_max_turns: 3}
+              - match: {model: "*"}
+                cache: {semantic: true, semantic_max_turns: 1}
+            """);
 
     @Test
     void paraphrase_inSameScope_isSemanticHitAndWarmsExactCache() throws Exception {
         String system = "support bot " + nonce();
-        long before = sim.stats().requests();
+        long before = fixture.sim().stats().requests();
         HttpResponse<String> first = askAndIndex(system, PASSWORD);
 
         HttpResponse<String> paraphrase = ask(system, PASSWORD_PARAPHRASE);
@@ -88,25 +67,25 @@ class SemanticCacheIT {
         assertThat(header(paraphrase, "X-Cache-Origin-Request-Id")).isEqualTo(header(first, "X-Request-Id"));
         assertThat(header(paraphrase, "Server-Timing")).contains("embed;dur=").contains("search;dur=");
         assertThat(content(paraphrase.body())).isEqualTo(content(first.body()));
-        assertThat(sim.stats().requests() - before).isEqualTo(1);
+        assertThat(fixture.sim().stats().requests() - before).isEqualTo(1);
 
         HttpResponse<String> repeat = ask(system, PASSWORD_PARAPHRASE);
         assertThat(xCache(repeat)).isEqualTo("HIT");
         assertThat(header(repeat, "X-Cache-Layer")).as("the semantic hit filed the answer under its own key")
                 .isEqualTo("exact");
-        assertThat(metric(gateway, "cachegate_cache_lookups_total", "layer=\"semantic\"", "outcome=\"hit\"")).isPositive();
-        assertThat(metric(gateway, "cachegate_semantic_similarity_count", "result=\"hit\"")).isPositive();
-        assertThat(metric(gateway, "cachegate_semantic_embed_latency_seconds_count")).isPositive();
-        assertThat(metric(gateway, "cachegate_semantic_search_latency_seconds_count")).isPositive();
+        assertThat(metric(fixture.gateway(), "cachegate_cache_lookups_total", "layer=\"semantic\"", "outcome=\"hit\"")).isPositive();
+        assertThat(metric(fixture.gateway(), "cachegate_semantic_similarity_count", "result=\"hit\"")).isPositive();
+        assertThat(metric(fixture.gateway(), "cachegate_semantic_embed_latency_seconds_count")).isPositive();
+        assertThat(metric(fixture.gateway(), "cachegate_semantic_search_latency_seconds_count")).isPositive();
         // The warm-up runs beside the first requests (this class does not wait for /ready): it ends, and says so.
         long deadline = System.nanoTime() + 60_000_000_000L;
-        while (!json(RawHttp.get(gateway.adminPort(), "/admin/stats").body()).path("semantic").path("warm").asBoolean()
+        while (!json(RawHttp.get(fixture.adminPort(), "/admin/stats").body()).path("semantic").path("warm").asBoolean()
                 && System.nanoTime() < deadline) {
             Thread.sleep(50);
         }
-        var stats = json(RawHttp.get(gateway.adminPort(), "/admin/stats").body());
+        var stats = json(RawHttp.get(fixture.adminPort(), "/admin/stats").body());
         assertThat(stats.path("semantic").path("warm").asBoolean()).isTrue();
-        assertThat(json(RawHttp.get(gateway.adminPort(), "/ready").body()).path("semanticWarm").asBoolean()).isTrue();
+        assertThat(json(RawHttp.get(fixture.adminPort(), "/ready").body()).path("semanticWarm").asBoolean()).isTrue();
     }
 
     @Test
@@ -114,7 +93,7 @@ class SemanticCacheIT {
         String system = "streaming bot " + nonce();
         HttpResponse<String> first = askAndIndex(system, PASSWORD);
 
-        HttpResponse<String> streamed = RawHttp.post(gateway.port(), CHAT, body(system, PASSWORD_PARAPHRASE,
+        HttpResponse<String> streamed = RawHttp.post(fixture.port(), CHAT, body(system, PASSWORD_PARAPHRASE,
                 ",\"stream\":true"), "Authorization", "Bearer acme-key");
 
         assertThat(xCache(streamed)).isEqualTo("HIT");
@@ -161,10 +140,10 @@ class SemanticCacheIT {
         String first = "{\"model\":\"llama-3.1-8b\",\"temperature\":0,\"messages\":[{\"role\":\"system\",\"content\":"
                 + quote(system) + "},{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"assistant\",\"content\":\"hello\"},"
                 + "{\"role\":\"user\",\"content\":" + quote(PASSWORD) + "}]}";
-        double ineligible = metric(gateway, "cachegate_cache_lookups_total", "layer=\"semantic\"", "outcome=\"ineligible\"");
+        double ineligible = metric(fixture.gateway(), "cachegate_cache_lookups_total", "layer=\"semantic\"", "outcome=\"ineligible\"");
 
-        assertThat(xCache(RawHttp.post(gateway.port(), CHAT, first, "Authorization", "Bearer acme-key"))).isEqualTo("MISS");
-        assertThat(metric(gateway, "cachegate_cache_lookups_total", "layer=\"semantic\"", "outcome=\"ineligible\""))
+        assertThat(xCache(RawHttp.post(fixture.port(), CHAT, first, "Authorization", "Bearer acme-key"))).isEqualTo("MISS");
+        assertThat(metric(fixture.gateway(), "cachegate_cache_lookups_total", "layer=\"semantic\"", "outcome=\"ineligible\""))
                 .isEqualTo(ineligible + 1);
     }
 
@@ -172,21 +151,16 @@ class SemanticCacheIT {
     void earlierTurns_areInTheScope_onARouteThatMatchesConversations() throws Exception {
         String system = "multi-turn bot " + nonce();
         String ana = conversation(system, "Hi, I am Ana and I use the mobile app.", PASSWORD);
-        double written = metric(gateway, "cachegate_semantic_writes_total", "outcome=\"written\"");
-        assertThat(RawHttp.post(gateway.port(), CHAT, ana, "Authorization", "Bearer acme-key").statusCode()).isEqualTo(200);
-        assertThat(Poll.until(Duration.ofSeconds(20), () -> {
-            try {
-                return metric(gateway, "cachegate_semantic_writes_total", "outcome=\"written\"") > written
-                        && metric(gateway, "cachegate_semantic_writes_pending") == 0;
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        })).isTrue();
+        double written = metric(fixture.gateway(), "cachegate_semantic_writes_total", "outcome=\"written\"");
+        assertThat(RawHttp.post(fixture.port(), CHAT, ana, "Authorization", "Bearer acme-key").statusCode()).isEqualTo(200);
+        assertThat(Poll.untilChecked(Duration.ofSeconds(20), () ->
+                metric(fixture.gateway(), "cachegate_semantic_writes_total", "outcome=\"written\"") > written
+                && metric(fixture.gateway(), "cachegate_semantic_writes_pending") == 0)).isTrue();
 
-        HttpResponse<String> otherHistory = RawHttp.post(gateway.port(), CHAT,
+        HttpResponse<String> otherHistory = RawHttp.post(fixture.port(), CHAT,
                 conversation(system, "Hi, I am Bob and I use the website.", PASSWORD_PARAPHRASE),
                 "Authorization", "Bearer acme-key");
-        HttpResponse<String> sameHistory = RawHttp.post(gateway.port(), CHAT,
+        HttpResponse<String> sameHistory = RawHttp.post(fixture.port(), CHAT,
                 conversation(system, "Hi, I am Ana and I use the mobile app.", PASSWORD_PARAPHRASE),
                 "Authorization", "Bearer acme-key");
 
@@ -207,15 +181,15 @@ class SemanticCacheIT {
         String system = "strict bot " + nonce();
         askAndIndex(system, PASSWORD);
 
-        HttpResponse<String> strict = RawHttp.post(gateway.port(), CHAT, body(system, PASSWORD_PARAPHRASE, ""),
+        HttpResponse<String> strict = RawHttp.post(fixture.port(), CHAT, body(system, PASSWORD_PARAPHRASE, ""),
                 "Authorization", "Bearer acme-key", "X-Cache-Threshold", "0.9999");
         assertThat(xCache(strict)).isEqualTo("MISS");
 
-        HttpResponse<String> loose = RawHttp.post(gateway.port(), CHAT, body(system, "What is the capital of France?", ""),
+        HttpResponse<String> loose = RawHttp.post(fixture.port(), CHAT, body(system, "What is the capital of France?", ""),
                 "Authorization", "Bearer acme-key", "X-Cache-Threshold", "0.1");
         assertThat(xCache(loose)).as("a looser threshold is ignored").isEqualTo("MISS");
 
-        HttpResponse<String> invalid = RawHttp.post(gateway.port(), CHAT, body(system, PASSWORD_PARAPHRASE, ""),
+        HttpResponse<String> invalid = RawHttp.post(fixture.port(), CHAT, body(system, PASSWORD_PARAPHRASE, ""),
                 "Authorization", "Bearer acme-key", "X-Cache-Threshold", "high");
         assertThat(invalid.statusCode()).isEqualTo(400);
         assertThat(json(invalid.body()).path("error").path("message").asText()).contains("X-Cache-Threshold");
@@ -226,7 +200,7 @@ class SemanticCacheIT {
         String system = "purged bot " + nonce();
         askAndIndex(system, PASSWORD, "globex-key");
 
-        HttpResponse<String> purge = RawHttp.post(gateway.adminPort(), "/admin/purge", "{\"tenant\":\"globex\"}");
+        HttpResponse<String> purge = RawHttp.post(fixture.adminPort(), "/admin/purge", "{\"tenant\":\"globex\"}");
         assertThat(purge.statusCode()).isEqualTo(200);
         assertThat(json(purge.body()).path("semantic_purged").asLong()).isPositive();
 
@@ -238,12 +212,12 @@ class SemanticCacheIT {
         String system = "dangling bot " + nonce();
         askAndIndex(system, PASSWORD);
         // Only the exact store: the index entry now points at nothing.
-        gateway.cacheStore().purge(new PurgeScope(false, Optional.of("acme"), Optional.empty(), Optional.empty()))
+        fixture.gateway().cacheStore().purge(new PurgeScope(false, Optional.of("acme"), Optional.empty(), Optional.empty()))
                 .get(10, TimeUnit.SECONDS);
-        double dangling = metric(gateway, "cachegate_semantic_dangling_total");
+        double dangling = metric(fixture.gateway(), "cachegate_semantic_dangling_total");
 
         assertThat(xCache(ask(system, PASSWORD_PARAPHRASE))).isEqualTo("MISS");
-        assertThat(metric(gateway, "cachegate_semantic_dangling_total")).isEqualTo(dangling + 1);
+        assertThat(metric(fixture.gateway(), "cachegate_semantic_dangling_total")).isEqualTo(dangling + 1);
     }
 
     private static HttpResponse<String> ask(String system, String question) throws Exception {
@@ -251,7 +225,7 @@ class SemanticCacheIT {
     }
 
     private static HttpResponse<String> ask(String system, String question, String key, String extra) throws Exception {
-        HttpResponse<String> response = RawHttp.post(gateway.port(), CHAT, body(system, question, extra),
+        HttpResponse<String> response = RawHttp.post(fixture.port(), CHAT, body(system, question, extra),
                 "Authorization", "Bearer " + key);
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
         return response;
@@ -267,7 +241,7 @@ class SemanticCacheIT {
      */
     private static HttpResponse<String> askAndIndex(String system, String question, String key) throws Exception {
         HttpResponse<String> response = ask(system, question, key, "");
-        CacheCalls.awaitIndexed(gateway);
+        CacheCalls.awaitIndexed(fixture.gateway());
         return response;
     }
 

@@ -8,8 +8,8 @@ import static io.cachegate.gateway.CacheCalls.nonce;
 import static io.cachegate.gateway.CacheCalls.xCache;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cachegate.simulator.BackendSimulator;
-import io.cachegate.simulator.SimulatorOptions;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,9 +20,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -32,62 +31,48 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SemanticFailOpenIT {
 
-    private static BackendSimulator sim;
-    private static Gateway gateway;
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture.withSimulator().env("DEAD_PORT", SemanticFailOpenIT::deadPort)
+            .policy("""
+            cache:
+              semantic:
+                enabled: true
+                store: qdrant
+                qdrant: {host: 127.0.0.1, port: "${DEAD_PORT}", timeout: 200ms}
+            routes:
+              - cache: {semantic: true}
+            """);
 
-    @BeforeAll
-    static void start() throws Exception {
-        int deadPort;
+    /** A port nothing listens on: Qdrant is down from the start. */
+    private static String deadPort() {
         try (ServerSocket socket = new ServerSocket(0)) {
-            deadPort = socket.getLocalPort();
+            return String.valueOf(socket.getLocalPort());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
-        sim = BackendSimulator.start(SimulatorOptions.defaults());
-        gateway = Gateway.start(TestPolicies.parse("""
-                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 2s}
-                backends:
-                  - {name: main, urls: ["%s"], model_version: "llama@v1"}
-                cache:
-                  exact: {store: memory, ttl: 1h}
-                  semantic:
-                    enabled: true
-                    store: qdrant
-                    qdrant: {host: 127.0.0.1, port: %d, timeout: 200ms}
-                routes:
-                  - cache: {semantic: true}
-                """.formatted(sim.baseUrl(), deadPort)));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        Closing.all(gateway, sim);
     }
 
     @Test
     void indexDown_requestsAreServed_exactCacheStillHits_andFailuresAreCounted() throws Exception {
         String body = chat("What are your opening hours? " + nonce());
 
-        HttpResponse<String> first = RawHttp.post(gateway.port(), CHAT, body);
-        HttpResponse<String> second = RawHttp.post(gateway.port(), CHAT, body);
+        HttpResponse<String> first = RawHttp.post(fixture.port(), CHAT, body);
+        HttpResponse<String> second = RawHttp.post(fixture.port(), CHAT, body);
 
         assertThat(first.statusCode()).isEqualTo(200);
         assertThat(xCache(first)).isEqualTo("MISS");
         assertThat(second.statusCode()).isEqualTo(200);
         assertThat(xCache(second)).isEqualTo("HIT");
-        assertThat(metric(gateway, "cachegate_semantic_fail_open_total", "stage=\"search\"")).isPositive();
-        assertThat(metric(gateway, "cachegate_cache_lookups_total", "layer=\"semantic\"", "outcome=\"error\"")).isPositive();
-        assertThat(Poll.until(Duration.ofSeconds(10), () -> {
-            try {
-                return metric(gateway, "cachegate_semantic_writes_total", "outcome=\"failed\"") > 0;
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        })).as("the write-back failed and was counted").isTrue();
+        assertThat(metric(fixture.gateway(), "cachegate_semantic_fail_open_total", "stage=\"search\"")).isPositive();
+        assertThat(metric(fixture.gateway(), "cachegate_cache_lookups_total", "layer=\"semantic\"", "outcome=\"error\"")).isPositive();
+        assertThat(Poll.untilChecked(Duration.ofSeconds(10), () ->
+                metric(fixture.gateway(), "cachegate_semantic_writes_total", "outcome=\"failed\"") > 0))
+                .as("the write-back failed and was counted").isTrue();
     }
 
     @Test
     void embedderQueueFull_requestsAreServed_andTheRejectionsCounted(@TempDir Path index) throws Exception {
-        try (Gateway small = Gateway.start(TestPolicies.parse("""
-                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2}
+        try (Gateway small = Gateway.start(GatewayFixture.basePolicy("""
                 backends:
                   - {name: main, urls: ["%s"], model_version: "llama@v1"}
                 cache:
@@ -97,7 +82,7 @@ class SemanticFailOpenIT {
                     embedder: {queue_size: 1, workers: 1}
                 routes:
                   - cache: {semantic: true}
-                """.formatted(sim.baseUrl(), index.toString().replace('\\', '/'))));
+                """.formatted(fixture.sim().baseUrl(), index.toString().replace('\\', '/'))));
              Clients clients = new Clients(Executors.newFixedThreadPool(16))) {
             List<Future<HttpResponse<String>>> answers = new ArrayList<>();
             for (int i = 0; i < 32; i++) {
@@ -125,20 +110,16 @@ class SemanticFailOpenIT {
     @Test
     void indexDown_purgeStillPurgesTheExactStore() throws Exception {
         String body = chat("purge me " + nonce());
-        RawHttp.post(gateway.port(), CHAT, body);
-        assertThat(Poll.until(Duration.ofSeconds(10), () -> {
-            try {
-                return xCache(RawHttp.post(gateway.port(), CHAT, body)).equals("HIT");
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        })).isTrue();
+        RawHttp.post(fixture.port(), CHAT, body);
+        assertThat(Poll.untilChecked(Duration.ofSeconds(10), () ->
+                xCache(RawHttp.post(fixture.port(), CHAT, body)).equals("HIT")))
+                .isTrue();
 
-        HttpResponse<String> purge = RawHttp.post(gateway.adminPort(), "/admin/purge", "{\"all\":true}");
+        HttpResponse<String> purge = RawHttp.post(fixture.adminPort(), "/admin/purge", "{\"all\":true}");
 
         assertThat(purge.statusCode()).isEqualTo(200);
         assertThat(json(purge.body()).path("purged").asLong()).isPositive();
         assertThat(json(purge.body()).path("semantic_purged").asLong()).as("the index could not purge").isEqualTo(-1);
-        assertThat(xCache(RawHttp.post(gateway.port(), CHAT, body))).isEqualTo("MISS");
+        assertThat(xCache(RawHttp.post(fixture.port(), CHAT, body))).isEqualTo("MISS");
     }
 }

@@ -8,16 +8,11 @@ import static io.cachegate.gateway.CacheCalls.quote;
 import static io.cachegate.gateway.CacheCalls.xCache;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cachegate.simulator.BackendSimulator;
-import io.cachegate.simulator.SimulatorOptions;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Sensitive data through the gateway with the semantic cache on (bundled model, embedded index): a request with
@@ -29,43 +24,27 @@ import org.junit.jupiter.api.Test;
 class SensitiveDataIT {
 
     private static final String CARD_QUESTION = "Why was my card 4111 1111 1111 1111 declined yesterday?";
-    private static BackendSimulator sim;
-    private static Gateway gateway;
-    private static Path indexDir;
 
-    @BeforeAll
-    static void start() throws Exception {
-        sim = BackendSimulator.start(SimulatorOptions.defaults());
-        indexDir = Files.createTempDirectory("cachegate-sensitive-it");
-        gateway = Gateway.start(TestPolicies.parse("""
-                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 2s}
-                backends:
-                  - {name: main, urls: ["%s"], model_version: "llama@v1"}
-                tenants:
-                  - {id: acme, api_keys: [acme-key]}
-                cache:
-                  exact: {store: memory, ttl: 1h}
-                  semantic: {enabled: true, path: "%s", ttl: 1h}
-                routes:
-                  - match: {model: "qwen2.5-0.5b"}
-                    cache: {semantic: true, sensitive: private}
-                  - match: {model: "*"}
-                    cache: {semantic: true}
-                """.formatted(sim.baseUrl(), indexDir.toString().replace('\\', '/'))));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        Closing.all(gateway, sim);
-    }
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture.withSimulator().policy("""
+            tenants:
+              - {id: acme, api_keys: [acme-key]}
+            cache:
+              semantic: {enabled: true, path: "${DIR}", ttl: 1h}
+            routes:
+              - match: {model: "qwen2.5-0.5b"}
+                cache: {semantic: true, sensitive: private}
+              - match: {model: "*"}
+                cache: {semantic: true}
+            """);
 
     @Test
     void cardNumber_sentTwice_isBypassBothTimes_andNothingIsStoredOrIndexed() throws Exception {
         String system = "billing bot " + nonce();
-        double written = metric(gateway, "cachegate_cache_entries_written_total");
-        double indexed = metric(gateway, "cachegate_semantic_writes_total");
-        double sensitive = metric(gateway, "cachegate_cache_bypass_total", "reason=\"sensitive\"");
-        long calls = sim.stats().requests();
+        double written = metric(fixture.gateway(), "cachegate_cache_entries_written_total");
+        double indexed = metric(fixture.gateway(), "cachegate_semantic_writes_total");
+        double sensitive = metric(fixture.gateway(), "cachegate_cache_bypass_total", "reason=\"sensitive\"");
+        long calls = fixture.sim().stats().requests();
 
         HttpResponse<String> first = ask("llama-3.1-8b", system, CARD_QUESTION, "");
         HttpResponse<String> second = ask("llama-3.1-8b", system, CARD_QUESTION, "");
@@ -75,17 +54,17 @@ class SensitiveDataIT {
         assertThat(xCache(first)).isEqualTo("BYPASS");
         assertThat(xCache(second)).isEqualTo("BYPASS");
         assertThat(xCache(paraphrase)).isEqualTo("BYPASS");
-        assertThat(sim.stats().requests() - calls).as("every one went to the backend").isEqualTo(3);
-        assertThat(metric(gateway, "cachegate_cache_bypass_total", "reason=\"sensitive\"") - sensitive).isEqualTo(3);
-        assertThat(metric(gateway, "cachegate_cache_entries_written_total")).as("nothing stored").isEqualTo(written);
-        assertThat(metric(gateway, "cachegate_semantic_writes_total")).as("nothing indexed").isEqualTo(indexed);
+        assertThat(fixture.sim().stats().requests() - calls).as("every one went to the backend").isEqualTo(3);
+        assertThat(metric(fixture.gateway(), "cachegate_cache_bypass_total", "reason=\"sensitive\"") - sensitive).isEqualTo(3);
+        assertThat(metric(fixture.gateway(), "cachegate_cache_entries_written_total")).as("nothing stored").isEqualTo(written);
+        assertThat(metric(fixture.gateway(), "cachegate_semantic_writes_total")).as("nothing indexed").isEqualTo(indexed);
     }
 
     @Test
     void evasions_unicodeFormsAndToolDefinitions_areBypassAndNothingIsStored() throws Exception {
         String system = "evasion bot " + nonce();
-        double written = metric(gateway, "cachegate_cache_entries_written_total");
-        double sensitive = metric(gateway, "cachegate_cache_bypass_total", "reason=\"sensitive\"");
+        double written = metric(fixture.gateway(), "cachegate_cache_entries_written_total");
+        double sensitive = metric(fixture.gateway(), "cachegate_cache_bypass_total", "reason=\"sensitive\"");
         String tools = ",\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"book\",\"description\":"
                 + quote("Books for jane.doe@example.com") + ",\"parameters\":{\"type\":\"object\"}}}]";
 
@@ -100,8 +79,8 @@ class SensitiveDataIT {
         assertThat(xCache(ask("llama-3.1-8b", system, "Book a table for two", tools))).as("a tool's description")
                 .isEqualTo("BYPASS");
 
-        assertThat(metric(gateway, "cachegate_cache_bypass_total", "reason=\"sensitive\"") - sensitive).isEqualTo(7);
-        assertThat(metric(gateway, "cachegate_cache_entries_written_total")).as("nothing stored").isEqualTo(written);
+        assertThat(metric(fixture.gateway(), "cachegate_cache_bypass_total", "reason=\"sensitive\"") - sensitive).isEqualTo(7);
+        assertThat(metric(fixture.gateway(), "cachegate_cache_entries_written_total")).as("nothing stored").isEqualTo(written);
     }
 
     @Test
@@ -117,7 +96,7 @@ class SensitiveDataIT {
     @Test
     void privateRoute_servesTheEntryToItsOwnUserOnly() throws Exception {
         String system = "private bot " + nonce();
-        double indexed = metric(gateway, "cachegate_semantic_writes_total");
+        double indexed = metric(fixture.gateway(), "cachegate_semantic_writes_total");
 
         HttpResponse<String> u1 = ask("qwen2.5-0.5b", system, CARD_QUESTION, ",\"user\":\"u1\"");
         HttpResponse<String> u1Again = ask("qwen2.5-0.5b", system, CARD_QUESTION, ",\"user\":\"u1\"");
@@ -131,7 +110,7 @@ class SensitiveDataIT {
         assertThat(xCache(u2)).as("another end user never hits u1's entry").isEqualTo("MISS");
         assertThat(xCache(noUser)).as("without a user: scoped to the API key").isEqualTo("MISS");
         assertThat(xCache(noUserAgain)).isEqualTo("HIT");
-        assertThat(metric(gateway, "cachegate_semantic_writes_total")).as("never in the semantic index")
+        assertThat(metric(fixture.gateway(), "cachegate_semantic_writes_total")).as("never in the semantic index")
                 .isEqualTo(indexed);
     }
 
@@ -139,16 +118,11 @@ class SensitiveDataIT {
             throws Exception {
         String body = "{\"model\":\"" + model + "\",\"temperature\":0,\"messages\":[{\"role\":\"system\",\"content\":"
                 + quote(system) + "},{\"role\":\"user\",\"content\":" + quote(question) + "}]" + extra + "}";
-        HttpResponse<String> response = RawHttp.post(gateway.port(), CHAT, body, "Authorization", "Bearer acme-key");
+        HttpResponse<String> response = RawHttp.post(fixture.port(), CHAT, body, "Authorization", "Bearer acme-key");
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
         // Let a write-back (if any) land before the next request looks.
-        Poll.until(Duration.ofSeconds(20), () -> {
-            try {
-                return metric(gateway, "cachegate_semantic_writes_pending") == 0;
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        Poll.untilChecked(Duration.ofSeconds(20), () ->
+                metric(fixture.gateway(), "cachegate_semantic_writes_pending") == 0);
         return response;
     }
 }

@@ -39,18 +39,15 @@ class SharedQuotaIT {
 
     /** Tenant {@code tenant} (key k-limited) with a burst of 4 at 1 per second, and tenant warm (key k-warm). */
     private static Gateway gateway(String redisUri, String tenant) throws Exception {
-        return Gateway.start(TestPolicies.parse("""
-                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 2s}
+        return Gateway.start(GatewayFixture.policyOn(sim.baseUrl(), """
                 backends:
-                  - name: main
-                    urls: ["%s"]
-                    model_version: "llama@1"
+                  - {name: main, model_version: "llama@1"}
                 tenants:
                   - {id: %s, api_keys: [k-limited], limits: {requests_per_second: 1, burst: 4}}
                   - {id: warm, api_keys: [k-warm], limits: {requests_per_second: 1000, burst: 1000}}
                 cache:
                   exact: {store: redis, redis_uri: "%s", ttl: 10m, timeout: 200ms}
-                """.formatted(sim.baseUrl(), tenant, redisUri)));
+                """.formatted(tenant, redisUri)));
     }
 
     private static HttpResponse<String> post(Gateway gw, String key) throws Exception {

@@ -2,7 +2,6 @@ package io.cachegate.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.SimulatorOptions;
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,9 +11,8 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The proxy listener's read timeouts against slow clients: a head or body trickled a byte at a time is cut off
@@ -26,24 +24,14 @@ class SlowClientsIT {
     private static final int SLOW_CLIENTS = 20;
     private static final long TRICKLE_MILLIS = 100;
 
-    private static BackendSimulator sim;
-    private static Gateway gateway;
-
-    @BeforeAll
-    static void start() throws Exception {
-        // 60 ms per output token: a 40-token stream takes 2.4 s, longer than every timeout below.
-        sim = BackendSimulator.start(SimulatorOptions.defaults().withTpotMs(60));
-        gateway = Gateway.start(TestPolicies.parse(TestPolicies.yaml(List.of(sim.baseUrl()), "2s", """
-                  header_timeout: 500ms
-                  body_timeout: 500ms
-                  idle_timeout: 1s
-                """, "")));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        Closing.all(gateway, sim);
-    }
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture
+            // 60 ms per output token: a 40-token stream takes 2.4 s, longer than every timeout below.
+            .withSimulator(SimulatorOptions.defaults().withTpotMs(60)).policy("""
+            server: {header_timeout: 500ms, body_timeout: 500ms, idle_timeout: 1s}
+            backends:
+              - {name: main, timeouts: {connect: 1s, first_byte: 2s, idle: 2s, total: 30s}}
+            """);
 
     @Test
     void slowlorisHead_cutOffWith408_whileNormalClientServed() throws Exception {
@@ -56,7 +44,7 @@ class SlowClientsIT {
         assertThat(f.normalStatus).isEqualTo(200);
         assertThat(f.timedOut).isEqualTo(SLOW_CLIENTS);
         assertThat(f.held).isZero();
-        assertThat(gateway.metrics().scrape()).contains("cachegate_connections_timed_out_total{phase=\"header\"}");
+        assertThat(fixture.gateway().metrics().scrape()).contains("cachegate_connections_timed_out_total{phase=\"header\"}");
     }
 
     @Test
@@ -74,7 +62,7 @@ class SlowClientsIT {
 
     @Test
     void idleKeepAlive_closedAfterIdleTimeout() throws Exception {
-        try (Socket socket = RawHttp.connect(gateway.port())) {
+        try (Socket socket = RawHttp.connect(fixture.port())) {
             InputStream in = socket.getInputStream();
             socket.getOutputStream().write(RawHttp.rawPost("/v1/chat/completions", chat("idle", false, 3)));
             assertThat(RawHttp.read(in).status()).isEqualTo(200);
@@ -87,14 +75,14 @@ class SlowClientsIT {
 
     @Test
     void connectionThatNeverSends_closedAfterIdleTimeout() throws Exception {
-        try (Socket socket = RawHttp.connect(gateway.port())) {
+        try (Socket socket = RawHttp.connect(fixture.port())) {
             assertThat(socket.getInputStream().read()).isEqualTo(-1);
         }
     }
 
     @Test
     void streamedAnswerLongerThanEveryTimeout_completes() throws Exception {
-        try (Socket socket = RawHttp.connect(gateway.port())) {
+        try (Socket socket = RawHttp.connect(fixture.port())) {
             long start = System.nanoTime();
             socket.getOutputStream().write(RawHttp.rawPost("/v1/chat/completions", chat("stream", true, 40)));
             RawHttp.Response response = RawHttp.read(socket.getInputStream());
@@ -113,7 +101,7 @@ class SlowClientsIT {
         List<Socket> sockets = new ArrayList<>();
         try {
             for (int i = 0; i < SLOW_CLIENTS; i++) {
-                Socket s = RawHttp.connect(gateway.port());
+                Socket s = RawHttp.connect(fixture.port());
                 s.getOutputStream().write(head);
                 s.getOutputStream().flush();
                 sockets.add(s);
@@ -138,7 +126,7 @@ class SlowClientsIT {
                 }
                 if (round == 1) { // slow clients are connected and trickling: a normal client now
                     long t = System.nanoTime();
-                    HttpResponse<String> normal = RawHttp.post(gateway.port(), "/v1/chat/completions",
+                    HttpResponse<String> normal = RawHttp.post(fixture.port(), "/v1/chat/completions",
                             new String(chat("normal", false, 3), StandardCharsets.UTF_8));
                     normalStatus = normal.statusCode();
                     normalMillis = (System.nanoTime() - t) / 1_000_000;

@@ -5,8 +5,6 @@ import static io.cachegate.gateway.CacheCalls.chat;
 import static io.cachegate.gateway.CacheCalls.nonce;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cachegate.simulator.BackendSimulator;
-import io.cachegate.simulator.SimulatorOptions;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,10 +15,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The status page in a real browser (headless Chromium, Debian's {@code chromium}; CI installs it, a machine
@@ -30,21 +28,14 @@ import org.junit.jupiter.api.Test;
  */
 class StatusPageIT {
 
-    private static BackendSimulator sim;
-    private static Gateway gateway;
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture.withSimulator();
     private static String browser;
 
     @BeforeAll
-    static void start() throws Exception {
+    static void start() {
         browser = findBrowser();
         Assumptions.assumeTrue(browser != null, "no chromium on this machine");
-        sim = BackendSimulator.start(SimulatorOptions.defaults());
-        gateway = Gateway.start(TestPolicies.forBackend(List.of(sim.baseUrl())));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        Closing.all(gateway, sim);
     }
 
     @Test
@@ -57,7 +48,7 @@ class StatusPageIT {
                 .isGreaterThanOrEqualTo(1);
         assertThat(attribute(first, "traffic", "data-points")).as("points on the traffic chart").isPositive();
         assertThat(first).contains("uplot").as("uPlot drew the charts").contains("<canvas");
-        assertThat(first).contains(sim.baseUrl().toString().replaceFirst("/$", "")).contains("CLOSED");
+        assertThat(first).contains(fixture.sim().baseUrl().toString().replaceFirst("/$", "")).contains("CLOSED");
         long firstSample = attribute(first, "body", "data-last-t");
 
         // Traffic keeps flowing while the browser starts and reads: a sample taken after it stopped would be an
@@ -92,8 +83,8 @@ class StatusPageIT {
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         String repeated = chat("status page " + nonce());
         while (System.nanoTime() < end) {
-            RawHttp.post(gateway.port(), CHAT, repeated);
-            RawHttp.post(gateway.port(), CHAT, chat("status page miss " + nonce()));
+            RawHttp.post(fixture.port(), CHAT, repeated);
+            RawHttp.post(fixture.port(), CHAT, chat("status page miss " + nonce()));
         }
     }
 
@@ -102,7 +93,7 @@ class StatusPageIT {
         Path profile = Files.createTempDirectory("chromium-profile");
         Process p = new ProcessBuilder(browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 "--no-first-run", "--user-data-dir=" + profile, "--window-size=1280,1400",
-                "--virtual-time-budget=4000", "--dump-dom", "http://127.0.0.1:" + gateway.adminPort() + "/")
+                "--virtual-time-budget=4000", "--dump-dom", "http://127.0.0.1:" + fixture.adminPort() + "/")
                 .redirectOutput(out.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("chromium finished").isTrue();
         return Files.readString(out, StandardCharsets.UTF_8);

@@ -11,7 +11,6 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /** Streaming pass-through: a client that leaves cancels the backend, a slow client slows the backend read. */
@@ -26,14 +25,7 @@ class StreamingIT {
                 InputStream in = socket.getInputStream();
                 String status = RawHttp.line(in);
                 assertThat(status).startsWith("HTTP/1.1 200");
-                int events = 0;
-                String line;
-                while (events < 3 && (line = RawHttp.line(in)) != null) {
-                    if (line.startsWith("data: {")) {
-                        events++;
-                    }
-                }
-                assertThat(events).isEqualTo(3);
+                assertThat(RawHttp.readEvents(in, 3)).isEqualTo(3);
             }
             assertThat(Poll.until(Duration.ofSeconds(10), () -> sim.stats().cancelled() == 1))
                     .as("backend saw the cancel: %s", sim.stats()).isTrue();
@@ -62,7 +54,7 @@ class StreamingIT {
                     read += n;
                 }
                 // The client stops reading. Wait until the relay has stopped moving bytes too.
-                assertThat(Poll.until(Duration.ofSeconds(20), stable(relay))).isTrue();
+                assertThat(Poll.until(Duration.ofSeconds(20), relay.settled())).isTrue();
                 long forwarded = relay.bytesToGateway();
                 assertThat(sim.stats().completed()).isEqualTo(1); // the backend wrote it all (it ignores back-pressure)
 
@@ -89,20 +81,6 @@ class StreamingIT {
                         .isLessThan(total / 2);
             }
         }
-    }
-
-    private static java.util.function.BooleanSupplier stable(CountingRelay relay) {
-        AtomicLong last = new AtomicLong(-1);
-        AtomicLong since = new AtomicLong(System.nanoTime());
-        return () -> {
-            long now = relay.bytesToGateway();
-            if (now != last.get()) {
-                last.set(now);
-                since.set(System.nanoTime());
-                return false;
-            }
-            return System.nanoTime() - since.get() > 500_000_000L;
-        };
     }
 
     private static boolean endsWithTerminalChunk(ByteArrayOutputStream out) {

@@ -23,8 +23,7 @@ class TenantFailuresIT {
         // 1 ms of prefill per prompt token: acme's ~1500-token prompts take ~1.5 s before a first byte.
         SimulatorOptions options = SimulatorOptions.defaults().withPrefillMsPerToken(1);
         try (SimulatorReplicas sims = BackendSimulator.startReplicas(2, options);
-             Gateway gw = Gateway.start(TestPolicies.parse("""
-                     server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2}
+             Gateway gw = Gateway.start(GatewayFixture.basePolicy("""
                      backends:
                        - name: main
                          urls: [%s]

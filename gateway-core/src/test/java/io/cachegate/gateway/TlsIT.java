@@ -4,14 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
-import io.cachegate.simulator.BackendSimulator;
-import io.cachegate.simulator.SimulatorOptions;
 import io.cachegate.testkit.TestCertificates;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.math.BigInteger;
 import java.net.Socket;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -20,9 +17,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLSocket;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -33,49 +29,27 @@ class TlsIT {
 
     private static final String CHAT = "/v1/chat/completions";
 
-    @TempDir
-    static Path dir;
     private static TestCertificates ca;
     private static TestCertificates.Issued server;
-    private static BackendSimulator sim;
-    private static Gateway gateway;
 
-    @BeforeAll
-    static void start() throws Exception {
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture.withSimulator().prepare(TlsIT::certificates)
+            .policy(policy("${DIR}", "1s"));
+
+    private static void certificates(Path dir) throws Exception {
         ca = TestCertificates.authority("cachegate test CA");
         server = ca.server();
         server.write(dir.resolve("tls.crt"), dir.resolve("tls.key"));
-        sim = BackendSimulator.start(SimulatorOptions.defaults());
-        gateway = Gateway.start(TestPolicies.parse(policy(sim.baseUrl(), dir, "1s")));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        Closing.all(gateway, sim);
     }
 
     /** TLS on both listeners with the files in {@code files}; {@code headerTimeout} bounds the handshake too. */
-    static String policy(URI backend, Path files, String headerTimeout) {
-        String tls = "{certificate: \"%s\", key: \"%s\"}".formatted(files.resolve("tls.crt"), files.resolve("tls.key"));
+    static String policy(String files, String headerTimeout) {
+        String tls = "{certificate: \"%s/tls.crt\", key: \"%s/tls.key\"}".formatted(files, files);
         return """
-                server:
-                  port: 0
-                  admin_port: 0
-                  host: 127.0.0.1
-                  io_threads: 2
-                  shutdown_grace: 2s
-                  header_timeout: %s
-                  tls: %s
-                  admin_tls: %s
+                server: {header_timeout: %s, tls: %s, admin_tls: %s}
                 backends:
-                  - name: main
-                    urls: ["%s"]
-                    model_version: "llama@v1"
-                    timeouts: {connect: 1s, first_byte: 5s, idle: 5s, total: 30s}
-                routes:
-                  - match: {model: "*"}
-                    cache: {exact: true}
-                """.formatted(headerTimeout, tls, tls, backend);
+                  - {name: main, timeouts: {connect: 1s, first_byte: 5s, idle: 5s, total: 30s}}
+                """.formatted(headerTimeout, tls, tls);
     }
 
     @Test
@@ -83,8 +57,8 @@ class TlsIT {
         HttpClient client = HttpsClients.client(ca.authority(), null);
         String body = CacheCalls.chat("over tls " + CacheCalls.nonce());
 
-        HttpResponse<String> first = HttpsClients.post(client, gateway.port(), CHAT, body);
-        HttpResponse<String> second = HttpsClients.post(client, gateway.port(), CHAT, body);
+        HttpResponse<String> first = HttpsClients.post(client, fixture.port(), CHAT, body);
+        HttpResponse<String> second = HttpsClients.post(client, fixture.port(), CHAT, body);
 
         assertThat(first.statusCode()).isEqualTo(200);
         assertThat(first.headers().firstValue("X-Cache")).contains("MISS");
@@ -96,7 +70,7 @@ class TlsIT {
 
     @Test
     void plainHttp_toTlsPort_gets400_andTheConnectionIsClosed() throws Exception {
-        try (Socket socket = RawHttp.connect(gateway.port())) {
+        try (Socket socket = RawHttp.connect(fixture.port())) {
             socket.getOutputStream().write("GET /v1/models HTTP/1.1\r\nHost: localhost\r\n\r\n"
                     .getBytes(StandardCharsets.US_ASCII));
             InputStream in = socket.getInputStream();
@@ -110,7 +84,7 @@ class TlsIT {
 
     @Test
     void clientThatNeverFinishesTheHandshake_isCutOff() throws Exception {
-        try (Socket socket = RawHttp.connect(gateway.port())) {
+        try (Socket socket = RawHttp.connect(fixture.port())) {
             OutputStream out = socket.getOutputStream();
             out.write(new byte[] {0x16, 0x03, 0x01, 0x02, 0x00, 0x01}); // a ClientHello record begun, never ended
             out.flush();
@@ -119,28 +93,28 @@ class TlsIT {
             assertThat(socket.getInputStream().read()).isEqualTo(-1);
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
         }
-        assertThat(gateway.metrics().registry().get("cachegate.tls.handshakes.failed").tag("listener", "proxy")
+        assertThat(fixture.gateway().metrics().registry().get("cachegate.tls.handshakes.failed").tag("listener", "proxy")
                 .counter().count()).isPositive();
     }
 
     @Test
     void admin_overTls() throws Exception {
         HttpResponse<String> health = HttpsClients.get(HttpsClients.client(ca.authority(), null),
-                gateway.adminPort(), "/ready");
+                fixture.adminPort(), "/ready");
 
         assertThat(health.statusCode()).isEqualTo(200);
-        assertThat(RawHttp.exchange(gateway.adminPort(), "GET /ready HTTP/1.1\r\nHost: localhost\r\n\r\n").status())
+        assertThat(RawHttp.exchange(fixture.adminPort(), "GET /ready HTTP/1.1\r\nHost: localhost\r\n\r\n").status())
                 .isEqualTo(400);
     }
 
     @Test
     void curl_withTheCaFile_getsAnAnswer() throws Exception {
         assumeThat(Files.isExecutable(Path.of("/usr/bin/curl"))).as("curl installed").isTrue();
-        Path caFile = ca.authority().writeCertificate(dir.resolve("ca.crt"));
+        Path caFile = ca.authority().writeCertificate(fixture.dir().resolve("ca.crt"));
         Process curl = new ProcessBuilder("/usr/bin/curl", "-sS", "--cacert", caFile.toString(),
                 "-H", "Content-Type: application/json", "-d", CacheCalls.chat("curl " + System.nanoTime()),
                 "-o", "/dev/null", "-w", "%{http_code} %{ssl_verify_result}",
-                "https://localhost:" + gateway.port() + CHAT).redirectErrorStream(true).start();
+                "https://localhost:" + fixture.port() + CHAT).redirectErrorStream(true).start();
 
         assertThat(curl.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(new String(curl.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("200 0");
@@ -150,7 +124,7 @@ class TlsIT {
     void rotatedCertificate_servesNewConnections_oldOnesKeepWorking_brokenOneIsRefused(@TempDir Path files)
             throws Exception {
         server.write(files.resolve("tls.crt"), files.resolve("tls.key"));
-        try (Gateway gw = Gateway.start(TestPolicies.parse(policy(sim.baseUrl(), files, "10s")));
+        try (Gateway gw = fixture.startAnother(policy(path(files), "10s"));
              SSLSocket old = HttpsClients.socket(ca.authority(), gw.port())) {
             assertThat(HttpsClients.serial(old)).isEqualTo(server.serial());
 
@@ -180,9 +154,13 @@ class TlsIT {
         issued.write(files.resolve("tls.crt"), files.resolve("tls.key"));
         TestCertificates.writeAtomically(files.resolve("tls.key"), issued.traditionalKeyPem());
 
-        assertThatThrownBy(() -> Gateway.start(TestPolicies.parse(policy(sim.baseUrl(), files, "10s"))))
+        assertThatThrownBy(() -> fixture.startAnother(policy(path(files), "10s")))
                 .isInstanceOf(StartRefusedException.class)
                 .hasMessageContaining("server.tls: ").hasMessageContaining("openssl pkcs8 -topk8 -nocrypt");
+    }
+
+    private static String path(Path files) {
+        return files.toString().replace('\\', '/');
     }
 
     private static double reloads(Gateway gw, String outcome) {

@@ -58,15 +58,13 @@ class TracingOtlpIT {
         collector.createContext("/v1/traces", exchange -> receive(exchange, received, contentTypes));
         collector.start();
         try (BackendSimulator sim = BackendSimulator.start(SimulatorOptions.defaults());
-             Gateway gw = Gateway.start(TestPolicies.parse("""
-                     server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 1s}
-                     backends:
-                       - {name: main, urls: ["%s"], model_version: "llama@v1"}
+             Gateway gw = Gateway.start(GatewayFixture.policyOn(sim.baseUrl(), """
+                     server: {shutdown_grace: 1s}
                      telemetry:
                        service_name: cachegate-otlp-test
                        sampling: 1.0
                        otlp: {endpoint: "http://127.0.0.1:%d", protocol: http, timeout: 5s, max_queued_spans: 64}
-                     """.formatted(sim.baseUrl(), collector.getAddress().getPort())))) {
+                     """.formatted(collector.getAddress().getPort())))) {
             String body = chat("exported " + nonce());
             HttpResponse<String> miss = RawHttp.post(gw.port(), CHAT, body);
             String requestId = header(miss, "X-Request-Id");
@@ -115,12 +113,10 @@ class TracingOtlpIT {
                     }
                 }).build().start();
         try (BackendSimulator sim = BackendSimulator.start(SimulatorOptions.defaults());
-             Gateway gw = Gateway.start(TestPolicies.parse("""
-                     server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 1, shutdown_grace: 1s}
-                     backends:
-                       - {name: main, urls: ["%s"], model_version: "llama@v1"}
+             Gateway gw = Gateway.start(GatewayFixture.policyOn(sim.baseUrl(), """
+                     server: {io_threads: 1, shutdown_grace: 1s}
                      telemetry: {sampling: 1.0, otlp: {endpoint: "http://127.0.0.1:%d", protocol: grpc, timeout: 5s}}
-                     """.formatted(sim.baseUrl(), collector.getPort())))) {
+                     """.formatted(collector.getPort())))) {
             String requestId = header(RawHttp.post(gw.port(), CHAT, chat("over grpc " + nonce())), "X-Request-Id");
 
             assertThat(Poll.until(Duration.ofSeconds(30), () -> received.stream().anyMatch(s -> ofRequest(s, requestId))
@@ -142,12 +138,10 @@ class TracingOtlpIT {
         });
         collector.start();
         try (BackendSimulator sim = BackendSimulator.start(SimulatorOptions.defaults());
-             Gateway gw = Gateway.start(TestPolicies.parse("""
-                     server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 1, shutdown_grace: 1s}
-                     backends:
-                       - {name: main, urls: ["%s"], model_version: "llama@v1"}
+             Gateway gw = Gateway.start(GatewayFixture.policyOn(sim.baseUrl(), """
+                     server: {io_threads: 1, shutdown_grace: 1s}
                      telemetry: {sampling: 1.0, otlp: {endpoint: "http://127.0.0.1:%d/", timeout: 5s}}
-                     """.formatted(sim.baseUrl(), collector.getAddress().getPort())))) {
+                     """.formatted(collector.getAddress().getPort())))) {
             RawHttp.post(gw.port(), CHAT, chat("refused " + nonce()));
 
             assertThat(Poll.until(Duration.ofSeconds(30), () -> count(gw, "failed") >= 2))
@@ -175,13 +169,11 @@ class TracingOtlpIT {
         });
         collector.start();
         try (BackendSimulator sim = BackendSimulator.start(SimulatorOptions.defaults());
-             Gateway gw = Gateway.start(TestPolicies.parse("""
-                     server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 1, shutdown_grace: 1s}
-                     backends:
-                       - {name: main, urls: ["%s"], model_version: "llama@v1"}
+             Gateway gw = Gateway.start(GatewayFixture.policyOn(sim.baseUrl(), """
+                     server: {io_threads: 1, shutdown_grace: 1s}
                      telemetry: {sampling: 1.0, otlp: {endpoint: "http://127.0.0.1:%d", timeout: 15s,
                                  max_queued_spans: 1}}
-                     """.formatted(sim.baseUrl(), collector.getAddress().getPort())))) {
+                     """.formatted(collector.getAddress().getPort())))) {
             // Two spans a request (server, upstream call); one in export, one queued, the rest have no room.
             for (int i = 0; i < 4; i++) {
                 assertThat(RawHttp.post(gw.port(), CHAT, chat("crowded " + nonce())).statusCode()).isEqualTo(200);
