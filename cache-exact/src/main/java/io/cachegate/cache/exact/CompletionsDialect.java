@@ -50,13 +50,13 @@ final class CompletionsDialect implements Dialect {
     /** The chat assembler reads both chunk formats ({@code text_completion} as well). */
     @Override
     public AnswerAssembler assembler(int maxBytes) {
-        return new StreamAssembler(maxBytes);
+        return Dialect.CHAT.assembler(maxBytes);
     }
 
     /** The chat replay writes both chunk formats, chosen by the stored document's {@code object}. */
     @Override
     public Optional<List<byte[]>> replay(JsonNode document, boolean includeUsage) {
-        return SseReplay.canReplay(document) ? Optional.of(SseReplay.events(document, includeUsage)) : Optional.empty();
+        return Dialect.CHAT.replay(document, includeUsage);
     }
 
     @Override

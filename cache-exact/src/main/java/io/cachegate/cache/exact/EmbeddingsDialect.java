@@ -47,7 +47,7 @@ final class EmbeddingsDialect implements Dialect {
      */
     @Override
     public AnswerAssembler assembler(int maxBytes) {
-        return new StreamAssembler(maxBytes);
+        return Dialect.CHAT.assembler(maxBytes);
     }
 
     /** An embeddings answer has no stream format. */

@@ -21,18 +21,18 @@ public final class HeadPass {
     private final TenantQuota quota;
     private final CompletableFuture<TenantQuota.Taken> request;
     private final String refusal;
-    /** The access log's reason for a refusal: {@code quota_concurrent} or {@code quota_requests}, as the stage's. */
-    private final String refusalReason;
+    /** With a refusal: the limit that refused it, {@link QuotaStage#CONCURRENT} or {@link QuotaStage#REQUESTS}. */
+    private final String limit;
     private final long retryAfterSeconds;
     private final HttpHeaders refusalHeaders = new DefaultHttpHeaders();
     private final AtomicBoolean released = new AtomicBoolean();
 
     private HeadPass(TenantQuota quota, CompletableFuture<TenantQuota.Taken> request, String refusal,
-                     String refusalReason, long retryAfterSeconds) {
+                     String limit, long retryAfterSeconds) {
         this.quota = quota;
         this.request = request;
         this.refusal = refusal;
-        this.refusalReason = refusalReason;
+        this.limit = limit;
         this.retryAfterSeconds = retryAfterSeconds;
     }
 
@@ -42,11 +42,11 @@ public final class HeadPass {
 
     /** A head refused by its tenant's {@code max_concurrent}: it holds no place. */
     static HeadPass refused(TenantQuota quota, String message, long retryAfterSeconds) {
-        return refused(quota, message, "quota_concurrent", retryAfterSeconds);
+        return refused(quota, QuotaStage.CONCURRENT, message, retryAfterSeconds);
     }
 
-    private static HeadPass refused(TenantQuota quota, String message, String reason, long retryAfterSeconds) {
-        HeadPass pass = new HeadPass(quota, null, message, reason, retryAfterSeconds);
+    private static HeadPass refused(TenantQuota quota, String limit, String message, long retryAfterSeconds) {
+        HeadPass pass = new HeadPass(quota, null, message, limit, retryAfterSeconds);
         pass.released.set(true);
         return pass;
     }
@@ -54,7 +54,7 @@ public final class HeadPass {
     /** A head refused by its request bucket: the refusal carries the bucket's {@code x-ratelimit-*} headers. */
     static HeadPass refusedByRate(TenantQuota quota, String message, long retryAfterSeconds,
                                   TenantQuota.Taken taken) {
-        HeadPass pass = refused(quota, message, "quota_requests", retryAfterSeconds);
+        HeadPass pass = refused(quota, QuotaStage.REQUESTS, message, retryAfterSeconds);
         RateLimitHeaders.set(pass.refusalHeaders::set, taken);
         return pass;
     }
@@ -66,7 +66,7 @@ public final class HeadPass {
 
     /** With a {@link #refusal()}: the access log's reason, {@code quota_concurrent} or {@code quota_requests}. */
     public String refusalReason() {
-        return refusalReason;
+        return QuotaStage.reason(limit);
     }
 
     /** With a {@link #refusal()}: when to come back, in whole seconds. */

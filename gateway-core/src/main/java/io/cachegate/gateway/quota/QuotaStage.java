@@ -18,6 +18,11 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class QuotaStage implements Stage {
 
+    /** The limits a request meets, as metrics ({@code kind}) and the access log ({@code quota_<kind>}) name them. */
+    static final String CONCURRENT = "concurrent";
+    static final String REQUESTS = "requests";
+    static final String TOKENS = "tokens";
+
     private final Quotas quotas;
     private final TokenEstimator estimator = TokenEstimator.heuristic();
 
@@ -40,7 +45,7 @@ public final class QuotaStage implements Stage {
             return;
         }
         if (!quota.enter()) {
-            refuse(x, quota, ErrorKind.RATE_LIMITED_REQUESTS, "concurrent", concurrentMessage(quota), 1);
+            refuse(x, quota, ErrorKind.RATE_LIMITED_REQUESTS, CONCURRENT, concurrentMessage(quota), 1);
             return;
         }
         x.whenFinished(quota::leave);
@@ -72,7 +77,7 @@ public final class QuotaStage implements Stage {
         RateLimitHeaders.set(x, taken);
         ConsumptionProbe requests = taken.requests();
         if (requests != null && !requests.isConsumed()) {
-            refuse(x, quota, ErrorKind.RATE_LIMITED_REQUESTS, "requests", requestsMessage(quota, taken),
+            refuse(x, quota, ErrorKind.RATE_LIMITED_REQUESTS, REQUESTS, requestsMessage(quota, taken),
                     RateLimitHeaders.retryAfterSeconds(requests.getNanosToWaitForRefill()));
             return;
         }
@@ -86,7 +91,7 @@ public final class QuotaStage implements Stage {
                     + ". Please try again in " + RateLimitHeaders.duration(tokens.getNanosToWaitForRefill()) + ".";
             // A request larger than the whole bucket waits for nothing: come back after a minute at most.
             long wait = need > capacity ? 60 : RateLimitHeaders.retryAfterSeconds(tokens.getNanosToWaitForRefill());
-            refuse(x, quota, ErrorKind.RATE_LIMITED_TOKENS, "tokens", message, wait);
+            refuse(x, quota, ErrorKind.RATE_LIMITED_TOKENS, TOKENS, message, wait);
             return;
         }
         if (tokens != null) {
@@ -100,7 +105,7 @@ public final class QuotaStage implements Stage {
     private void refuse(Exchange x, TenantQuota quota, ErrorKind kind, String metricKind, String message,
                         long retryAfterSeconds) {
         quotas.metrics().quotaLimited(quota.tenant(), metricKind);
-        x.record().reason("quota_" + metricKind);
+        x.record().reason(reason(metricKind));
         x.retryLater(kind, message, retryAfterSeconds);
     }
 
@@ -122,5 +127,10 @@ public final class QuotaStage implements Stage {
     /** The prompt's tokens, estimated as admission does (over rather than under). */
     private long estimate(Exchange x) {
         return x.parsed() == null ? 0 : estimator.estimate(x.parsed().promptText());
+    }
+
+    /** The access log's reason for a refusal by {@code limit}, e.g. {@code quota_requests}. */
+    static String reason(String limit) {
+        return "quota_" + limit;
     }
 }

@@ -100,7 +100,7 @@ public final class Quotas implements AutoCloseable {
             return null;
         }
         if (!quota.enter()) {
-            metrics.quotaLimited(tenant, "concurrent");
+            metrics.quotaLimited(tenant, QuotaStage.CONCURRENT);
             return HeadPass.refused(quota, QuotaStage.concurrentMessage(quota), 1);
         }
         CompletableFuture<TenantQuota.Taken> request = quota.takeRequest();
@@ -108,7 +108,7 @@ public final class Quotas implements AutoCloseable {
         TenantQuota.Taken taken = request.isDone() && !request.isCompletedExceptionally() ? request.join() : null;
         if (taken != null && taken.requests() != null && !taken.requests().isConsumed()) {
             pass.release();
-            metrics.quotaLimited(tenant, "requests");
+            metrics.quotaLimited(tenant, QuotaStage.REQUESTS);
             long nanos = taken.requests().getNanosToWaitForRefill();
             return HeadPass.refusedByRate(quota, QuotaStage.requestsMessage(quota, taken),
                     RateLimitHeaders.retryAfterSeconds(nanos), taken);

@@ -16,6 +16,7 @@ import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 
@@ -109,7 +110,7 @@ final class FrontDoor extends ChannelInboundHandlerAdapter {
             return "The Host header is not a host name with an optional port";
         }
         for (AsciiString name : SINGLE_VALUED) {
-            if (headers.getAll(name).size() > 1) {
+            if (moreThanOne(headers, name)) {
                 return "More than one " + name + " header: it takes one value";
             }
         }
@@ -121,6 +122,16 @@ final class FrontDoor extends ChannelInboundHandlerAdapter {
             return "Dot segments ('.' or '..') are not allowed in the path";
         }
         return null;
+    }
+
+    /** Whether {@code name} comes more than once; on every request, so without collecting the values in a list. */
+    private static boolean moreThanOne(HttpHeaders headers, AsciiString name) {
+        Iterator<? extends CharSequence> values = headers.valueCharSequenceIterator(name);
+        if (!values.hasNext()) {
+            return false;
+        }
+        values.next();
+        return values.hasNext();
     }
 
     /** True when a segment of the path (before any query) is {@code .} or {@code ..}, also percent-encoded. */
