@@ -60,13 +60,13 @@ final class RequestPath {
         stages.add(new RouteStage(services.routes(), services.parser()));      // model, tenant -> route: 404
         stages.add(new AccessLabelsStage(policy));                             // X-Cache-Labels held by the key: 403
         stages.add(new QuotaStage(quotas));                                    // tenant limits: 429 + x-ratelimit-*
-        stages.add(new CacheKeyStage(policy, keys, services.metrics()));       // cacheability and key, or BYPASS
+        stages.add(new CacheKeyStage(policy, keys));                           // cacheability and key, or BYPASS
         stages.add(new SensitiveDataStage(policy, keys, services.metrics())); // personal data, secrets: BYPASS, private
         stages.add(new EmbeddingItemsStage(store, keys, services.metrics()));  // embeddings lists: per item, merged
         if (semantic != null && semantic.settings().embedEarly()) {
             stages.add(new EarlyEmbedStage(semantic));                          // embed while the exact lookup runs
         }
-        stages.add(new ExactCacheStage(store, coalescer, services.metrics()));  // L1/L2 lookup: HIT exact
+        stages.add(new ExactCacheStage(store, coalescer));                     // L1/L2 lookup: HIT exact
         HitAudits audits = semantic == null ? null : new HitAudits(semantic.settings().audit(), semantic.evidence(),
                 semantic.embedder(), semantic.index(), store, backends, services.upstream(), policy.authRequired(),
                 services.metrics().audits());
@@ -74,10 +74,10 @@ final class RequestPath {
             stages.add(new SemanticCacheStage(semantic, store, audits, services.metrics())); // nearest: HIT semantic
         }
         if (coalescer.fleet() != null) {
-            stages.add(new FleetCoalesceStage(coalescer.fleet(), store, policy.cache().fleet(),
-                    services.metrics()));                                      // another gateway's: HIT, or claim
+            stages.add(new FleetCoalesceStage(coalescer.fleet(), store,
+                    policy.cache().fleet()));                                  // another gateway's: HIT, or claim
         }
-        stages.add(new CoalesceStage(coalescer, services.metrics()));          // MISS: lead, or follow one in flight
+        stages.add(new CoalesceStage(coalescer));                              // MISS: lead, or follow one in flight
         stages.add(new CaptureStage(store, keys, semantic, backends::skipOptionalWork,
                 services.metrics()));                                          // tap: store, write-back, explore
         stages.add(new AdmissionStage(planner));                               // class queue: 429/503 Retry-After

@@ -23,7 +23,15 @@ public enum BypassReason {
      * A Responses API request continuing state the backend holds ({@code previous_response_id}, ...) on a route
      * without {@code server_state: true}.
      */
-    SERVER_STATE;
+    SERVER_STATE,
+    /** No model version is known for the route's backend and model yet: keys could not name what generated them. */
+    MODEL_VERSION_UNKNOWN,
+    /** The backend's replicas report different versions of the model (a rolling deploy, a model swap). */
+    MODEL_VERSIONS_DISAGREE,
+    /** The request holds personal data or a secret and {@code cache.sensitive} keeps it out of the cache. */
+    SENSITIVE,
+    /** The store failed the lookup of an embeddings batch cached per item: the backend answers it unchanged. */
+    STORE_UNAVAILABLE;
 
     /** The metric tag value, e.g. {@code no_store}. */
     public String tag() {

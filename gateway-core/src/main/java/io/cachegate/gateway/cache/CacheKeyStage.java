@@ -1,5 +1,6 @@
 package io.cachegate.gateway.cache;
 
+import io.cachegate.cache.exact.BypassReason;
 import io.cachegate.cache.exact.CacheControl;
 import io.cachegate.cache.exact.CacheDecision;
 import io.cachegate.cache.exact.CacheKey;
@@ -16,7 +17,7 @@ import io.cachegate.gateway.api.OpenAiRequest;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.exchange.Stage;
-import io.cachegate.gateway.metrics.GatewayMetrics;
+import io.cachegate.gateway.exchange.LookupStatus;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import java.time.Duration;
 import java.util.LinkedHashSet;
@@ -36,14 +37,12 @@ public final class CacheKeyStage implements Stage {
 
     private final Policy policy;
     private final CacheKeys keys;
-    private final GatewayMetrics metrics;
     /** Longer texts are not matched semantically: the embedder would cut them at max_tokens ([CLS] and [SEP]). */
     private final int semanticMaxChars;
 
-    public CacheKeyStage(Policy policy, CacheKeys keys, GatewayMetrics metrics) {
+    public CacheKeyStage(Policy policy, CacheKeys keys) {
         this.policy = policy;
         this.keys = keys;
-        this.metrics = metrics;
         SemanticCacheSettings semantic = policy.cache().semantic();
         this.semanticMaxChars = semantic.enabled() ? semantic.embedder().maxTokens() - 2 : 0;
     }
@@ -61,14 +60,14 @@ public final class CacheKeyStage implements Stage {
         CacheControl control = CacheControl.parse(x.listHeader(HttpHeaderNames.CACHE_CONTROL));
         CacheDecision decision = Cacheability.decide(dialect, parsed.body(), routePolicy, control);
         if (!decision.read() && !decision.write()) {
-            bypass(x, decision.reason().tag(), next);
+            bypass(x, decision.reason(), next);
             return;
         }
         Optional<String> version = keys.versions().versionFor(x.route().backend(), parsed.model());
         if (version.isEmpty()) {
             // Disagreeing replicas (a rolling deploy, a model swap) have their own reason: it is expected to pass.
             bypass(x, keys.versions().replicasDisagree(x.route().backend(), parsed.model())
-                    ? "model_versions_disagree" : "model_version_unknown", next);
+                    ? BypassReason.MODEL_VERSIONS_DISAGREE : BypassReason.MODEL_VERSION_UNKNOWN, next);
             return;
         }
         x.record().modelVersion(version.get());
@@ -86,7 +85,7 @@ public final class CacheKeyStage implements Stage {
                     routeCache.semanticMaxTurns(), semanticMaxChars, routePolicy.canonicalOptions(), keys.factory(),
                     routePolicy.namespace(x.tenant()), version.get(), context);
             query = prepared.query().orElse(null);
-            prepared.reason().ifPresent(reason -> metrics.cacheLookup("semantic", "ineligible"));
+            prepared.reason().ifPresent(reason -> x.record().semanticLookup(LookupStatus.INELIGIBLE));
         }
         double threshold = query == null ? 0 : threshold(x.header(GatewayHeaders.X_CACHE_THRESHOLD));
         x.set(CacheableRequest.KEY, new CacheableRequest(dialect, parsed.body(), routePolicy, x.tenant(), key, decision,
@@ -94,10 +93,8 @@ public final class CacheKeyStage implements Stage {
         next.proceed(x);
     }
 
-    private void bypass(Exchange x, String reason, Next next) {
-        metrics.cacheBypass(reason);
-        x.record().reason(reason);
-        metrics.cacheLookup("exact", "bypass");
+    private static void bypass(Exchange x, BypassReason reason, Next next) {
+        x.record().bypass(reason);
         next.proceed(x);
     }
 

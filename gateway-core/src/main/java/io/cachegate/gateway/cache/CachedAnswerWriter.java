@@ -7,8 +7,7 @@ import io.cachegate.cache.exact.Dialect;
 import io.cachegate.gateway.api.OpenAiRequest;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.GatewayHeaders;
-import io.cachegate.gateway.metrics.GatewayMetrics;
-import io.cachegate.gateway.telemetry.trace.Traces;
+import io.cachegate.gateway.exchange.LookupStatus;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -56,26 +55,27 @@ public final class CachedAnswerWriter {
      *
      * @param semantic the similarity and timings of a semantic hit; null for an exact hit
      */
-    public static boolean answer(Exchange x, CacheEntry entry, long lookupNanos, SemanticHit semantic,
-                                 GatewayMetrics metrics) {
+    public static boolean answer(Exchange x, CacheEntry entry, long lookupNanos, SemanticHit semantic) {
         String layer = semantic == null ? "exact" : "semantic";
         Optional<List<byte[]>> events = Optional.empty();
         if (x.parsed().stream()) {
             events = replay(x.parsed().endpoint().dialect(), entry, x.parsed().includeUsage());
             if (events.isEmpty()) {
-                metrics.cacheLookup(layer, "miss");
+                if (semantic == null) {
+                    x.record().exactLookup(LookupStatus.MISS);
+                } else {
+                    x.record().semanticLookup(LookupStatus.MISS);
+                }
                 return false;
             }
         }
-        metrics.cacheLookup(layer, "hit");
-        metrics.cacheHit(layer, x.routeLabel(), x.tenant(), entry.promptTokens(), entry.completionTokens());
         x.xCache(GatewayHeaders.HIT);
         long totalNanos = x.elapsedNanos();
         long nowMillis = x.ticker().wallMillis();
         x.record().hit(layer, semantic == null ? Double.NaN : semantic.similarity(), entry.originRequestId(),
-                Math.max(0, nowMillis - entry.createdAtMillis()), entry.promptTokens(), entry.completionTokens());
+                Math.max(0, nowMillis - entry.createdAtMillis()), entry.promptTokens(), entry.completionTokens(),
+                entry.originSpan()); // the trace links the request whose answer this is
         x.record().answerBody(entry.body()); // a reference: only an access log with text reads it
-        Traces.of(x).link(entry.originSpan()); // the trace of the request whose answer this is
         x.finish(200); // counted before the answer leaves: whoever has the answer also sees it in the metrics
         write(x.ctx(), entry, events, x.requestId(), x.keepAlive(), totalNanos, nowMillis, lookupNanos, semantic);
         return true;

@@ -1,5 +1,6 @@
 package io.cachegate.gateway.cache;
 
+import io.cachegate.cache.exact.BypassReason;
 import io.cachegate.cache.exact.UserDigest;
 import io.cachegate.cache.sensitive.Findings;
 import io.cachegate.cache.sensitive.SensitiveDataDetector;
@@ -8,6 +9,7 @@ import io.cachegate.config.Policy;
 import io.cachegate.config.SensitiveMode;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.Stage;
+import io.cachegate.gateway.exchange.LookupStatus;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import java.util.Locale;
@@ -65,16 +67,14 @@ public final class SensitiveDataStage implements Stage {
                     mode == SensitiveMode.PRIVATE && owner.isEmpty() ? " without a user or API key: not stored" : "");
         }
         if (c.query() != null) {
-            metrics.cacheLookup("semantic", "ineligible");
+            x.record().semanticLookup(LookupStatus.INELIGIBLE);
         }
         if (mode == SensitiveMode.ALLOW) {
             x.set(CacheableRequest.KEY, c.withoutSemantic());
         } else if (owner.isPresent()) {
             x.set(CacheableRequest.KEY, c.privateTo(owner.get(), keys));
         } else {
-            metrics.cacheBypass("sensitive");
-            x.record().reason("sensitive");
-            metrics.cacheLookup("exact", "bypass");
+            x.record().bypass(BypassReason.SENSITIVE);
             x.set(CacheableRequest.KEY, null);
         }
         next.proceed(x);

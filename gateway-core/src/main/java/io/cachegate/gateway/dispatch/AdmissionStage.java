@@ -9,8 +9,6 @@ import io.cachegate.gateway.api.ErrorKind;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.Speculation;
 import io.cachegate.gateway.exchange.Stage;
-import io.cachegate.gateway.telemetry.trace.StageSpan;
-import io.cachegate.gateway.telemetry.trace.Traces;
 import io.cachegate.routing.ServeReason;
 import java.time.Duration;
 import java.util.Optional;
@@ -28,6 +26,18 @@ public final class AdmissionStage implements Stage {
 
     public AdmissionStage(ServePlanner planner) {
         this.planner = planner;
+    }
+
+    /** A wait in a class queue held the request: its span is the wait. */
+    @Override
+    public String spanName() {
+        return "admission.queue";
+    }
+
+    /** Idle capacity is taken at once (a hit gives it back); a queue wait or a refusal waits for the decision. */
+    @Override
+    public boolean tentative() {
+        return true;
     }
 
     @Override
@@ -97,10 +107,8 @@ public final class AdmissionStage implements Stage {
     /** Waits in the queue; admission completes the ticket on whichever thread freed capacity. */
     private void await(Exchange x, Ticket ticket, Next next) {
         long queuedAt = x.ticker().nanos();
-        StageSpan queued = Traces.of(x).start("admission.queue").set("cachegate.class", x.record().trafficClass());
         x.onCancel(() -> {
             ticket.cancel(); // the client left while queued: out of the queue
-            queued.fail("cancelled");
             x.taps().onAbort();
             x.finish(499);
         });
@@ -108,11 +116,6 @@ public final class AdmissionStage implements Stage {
             x.record().queueWaitNanos(x.ticker().nanos() - queuedAt);
             Admission decided = error == null ? outcome : new Admission.Rejected(RejectReason.QUEUE_TIMEOUT,
                     Duration.ofSeconds(1), "Admission control failed to decide; try again");
-            if (decided instanceof Admission.Rejected rejected) {
-                queued.fail(rejected.reason().name().toLowerCase(java.util.Locale.ROOT));
-            } else {
-                queued.end();
-            }
             if (decided instanceof Admission.Admitted admitted) {
                 if (x.isDone()) {
                     admitted.lease().release(); // admitted just as the client left: give the capacity back

@@ -4,8 +4,6 @@ import io.cachegate.gateway.api.ErrorKind;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.Speculation;
 import io.cachegate.gateway.exchange.Stage;
-import io.cachegate.gateway.telemetry.trace.StageSpan;
-import io.cachegate.gateway.telemetry.trace.Traces;
 import io.cachegate.routing.ReplicaLease;
 import java.util.Optional;
 
@@ -15,6 +13,17 @@ import java.util.Optional;
  * connect timeout is spent on a replica known to be down.
  */
 public final class ReplicaChoiceStage implements Stage {
+
+    @Override
+    public String spanName() {
+        return "replica.choice";
+    }
+
+    /** A replica's lease is given back by a hit; only the 503 of every replica down waits for the decision. */
+    @Override
+    public boolean tentative() {
+        return true;
+    }
 
     @Override
     public void handle(Exchange x, Next next) {
@@ -40,15 +49,13 @@ public final class ReplicaChoiceStage implements Stage {
      * lease comes reserved.
      */
     public static boolean acquire(Exchange x, ServePlan plan) {
-        StageSpan choice = Traces.of(x).start("replica.choice").set("cachegate.backend", plan.serving().name());
         Optional<ReplicaLease> lease = plan.serving().replicas().tryAcquire(plan.routing());
         if (lease.isEmpty()) {
-            choice.fail("no_replica");
+            x.record().reason("no_replica");
             x.fail(ErrorKind.OVERLOADED, "Every replica of backend '" + plan.serving().name()
                     + "' is down; try again later", null);
             return false;
         }
-        choice.set("server.address", lease.get().replica().getHost()).end();
         x.holdLease(lease.get());
         return true;
     }

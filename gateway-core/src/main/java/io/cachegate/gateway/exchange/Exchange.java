@@ -6,7 +6,6 @@ import io.cachegate.gateway.api.ApiException;
 import io.cachegate.gateway.api.Endpoint;
 import io.cachegate.gateway.api.ErrorKind;
 import io.cachegate.gateway.api.OpenAiRequest;
-import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.routing.ReplicaLease;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -19,7 +18,7 @@ import org.slf4j.LoggerFactory;
 /**
  * One client request from the moment it is complete to the end of its answer: what the stages learned about it
  * (tenant, parsed body, route, cache state, replica lease), the taps on its answer, and its completion, which is
- * recorded here once (status, metrics, log) whichever stage answered. Confined to the client's event loop.
+ * recorded here once (status, the record handed to the observers) whichever stage answered. Confined to the client's event loop.
  * Owns the request buffer and releases it when it finishes.
  */
 public final class Exchange {
@@ -35,7 +34,6 @@ public final class Exchange {
     }
 
     private final ChannelHandlerContext ctx;
-    private final GatewayMetrics metrics;
     private final Ticker ticker;
     private final String requestId;
     private final long startNanos;
@@ -62,21 +60,19 @@ public final class Exchange {
      * Takes ownership of {@code request}; {@code onDone} runs once when the exchange finishes, however.
      *
      * @param keepAlive whether the connection stays open after the answer
-     * @param observer told when the exchange starts (now) and finishes: the access log, the trace, the savings
+     * @param observer told when the exchange starts (now) and finishes: the metrics, the access log, the trace
      */
     public Exchange(ChannelHandlerContext ctx, FullHttpRequest request, String requestId, boolean keepAlive,
-                    GatewayMetrics metrics, Ticker ticker, ExchangeObserver observer, Runnable onDone) {
+                    Ticker ticker, ExchangeObserver observer, Runnable onDone) {
         this.ctx = ctx;
         this.request = request;
         this.requestId = requestId;
         this.keepAlive = keepAlive;
-        this.metrics = metrics;
         this.ticker = ticker;
         this.onDone = onDone;
         this.observer = observer;
         this.startNanos = ticker.nanos();
         ResponseHeaders.clear(ctx); // one exchange at a time per connection: the last one's are written or moot
-        metrics.requestStarted();
         observer.started(this);
     }
 
@@ -334,7 +330,7 @@ public final class Exchange {
 
     /**
      * Records the end of the exchange, once: gives back its replica and admission slot, releases the request and
-     * counts it. Stages call it just before the last bytes leave, so whoever has the whole answer also sees it in
+     * hands its record to the observers. Stages call it just before the last bytes leave, so whoever has the whole answer also sees it in
      * the metrics.
      */
     public void finish(int status) {
@@ -345,11 +341,10 @@ public final class Exchange {
         cancelHook = null;
         holdings.releaseAll();
         request.release();
-        long nanos = ticker.nanos() - startNanos;
-        metrics.requestFinished(routeLabel, endpointName(), status, status >= 400 ? "error" : GatewayHeaders.outcome(xCache),
-                nanos);
+        long now = ticker.nanos();
+        record.stages().finished(now);
         try {
-            observer.finished(this, status, nanos); // the access log line replaces a debug line here
+            observer.finished(this, status, now - startNanos); // the metrics, the trace, the access log line
         } catch (RuntimeException e) {
             log.warn("request {}: an observer failed", requestId, e);
         }

@@ -1,11 +1,29 @@
 package io.cachegate.gateway.exchange;
 
+import io.cachegate.cache.exact.BypassReason;
+import io.cachegate.cache.exact.OriginSpan;
+
 /**
- * What is known of one exchange for the access log, the trace and the savings, filled in by the stage that learns
- * each fact; read once, when the exchange finishes ({@link ExchangeObserver}). A fact nobody learned keeps its
- * "unknown" value: null, -1 or NaN. Confined to the exchange's event loop like the exchange itself.
+ * What is known of one exchange, stated once by the stage that learns each fact (typed: a lookup status per cache
+ * layer, a bypass reason, timings) and read once, when the exchange finishes, by its observers: the metrics, the
+ * trace, the access log, the savings and the status page ({@link ExchangeObserver}). A fact nobody learned keeps
+ * its "unknown" value: null, -1 or NaN. Confined to the exchange's event loop like the exchange itself.
  */
 public final class ExchangeRecord {
+
+    private StageStamps stages = StageStamps.NONE;
+    private LookupStatus exactLookup;
+    private LookupStatus semanticLookup;
+    private BypassReason bypass;
+    private boolean coalesced;
+    private boolean missed;
+    private String fleetOutcome;
+    private boolean fleetTakeover;
+    private int[] embeddingItems;
+    private OriginSpan answerOrigin;
+    private OriginSpan traceOrigin;
+    private long semanticStartNanos = -1;
+    private long semanticEndNanos = -1;
 
     private String layer;
     private double similarity = Double.NaN;
@@ -28,10 +46,123 @@ public final class ExchangeRecord {
     private long latencySavedNanos;
     private String reason;
     private long cacheLookupNanos = -1;
+    private long cacheLookupStartNanos = -1;
     private long embedNanos = -1;
     private long searchNanos = -1;
     private String traceId;
     private byte[] answerBody;
+
+    /** When the exchange entered and left each stage (stamped by the chain). */
+    public StageStamps stages() {
+        return stages;
+    }
+
+    void stages(StageStamps stamps) {
+        this.stages = stamps;
+    }
+
+    /** How the exact layer's lookup went; null when the request never reached it. */
+    public LookupStatus exactLookup() {
+        return exactLookup;
+    }
+
+    public void exactLookup(LookupStatus status) {
+        this.exactLookup = status;
+    }
+
+    /** How the semantic layer's lookup went; null when the request never reached it. */
+    public LookupStatus semanticLookup() {
+        return semanticLookup;
+    }
+
+    public void semanticLookup(LookupStatus status) {
+        this.semanticLookup = status;
+    }
+
+    /**
+     * The request bypasses the cache for {@code why}: the exact layer's lookup status is {@link LookupStatus#BYPASS}
+     * (or {@code ERROR} for a store that failed) and the log's and trace's reason names it.
+     */
+    public void bypass(BypassReason why) {
+        this.bypass = why;
+        this.reason = why.tag();
+        this.exactLookup = why == BypassReason.STORE_UNAVAILABLE ? LookupStatus.ERROR : LookupStatus.BYPASS;
+    }
+
+    /** Why the cache was bypassed; null when it was not. */
+    public BypassReason bypass() {
+        return bypass;
+    }
+
+    /** A cacheable request that no cache layer answered: it goes to a backend (its own call or a leader's). */
+    public void missed() {
+        this.missed = true;
+    }
+
+    /** Whether the request was a cacheable miss; a hit after all (a speculative lookup) counts as a hit. */
+    public boolean isMiss() {
+        return missed && layer == null;
+    }
+
+    /** The request followed an identical request's call in this gateway and was served its answer. */
+    public void coalesced(String leaderRequestId, OriginSpan leaderSpan) {
+        this.coalesced = true;
+        this.originRequestId = leaderRequestId;
+        this.answerOrigin = leaderSpan;
+        this.reason = "coalesced";
+    }
+
+    public boolean coalesced() {
+        return coalesced;
+    }
+
+    /**
+     * What coalescing across gateways did with the request: {@code led}, {@code joined}, {@code hit}, {@code miss},
+     * {@code timeout}, {@code takeover}, {@code full}, {@code unavailable}, {@code cancelled}; null without one.
+     */
+    public String fleetOutcome() {
+        return fleetOutcome;
+    }
+
+    public void fleetOutcome(String outcome) {
+        this.fleetOutcome = outcome;
+    }
+
+    /** The fleet claim's holder had died (its lease lapsed) and this request took the claim over. */
+    public void fleetTakeover() {
+        this.fleetTakeover = true;
+    }
+
+    public boolean fleetTookOver() {
+        return fleetTakeover;
+    }
+
+    /**
+     * An embeddings batch cached per item: how many of its positions were cached, how many distinct inputs were
+     * sent to the backend, how many positions repeated an input the batch already held.
+     */
+    public void embeddingItems(int cached, int missing, int repeated) {
+        this.embeddingItems = new int[] {cached, missing, repeated};
+    }
+
+    /** {@link #embeddingItems(int, int, int)}'s three counts; null for any other request. */
+    public int[] embeddingItems() {
+        return embeddingItems;
+    }
+
+    /** The span of the request whose answer this one serves (a hit's entry, a leader's call); null when untraced. */
+    public OriginSpan answerOrigin() {
+        return answerOrigin;
+    }
+
+    /** This request's own span, set by the trace when sampled, to store with the answer it generates; else null. */
+    public OriginSpan traceOrigin() {
+        return traceOrigin;
+    }
+
+    public void traceOrigin(OriginSpan span) {
+        this.traceOrigin = span;
+    }
 
     /** The cache layer that answered: {@code exact} or {@code semantic}; null for an answer from a backend. */
     public String layer() {
@@ -44,8 +175,14 @@ public final class ExchangeRecord {
      * @param similarity the cosine similarity of a semantic hit; NaN for an exact one
      */
     public void hit(String layer, double similarity, String originRequestId, long entryAgeMillis, int promptTokens,
-                    int completionTokens) {
+                    int completionTokens, OriginSpan origin) {
         this.layer = layer;
+        this.answerOrigin = origin;
+        if ("exact".equals(layer)) {
+            this.exactLookup = LookupStatus.HIT;
+        } else {
+            this.semanticLookup = LookupStatus.HIT;
+        }
         this.similarity = similarity;
         this.originRequestId = originRequestId;
         this.entryAgeMillis = entryAgeMillis;
@@ -214,7 +351,14 @@ public final class ExchangeRecord {
         return cacheLookupNanos;
     }
 
-    public void cacheLookupNanos(long nanos) {
+    /** When the exact-cache store lookup began, on the exchange's ticker; -1 without one. */
+    public long cacheLookupStartNanos() {
+        return cacheLookupStartNanos;
+    }
+
+    /** The exact-cache store lookup began at {@code startNanos} and took {@code nanos}. */
+    public void cacheLookup(long startNanos, long nanos) {
+        this.cacheLookupStartNanos = startNanos;
         this.cacheLookupNanos = nanos;
     }
 
@@ -228,9 +372,27 @@ public final class ExchangeRecord {
         return searchNanos;
     }
 
-    /** The semantic lookup's parts, whether it hit or not (a miss's {@code Server-Timing} shows them too). */
-    public void semanticLookup(long embed, long search) {
+    /**
+     * The semantic lookup's parts, whether it hit or not (a miss's {@code Server-Timing} shows them too): it began
+     * at {@code startNanos} on the exchange's ticker and decided {@code embed + search} later.
+     */
+    public void semanticLookup(long startNanos, long embed, long search) {
+        this.semanticStartNanos = startNanos;
         this.embedNanos = embed;
         this.searchNanos = search;
+    }
+
+    /** When the semantic lookup began; -1 without one. */
+    public long semanticStartNanos() {
+        return semanticStartNanos;
+    }
+
+    /** When the semantic lookup decided (found the entry or not); -1 before. */
+    public long semanticEndNanos() {
+        return semanticEndNanos;
+    }
+
+    public void semanticDecided(long nanos) {
+        this.semanticEndNanos = nanos;
     }
 }

@@ -16,6 +16,7 @@ public final class Speculation {
     private boolean committed;
     private Runnable parked;
     private Runnable undo;
+    private String outcome;
 
     /** Starts a speculation on {@code x}: the stages after the caller see it pending until it is decided. */
     public static Speculation start(Exchange x) {
@@ -56,6 +57,7 @@ public final class Speculation {
         Runnable step = parked;
         boolean started = undo != null;
         decide();
+        outcome = started ? "used" : "waited";
         if (step != null) {
             step.run();
         }
@@ -69,6 +71,7 @@ public final class Speculation {
     public boolean hit() {
         Runnable undoIt = undo;
         decide();
+        outcome = undoIt != null ? "cancelled" : "not_started";
         if (undoIt != null) {
             undoIt.run();
         }
@@ -84,6 +87,7 @@ public final class Speculation {
         if (s != null && !s.decided) {
             s.decide();
             s.committed = true;
+            s.outcome = "answered_first";
         }
     }
 
@@ -97,6 +101,15 @@ public final class Speculation {
     /** Whether the lookup has decided, or the call's answer went first. */
     public boolean decided() {
         return decided;
+    }
+
+    /**
+     * What became of the speculation, as {@code cachegate_semantic_speculations_total} names it: {@code used} (a
+     * miss whose call was under way), {@code waited} (a miss, nothing started), {@code cancelled} or
+     * {@code not_started} (a hit), {@code answered_first} (the call's whole answer came first); null undecided.
+     */
+    public String outcome() {
+        return outcome;
     }
 
     /** Whether the call's answer went to the client before the lookup decided. */

@@ -3,9 +3,11 @@ package io.cachegate.gateway.metrics;
 import io.cachegate.cache.exact.StoreHealth;
 import io.cachegate.cache.exact.StoreState;
 import io.cachegate.config.Ticker;
+import io.cachegate.gateway.exchange.StageStamps;
 import io.cachegate.routing.CircuitState;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.TimeGauge;
@@ -26,6 +28,7 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
@@ -52,6 +55,20 @@ public final class GatewayMetrics implements AutoCloseable {
     private final EmbeddingItemMetrics embeddingItems = new EmbeddingItemMetrics(registry);
     private final List<Object> watched = new CopyOnWriteArrayList<>();
     private final StatusSeries series = new StatusSeries(registry, Ticker.system());
+    private final ConcurrentMap<String, StageTime> stageTimes = new ConcurrentHashMap<>();
+    private final StageStamps.Visitor stageVisitor = (name, spanName, entered, left, held, answered) ->
+            stageTimes.computeIfAbsent(name, this::stageTime).add(left - entered);
+
+    /** One stage's visits and their total time: two adders, as a stage is passed by every request. */
+    private static final class StageTime {
+        private final LongAdder count = new LongAdder();
+        private final LongAdder nanos = new LongAdder();
+
+        void add(long elapsed) {
+            count.increment();
+            nanos.add(elapsed);
+        }
+    }
 
     public GatewayMetrics() {
         new ClassLoaderMetrics().bindTo(registry);
@@ -139,6 +156,21 @@ public final class GatewayMetrics implements AutoCloseable {
                 .publishPercentileHistogram()
                 .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofMinutes(10))
                 .register(registry)).record(durationNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Records each stage an exchange went through: {@code cachegate_stage_duration_seconds{stage}}. */
+    public StageStamps.Visitor stages() {
+        return stageVisitor;
+    }
+
+    private StageTime stageTime(String stage) {
+        StageTime time = new StageTime();
+        FunctionTimer.builder("cachegate.stage.duration", time, t -> t.count.sum(), t -> t.nanos.sum(),
+                        TimeUnit.NANOSECONDS)
+                .description("Time requests spent in each stage of the request path, from entering it to passing the "
+                        + "request on or answering it")
+                .tag("stage", stage).register(registry);
+        return time;
     }
 
     /** The recent past of these meters, for the status page; {@link StatusSeries#sample()} is called on a timer. */

@@ -27,6 +27,12 @@ public final class RelayStage implements Stage {
         this.replaceAuthorization = policy.authRequired();
     }
 
+    /** The call starts (a hit cancels it); what it says waits for the decision (see {@code SpeculativeHold}). */
+    @Override
+    public boolean tentative() {
+        return true;
+    }
+
     @Override
     public void handle(Exchange x, Next next) {
         new Relay(x, x.get(ServePlan.KEY), this).start();

@@ -104,7 +104,7 @@ final class ProxyRequestHandler extends ChannelInboundHandlerAdapter {
         boolean keepAlive = HttpUtil.isKeepAlive(request) && !paths.draining();
         RequestPaths.Current path = paths.current(); // the policy this request lives under, to its end
         ProxyServices services = path.services();
-        Exchange x = new Exchange(ctx, request, ids.requestId(), keepAlive, services.metrics(), services.ticker(),
+        Exchange x = new Exchange(ctx, request, ids.requestId(), keepAlive, services.ticker(),
                 services.observer(), () -> exchangeDone(ctx));
         x.set(RequestIds.GATEWAY_ID, ids.gatewayId());
         if (pass != null) {

@@ -4,6 +4,7 @@ import io.cachegate.config.Policy;
 import io.cachegate.config.Ticker;
 import io.cachegate.gateway.exchange.ExchangeObserver;
 import io.cachegate.gateway.metrics.GatewayMetrics;
+import io.cachegate.gateway.metrics.RequestMetrics;
 import io.cachegate.gateway.telemetry.log.AuditLog;
 import io.cachegate.gateway.telemetry.log.LogWriters;
 import io.cachegate.gateway.telemetry.trace.Tracing;
@@ -65,6 +66,7 @@ public final class Telemetry implements AutoCloseable {
     public ExchangeObserver observer(Policy policy) {
         List<ExchangeObserver> observers = new ArrayList<>();
         observers.add(new Savings(policy.prices(), latency, metrics)); // first: the others report what it found
+        observers.add(new RequestMetrics(metrics));
         tracing.ifPresent(t -> observers.add(t.observer()));
         observers.addAll(logs.observers(policy)); // last: the log line sees what the others put in the record
         return ExchangeObserver.of(observers);

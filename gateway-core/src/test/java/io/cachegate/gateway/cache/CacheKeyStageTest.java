@@ -154,6 +154,6 @@ class CacheKeyStageTest {
     private CacheKeyStage stage(String backendFields, ModelVersions versions) {
         Policy policy = Exchanges.policy(POLICY.formatted(backendFields));
         exchanges = new Exchanges(policy);
-        return new CacheKeyStage(policy, new CacheKeys(policy, versions), exchanges.metrics());
+        return new CacheKeyStage(policy, new CacheKeys(policy, versions));
     }
 }

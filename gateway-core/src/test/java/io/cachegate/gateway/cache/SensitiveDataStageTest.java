@@ -191,7 +191,7 @@ class SensitiveDataStageTest {
         Policy policy = Exchanges.policy(POLICY.formatted(tenants));
         exchanges = new Exchanges(policy);
         CacheKeys keys = new CacheKeys(policy, new ModelVersions());
-        keyStage = new CacheKeyStage(policy, keys, exchanges.metrics());
+        keyStage = new CacheKeyStage(policy, keys);
         stage = new SensitiveDataStage(policy, keys, exchanges.metrics());
     }
 }

@@ -64,7 +64,7 @@ class SensitiveEvasionCorpusTest {
         Policy policy = Exchanges.policy(POLICY);
         exchanges = new Exchanges(policy);
         CacheKeys keys = new CacheKeys(policy, new ModelVersions());
-        keyStage = new CacheKeyStage(policy, keys, exchanges.metrics());
+        keyStage = new CacheKeyStage(policy, keys);
         stage = new SensitiveDataStage(policy, keys, exchanges.metrics());
     }
 

@@ -13,9 +13,11 @@ import io.cachegate.gateway.cache.AnswerScreen;
 import io.cachegate.gateway.cache.EntryAccess;
 import io.cachegate.gateway.cache.coalesce.SharedAnswer.Outcome;
 import io.cachegate.gateway.metrics.GatewayMetrics;
+import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.ResponseTap;
 import io.cachegate.gateway.telemetry.trace.RequestTrace;
 import io.cachegate.gateway.telemetry.trace.StageSpan;
+import io.cachegate.gateway.telemetry.trace.Traces;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponse;
@@ -91,6 +93,13 @@ final class AnswerCapture implements ResponseTap {
     private AnswerAssembler assembler;
     private ByteArrayOutputStream body;
     private boolean abandoned;
+
+    /** The capture of {@code x}'s answer: traced by its request, screened by its sensitive-data rule. */
+    static AnswerCapture of(Exchange x, Target target, long maxBytes, GatewayMetrics metrics,
+                            Consumer<Outcome> onSettled, Dialect dialect) {
+        return new AnswerCapture(target, maxBytes, metrics, x.ticker(), onSettled, x.get(AnswerScreen.KEY),
+                Traces.of(x), dialect);
+    }
 
     AnswerCapture(Target target, long maxBytes, GatewayMetrics metrics, Ticker ticker, Consumer<Outcome> onSettled) {
         this(target, maxBytes, metrics, ticker, onSettled, null, RequestTrace.OFF, Dialect.CHAT);

@@ -1,6 +1,5 @@
 package io.cachegate.gateway.cache.capture;
 
-import io.cachegate.cache.exact.CacheEntry;
 import io.cachegate.cache.exact.CacheStore;
 import io.cachegate.gateway.cache.AnswerScreen;
 import io.cachegate.gateway.cache.CacheKeys;
@@ -13,9 +12,6 @@ import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.RequestIds;
 import io.cachegate.gateway.exchange.Stage;
 import io.cachegate.gateway.metrics.GatewayMetrics;
-import io.cachegate.gateway.telemetry.trace.RequestTrace;
-import io.cachegate.gateway.telemetry.trace.StageSpan;
-import io.cachegate.gateway.telemetry.trace.Traces;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -32,8 +28,7 @@ public final class CaptureStage implements Stage {
     private final CacheStore store;
     private final CacheKeys keys;
     /** Null when the policy has no semantic cache. */
-    private final SemanticCache semantic;
-    private final BooleanSupplier skipOptionalWork;
+    private final SemanticWriteBack writeBack;
     private final GatewayMetrics metrics;
 
     /**
@@ -44,9 +39,14 @@ public final class CaptureStage implements Stage {
                         BooleanSupplier skipOptionalWork, GatewayMetrics metrics) {
         this.store = store;
         this.keys = keys;
-        this.semantic = semantic;
-        this.skipOptionalWork = skipOptionalWork;
+        this.writeBack = semantic == null ? null : new SemanticWriteBack(semantic, skipOptionalWork);
         this.metrics = metrics;
+    }
+
+    /** A tap only: a hit drops it with the call it would have stored. */
+    @Override
+    public boolean tentative() {
+        return true;
     }
 
     @Override
@@ -61,36 +61,12 @@ public final class CaptureStage implements Stage {
                 RequestIds.gatewayId(x), c.storeFinishReasons());
         AnswerCapture.Target target = base.retarget((backend, model) -> keys.keyAnsweredBy(c, backend, model)
                 .map(base::movedTo));
-        RequestTrace trace = Traces.of(x);
-        if (semantic != null && c.query() != null) {
-            target = target.afterStore(entry -> {
-                writeBack(c, entry, access, trace);
-                c.stored(entry); // an exploration's comparison, when the semantic lookup left one
-            });
+        if (writeBack != null && c.query() != null) {
+            target = target.afterStore(writeBack.after(x, c, access));
         }
         SharedAnswer leading = x.get(CoalesceStage.LEADING);
-        x.addTap(new AnswerCapture(target, MAX_ENTRY_BYTES, metrics, x.ticker(),
-                leading == null ? outcome -> { } : leading::settle, x.get(AnswerScreen.KEY), trace, c.dialect()));
+        x.addTap(AnswerCapture.of(x, target, MAX_ENTRY_BYTES, metrics,
+                leading == null ? outcome -> { } : leading::settle, c.dialect()));
         next.proceed(x);
-    }
-
-    /** After the answer was stored (on the store's thread): file the request's vector in the semantic index. */
-    private void writeBack(CacheableRequest c, CacheEntry entry, EntryAccess access, RequestTrace trace) {
-        if (skipOptionalWork.getAsBoolean()) {
-            semantic.metrics().writeBack("skipped"); // overload: the embedder's CPU is better spent elsewhere
-            return;
-        }
-        semantic.fileAnswer(c.key().redisKey(), entry);
-        StageSpan span = trace.start("cache.semantic.write");
-        // A speculative call's answer may be stored before the lookup's embedding is done: it waits for that one.
-        semantic.writeBack(c.query(), c.vector(), c.earlyVector(), c.key(), c.tags(), c.ttl(), access.declared(),
-                        access.userDigest())
-                .whenComplete((ok, error) -> {
-                    if (error == null) {
-                        span.end();
-                    } else {
-                        span.fail("index_error");
-                    }
-                });
     }
 }

@@ -6,8 +6,6 @@ import io.cachegate.gateway.exchange.RequestIds;
 import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.exchange.Speculation;
 import io.cachegate.gateway.exchange.Stage;
-import io.cachegate.gateway.metrics.GatewayMetrics;
-import io.cachegate.gateway.telemetry.trace.Traces;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -25,11 +23,21 @@ public final class CoalesceStage implements Stage {
     public static final Exchange.Key<SharedAnswer> FOLLOW = Exchange.Key.named("coalesce.follow");
 
     private final Coalescer coalescer;
-    private final GatewayMetrics metrics;
 
-    public CoalesceStage(Coalescer coalescer, GatewayMetrics metrics) {
+    public CoalesceStage(Coalescer coalescer) {
         this.coalescer = coalescer;
-        this.metrics = metrics;
+    }
+
+    /** A follower's span: from joining an identical request's call to its answer (or to leading after all). */
+    @Override
+    public String spanName() {
+        return "cache.coalesce.wait";
+    }
+
+    /** Leading is taken back by a hit (the flight is abandoned, as when a client leaves); following is parked. */
+    @Override
+    public boolean tentative() {
+        return true;
     }
 
     @Override
@@ -39,9 +47,7 @@ public final class CoalesceStage implements Stage {
             next.proceed(x); // BYPASS
             return;
         }
-        if (!Speculation.pending(x)) {
-            metrics.cacheMiss(x.routeLabel()); // a pending lookup counts it once it misses
-        }
+        x.record().missed(); // a speculative lookup that hits after all makes it a hit
         x.xCache(GatewayHeaders.MISS);
         if (!c.decision().write()) {
             next.proceed(x); // nothing will be stored, so nothing is shared either
@@ -57,7 +63,7 @@ public final class CoalesceStage implements Stage {
 
     private void join(Exchange x, CacheableRequest c, Next next) {
         Coalescer.Role role = coalescer.join(c.key(), x.parsed().stream(), x.parsed().includeUsage(),
-                RequestIds.gatewayId(x), Traces.of(x).origin(), answer -> servable(x, c, answer));
+                RequestIds.gatewayId(x), x.record().traceOrigin(), answer -> servable(x, c, answer));
         if (x.get(FleetCoalesceStage.CLAIMED) != null) {
             // This gateway holds the key's lease: the answer generated here ends it, whichever request leads it, once
             // its write has ended (the waiters elsewhere then read the entry) or it failed (one of them leads).
@@ -79,7 +85,7 @@ public final class CoalesceStage implements Stage {
     }
 
     private void follow(Exchange x, CacheableRequest c, SharedAnswer answer, Next next) {
-        FollowerRelay follower = new FollowerRelay(x, answer, metrics, coalesceAgain -> {
+        FollowerRelay follower = new FollowerRelay(x, answer, coalesceAgain -> {
             if (coalesceAgain) {
                 join(x, c, next); // the leader failed: one of the waiting requests leads now
             } else {

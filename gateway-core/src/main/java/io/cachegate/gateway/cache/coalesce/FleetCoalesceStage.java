@@ -5,9 +5,7 @@ import io.cachegate.cache.exact.FlightLeases;
 import io.cachegate.config.FleetSettings;
 import io.cachegate.gateway.cache.CacheableRequest;
 import io.cachegate.gateway.exchange.Exchange;
-import io.cachegate.gateway.exchange.Speculation;
 import io.cachegate.gateway.exchange.Stage;
-import io.cachegate.gateway.metrics.GatewayMetrics;
 import java.time.Duration;
 
 /**
@@ -25,28 +23,26 @@ public final class FleetCoalesceStage implements Stage {
     private final FlightLeases leases;
     private final CacheStore store;
     private final FleetSettings settings;
-    private final GatewayMetrics metrics;
 
-    public FleetCoalesceStage(FlightLeases leases, CacheStore store, FleetSettings settings, GatewayMetrics metrics) {
+    public FleetCoalesceStage(FlightLeases leases, CacheStore store, FleetSettings settings) {
         this.leases = leases;
         this.store = store;
         this.settings = settings;
-        this.metrics = metrics;
+    }
+
+    @Override
+    public String spanName() {
+        return "cache.coalesce.fleet.wait";
     }
 
     @Override
     public void handle(Exchange x, Next next) {
-        if (Speculation.pending(x)) {
-            // Claiming the key for the fleet, or waiting on another gateway, is not taken back: decide first.
-            Speculation.afterDecision(x, () -> handle(x, next));
-            return;
-        }
         CacheableRequest c = x.get(CacheableRequest.KEY);
         if (c == null || !c.decision().write() || !c.decision().read() || x.get(CoalesceStage.FOLLOW) != null) {
             next.proceed(x);
             return;
         }
-        new FleetWait(x, c, leases, store, metrics, next, settings.leaseTtl()).start(waitBound(x));
+        new FleetWait(x, c, leases, store, next, settings.leaseTtl()).start(waitBound(x));
     }
 
     /**

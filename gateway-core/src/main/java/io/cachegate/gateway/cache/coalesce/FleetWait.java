@@ -10,9 +10,6 @@ import io.cachegate.gateway.cache.EntryAccess;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.exchange.Stage;
-import io.cachegate.gateway.metrics.GatewayMetrics;
-import io.cachegate.gateway.telemetry.trace.StageSpan;
-import io.cachegate.gateway.telemetry.trace.Traces;
 import io.netty.util.AsciiString;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.time.Duration;
@@ -41,7 +38,6 @@ final class FleetWait implements FlightLeases.Listener {
     private final CacheKey key;
     private final FlightLeases leases;
     private final CacheStore store;
-    private final GatewayMetrics metrics;
     private final Stage.Next next;
     private final Duration leaseTtl;
     private Duration bound;
@@ -52,7 +48,6 @@ final class FleetWait implements FlightLeases.Listener {
     private boolean tookOver;
     private int reads;
     private int unavailableChecks;
-    private StageSpan span = StageSpan.NONE;
     private boolean listening;
     private boolean claimPending;
     /** Word that came while a claim was on its way: null, or whether the generation was done. */
@@ -60,7 +55,7 @@ final class FleetWait implements FlightLeases.Listener {
     private boolean over;
 
     /** @param leaseTtl the leases' lifetime, which their holders renew: waiters check on the holder four times in it */
-    FleetWait(Exchange x, CacheableRequest c, FlightLeases leases, CacheStore store, GatewayMetrics metrics,
+    FleetWait(Exchange x, CacheableRequest c, FlightLeases leases, CacheStore store,
               Stage.Next next, Duration leaseTtl) {
         this.leaseTtl = leaseTtl;
         this.x = x;
@@ -68,7 +63,6 @@ final class FleetWait implements FlightLeases.Listener {
         this.key = c.key();
         this.leases = leases;
         this.store = store;
-        this.metrics = metrics;
         this.next = next;
     }
 
@@ -108,7 +102,7 @@ final class FleetWait implements FlightLeases.Listener {
                 x.set(FleetCoalesceStage.CLAIMED, Boolean.TRUE);
                 if (polling) {
                     // The holder's lease lapsed (it died) or just ended: its entry may be there after all.
-                    metrics.fleetCoalesce("takeover");
+                    x.record().fleetTakeover();
                     tookOver = true;
                     read();
                 } else {
@@ -144,7 +138,6 @@ final class FleetWait implements FlightLeases.Listener {
             return;
         }
         if (timer == null) {
-            span = Traces.of(x).start("cache.coalesce.fleet.wait");
             x.onCancel(this::cancel);
             long left = Math.max(0, deadlineNanos - x.ticker().nanos());
             timer = x.ctx().executor().schedule(this::timedOut, left, TimeUnit.NANOSECONDS);
@@ -220,7 +213,7 @@ final class FleetWait implements FlightLeases.Listener {
         end("hit");
         x.record().reason("fleet_coalesced");
         x.responseHeader(GatewayHeaders.X_CACHE_COALESCED, FLEET);
-        CachedAnswerWriter.answer(x, entry.get(), lookupNanos, null, metrics);
+        CachedAnswerWriter.answer(x, entry.get(), lookupNanos, null);
         c.dropEarlyVector();
     }
 
@@ -260,12 +253,7 @@ final class FleetWait implements FlightLeases.Listener {
             timer.cancel(false);
             x.onCancel(null);
         }
-        if (outcome.equals("hit") || outcome.equals("led") || outcome.equals("joined")) {
-            span.end();
-        } else {
-            span.fail(outcome);
-        }
-        metrics.fleetCoalesce(outcome);
+        x.record().fleetOutcome(outcome);
     }
 
     private void cancelPoll() {

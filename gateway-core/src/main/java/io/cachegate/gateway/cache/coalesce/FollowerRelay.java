@@ -1,10 +1,7 @@
 package io.cachegate.gateway.cache.coalesce;
 
-import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.GatewayHeaders;
-import io.cachegate.gateway.telemetry.trace.StageSpan;
-import io.cachegate.gateway.telemetry.trace.Traces;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -34,21 +31,18 @@ final class FollowerRelay implements SharedAnswer.Subscriber {
     private final Exchange x;
     private final ChannelHandlerContext ctx;
     private final SharedAnswer answer;
-    private final GatewayMetrics metrics;
     private final GiveUp giveUp;
     private ScheduledFuture<?> headTimer;
-    private StageSpan wait = StageSpan.NONE;
     private boolean headSent;
     private boolean writing;
     private boolean done;
     private int next;
     private int status;
 
-    FollowerRelay(Exchange x, SharedAnswer answer, GatewayMetrics metrics, GiveUp giveUp) {
+    FollowerRelay(Exchange x, SharedAnswer answer, GiveUp giveUp) {
         this.x = x;
         this.ctx = x.ctx();
         this.answer = answer;
-        this.metrics = metrics;
         this.giveUp = giveUp;
     }
 
@@ -60,8 +54,6 @@ final class FollowerRelay implements SharedAnswer.Subscriber {
             giveUp.run(false);
             return;
         }
-        metrics.coalesced();
-        wait = Traces.of(x).start("cache.coalesce.wait");
         x.onCancel(this::cancel);
         headTimer = ctx.executor().schedule(this::headTimedOut, maxHeadWaitNanos, TimeUnit.NANOSECONDS);
         wake();
@@ -94,11 +86,8 @@ final class FollowerRelay implements SharedAnswer.Subscriber {
     private void sendHead() {
         headSent = true;
         headTimer.cancel(false);
-        wait.end();
-        Traces.of(x).link(answer.leaderSpan());
         status = answer.status().code();
-        x.record().originRequestId(answer.leaderRequestId());
-        x.record().reason("coalesced");
+        x.record().coalesced(answer.leaderRequestId(), answer.leaderSpan());
         HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, answer.status());
         head.headers().set(answer.headers());
         StringBuilder timing = new StringBuilder(32);
@@ -155,7 +144,6 @@ final class FollowerRelay implements SharedAnswer.Subscriber {
 
     private void giveUp(boolean coalesceAgain) {
         done = true;
-        wait.fail(coalesceAgain ? "leader_failed" : "head_timeout");
         answer.unsubscribe(this);
         if (headTimer != null) {
             headTimer.cancel(false);
@@ -172,9 +160,6 @@ final class FollowerRelay implements SharedAnswer.Subscriber {
         answer.unsubscribe(this);
         if (headTimer != null) {
             headTimer.cancel(false);
-        }
-        if (!headSent) {
-            wait.fail("cancelled");
         }
         x.finish(finalStatus);
     }

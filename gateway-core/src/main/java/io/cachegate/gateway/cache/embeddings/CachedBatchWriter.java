@@ -3,7 +3,6 @@ package io.cachegate.gateway.cache.embeddings;
 import io.cachegate.cache.exact.CacheEntry;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.GatewayHeaders;
-import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
@@ -23,8 +22,7 @@ final class CachedBatchWriter {
     }
 
     /** Answers {@code x} with {@code body} ({@link EmbeddingAnswer#fromCache}) made of {@code entries}. */
-    static void answer(Exchange x, EmbeddingBatch batch, byte[] body, CacheEntry[] entries, long lookupNanos,
-                       GatewayMetrics metrics) {
+    static void answer(Exchange x, EmbeddingBatch batch, byte[] body, CacheEntry[] entries, long lookupNanos) {
         long nowMillis = x.ticker().wallMillis();
         long oldest = nowMillis;
         int tokens = 0;
@@ -34,9 +32,8 @@ final class CachedBatchWriter {
             tokens += entry.promptTokens();
         }
         CacheEntry first = entries[batch.distinctOf(0)];
-        metrics.cacheHit("exact", x.routeLabel(), x.tenant(), tokens, 0);
         x.xCache(GatewayHeaders.HIT);
-        x.record().hit("exact", Double.NaN, first.originRequestId(), Math.max(0, nowMillis - oldest), tokens, 0);
+        x.record().hit("exact", Double.NaN, first.originRequestId(), Math.max(0, nowMillis - oldest), tokens, 0, null);
         StringBuilder timing = new StringBuilder(48);
         GatewayHeaders.appendTiming(timing, "cache", lookupNanos);
         GatewayHeaders.appendTiming(timing, "total", x.elapsedNanos());

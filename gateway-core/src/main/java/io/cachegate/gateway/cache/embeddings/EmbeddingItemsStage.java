@@ -17,7 +17,9 @@ import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.exchange.RequestIds;
 import io.cachegate.gateway.exchange.Stage;
+import io.cachegate.gateway.exchange.LookupStatus;
 import io.cachegate.gateway.metrics.GatewayMetrics;
+import io.cachegate.cache.exact.BypassReason;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -137,8 +139,7 @@ public final class EmbeddingItemsStage implements Stage {
 
     private long lookedUp(Exchange x, long t0) {
         long nanos = x.ticker().nanos() - t0;
-        metrics.storeLookupTime(nanos);
-        x.record().cacheLookupNanos(nanos);
+        x.record().cacheLookup(t0, nanos);
         return nanos;
     }
 
@@ -151,9 +152,7 @@ public final class EmbeddingItemsStage implements Stage {
         }
         if (found == null) {
             // Fail open, as for a whole request: answered by the backend, unchanged, and nothing written.
-            metrics.cacheLookup("exact", "error");
-            metrics.cacheBypass("store_unavailable");
-            x.record().reason("store_unavailable");
+            x.record().bypass(BypassReason.STORE_UNAVAILABLE);
             next.proceed(x);
             return;
         }
@@ -172,11 +171,11 @@ public final class EmbeddingItemsStage implements Stage {
         for (int i = 0; i < batch.size(); i++) {
             cachedPositions += cached[batch.distinctOf(i)] != null ? 1 : 0;
         }
-        metrics.embeddingItems().batch(cachedPositions, missing, batch.size() - cachedPositions - missing);
-        metrics.cacheLookup("exact", missing == 0 ? "hit" : "miss");
+        x.record().embeddingItems(cachedPositions, missing, batch.size() - cachedPositions - missing);
+        x.record().exactLookup(missing == 0 ? LookupStatus.HIT : LookupStatus.MISS);
         x.responseHeader(GatewayHeaders.X_CACHE_ITEMS, cachedPositions + "/" + batch.size());
         if (missing == 0) {
-            CachedBatchWriter.answer(x, batch, sorted.hitBody(), sorted.entries(), lookupNanos, metrics);
+            CachedBatchWriter.answer(x, batch, sorted.hitBody(), sorted.entries(), lookupNanos);
             return;
         }
         int[] sent = new int[missing];

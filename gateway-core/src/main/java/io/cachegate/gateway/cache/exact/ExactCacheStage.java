@@ -9,10 +9,8 @@ import io.cachegate.gateway.cache.coalesce.CoalesceStage;
 import io.cachegate.gateway.cache.coalesce.Coalescer;
 import io.cachegate.gateway.cache.coalesce.SharedAnswer;
 import io.cachegate.gateway.exchange.Exchange;
+import io.cachegate.gateway.exchange.LookupStatus;
 import io.cachegate.gateway.exchange.Stage;
-import io.cachegate.gateway.metrics.GatewayMetrics;
-import io.cachegate.gateway.telemetry.trace.StageSpan;
-import io.cachegate.gateway.telemetry.trace.Traces;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -26,12 +24,16 @@ public final class ExactCacheStage implements Stage {
 
     private final CacheStore store;
     private final Coalescer coalescer;
-    private final GatewayMetrics metrics;
 
-    public ExactCacheStage(CacheStore store, Coalescer coalescer, GatewayMetrics metrics) {
+    public ExactCacheStage(CacheStore store, Coalescer coalescer) {
         this.store = store;
         this.coalescer = coalescer;
-        this.metrics = metrics;
+    }
+
+    /** None from the chain: the trace's {@code cache.exact.lookup} span is the store lookup's own, from the record. */
+    @Override
+    public String spanName() {
+        return null;
     }
 
     @Override
@@ -44,42 +46,35 @@ public final class ExactCacheStage implements Stage {
         SharedAnswer flight = c.decision().write()
                 ? coalescer.inFlight(c.key(), x.parsed().stream(), x.parsed().includeUsage()) : null;
         if (flight != null && CoalesceStage.servable(x, c, flight)) {
-            metrics.cacheLookup("exact", "miss");
+            x.record().exactLookup(LookupStatus.MISS);
             c.endLookups();
             x.set(CoalesceStage.FOLLOW, flight); // that very answer, even if it settles before the coalescing stage
             next.proceed(x);
             return;
         }
         if (!c.decision().read()) {
-            metrics.cacheLookup("exact", "miss");
+            x.record().exactLookup(LookupStatus.MISS);
             next.proceed(x);
             return;
         }
         long t0 = x.ticker().nanos();
-        StageSpan span = Traces.of(x).start("cache.exact.lookup");
         CompletableFuture<Optional<CacheEntry>> lookup = store.get(c.key());
         if (lookup.isDone() && x.ctx().executor().inEventLoop()) {
             // The in-process store answers at once: carry on here rather than queue a task behind other I/O.
             Optional<CacheEntry> entry = lookup.handle((e, error) -> error == null ? e : null).join();
-            looked(x, c, entry, entry == null, t0, span, next);
+            looked(x, c, entry, entry == null, t0, next);
         } else {
             // With Lettuce on the gateway's loops the answer arrives on this very loop: carry on there and then.
-            lookup.whenComplete((entry, error) -> x.resumeHere(() -> looked(x, c, entry, error != null, t0, span, next)));
+            lookup.whenComplete((entry, error) -> x.resumeHere(() -> looked(x, c, entry, error != null, t0, next)));
         }
     }
 
     /** Continues on the client's event loop once the store has answered. */
     private void looked(Exchange x, CacheableRequest c, Optional<CacheEntry> entry, boolean failed, long t0,
-                        StageSpan span, Next next) {
+                        Next next) {
         long lookupNanos = x.ticker().nanos() - t0;
-        if (failed) {
-            span.fail("store_unavailable");
-        } else {
-            span.end();
-        }
-        metrics.storeLookupTime(lookupNanos);
         c.exactLookupNanos(lookupNanos);
-        x.record().cacheLookupNanos(lookupNanos);
+        x.record().cacheLookup(t0, lookupNanos);
         if (x.isDone()) {
             return;
         }
@@ -87,7 +82,7 @@ public final class ExactCacheStage implements Stage {
             // Fail open: the store is down or slow, so no cache answers this request (the semantic one's entries are
             // in the same store). It stays cacheable, though: identical requests still share one upstream call, and
             // its answer is written should the store be back by then.
-            metrics.cacheLookup("exact", "error");
+            x.record().exactLookup(LookupStatus.ERROR);
             x.record().reason("store_unavailable");
             c.endLookups();
             next.proceed(x);
@@ -96,7 +91,7 @@ public final class ExactCacheStage implements Stage {
         // An entry with a label this request's key does not hold (now) is a miss like any other: nothing says it exists.
         if (entry.isPresent() && EntryAccess.of(x).mayRead(entry.get())
                 && c.control().accepts(x.ticker().wallMillis() - entry.get().createdAtMillis())) {
-            if (CachedAnswerWriter.answer(x, entry.get(), lookupNanos, null, metrics)) {
+            if (CachedAnswerWriter.answer(x, entry.get(), lookupNanos, null)) {
                 c.dropEarlyVector();
             } else {
                 c.endLookups(); // stored, but not replayable as a stream: the backend answers
@@ -104,7 +99,7 @@ public final class ExactCacheStage implements Stage {
             }
             return;
         }
-        metrics.cacheLookup("exact", "miss");
+        x.record().exactLookup(LookupStatus.MISS);
         next.proceed(x);
     }
 }

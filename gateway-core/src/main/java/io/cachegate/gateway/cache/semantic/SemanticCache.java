@@ -1,6 +1,7 @@
 package io.cachegate.gateway.cache.semantic;
 
 import io.cachegate.cache.exact.CacheKey;
+import io.cachegate.cache.exact.CacheStore;
 import io.cachegate.cache.exact.PurgeScope;
 import io.cachegate.cache.exact.CacheEntry;
 import io.cachegate.cache.semantic.BudgetedDecision;
@@ -89,6 +90,15 @@ public final class SemanticCache implements AutoCloseable {
     public long indexSizeLastKnown() {
         index.size().thenAccept(indexSize::set);
         return indexSize.get();
+    }
+
+    /** Fetches a match's exact entry from {@code store}; a failure counts as this layer failing open. */
+    public CompletableFuture<Optional<CacheEntry>> fetch(CacheStore store, CacheKey key) {
+        return store.get(key).whenComplete((entry, error) -> {
+            if (error != null) {
+                metrics.failOpen("fetch");
+            }
+        });
     }
 
     /**

@@ -11,12 +11,10 @@ import io.cachegate.gateway.cache.SemanticHit;
 import io.cachegate.gateway.cache.audit.Exploration;
 import io.cachegate.gateway.cache.audit.HitAudits;
 import io.cachegate.gateway.exchange.Exchange;
+import io.cachegate.gateway.exchange.LookupStatus;
 import io.cachegate.gateway.exchange.Speculation;
 import io.cachegate.gateway.exchange.Stage;
 import io.cachegate.gateway.metrics.GatewayMetrics;
-import io.cachegate.gateway.telemetry.trace.StageSpan;
-import io.cachegate.gateway.telemetry.trace.Traces;
-import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -34,13 +32,22 @@ public final class SemanticCacheStage implements Stage {
     private final SemanticCache semantic;
     private final CacheStore store;
     private final HitAudits audits;
-    private final GatewayMetrics metrics;
+    private final ExactWarming warming;
 
     public SemanticCacheStage(SemanticCache semantic, CacheStore store, HitAudits audits, GatewayMetrics metrics) {
         this.semantic = semantic;
         this.store = store;
         this.audits = audits;
-        this.metrics = metrics;
+        this.warming = new ExactWarming(store, metrics);
+    }
+
+    /**
+     * None from the chain: the trace's {@code cache.semantic.lookup} span is the lookup's own, from the record
+     * (under speculation the stage passes the request on at once while the lookup goes on).
+     */
+    @Override
+    public String spanName() {
+        return null;
     }
 
     @Override
@@ -50,27 +57,19 @@ public final class SemanticCacheStage implements Stage {
             next.proceed(x); // not matched by meaning, or the client asked for a fresh answer (no-cache)
             return;
         }
-        StageSpan span = Traces.of(x).start("cache.semantic.lookup");
+        long start = x.ticker().nanos();
         Speculation speculation = semantic.settings().speculativeUpstream() ? Speculation.start(x) : null;
-        Next onMiss = speculation == null ? next : missed -> missed(missed, speculation);
+        Next onMiss = speculation == null ? next : missed -> speculation.miss();
         if (speculation != null && c.earlyVector() == null) {
             c.earlyVector(semantic.embedEarly(c.query().text())); // an answer stored first writes back with it
         }
         semantic.lookup(c.query(), x.route().route().cache(), x.routeLabel(), c.requestThreshold(),
                         EntryAccess.of(x).readable(), c.earlyVector())
-                .whenComplete((result, error) -> {
-                    traced(span, error == null ? result : SemanticCache.Result.FAILED);
-                    x.resume(() -> looked(x, c, error == null ? result : SemanticCache.Result.FAILED, onMiss));
-                });
+                .whenComplete((result, error) -> x.resume(() ->
+                        looked(x, c, start, error == null ? result : SemanticCache.Result.FAILED, onMiss)));
         if (speculation != null) {
             next.proceed(x); // towards the upstream call; what the client sees waits for the lookup
         }
-    }
-
-    /** A speculative lookup missed: the request is a miss, and its call (under way, or parked) goes on. */
-    private void missed(Exchange x, Speculation speculation) {
-        metrics.cacheMiss(x.routeLabel()); // the coalescing stage leaves a pending request's miss uncounted
-        semantic.metrics().speculation(speculation.miss() ? "used" : "waited");
     }
 
     /**
@@ -83,33 +82,20 @@ public final class SemanticCacheStage implements Stage {
             return false;
         }
         c.vector(result.vector());
-        metrics.cacheMiss(x.routeLabel());
-        metrics.cacheLookup("semantic", "miss");
-        semantic.metrics().speculation("answered_first");
+        x.record().semanticLookup(LookupStatus.MISS);
         return true;
     }
 
-    /** The lookup's span, with the embedder's and the index's timings as its children (the decision is in search). */
-    private static void traced(StageSpan span, SemanticCache.Result result) {
-        span.child("cache.semantic.embed", 0, result.embedNanos());
-        span.child("cache.semantic.search", result.embedNanos(), result.searchNanos());
-        result.match().ifPresent(m -> span.set("cachegate.similarity", m.similarity()));
-        if (result.failed()) {
-            span.fail("fail_open");
-        } else {
-            span.end();
-        }
-    }
-
     /** Continues on the client's event loop once the lookup has answered (it never fails). */
-    private void looked(Exchange x, CacheableRequest c, SemanticCache.Result result, Next next) {
+    private void looked(Exchange x, CacheableRequest c, long start, SemanticCache.Result result, Next next) {
+        x.record().semanticLookup(start, result.embedNanos(), result.searchNanos());
+        x.record().semanticDecided(x.ticker().nanos());
         if (answeredFirst(x, c, result) || x.isDone()) {
             return;
         }
         c.vector(result.vector());
-        x.record().semanticLookup(result.embedNanos(), result.searchNanos());
         if (result.match().isEmpty()) {
-            metrics.cacheLookup("semantic", result.failed() ? "error" : "miss");
+            x.record().semanticLookup(result.failed() ? LookupStatus.ERROR : LookupStatus.MISS);
             if (!result.explore().isEmpty()) {
                 // Not served, but close: the fresh answer this request gets is compared with theirs once stored.
                 Exploration exploration = new Exploration(x.routeLabel(), x.tenant(), result.explore());
@@ -125,31 +111,30 @@ public final class SemanticCacheStage implements Stage {
                 .filter(k -> k.tenant().equals(c.key().tenant()) && k.modelVersion().equals(c.key().modelVersion()));
         if (key.isEmpty()) {
             semantic.forget(entryKey);
-            metrics.cacheLookup("semantic", "miss");
+            x.record().semanticLookup(LookupStatus.MISS);
             next.proceed(x);
             return;
         }
         long fetchStart = x.ticker().nanos();
-        store.get(key.get()).whenComplete((entry, error) -> x.resume(() -> {
+        semantic.fetch(store, key.get()).whenComplete((entry, error) -> x.resume(() -> {
             if (answeredFirst(x, c, result) || x.isDone()) {
                 return;
             }
             if (error != null) {
-                semantic.metrics().failOpen("fetch");
-                metrics.cacheLookup("semantic", "error");
+                x.record().semanticLookup(LookupStatus.ERROR);
             } else if (entry.isEmpty()) {
                 semantic.forget(entryKey);
-                metrics.cacheLookup("semantic", "miss");
+                x.record().semanticLookup(LookupStatus.MISS);
             } else if (!EntryAccess.of(x).mayRead(entry.get())
                     || !c.control().accepts(x.ticker().wallMillis() - entry.get().createdAtMillis())) {
-                metrics.cacheLookup("semantic", "miss");
+                x.record().semanticLookup(LookupStatus.MISS);
             } else {
                 SemanticHit hit = new SemanticHit(match.similarity(), result.embedNanos(), result.searchNanos());
                 long lookupNanos = c.exactLookupNanos() + x.ticker().nanos() - fetchStart;
                 HitAudits.Due audit = audits.due(x); // before answering: the exchange frees its request then
                 undoSpeculation(x, entry.get());
-                if (CachedAnswerWriter.answer(x, entry.get(), lookupNanos, hit, metrics)) {
-                    warmExact(x, c, entry.get(), match.neighbour().expiresAtMillis());
+                if (CachedAnswerWriter.answer(x, entry.get(), lookupNanos, hit)) {
+                    warming.warm(c, entry.get(), match.neighbour().expiresAtMillis(), x.ticker().wallMillis());
                     if (audit != null) {
                         audit.start(match.neighbour(), result.prior(), entry.get());
                     }
@@ -172,20 +157,8 @@ public final class SemanticCacheStage implements Stage {
         if (speculation == null || speculation.decided() || !CachedAnswerWriter.canAnswer(x, entry)) {
             return; // not speculative; or a miss after all, whose call goes on
         }
-        semantic.metrics().speculation(speculation.hit() ? "cancelled" : "not_started");
+        speculation.hit();
         x.onCancel(null);
         x.taps().onAbort();
-    }
-
-    /** A semantic hit also files the answer under this request's own key, so its repeats are exact hits. */
-    private void warmExact(Exchange x, CacheableRequest c, CacheEntry entry, long expiresAtMillis) {
-        long remaining = expiresAtMillis - x.ticker().wallMillis();
-        if (!c.decision().write() || remaining <= 0) {
-            return;
-        }
-        store.put(c.key(), entry, Duration.ofMillis(remaining)).exceptionally(error -> {
-            metrics.cacheWriteFailed();
-            return null;
-        });
     }
 }

@@ -5,6 +5,7 @@ import io.cachegate.gateway.api.Endpoint;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.ExchangeRecord;
 import io.cachegate.gateway.exchange.GatewayHeaders;
+import io.cachegate.gateway.exchange.LookupStatus;
 import io.cachegate.gateway.exchange.ResponseTap;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -81,12 +82,77 @@ final class ExchangeTrace implements RequestTrace, ResponseTap {
         return new OtelStageSpan(this, span, now);
     }
 
-    @Override
-    public void link(OriginSpan origin) {
-        if (origin != null && server.isRecording()) {
+    /** Links the request's span to the span that produced the answer it serves (a hit's entry, a leader's call). */
+    private void link(OriginSpan origin) {
+        if (origin != null) {
             server.addLink(SpanContext.createFromRemoteParent(origin.traceId(), origin.spanId(), TraceFlags.getSampled(),
                     TraceState.getDefault()), Attributes.of(SpanAttributes.LINK, "origin"));
         }
+    }
+
+    /** A tick of the exchange's ticker, in epoch nanoseconds on this trace's clock. */
+    private long epoch(long tick) {
+        return anchorEpochNanos + (tick - x.startNanos());
+    }
+
+    /** A child span of the request's, placed from measured ticks. */
+    private Span child(String name, long fromTick, long toTick, String failure) {
+        Span span = tracer.spanBuilder(name).setParent(context).setStartTimestamp(epoch(fromTick), TimeUnit.NANOSECONDS)
+                .startSpan();
+        if (failure != null) {
+            span.setStatus(StatusCode.ERROR, failure);
+        }
+        return span;
+    }
+
+    /**
+     * The stages' spans, from the record: the store lookup, the semantic lookup with its embed and search, and every
+     * stage that held the request (a queue, a wait) or answered it, from the chain's stamps.
+     */
+    private void stageSpans(ExchangeRecord record, int status) {
+        if (record.cacheLookupStartNanos() >= 0) {
+            long start = record.cacheLookupStartNanos();
+            child("cache.exact.lookup", start, start + record.cacheLookupNanos(),
+                    record.exactLookup() == LookupStatus.ERROR ? "store_unavailable" : null)
+                    .end(epoch(start + record.cacheLookupNanos()), TimeUnit.NANOSECONDS);
+        }
+        if (record.semanticStartNanos() >= 0) {
+            long start = record.semanticStartNanos();
+            long end = Math.max(start, record.semanticEndNanos());
+            Span lookup = child("cache.semantic.lookup", start, end,
+                    record.semanticLookup() == LookupStatus.ERROR ? "fail_open" : null);
+            if (!Double.isNaN(record.similarity())) {
+                lookup.setAttribute(SpanAttributes.SIMILARITY, record.similarity());
+            }
+            Context inside = context.with(lookup);
+            long embedEnd = start + record.embedNanos();
+            tracer.spanBuilder("cache.semantic.embed").setParent(inside)
+                    .setStartTimestamp(epoch(start), TimeUnit.NANOSECONDS).startSpan()
+                    .end(epoch(embedEnd), TimeUnit.NANOSECONDS);
+            tracer.spanBuilder("cache.semantic.search").setParent(inside)
+                    .setStartTimestamp(epoch(embedEnd), TimeUnit.NANOSECONDS).startSpan()
+                    .end(epoch(embedEnd + Math.max(0, record.searchNanos())), TimeUnit.NANOSECONDS);
+            lookup.end(epoch(end), TimeUnit.NANOSECONDS);
+        }
+        record.stages().forEach((name, spanName, entered, left, held, answered) -> {
+            if (spanName != null && (held || answered)) {
+                child(spanName, entered, left, failure(spanName, record, status, answered))
+                        .end(epoch(left), TimeUnit.NANOSECONDS);
+            }
+        });
+    }
+
+    /** Why a stage's span failed: the error it answered with, or the fleet wait's outcome; null when it did not. */
+    private static String failure(String spanName, ExchangeRecord record, int status, boolean answered) {
+        if (answered && status >= 400) {
+            return record.reason() != null ? record.reason() : status == 499 ? "cancelled" : Integer.toString(status);
+        }
+        String fleet = record.fleetOutcome();
+        if (fleet != null && "cache.coalesce.fleet.wait".equals(spanName)
+                && !(fleet.equals("hit") || fleet.equals("led") || fleet.equals("joined"))) {
+            return fleet;
+        }
+        return null;
     }
 
     @Override
@@ -190,6 +256,8 @@ final class ExchangeTrace implements RequestTrace, ResponseTap {
             server.setAttribute(GenAiIncubatingAttributes.GEN_AI_REQUEST_MODEL, x.model());
         }
         ExchangeRecord record = x.record();
+        stageSpans(record, status);
+        link(record.answerOrigin());
         String outcome = status >= 400 ? "error" : GatewayHeaders.outcome(x.xCache()); // as the request metrics say
         server.setAttribute(SpanAttributes.CACHE_OUTCOME, outcome);
         if (record.layer() != null) {

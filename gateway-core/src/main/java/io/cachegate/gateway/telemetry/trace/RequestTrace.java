@@ -5,8 +5,10 @@ import io.netty.handler.codec.http.HttpHeaders;
 import java.net.URI;
 
 /**
- * One exchange's trace as the stages see it: start a child span for a stage's work, link the answer's origin, name
- * the upstream call. {@link #OFF} (tracing off, or a request nobody traces) does nothing and allocates nothing.
+ * One exchange's trace as the work that outlives its stages sees it: a child span for a write after the answer,
+ * the request's own span to store with its answer, the upstream call. The stages' own spans are made from the
+ * finished record, not here. {@link #OFF} (tracing off, or a request nobody traces) does nothing and allocates
+ * nothing.
  */
 public interface RequestTrace {
 
@@ -17,10 +19,6 @@ public interface RequestTrace {
     /** Starts a child span of the request's span, now; the caller ends it. */
     default StageSpan start(String name) {
         return StageSpan.NONE;
-    }
-
-    /** Links the request's span to the span that produced the answer it serves (a hit's entry, a leader's call). */
-    default void link(OriginSpan origin) {
     }
 
     /** The request's span, to store with the answer it generates; null when it is not traced or not sampled. */

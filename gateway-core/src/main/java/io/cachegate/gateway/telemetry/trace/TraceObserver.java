@@ -65,7 +65,9 @@ final class TraceObserver implements ExchangeObserver {
         host(span, headers.get(HttpHeaderNames.HOST));
         Span server = span.startSpan();
         x.record().traceId(server.getSpanContext().getTraceId()); // the access log's trace_id, sampled or not
-        x.set(Traces.KEY, new ExchangeTrace(x, tracer, clock, epochNanos, nanoTime, server));
+        ExchangeTrace trace = new ExchangeTrace(x, tracer, clock, epochNanos, nanoTime, server);
+        x.set(Traces.KEY, trace);
+        x.record().traceOrigin(trace.origin()); // stored with the answer this request generates, for its hits
     }
 
     @Override

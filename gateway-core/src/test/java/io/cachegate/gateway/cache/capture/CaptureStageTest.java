@@ -38,9 +38,9 @@ class CaptureStageTest {
     private final Exchanges exchanges = new Exchanges(POLICY);
     private final ScriptedStore store = new ScriptedStore(exchanges.ticker());
     private final CacheKeys cacheKeys = new CacheKeys(POLICY, new ModelVersions());
-    private final CacheKeyStage keys = new CacheKeyStage(POLICY, cacheKeys, exchanges.metrics());
+    private final CacheKeyStage keys = new CacheKeyStage(POLICY, cacheKeys);
     private final Coalescer coalescer = new Coalescer(1 << 20);
-    private final CoalesceStage coalesce = new CoalesceStage(coalescer, exchanges.metrics());
+    private final CoalesceStage coalesce = new CoalesceStage(coalescer);
     private final CaptureStage stage = new CaptureStage(store, cacheKeys, null, () -> false, exchanges.metrics());
     private final RecordingNext next = new RecordingNext();
 

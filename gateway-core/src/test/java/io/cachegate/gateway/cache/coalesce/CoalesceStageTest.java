@@ -45,15 +45,14 @@ class CoalesceStageTest {
 
     private final Exchanges exchanges = new Exchanges(POLICY);
     private final Coalescer coalescer = new Coalescer(1 << 20);
-    private final CacheKeyStage keys = new CacheKeyStage(POLICY, new CacheKeys(POLICY, new ModelVersions()),
-            exchanges.metrics());
-    private final CoalesceStage stage = new CoalesceStage(coalescer, exchanges.metrics());
+    private final CacheKeyStage keys = new CacheKeyStage(POLICY, new CacheKeys(POLICY, new ModelVersions()));
+    private final CoalesceStage stage = new CoalesceStage(coalescer);
     private final RecordingNext next = new RecordingNext();
 
     /** Ends lingering answers for the coalescer that keeps them ({@link #lingering}). */
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
     private final Coalescer lingering = new Coalescer(1 << 20, null, exchanges.ticker(), timer);
-    private final CoalesceStage withLinger = new CoalesceStage(lingering, exchanges.metrics());
+    private final CoalesceStage withLinger = new CoalesceStage(lingering);
 
     @AfterEach
     void close() {

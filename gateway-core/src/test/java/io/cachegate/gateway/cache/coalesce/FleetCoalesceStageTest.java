@@ -98,8 +98,7 @@ class FleetCoalesceStageTest {
     private final Exchanges exchanges = new Exchanges(POLICY);
     private final HandLeases leases = new HandLeases();
     private final ScriptedStore store = new ScriptedStore(exchanges.ticker());
-    private final CacheKeyStage keys = new CacheKeyStage(POLICY, new CacheKeys(POLICY, new ModelVersions()),
-            exchanges.metrics());
+    private final CacheKeyStage keys = new CacheKeyStage(POLICY, new CacheKeys(POLICY, new ModelVersions()));
     private final RecordingNext next = new RecordingNext();
 
     @AfterEach
@@ -109,7 +108,7 @@ class FleetCoalesceStageTest {
     }
 
     private FleetCoalesceStage stage(Duration maxWait) {
-        return new FleetCoalesceStage(leases, store, new FleetSettings(true, maxWait, 10, Duration.ofSeconds(2)), exchanges.metrics());
+        return new FleetCoalesceStage(leases, store, new FleetSettings(true, maxWait, 10, Duration.ofSeconds(2)));
     }
 
     private Exchange keyed(String body) {
@@ -371,7 +370,7 @@ class FleetCoalesceStageTest {
         stage(Duration.ofSeconds(5)).handle(x, next);
         answer(x, FlightLeases.Claim.LEAD);
 
-        new CoalesceStage(coalescer, exchanges.metrics()).handle(x, new RecordingNext());
+        new CoalesceStage(coalescer).handle(x, new RecordingNext());
         SharedAnswer shared = x.get(CoalesceStage.LEADING);
         x.taps().onAbort();
 

@@ -39,9 +39,8 @@ class ExactCacheStageTest {
     private final Exchanges exchanges = new Exchanges(POLICY);
     private final ScriptedStore store = new ScriptedStore(exchanges.ticker());
     private final Coalescer coalescer = new Coalescer(1 << 20);
-    private final CacheKeyStage keys = new CacheKeyStage(POLICY, new CacheKeys(POLICY, new ModelVersions()),
-            exchanges.metrics());
-    private final ExactCacheStage stage = new ExactCacheStage(store, coalescer, exchanges.metrics());
+    private final CacheKeyStage keys = new CacheKeyStage(POLICY, new CacheKeys(POLICY, new ModelVersions()));
+    private final ExactCacheStage stage = new ExactCacheStage(store, coalescer);
     private final RecordingNext next = new RecordingNext();
 
     @AfterEach
@@ -183,7 +182,7 @@ class ExactCacheStageTest {
     @Test
     void handle_identicalAnswerInFlight_skipsTheLookup() {
         Exchange leader = keyed(HELLO);
-        new CoalesceStage(coalescer, exchanges.metrics()).handle(leader, new RecordingNext());
+        new CoalesceStage(coalescer).handle(leader, new RecordingNext());
         Exchange x = keyed(HELLO);
         stored(x, Answers.HELLO);
 
@@ -198,7 +197,7 @@ class ExactCacheStageTest {
     @Test
     void handle_identicalAnswerStoredAndLingering_isLookedUp_aHitAsUsual() {
         Exchange leader = keyed(HELLO);
-        new CoalesceStage(coalescer, exchanges.metrics()).handle(leader, new RecordingNext());
+        new CoalesceStage(coalescer).handle(leader, new RecordingNext());
         SharedAnswer flight = leader.get(CoalesceStage.LEADING);
         flight.onHead(new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK));
         flight.onComplete();

@@ -57,8 +57,7 @@ class SemanticCacheStageTest {
     private final MemoryVectorIndex index = new MemoryVectorIndex();
     private final SemanticCache semantic = new SemanticCache(POLICY.cache().semantic(), embedder, index,
             exchanges.metrics().semantic(), exchanges.ticker());
-    private final CacheKeyStage keys = new CacheKeyStage(POLICY, new CacheKeys(POLICY, new ModelVersions()),
-            exchanges.metrics());
+    private final CacheKeyStage keys = new CacheKeyStage(POLICY, new CacheKeys(POLICY, new ModelVersions()));
     /** Never audits (rate 0): audits have their own tests. */
     private final HitAudits audits = new HitAudits(new AuditSettings(0, 1, 0.9, AuditSettings.OnWrong.DEMOTE),
             semantic.evidence(), embedder, index, store, null, null, false, exchanges.metrics().audits());
@@ -119,7 +118,7 @@ class SemanticCacheStageTest {
         x.get(CacheableRequest.KEY).earlyVector(pending);
 
         new ExactCacheStage(store, new Coalescer(
-                1 << 20), exchanges.metrics()).handle(x, next);
+                1 << 20)).handle(x, next);
         Exchanges.runPending(x);
 
         assertThat(Exchanges.written(x).header(GatewayHeaders.X_CACHE)).isEqualTo("HIT");

@@ -74,7 +74,7 @@ class AccessLogTest {
         Exchange x = exchanges.chat(Exchanges.chatBody("llama-3.1-8b", "what is the capital of secretland"),
                 "traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
         log.started(x);
-        x.record().hit("semantic", 0.934567, "origin-7", 1500, 12, 30);
+        x.record().hit("semantic", 0.934567, "origin-7", 1500, 12, 30, null);
         x.record().saved(42, 0.0012, 250_000_000L);
         x.xCache("HIT");
 
@@ -147,7 +147,7 @@ class AccessLogTest {
         AccessLog log = log(true);
         Exchange x = exchanges.chat(Exchanges.chatBody("m", "hello"));
         log.started(x);
-        x.record().hit("exact", Double.NaN, "o", 1, 1, 1);
+        x.record().hit("exact", Double.NaN, "o", 1, 1, 1, null);
         x.record().answerBody("{\"choices\":[{\"message\":{\"content\":\"stored answer\"}}]}"
                 .getBytes(StandardCharsets.UTF_8));
 
