@@ -136,8 +136,11 @@ final class ExchangeTrace implements RequestTrace, ResponseTap {
         }
         record.stages().forEach((name, spanName, entered, left, held, answered) -> {
             if (spanName != null && (held || answered)) {
-                child(spanName, entered, left, failure(spanName, record, status, answered))
-                        .end(epoch(left), TimeUnit.NANOSECONDS);
+                Span span = child(spanName, entered, left, failure(spanName, record, status, answered));
+                if (record.trafficClass() != null && spanName.equals("admission.queue")) {
+                    span.setAttribute(SpanAttributes.CLASS, record.trafficClass());
+                }
+                span.end(epoch(left), TimeUnit.NANOSECONDS);
             }
         });
     }
