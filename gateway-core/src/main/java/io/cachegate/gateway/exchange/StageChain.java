@@ -59,7 +59,7 @@ public final class StageChain {
                 return; // the client left while the previous stage was waiting
             }
             StageStamps stamps = x.record().stages();
-            stamps.enter(index, x.ticker().nanos());
+            stamps.enter(index, x.ticker());
             if (!tentative && Speculation.pending(x)) {
                 Speculation.afterDecision(x, () -> run(stage, x, leave)); // a hit drops it; a miss runs it
             } else {

@@ -1,5 +1,7 @@
 package io.cachegate.gateway.exchange;
 
+import io.cachegate.config.Ticker;
+
 /**
  * When an exchange entered and left each stage of the chain, stamped by {@link StageChain} (no stage stamps
  * itself): what the stage metrics and the trace's stage spans are made of. A stage left in a later task than it
@@ -21,6 +23,9 @@ public final class StageStamps {
     private static final byte ENTERED = 4;
     private static final byte LEFT = 8;
     private int current = -1;
+    /** The tick a stage passed the exchange on at, which is when the next one enters: one clock read, not two. */
+    private long handOff;
+    private boolean handedOff;
 
     StageStamps(String[] names, String[] spanNames) {
         this.names = names;
@@ -40,7 +45,10 @@ public final class StageStamps {
         void stage(String name, String spanName, long enteredNanos, long leftNanos, boolean held, boolean answered);
     }
 
-    void enter(int stage, long nanos) {
+    /** The exchange enters {@code stage}: at the tick the previous stage handed it on, else now. */
+    void enter(int stage, Ticker ticker) {
+        long nanos = handedOff ? handOff : ticker.nanos();
+        handedOff = false;
         current = stage;
         if ((flags[stage] & ENTERED) == 0) {
             entered[stage] = nanos; // a stage run again after a parked decision keeps its first entry
@@ -56,6 +64,8 @@ public final class StageStamps {
     }
 
     void leave(int stage, long nanos) {
+        handOff = nanos;
+        handedOff = true;
         left[stage] = nanos;
         flags[stage] |= LEFT;
         if (current == stage) {

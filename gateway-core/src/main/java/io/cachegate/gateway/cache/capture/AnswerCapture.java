@@ -11,6 +11,7 @@ import io.cachegate.cache.exact.StorePolicy;
 import io.cachegate.config.Ticker;
 import io.cachegate.gateway.cache.AnswerScreen;
 import io.cachegate.gateway.cache.EntryAccess;
+import io.cachegate.gateway.cache.StoreWrites;
 import io.cachegate.gateway.cache.coalesce.SharedAnswer.Outcome;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.gateway.exchange.Exchange;
@@ -191,25 +192,13 @@ final class AnswerCapture implements ResponseTap {
                 target.originId(), usage.path("prompt_tokens").asInt(usage.path("input_tokens").asInt(0)),
                 usage.path("completion_tokens").asInt(usage.path("output_tokens").asInt(0)),
                 target.tags(), target.access().declared(), target.access().userDigest(), trace.origin());
-        long size = document.get().length;
-        CompletableFuture<Void> write;
         StageSpan span = trace.start("cache.write");
-        try {
-            write = target.store().put(target.key(), entry, target.ttl());
-        } catch (RuntimeException e) {
-            span.fail("refused");
-            metrics.cacheWriteFailed();
-            log.debug("request {}: cache write refused: {}", target.originId(), e.toString());
-            return Outcome.WRITE_FAILED;
-        }
-        write.whenComplete((ok, error) -> {
+        StoreWrites.put(target.store(), target.key(), entry, target.ttl(), metrics).whenComplete((ok, error) -> {
             if (error == null) {
                 span.end();
-                metrics.cacheWritten(size);
                 afterStore.accept(entry);
             } else {
                 span.fail("store_error");
-                metrics.cacheWriteFailed();
                 log.debug("request {}: cache write failed: {}", target.originId(), error.toString());
             }
             onSettled.accept(error == null ? Outcome.STORED : Outcome.WRITE_FAILED);

@@ -5,6 +5,7 @@ import io.cachegate.cache.exact.CacheKey;
 import io.cachegate.cache.exact.CacheStore;
 import io.cachegate.config.Ticker;
 import io.cachegate.gateway.cache.EntryAccess;
+import io.cachegate.gateway.cache.StoreWrites;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import java.time.Duration;
 import java.util.Set;
@@ -49,19 +50,11 @@ final class ItemWriter {
             byte[] body = EmbeddingAnswer.itemBody(answer.model(), answer.fresh()[d]);
             CacheEntry entry = new CacheEntry(body, now, key.modelVersion(), originId, answer.freshTokens()[d], 0,
                     tags, access.declared(), access.userDigest());
-            try {
-                store.put(key, entry, ttl).whenComplete((ok, error) -> {
-                    if (error == null) {
-                        metrics.cacheWritten(body.length);
-                    } else {
-                        metrics.cacheWriteFailed();
-                        log.debug("request {}: embedding item write failed: {}", originId, error.toString());
-                    }
-                });
-            } catch (RuntimeException e) {
-                metrics.cacheWriteFailed();
-                log.debug("request {}: embedding item write refused: {}", originId, e.toString());
-            }
+            StoreWrites.put(store, key, entry, ttl, metrics).whenComplete((ok, error) -> {
+                if (error != null) {
+                    log.debug("request {}: embedding item write failed: {}", originId, error.toString());
+                }
+            });
         }
     }
 }

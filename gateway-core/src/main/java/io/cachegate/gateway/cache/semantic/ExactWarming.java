@@ -3,12 +3,13 @@ package io.cachegate.gateway.cache.semantic;
 import io.cachegate.cache.exact.CacheEntry;
 import io.cachegate.cache.exact.CacheStore;
 import io.cachegate.gateway.cache.CacheableRequest;
+import io.cachegate.gateway.cache.StoreWrites;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import java.time.Duration;
 
 /**
  * Files a semantic hit's answer under the request's own exact key too, so its repeats are exact hits, for what is
- * left of the matched entry's lifetime; a failed write is counted, and costs nothing else.
+ * left of the matched entry's lifetime; a failed write costs nothing but its count.
  */
 final class ExactWarming {
 
@@ -26,9 +27,6 @@ final class ExactWarming {
         if (!c.decision().write() || remaining <= 0) {
             return;
         }
-        store.put(c.key(), entry, Duration.ofMillis(remaining)).exceptionally(error -> {
-            metrics.cacheWriteFailed();
-            return null;
-        });
+        StoreWrites.put(store, c.key(), entry, Duration.ofMillis(remaining), metrics);
     }
 }
