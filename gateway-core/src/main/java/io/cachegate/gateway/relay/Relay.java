@@ -3,6 +3,7 @@ package io.cachegate.gateway.relay;
 import io.cachegate.gateway.api.ErrorKind;
 import io.cachegate.gateway.dispatch.ReplicaChoiceStage;
 import io.cachegate.gateway.dispatch.ServePlan;
+import io.cachegate.gateway.exchange.Answer;
 import io.cachegate.gateway.exchange.ClientResponses;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.GatewayHeaders;
@@ -55,6 +56,7 @@ final class Relay {
     private final ChannelHandlerContext ctx;
     private final RelayStage stage;
     private final ResponseTap tap;
+    private final Answer answer;
     private final SpeculativeHold hold;
     private ServePlan plan;
     private UpstreamSettings settings;
@@ -73,6 +75,7 @@ final class Relay {
         this.ctx = x.ctx();
         this.stage = stage;
         this.tap = x.taps();
+        this.answer = x.answer();
         this.hold = new SpeculativeHold(x, this);
         serve(plan);
     }
@@ -113,13 +116,14 @@ final class Relay {
         }
         clientGone = tap.needsRest();
         if (clientGone) {
+            answer.discard(); // read to the end for the coalesced requests, written nowhere
             return;
         }
         if (call != null) {
             call.cancel();
         }
         hold.drop();
-        tap.onAbort();
+        answer.abort();
         end(responseStarted ? status : 499);
     }
 
@@ -181,10 +185,7 @@ final class Relay {
     private void relayHead(HttpResponse response, int code) {
         responseStarted = true;
         status = code;
-        tap.onHead(response);
-        if (!clientGone) {
-            lastWrite = ctx.write(response);
-        }
+        lastWrite = answer.head(response, Answer.Source.BACKEND);
     }
 
     /**
@@ -199,12 +200,8 @@ final class Relay {
         if (!held.add(content.content())) {
             // Too long for an error we could act on: relay what was held, and the rest as it comes.
             heldError = null;
-            byte[] body = held.body();
             relayHead(held.head(), 400);
-            tap.onContent(Unpooled.wrappedBuffer(body));
-            if (!clientGone) {
-                lastWrite = ctx.write(new DefaultHttpContent(Unpooled.wrappedBuffer(body)));
-            }
+            lastWrite = answer.content(new DefaultHttpContent(Unpooled.wrappedBuffer(held.body())));
             return false;
         }
         content.release();
@@ -215,12 +212,9 @@ final class Relay {
         if (held.isContextLengthError() && !clientGone && handOver(stage.planner().afterContextLengthError(x, plan))) {
             return true;
         }
-        byte[] body = held.body();
         relayHead(held.head(), 400);
-        tap.onContent(Unpooled.wrappedBuffer(body));
-        tap.onComplete();
-        end(status);
-        writeLast(new DefaultLastHttpContent(Unpooled.wrappedBuffer(body)));
+        done = true;
+        answer.end(new DefaultLastHttpContent(Unpooled.wrappedBuffer(held.body()))); // which finishes the exchange
         return true;
     }
 
@@ -250,17 +244,13 @@ final class Relay {
         if (holdError(content)) {
             return;
         }
-        tap.onContent(content.content());
-        if (content instanceof LastHttpContent) {
-            tap.onComplete(); // the backend's answer is complete, whatever becomes of this client's copy
+        if (content instanceof LastHttpContent last) {
             x.record().upstreamNanos(x.ticker().nanos() - x.record().upstreamStartNanos());
-            // Counted before the last bytes leave: whoever has the whole answer also sees it in the metrics.
-            end(status);
-            writeLast(content);
-        } else if (clientGone) {
-            content.release();
+            done = true;
+            // The taps hear the end, whatever becomes of this client's copy, and the exchange finishes.
+            answer.end(last);
         } else {
-            lastWrite = ctx.write(content);
+            lastWrite = answer.content(content);
         }
     }
 
@@ -272,7 +262,7 @@ final class Relay {
             upstream.requestMore(); // no write to wait for: a held error is not written yet, a gone client not at all
             return;
         }
-        ctx.flush();
+        answer.flush();
         lastWrite.addListener((ChannelFutureListener) f -> {
             if (f.isSuccess()) {
                 upstream.requestMore();
@@ -309,7 +299,7 @@ final class Relay {
         } else {
             plan.serving().replicas().recordFailure(replicas.current(), x.tenant());
         }
-        tap.onAbort();
+        answer.abort();
         if (responseStarted) {
             // Too late for an error status: cut the connection so the client sees a truncated answer, not a complete one.
             log.debug("request {}: upstream failed mid-answer ({})", x.requestId(), failure);
@@ -321,23 +311,9 @@ final class Relay {
         }
         ErrorKind kind = failure.errorKind();
         log.debug("request {}: upstream {} failed: {}", x.requestId(), replicas.current(), failure);
-        if (!clientGone) {
-            ClientResponses.error(ctx, kind, failure.message(settings.backend()), null, x.requestId(), x.keepAlive());
-        }
         end(kind.status());
-    }
-
-    /** The answer's last piece; the connection closes after it unless kept alive. */
-    private void writeLast(HttpContent last) {
-        if (clientGone) {
-            last.release();
-            return;
-        }
-        ctx.writeAndFlush(last).addListener((ChannelFutureListener) f -> {
-            if (!f.isSuccess() || !x.keepAlive()) {
-                f.channel().close();
-            }
-        });
+        answer.whole(ClientResponses.error(kind, failure.message(settings.backend()), null, x.requestId(),
+                x.keepAlive()), Answer.Source.GATEWAY);
     }
 
     private void end(int finalStatus) {

@@ -1,11 +1,13 @@
 package io.cachegate.gateway.cache.coalesce;
 
 import io.cachegate.gateway.metrics.GatewayMetrics;
+import io.cachegate.gateway.exchange.Answer;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.telemetry.trace.StageSpan;
 import io.cachegate.gateway.telemetry.trace.Traces;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultHttpContent;
@@ -20,7 +22,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A request coalesced onto an identical one in flight: it relays the leader's answer from the
- * start, one piece per completed write (so a slow client only slows itself). If the leader fails
+ * start through its own exchange's answer, one piece per completed write (so a slow client only slows itself). If the leader fails
  * before its head, or the head does not come within the wait bound, this request makes its own
  * call instead: a follower is never failed because its leader was.
  */
@@ -88,7 +90,10 @@ final class FollowerRelay implements SharedAnswer.Subscriber {
 
     /** The client went away. */
     void cancel() {
-        finish(499);
+        if (stop()) {
+            x.answer().abort();
+            x.finish(499);
+        }
     }
 
     private void sendHead() {
@@ -105,15 +110,15 @@ final class FollowerRelay implements SharedAnswer.Subscriber {
         GatewayHeaders.appendTiming(timing, "total", x.elapsedNanos());
         head.headers().set(GatewayHeaders.X_REQUEST_ID, x.requestId())
                 .set(GatewayHeaders.X_CACHE, GatewayHeaders.MISS)
-                .set(GatewayHeaders.X_CACHE_COALESCED, "1")
                 .set(GatewayHeaders.X_CACHE_ORIGIN_REQUEST_ID, answer.leaderRequestId())
                 .set(GatewayHeaders.SERVER_TIMING, timing);
+        x.responseHeader(GatewayHeaders.X_CACHE_COALESCED, "1");
         if (x.keepAlive()) {
             head.headers().remove(HttpHeaderNames.CONNECTION);
         } else {
             head.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
-        ctx.write(head);
+        x.answer().head(head, Answer.Source.COALESCED);
     }
 
     private void pump() {
@@ -122,28 +127,28 @@ final class FollowerRelay implements SharedAnswer.Subscriber {
         }
         if (next < answer.pieceCount()) {
             writing = true;
-            ctx.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(answer.piece(next++))))
-                    .addListener((ChannelFutureListener) f -> {
-                        writing = false;
-                        if (f.isSuccess()) {
-                            pump();
-                        } else {
-                            finish(499);
-                        }
-                    });
+            ChannelFuture written = x.answer().content(new DefaultHttpContent(Unpooled.wrappedBuffer(answer.piece(next++))));
+            x.answer().flush();
+            written.addListener((ChannelFutureListener) f -> {
+                writing = false;
+                if (f.isSuccess()) {
+                    pump();
+                } else if (stop()) {
+                    x.answer().abort();
+                    x.finish(499);
+                }
+            });
             return;
         }
         SharedAnswer.State state = answer.state();
         if (state == SharedAnswer.State.COMPLETE) {
-            finish(status); // counted before the last bytes leave, as the relay does
-            ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT).addListener((ChannelFutureListener) f -> {
-                if (!f.isSuccess() || !x.keepAlive()) {
-                    f.channel().close();
-                }
-            });
-        } else if (state == SharedAnswer.State.ABORTED) {
+            if (stop()) {
+                x.answer().end(LastHttpContent.EMPTY_LAST_CONTENT); // which finishes the exchange
+            }
+        } else if (state == SharedAnswer.State.ABORTED && stop()) {
+            x.answer().abort();
             ctx.close(); // mid-answer: a truncated answer must not look complete
-            finish(status);
+            x.finish(status);
         }
     }
 
@@ -164,9 +169,10 @@ final class FollowerRelay implements SharedAnswer.Subscriber {
         giveUp.run(coalesceAgain);
     }
 
-    private void finish(int finalStatus) {
+    /** Lets go of the shared answer; false when that was done before (the follower is over already). */
+    private boolean stop() {
         if (done) {
-            return;
+            return false;
         }
         done = true;
         answer.unsubscribe(this);
@@ -176,6 +182,6 @@ final class FollowerRelay implements SharedAnswer.Subscriber {
         if (!headSent) {
             wait.fail("cancelled");
         }
-        x.finish(finalStatus);
+        return true;
     }
 }

@@ -174,7 +174,7 @@ public final class SemanticCacheStage implements Stage {
         }
         semantic.metrics().speculation(speculation.hit() ? "cancelled" : "not_started");
         x.onCancel(null);
-        x.taps().onAbort();
+        x.answer().abortTentativeTaps(); // the taps from before the lookup see the hit
     }
 
     /** A semantic hit also files the answer under this request's own key, so its repeats are exact hits. */
