@@ -6,7 +6,6 @@ import io.cachegate.gateway.dispatch.ServePlan;
 import io.cachegate.gateway.exchange.Answer;
 import io.cachegate.gateway.exchange.ClientResponses;
 import io.cachegate.gateway.exchange.Exchange;
-import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.exchange.ResponseTap;
 import io.cachegate.gateway.exchange.Speculation;
 import io.cachegate.gateway.upstream.UpstreamCall;
@@ -18,18 +17,11 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultHttpContent;
-import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.net.URI;
 import java.time.Duration;
@@ -39,8 +31,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Relays one request to the replica the exchange holds and streams the answer back: the streaming hot path, one
- * class on purpose. The upstream connection is read only when the previous write to the client has completed
+ * Relays one request to the replica the exchange holds and streams the answer back through the exchange's
+ * {@link Answer}: the streaming hot path, one class on purpose. The upstream connection is read only when the
+ * previous write to the client has completed
  * (Netty's proxy pattern), so a slow client holds one batch in memory; a client that leaves cancels the call. A
  * failed connect, a first-byte timeout or a 5xx/429 head is retried on another replica as the backend's
  * {@link RetryPolicy} allows, never after the first byte; a stale pooled connection on the same replica. A 400
