@@ -113,6 +113,23 @@ class SemanticCacheStageTest {
     }
 
     @Test
+    void handle_streamedSemanticHit_tapsSeeTheReplay() {
+        answeredAndIndexed(ASKED);
+        Exchange x = keyedBody(Exchanges.chatBody("llama-3.1-8b", PARAPHRASE)
+                .replace("\"temperature\":0,", "\"temperature\":0,\"stream\":true,"));
+        RecordingTap tap = new RecordingTap();
+        x.addTap(tap);
+
+        stage.handle(x, next);
+        Exchanges.runPending(x);
+
+        Written written = Exchanges.written(x);
+        assertThat(written.header(GatewayHeaders.X_CACHE_LAYER)).isEqualTo("semantic");
+        assertThat(tap.outline()).containsExactly("head 200", "content", "complete");
+        assertThat(tap.body()).isEqualTo(written.body()).endsWith("data: [DONE]\n\n");
+    }
+
+    @Test
     void handle_speculativeHit_theTapsFromBeforeSeeIt_thoseOfTheStagesAfterAreLetGo() {
         Policy speculative = Exchanges.policy("""
                 server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 1}
