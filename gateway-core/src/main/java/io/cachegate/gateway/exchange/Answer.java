@@ -85,7 +85,7 @@ public final class Answer {
         return write(piece);
     }
 
-    /** The body's last piece: the exchange finishes, the answer is flushed and, unless kept alive, the connection closes. */
+    /** The last piece: the exchange finishes, the answer is flushed and the connection closes unless kept alive. */
     public ChannelFuture end(LastHttpContent last) {
         return last(last);
     }

@@ -33,13 +33,13 @@ import org.slf4j.LoggerFactory;
 /**
  * Relays one request to the replica the exchange holds and streams the answer back through the exchange's
  * {@link Answer}: the streaming hot path, one class on purpose. The upstream connection is read only when the
- * previous write to the client has completed
- * (Netty's proxy pattern), so a slow client holds one batch in memory; a client that leaves cancels the call. A
- * failed connect, a first-byte timeout or a 5xx/429 head is retried on another replica as the backend's
- * {@link RetryPolicy} allows, never after the first byte; a stale pooled connection on the same replica. A 400
- * saying the prompt is too long for the model, or a backend none of whose replicas took the connection, moves the
- * request to the next hop of the route's fallback chain. While a speculative cache lookup still decides, the call
- * speaks through a {@link SpeculativeHold}: nothing reaches the client before it decides, and a hit cancels the call.
+ * previous write to the client has completed (Netty's proxy pattern), so a slow client holds one batch in memory;
+ * a client that leaves cancels the call. A failed connect, a first-byte timeout or a 5xx/429 head is retried on
+ * another replica as the backend's {@link RetryPolicy} allows, never after the first byte; a stale pooled
+ * connection on the same replica. A 400 saying the prompt is too long for the model, or a backend none of whose
+ * replicas took the connection, moves the request to the next hop of the route's fallback chain. While a
+ * speculative cache lookup still decides, the call speaks through a {@link SpeculativeHold}: nothing reaches the
+ * client before it decides, and a hit cancels the call.
  */
 final class Relay {
 

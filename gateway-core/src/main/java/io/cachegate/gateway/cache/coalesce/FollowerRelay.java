@@ -21,10 +21,10 @@ import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A request coalesced onto an identical one in flight: it relays the leader's answer from the
- * start through its own exchange's answer, one piece per completed write (so a slow client only slows itself). If the leader fails
- * before its head, or the head does not come within the wait bound, this request makes its own
- * call instead: a follower is never failed because its leader was.
+ * A request coalesced onto an identical one in flight: it relays the leader's answer from the start through its
+ * own exchange's answer, one piece per completed write (so a slow client only slows itself). If the leader fails
+ * before its head, or the head does not come within the wait bound, this request makes its own call instead: a
+ * follower is never failed because its leader was.
  */
 final class FollowerRelay implements SharedAnswer.Subscriber {
 
@@ -127,7 +127,8 @@ final class FollowerRelay implements SharedAnswer.Subscriber {
         }
         if (next < answer.pieceCount()) {
             writing = true;
-            ChannelFuture written = x.answer().content(new DefaultHttpContent(Unpooled.wrappedBuffer(answer.piece(next++))));
+            byte[] piece = answer.piece(next++);
+            ChannelFuture written = x.answer().content(new DefaultHttpContent(Unpooled.wrappedBuffer(piece)));
             x.answer().flush();
             written.addListener((ChannelFutureListener) f -> {
                 writing = false;

@@ -22,7 +22,7 @@ final class CachedBatchWriter {
     private CachedBatchWriter() {
     }
 
-    /** Answers {@code x} with {@code body} ({@link EmbeddingAnswer#fromCache}) made of {@code entries}, which finishes it. */
+    /** Answers {@code x} with {@code body} ({@link EmbeddingAnswer#fromCache}) made of {@code entries}; finishes it. */
     static void answer(Exchange x, EmbeddingBatch batch, byte[] body, CacheEntry[] entries, long lookupNanos,
                        GatewayMetrics metrics) {
         long nowMillis = x.ticker().wallMillis();
