@@ -11,8 +11,8 @@ import java.util.Arrays;
 /**
  * What the access log needs of an answer, read as it passes: the {@code usage} of a backend's answer (the prompt and
  * completion tokens of a miss; a hit's record holds its entry's) into the exchange's record, and, with
- * {@code log.include_text}, the first {@link #MAX_TEXT_BYTES} of a model's answer (the backend's, a hit's, a
- * follower's; not the gateway's own) for the line's {@code answer}. Only a 2xx answer that completes counts.
+ * {@code log.include_text}, the first {@link #MAX_TEXT_BYTES} of the backend's answer or a hit's for the line's
+ * {@code answer} (not a coalesced follower's, nor the gateway's own). Only a 2xx answer that completes counts.
  */
 final class AccessLogTap implements ResponseTap {
 
@@ -64,7 +64,7 @@ final class AccessLogTap implements ResponseTap {
             usage.usage().ifPresent(u -> record.usage((int) Math.min(Integer.MAX_VALUE, u.prompt()),
                     (int) Math.min(Integer.MAX_VALUE, u.completion())));
         }
-        if (text != null && source != Answer.Source.GATEWAY) {
+        if (text != null && (source == Answer.Source.BACKEND || source == Answer.Source.CACHE)) {
             record.answerBody(Arrays.copyOf(text, textLength));
         }
     }

@@ -182,15 +182,21 @@ class AccessLogTest {
     }
 
     @Test
-    void includeText_gatewaysOwnDocument_noAnswer() throws Exception {
+    void includeText_followersAnswerOrTheGatewaysOwn_noAnswer() throws Exception {
         AccessLog log = log(true);
-        Exchange x = exchanges.chat(Exchanges.chatBody("m", "hello"));
-        log.started(x);
-        answer(x, Answer.Source.GATEWAY, "{\"object\":\"list\",\"data\":[]}");
+        Exchange follower = exchanges.chat(Exchanges.chatBody("m", "hello"));
+        log.started(follower);
+        answer(follower, Answer.Source.COALESCED, "{\"choices\":[{\"message\":{\"content\":\"shared\"}}]}");
+        log.finished(follower, 200, 1);
+        Exchange models = exchanges.chat(Exchanges.chatBody("m", "hello"));
+        log.started(models);
+        answer(models, Answer.Source.GATEWAY, "{\"object\":\"list\",\"data\":[]}");
+        log.finished(models, 200, 1);
 
-        log.finished(x, 200, 1);
-
-        assertThat(onlyLine().has("answer")).isFalse();
+        writer.close(Duration.ofSeconds(10));
+        assertThat(lines).hasSize(2);
+        assertThat(JSON.readTree(lines.get(0)).has("answer")).isFalse();
+        assertThat(JSON.readTree(lines.get(1)).has("answer")).isFalse();
     }
 
     @Test
