@@ -5,13 +5,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cachegate.cache.exact.CacheEntry;
 import io.cachegate.cache.exact.Dialect;
 import io.cachegate.gateway.api.OpenAiRequest;
+import io.cachegate.gateway.exchange.Answer;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.exchange.LookupStatus;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
@@ -75,9 +73,7 @@ public final class CachedAnswerWriter {
         x.record().hit(layer, semantic == null ? Double.NaN : semantic.similarity(), entry.originRequestId(),
                 Math.max(0, nowMillis - entry.createdAtMillis()), entry.promptTokens(), entry.completionTokens(),
                 entry.originSpan()); // the trace links the request whose answer this is
-        x.record().answerBody(entry.body()); // a reference: only an access log with text reads it
-        x.finish(200); // counted before the answer leaves: whoever has the answer also sees it in the metrics
-        write(x.ctx(), entry, events, x.requestId(), x.keepAlive(), totalNanos, nowMillis, lookupNanos, semantic);
+        write(x.answer(), entry, events, x.requestId(), x.keepAlive(), totalNanos, nowMillis, lookupNanos, semantic);
         return true;
     }
 
@@ -97,8 +93,8 @@ public final class CachedAnswerWriter {
         }
     }
 
-    /** Writes the hit: the stored JSON, or the given replay events as an SSE stream. */
-    private static void write(ChannelHandlerContext ctx, CacheEntry entry, Optional<List<byte[]>> sseEvents,
+    /** Writes the hit, which finishes the exchange: the stored JSON, or the given replay events as an SSE stream. */
+    private static void write(Answer answer, CacheEntry entry, Optional<List<byte[]>> sseEvents,
                               String requestId, boolean keepAlive, long totalNanos, long nowMillis, long lookupNanos,
                               SemanticHit semantic) {
         StringBuilder timing = new StringBuilder(64);
@@ -114,7 +110,7 @@ public final class CachedAnswerWriter {
             headers(response.headers(), entry, semantic, requestId, keepAlive, timing, nowMillis)
                     .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
                     .setInt(HttpHeaderNames.CONTENT_LENGTH, entry.body().length);
-            close(ctx.writeAndFlush(response), keepAlive);
+            answer.whole(response, Answer.Source.CACHE);
             return;
         }
         List<byte[]> events = sseEvents.get();
@@ -123,12 +119,12 @@ public final class CachedAnswerWriter {
                 .set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8")
                 .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_CACHE);
         HttpUtil.setTransferEncodingChunked(head, true);
-        ctx.write(head);
+        answer.head(head, Answer.Source.CACHE);
         // The whole replay is at most one stored entry, bounded by the store's entry size.
         for (byte[] event : events) {
-            ctx.write(new DefaultHttpContent(Unpooled.wrappedBuffer(event)));
+            answer.content(new DefaultHttpContent(Unpooled.wrappedBuffer(event)));
         }
-        close(ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT), keepAlive);
+        answer.end(LastHttpContent.EMPTY_LAST_CONTENT);
     }
 
     private static HttpHeaders headers(HttpHeaders headers, CacheEntry entry, SemanticHit semantic, String requestId,
@@ -146,13 +142,5 @@ public final class CachedAnswerWriter {
             headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
         return headers;
-    }
-
-    private static void close(ChannelFuture future, boolean keepAlive) {
-        future.addListener((ChannelFutureListener) f -> {
-            if (!f.isSuccess() || !keepAlive) {
-                f.channel().close();
-            }
-        });
     }
 }

@@ -17,7 +17,10 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.channel.socket.SocketChannel;
 import java.util.concurrent.TimeUnit;
 
-/** Writes answers the gateway makes itself (errors, JSON documents) to a client connection. */
+/**
+ * Makes the answers the gateway writes itself (OpenAI errors, JSON documents): an exchange's go out through its
+ * {@link Answer}; a request refused before it became an exchange (the front door, the admin port) is written here.
+ */
 public final class ClientResponses {
 
     private static final long LINGER_MILLIS = 1000;
@@ -25,24 +28,39 @@ public final class ClientResponses {
     private ClientResponses() {
     }
 
-    /** Writes an OpenAI error answer; closes the connection after it unless {@code keepAlive}. */
-    public static ChannelFuture error(ChannelHandlerContext ctx, ErrorKind kind, String message, String param,
-                                      CharSequence requestId, boolean keepAlive) {
+    /** An OpenAI error answer; it asks for the connection to close after it unless {@code keepAlive}. */
+    public static FullHttpResponse error(ErrorKind kind, String message, String param, CharSequence requestId,
+                                         boolean keepAlive) {
         FullHttpResponse response = json(HttpResponseStatus.valueOf(kind.status()),
                 ErrorBodies.render(kind, message, param), requestId, keepAlive);
         if (kind == ErrorKind.METHOD_NOT_ALLOWED) {
             response.headers().set(HttpHeaderNames.ALLOW, "GET, POST");
         }
-        return send(ctx, response, keepAlive);
+        return response;
     }
 
-    /** Writes an OpenAI error answer telling the client when to come back ({@code Retry-After}, whole seconds). */
-    public static ChannelFuture retryLater(ChannelHandlerContext ctx, ErrorKind kind, String message,
-                                           CharSequence requestId, boolean keepAlive, long retryAfterSeconds) {
-        return retryLater(ctx, kind, message, requestId, keepAlive, retryAfterSeconds, EmptyHttpHeaders.INSTANCE);
+    /** An OpenAI error answer telling the client when to come back ({@code Retry-After}, whole seconds). */
+    public static FullHttpResponse retryLater(ErrorKind kind, String message, CharSequence requestId, boolean keepAlive,
+                                              long retryAfterSeconds) {
+        FullHttpResponse response = json(HttpResponseStatus.valueOf(kind.status()),
+                ErrorBodies.render(kind, message, null), requestId, keepAlive);
+        response.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(Math.max(1, retryAfterSeconds)));
+        return response;
     }
 
-    /** As {@link #retryLater(ChannelHandlerContext, ErrorKind, String, CharSequence, boolean, long)}, with more headers. */
+    /** A JSON document with the gateway's headers. */
+    public static FullHttpResponse document(HttpResponseStatus status, byte[] body, CharSequence requestId,
+                                            boolean keepAlive) {
+        return json(status, body, requestId, keepAlive);
+    }
+
+    /** Writes an OpenAI error answer outside an exchange; closes the connection after it unless {@code keepAlive}. */
+    public static ChannelFuture error(ChannelHandlerContext ctx, ErrorKind kind, String message, String param,
+                                      CharSequence requestId, boolean keepAlive) {
+        return send(ctx, error(kind, message, param, requestId, keepAlive), keepAlive);
+    }
+
+    /** As {@link #retryLater(ErrorKind, String, CharSequence, boolean, long)}, outside an exchange, with more headers. */
     public static ChannelFuture retryLater(ChannelHandlerContext ctx, ErrorKind kind, String message,
                                            CharSequence requestId, boolean keepAlive, long retryAfterSeconds,
                                            HttpHeaders extra) {
@@ -82,12 +100,6 @@ public final class ClientResponses {
                 f.channel().close();
             }
         });
-    }
-
-    /** Writes a JSON document with the gateway's headers. */
-    public static ChannelFuture document(ChannelHandlerContext ctx, HttpResponseStatus status, byte[] body,
-                                         CharSequence requestId, boolean keepAlive) {
-        return send(ctx, json(status, body, requestId, keepAlive), keepAlive);
     }
 
     private static FullHttpResponse json(HttpResponseStatus status, byte[] body, CharSequence requestId, boolean keepAlive) {

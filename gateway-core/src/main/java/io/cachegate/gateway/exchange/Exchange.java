@@ -17,8 +17,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One client request from the moment it is complete to the end of its answer: what the stages learned about it
- * (tenant, parsed body, route, cache state, replica lease), the taps on its answer, and its completion, which is
- * recorded here once (status, the record handed to the observers) whichever stage answered. Confined to the client's event loop.
+ * (tenant, parsed body, route, cache state, replica lease), its {@link Answer} (the one way anything is written to
+ * the client, with the taps and headers stages put on it), and its completion, which is recorded here once (status,
+ * the record handed to the observers) whichever stage answered. Confined to the client's event loop.
  * Owns the request buffer and releases it when it finishes.
  */
 public final class Exchange {
@@ -41,7 +42,7 @@ public final class Exchange {
     private final Runnable onDone;
     private final ExchangeObserver observer;
     private final ExchangeRecord record = new ExchangeRecord();
-    private final ResponseTaps taps = new ResponseTaps();
+    private final Answer answer;
     private final Holdings holdings = new Holdings();
     private Map<Key<?>, Object> state;
     private FullHttpRequest request;
@@ -72,7 +73,7 @@ public final class Exchange {
         this.onDone = onDone;
         this.observer = observer;
         this.startNanos = ticker.nanos();
-        ResponseHeaders.clear(ctx); // one exchange at a time per connection: the last one's are written or moot
+        this.answer = new Answer(this, ctx);
         observer.started(this);
     }
 
@@ -197,18 +198,27 @@ public final class Exchange {
         this.xCache = value;
     }
 
-    /** Adds a header to this exchange's answer, whichever writes it (see {@link ResponseHeaders}). */
+    /** The way this exchange's answer leaves for the client, whoever writes it. */
+    public Answer answer() {
+        return answer;
+    }
+
+    /** Adds a header to this exchange's answer, whichever writes it (see {@link AnswerHeaders}). */
     public void responseHeader(CharSequence name, Object value) {
-        ResponseHeaders.add(ctx, name, value);
+        answer.header(name, value);
     }
 
-    /** Puts a tap on the answer that the relay will write; taps see it in the order they were added. */
+    /**
+     * Puts a tap on this exchange's answer, whoever writes it; taps see it in the order they were added. A tap put on
+     * while a speculative lookup is pending is let go when that lookup answers ({@link Answer#abortTentativeTaps}).
+     */
     public void addTap(ResponseTap tap) {
-        taps.add(tap);
+        answer.addTap(tap, Speculation.pending(this));
     }
 
+    /** The answer's taps, as one. */
     public ResponseTap taps() {
-        return taps;
+        return answer.taps();
     }
 
     @SuppressWarnings("unchecked")
@@ -258,7 +268,7 @@ public final class Exchange {
         if (cancelHook != null) {
             cancelHook.run();
         } else {
-            taps.onAbort();
+            answer.abort();
             finish(499);
         }
     }
@@ -297,9 +307,9 @@ public final class Exchange {
         if (done) {
             return;
         }
-        taps.onAbort();
+        answer.abort();
         finish(kind.status());
-        ClientResponses.error(ctx, kind, message, param, requestId, keepAlive);
+        answer.whole(ClientResponses.error(kind, message, param, requestId, keepAlive), Answer.Source.GATEWAY);
     }
 
     /** Answers with an error and {@code Retry-After}; the request never reaches a backend. */
@@ -307,9 +317,10 @@ public final class Exchange {
         if (done) {
             return;
         }
-        taps.onAbort();
+        answer.abort();
         finish(kind.status());
-        ClientResponses.retryLater(ctx, kind, message, requestId, keepAlive, retryAfterSeconds);
+        answer.whole(ClientResponses.retryLater(kind, message, requestId, keepAlive, retryAfterSeconds),
+                Answer.Source.GATEWAY);
     }
 
     /** A bug: a 500 when nothing was written yet; when a stage holds the exchange, cut the connection instead. */
@@ -322,16 +333,17 @@ public final class Exchange {
             ctx.close();
             return;
         }
-        taps.onAbort();
+        answer.abort();
         finish(ErrorKind.INTERNAL.status());
-        ClientResponses.error(ctx, ErrorKind.INTERNAL, "The gateway failed to handle the request", null, requestId,
-                false);
+        answer.whole(ClientResponses.error(ErrorKind.INTERNAL, "The gateway failed to handle the request", null,
+                requestId, false), Answer.Source.GATEWAY);
     }
 
     /**
      * Records the end of the exchange, once: gives back its replica and admission slot, releases the request and
-     * hands its record to the observers. Stages call it just before the last bytes leave, so whoever has the whole answer also sees it in
-     * the metrics.
+     * hands its record to the observers. The answer calls it as its last piece leaves the taps, so whoever has the
+     * whole answer also sees it in the metrics; the connection's next exchange starts once nothing of this answer is
+     * held back.
      */
     public void finish(int status) {
         if (done) {
@@ -348,6 +360,6 @@ public final class Exchange {
         } catch (RuntimeException e) {
             log.warn("request {}: an observer failed", requestId, e);
         }
-        onDone.run();
+        answer.whenSent(onDone);
     }
 }

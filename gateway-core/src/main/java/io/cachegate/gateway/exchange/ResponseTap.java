@@ -4,13 +4,14 @@ import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpResponse;
 
 /**
- * Observes an answer as it is relayed, without owning any of it: the cache uses taps to assemble
- * the answer it stores and to share a live answer with coalesced requests. Called on the
- * exchange's event loop; a tap must not block and must copy what it keeps.
+ * Observes an exchange's answer as it leaves, whoever writes it (the relay, a hit, a coalesced follower), without
+ * owning any of it: the cache uses taps to assemble the answer it stores and to share a live answer with coalesced
+ * requests; {@link Answer#source()} says where the answer comes from. Called on the exchange's event loop; a tap must
+ * not block and must copy what it keeps. A tap told {@link #onAbort} hears nothing more.
  */
 public interface ResponseTap {
 
-    /** The head the client is sent (status and end-to-end headers). */
+    /** The head the client is sent (status and end-to-end headers; the headers stages set are added after the taps). */
     void onHead(HttpResponse head);
 
     /** A piece of the body; {@code content} is only borrowed for the duration of the call. */

@@ -10,8 +10,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 
 /**
- * The last 16 KiB of an answer as it passes, and the {@code usage} object found in them: {@code usage} comes last,
- * in a JSON answer as in an SSE stream, so the tail is enough whatever the answer's length. One per exchange
+ * The last 16 KiB of a backend's answer as it passes, and the {@code usage} object found in them: {@code usage} comes
+ * last, in a JSON answer as in an SSE stream, so the tail is enough whatever the answer's length. An answer the
+ * backend did not generate for this request (a hit, a follower's) is not read: its usage is not this request's. One per exchange
  * ({@link #of}), fed by one tap however many read it (tenant token limits, the access log). Confined to the
  * exchange's event loop.
  */
@@ -41,12 +42,12 @@ public final class UsageTail {
         if (tail == null) {
             tail = new UsageTail();
             x.set(KEY, tail);
-            x.addTap(tail.feeder());
+            x.addTap(tail.feeder(x.answer()));
         }
         return tail;
     }
 
-    private ResponseTap feeder() {
+    private ResponseTap feeder(Answer answer) {
         return new ResponseTap() {
             @Override
             public void onHead(HttpResponse head) {
@@ -54,7 +55,9 @@ public final class UsageTail {
 
             @Override
             public void onContent(ByteBuf content) {
-                feed(content);
+                if (answer.source() == Answer.Source.BACKEND) {
+                    feed(content);
+                }
             }
 
             @Override

@@ -95,7 +95,8 @@ public final class QuotaStage implements Stage {
             return;
         }
         if (tokens != null) {
-            UsageTap usage = new UsageTap(taken.tokenBucket(), Math.max(1, estimate), UsageTail.of(x));
+            UsageTap usage = new UsageTap(taken.tokenBucket(), Math.max(1, estimate), UsageTail.of(x),
+                    x.answer());
             x.addTap(usage);
             x.whenFinished(usage::finished);
         }

@@ -1,5 +1,6 @@
 package io.cachegate.gateway.quota;
 
+import io.cachegate.gateway.exchange.Answer;
 import io.cachegate.gateway.exchange.ResponseTap;
 import io.cachegate.gateway.exchange.UsageTail;
 import io.netty.buffer.ByteBuf;
@@ -17,14 +18,19 @@ final class UsageTap implements ResponseTap {
     private final LimitBucket tokens;
     private final long estimate;
     private final UsageTail tail;
+    private final Answer answer;
     private int status;
     private boolean settled;
 
-    /** @param tail the answer's tail, fed before this tap sees each piece */
-    UsageTap(LimitBucket tokens, long estimate, UsageTail tail) {
+    /**
+     * @param tail the answer's tail, fed before this tap sees each piece
+     * @param answer the answer tapped, which says whether the backend generated it
+     */
+    UsageTap(LimitBucket tokens, long estimate, UsageTail tail, Answer answer) {
         this.tokens = tokens;
         this.estimate = estimate;
         this.tail = tail;
+        this.answer = answer;
     }
 
     @Override
@@ -39,7 +45,7 @@ final class UsageTap implements ResponseTap {
 
     @Override
     public void onComplete() {
-        OptionalLong used = status >= 200 && status < 300 ? usage() : OptionalLong.empty();
+        OptionalLong used = generated() && status >= 200 && status < 300 ? usage() : OptionalLong.empty();
         if (used.isPresent()) {
             settle(used.getAsLong() - estimate);
         }
@@ -51,9 +57,14 @@ final class UsageTap implements ResponseTap {
 
     /** When the exchange finishes: an answer that never came from the backend gives its estimate back. */
     void finished() {
-        if (status == 0 || status >= 400) {
+        if (!generated() || status >= 400) {
             settle(-estimate);
         }
+    }
+
+    /** Whether the backend generated the answer for this request (not a hit, a follower's or the gateway's own). */
+    private boolean generated() {
+        return answer.source() == Answer.Source.BACKEND;
     }
 
     private void settle(long difference) {

@@ -3,9 +3,9 @@ package io.cachegate.gateway.relay;
 import io.cachegate.gateway.api.ErrorKind;
 import io.cachegate.gateway.dispatch.ReplicaChoiceStage;
 import io.cachegate.gateway.dispatch.ServePlan;
+import io.cachegate.gateway.exchange.Answer;
 import io.cachegate.gateway.exchange.ClientResponses;
 import io.cachegate.gateway.exchange.Exchange;
-import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.exchange.ResponseTap;
 import io.cachegate.gateway.exchange.Speculation;
 import io.cachegate.gateway.upstream.UpstreamCall;
@@ -17,18 +17,11 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultHttpContent;
-import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.net.URI;
 import java.time.Duration;
@@ -38,14 +31,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Relays one request to the replica the exchange holds and streams the answer back: the streaming hot path, one
- * class on purpose. The upstream connection is read only when the previous write to the client has completed
- * (Netty's proxy pattern), so a slow client holds one batch in memory; a client that leaves cancels the call. A
- * failed connect, a first-byte timeout or a 5xx/429 head is retried on another replica as the backend's
- * {@link RetryPolicy} allows, never after the first byte; a stale pooled connection on the same replica. A 400
- * saying the prompt is too long for the model, or a backend none of whose replicas took the connection, moves the
- * request to the next hop of the route's fallback chain. While a speculative cache lookup still decides, the call
- * speaks through a {@link SpeculativeHold}: nothing reaches the client before it decides, and a hit cancels the call.
+ * Relays one request to the replica the exchange holds and streams the answer back through the exchange's
+ * {@link Answer}: the streaming hot path, one class on purpose. The upstream connection is read only when the
+ * previous write to the client has completed (Netty's proxy pattern), so a slow client holds one batch in memory;
+ * a client that leaves cancels the call. A failed connect, a first-byte timeout or a 5xx/429 head is retried on
+ * another replica as the backend's {@link RetryPolicy} allows, never after the first byte; a stale pooled
+ * connection on the same replica. A 400 saying the prompt is too long for the model, or a backend none of whose
+ * replicas took the connection, moves the request to the next hop of the route's fallback chain. While a
+ * speculative cache lookup still decides, the call speaks through a {@link SpeculativeHold}: nothing reaches the
+ * client before it decides, and a hit cancels the call.
  */
 final class Relay {
 
@@ -55,6 +49,7 @@ final class Relay {
     private final ChannelHandlerContext ctx;
     private final RelayStage stage;
     private final ResponseTap tap;
+    private final Answer answer;
     private final SpeculativeHold hold;
     private ServePlan plan;
     private UpstreamSettings settings;
@@ -73,6 +68,7 @@ final class Relay {
         this.ctx = x.ctx();
         this.stage = stage;
         this.tap = x.taps();
+        this.answer = x.answer();
         this.hold = new SpeculativeHold(x, this);
         serve(plan);
     }
@@ -113,13 +109,14 @@ final class Relay {
         }
         clientGone = tap.needsRest();
         if (clientGone) {
+            answer.discard(); // read to the end for the coalesced requests, written nowhere
             return;
         }
         if (call != null) {
             call.cancel();
         }
         hold.drop();
-        tap.onAbort();
+        answer.abort();
         end(responseStarted ? status : 499);
     }
 
@@ -181,10 +178,7 @@ final class Relay {
     private void relayHead(HttpResponse response, int code) {
         responseStarted = true;
         status = code;
-        tap.onHead(response);
-        if (!clientGone) {
-            lastWrite = ctx.write(response);
-        }
+        lastWrite = answer.head(response, Answer.Source.BACKEND);
     }
 
     /**
@@ -199,12 +193,8 @@ final class Relay {
         if (!held.add(content.content())) {
             // Too long for an error we could act on: relay what was held, and the rest as it comes.
             heldError = null;
-            byte[] body = held.body();
             relayHead(held.head(), 400);
-            tap.onContent(Unpooled.wrappedBuffer(body));
-            if (!clientGone) {
-                lastWrite = ctx.write(new DefaultHttpContent(Unpooled.wrappedBuffer(body)));
-            }
+            lastWrite = answer.content(new DefaultHttpContent(Unpooled.wrappedBuffer(held.body())));
             return false;
         }
         content.release();
@@ -215,12 +205,9 @@ final class Relay {
         if (held.isContextLengthError() && !clientGone && handOver(stage.planner().afterContextLengthError(x, plan))) {
             return true;
         }
-        byte[] body = held.body();
         relayHead(held.head(), 400);
-        tap.onContent(Unpooled.wrappedBuffer(body));
-        tap.onComplete();
-        end(status);
-        writeLast(new DefaultLastHttpContent(Unpooled.wrappedBuffer(body)));
+        done = true;
+        answer.end(new DefaultLastHttpContent(Unpooled.wrappedBuffer(held.body()))); // which finishes the exchange
         return true;
     }
 
@@ -250,17 +237,13 @@ final class Relay {
         if (holdError(content)) {
             return;
         }
-        tap.onContent(content.content());
-        if (content instanceof LastHttpContent) {
-            tap.onComplete(); // the backend's answer is complete, whatever becomes of this client's copy
+        if (content instanceof LastHttpContent last) {
             x.record().upstreamNanos(x.ticker().nanos() - x.record().upstreamStartNanos());
-            // Counted before the last bytes leave: whoever has the whole answer also sees it in the metrics.
-            end(status);
-            writeLast(content);
-        } else if (clientGone) {
-            content.release();
+            done = true;
+            // The taps hear the end, whatever becomes of this client's copy, and the exchange finishes.
+            answer.end(last);
         } else {
-            lastWrite = ctx.write(content);
+            lastWrite = answer.content(content);
         }
     }
 
@@ -272,7 +255,7 @@ final class Relay {
             upstream.requestMore(); // no write to wait for: a held error is not written yet, a gone client not at all
             return;
         }
-        ctx.flush();
+        answer.flush();
         lastWrite.addListener((ChannelFutureListener) f -> {
             if (f.isSuccess()) {
                 upstream.requestMore();
@@ -309,7 +292,7 @@ final class Relay {
         } else {
             plan.serving().replicas().recordFailure(replicas.current(), x.tenant());
         }
-        tap.onAbort();
+        answer.abort();
         if (responseStarted) {
             // Too late for an error status: cut the connection so the client sees a truncated answer, not a complete one.
             log.debug("request {}: upstream failed mid-answer ({})", x.requestId(), failure);
@@ -321,23 +304,9 @@ final class Relay {
         }
         ErrorKind kind = failure.errorKind();
         log.debug("request {}: upstream {} failed: {}", x.requestId(), replicas.current(), failure);
-        if (!clientGone) {
-            ClientResponses.error(ctx, kind, failure.message(settings.backend()), null, x.requestId(), x.keepAlive());
-        }
         end(kind.status());
-    }
-
-    /** The answer's last piece; the connection closes after it unless kept alive. */
-    private void writeLast(HttpContent last) {
-        if (clientGone) {
-            last.release();
-            return;
-        }
-        ctx.writeAndFlush(last).addListener((ChannelFutureListener) f -> {
-            if (!f.isSuccess() || !x.keepAlive()) {
-                f.channel().close();
-            }
-        });
+        answer.whole(ClientResponses.error(kind, failure.message(settings.backend()), null, x.requestId(),
+                x.keepAlive()), Answer.Source.GATEWAY);
     }
 
     private void end(int finalStatus) {

@@ -19,6 +19,10 @@ import java.util.List;
  * a stream or an error is held, though: a stream's backend is still generating, which a hit stops, and a hit
  * beats an error. A whole successful answer has cost all it will and goes to the client at once. Otherwise it
  * passes everything straight on.
+ * <p>It sits between the call and the relay rather than among the exchange's answer decorators because what it holds
+ * back comes before the relay's decisions, not after: a head the relay saw would already have been counted against
+ * or for the replica, timed, retried elsewhere or moved to a fallback, and put before the taps (the capture, the
+ * shared answer), none of which a hit may leave behind; and a failure held here has not yet been answered.
  */
 final class SpeculativeHold implements UpstreamListener {
 

@@ -9,6 +9,7 @@ import io.cachegate.gateway.api.Endpoint;
 import io.cachegate.gateway.api.ErrorKind;
 import io.cachegate.gateway.dispatch.BackendDispatch;
 import io.cachegate.gateway.dispatch.Backends;
+import io.cachegate.gateway.exchange.Answer;
 import io.cachegate.gateway.exchange.ClientResponses;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.Stage;
@@ -102,8 +103,8 @@ public final class ModelListStage implements Stage {
         }
         ObjectNode list = JSON.createObjectNode().put("object", "list");
         list.set("data", data);
-        x.finish(200);
-        ClientResponses.document(x.ctx(), HttpResponseStatus.OK, toBytes(list), x.requestId(), x.keepAlive());
+        x.answer().whole(ClientResponses.document(HttpResponseStatus.OK, toBytes(list), x.requestId(), x.keepAlive()),
+                Answer.Source.GATEWAY);
     }
 
     private static JsonNode parse(byte[] body) {

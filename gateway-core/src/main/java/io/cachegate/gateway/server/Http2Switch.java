@@ -37,7 +37,7 @@ final class Http2Switch {
     static final String UPGRADE = "h2c-upgrade";
     /** The handlers of an HTTP/1.1 connection, by name, removed when it becomes HTTP/2. */
     private static final List<String> HTTP1 = List.of("head-bytes", PREFACE, "http", "read-timeouts", "front-door",
-            "head-check", ProxyChannelInitializer.BODY_INTAKE, UPGRADE, "body-limit", "exchange-headers", "proxy");
+            "head-check", ProxyChannelInitializer.BODY_INTAKE, UPGRADE, "body-limit", "proxy");
 
     private final RequestPaths paths;
     private final ServerSettings server;

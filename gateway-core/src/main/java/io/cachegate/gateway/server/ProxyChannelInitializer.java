@@ -1,8 +1,6 @@
 package io.cachegate.gateway.server;
 
 import io.cachegate.config.ServerSettings;
-import io.cachegate.gateway.exchange.AnswerRewrite;
-import io.cachegate.gateway.exchange.ResponseHeaders;
 import io.cachegate.gateway.server.tls.ListenerTls;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
@@ -75,8 +73,6 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
         p.addLast("head-check", new HeadCheck(paths, checked));
         p.addLast(BODY_INTAKE, new BodyIntake(paths.bodies(), checked, server)); // within the buffered-body budgets
         p.addLast("body-limit", new BodyLimitAggregator(maxBody(server)));
-        p.addLast("answer-rewrite", AnswerRewrite.INSTANCE); // a merged embeddings batch replaces the backend's body
-        p.addLast("exchange-headers", ResponseHeaders.INSTANCE); // headers stages set, on every answer
         p.addLast("proxy", new ProxyRequestHandler(paths, checked));
     }
 

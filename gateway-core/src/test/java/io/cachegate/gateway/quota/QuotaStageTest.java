@@ -3,13 +3,15 @@ package io.cachegate.gateway.quota;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cachegate.config.Policy;
+import io.cachegate.gateway.exchange.Answer;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.Exchanges;
 import io.cachegate.gateway.exchange.Exchanges.Written;
 import io.cachegate.gateway.exchange.RecordingNext;
-import io.cachegate.gateway.exchange.ResponseHeaders;
 import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
@@ -18,8 +20,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The quota stage on exchanges (each on an {@code EmbeddedChannel} with the {@link ResponseHeaders} handler in
- * front, as the proxy pipeline has it), with local buckets on the fake clock. acme: 2 requests per second, a burst
+ * The quota stage on exchanges (each on an {@code EmbeddedChannel}; the headers it sets are read off an answer
+ * written through the exchange), with local buckets on the fake clock. acme: 2 requests per second, a burst
  * of 2, 1000 tokens per minute, 2 at once; globex: no limits.
  */
 class QuotaStageTest {
@@ -53,17 +55,24 @@ class QuotaStageTest {
     /** A chat request of {@code tenant} with a prompt of about {@code words} tokens, through the stage. */
     private Exchange handled(String tenant, int words) {
         Exchange x = exchanges.chat(Exchanges.chatBody("llama-3.1-8b", "word ".repeat(words).strip()));
-        Exchanges.channel(x).pipeline().addFirst(ResponseHeaders.INSTANCE);
         x.tenant(tenant);
         stage.handle(x, next);
         return x;
     }
 
+    /** The backend's answer, relayed. */
     private static void answer(Exchange x, String json) {
-        x.taps().onHead(new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK));
-        x.taps().onContent(Unpooled.wrappedBuffer(json.getBytes(StandardCharsets.UTF_8)));
-        x.taps().onComplete();
-        x.finish(200);
+        x.answer().head(new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK), Answer.Source.BACKEND);
+        x.answer().end(new DefaultLastHttpContent(Unpooled.wrappedBuffer(json.getBytes(StandardCharsets.UTF_8))));
+        Exchanges.written(x);
+    }
+
+    /** An answer from the cache, with the headers the stage set for it; it finishes {@code x}. */
+    private static Written hit(Exchange x) {
+        x.answer().whole(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+                Unpooled.wrappedBuffer("{\"usage\":{\"total_tokens\":500}}".getBytes(StandardCharsets.UTF_8))),
+                Answer.Source.CACHE);
+        return Exchanges.written(x);
     }
 
     @Test
@@ -71,12 +80,12 @@ class QuotaStageTest {
         Exchange x = handled("acme", 10);
 
         assertThat(next.count(x)).isEqualTo(1);
-        var headers = ResponseHeaders.pending(x.ctx());
-        assertThat(headers.get("x-ratelimit-limit-requests")).isEqualTo("2");
-        assertThat(headers.get("x-ratelimit-remaining-requests")).isEqualTo("1");
-        assertThat(headers.get("x-ratelimit-reset-requests")).as("one request refills in 0.5 s").isEqualTo("500ms");
-        assertThat(headers.get("x-ratelimit-limit-tokens")).isEqualTo("1000");
-        assertThat(Long.parseLong(headers.get("x-ratelimit-remaining-tokens"))).isBetween(980L, 999L);
+        Written headers = hit(x);
+        assertThat(headers.header("x-ratelimit-limit-requests")).isEqualTo("2");
+        assertThat(headers.header("x-ratelimit-remaining-requests")).isEqualTo("1");
+        assertThat(headers.header("x-ratelimit-reset-requests")).as("one request refills in 0.5 s").isEqualTo("500ms");
+        assertThat(headers.header("x-ratelimit-limit-tokens")).isEqualTo("1000");
+        assertThat(Long.parseLong(headers.header("x-ratelimit-remaining-tokens"))).isBetween(980L, 999L);
     }
 
     @Test
@@ -126,9 +135,7 @@ class QuotaStageTest {
 
     @Test
     void finish_withoutABackendAnswer_givesTheEstimateBack() {
-        Exchange hit = handled("acme", 400);
-        long afterHit = remainingTokens(hit);
-        hit.finish(200);                                 // answered from the cache: the relay's tap never saw it
+        long afterHit = remainingTokens(handled("acme", 400)); // answered from the cache, its usage 500: not charged
         exchanges.ticker().advance(Duration.ofSeconds(1)); // a request back; ~17 tokens refilled too
 
         Exchange next = handled("acme", 1);
@@ -155,11 +162,12 @@ class QuotaStageTest {
         Exchange x = handled("globex", 10);
 
         assertThat(next.count(x)).isEqualTo(1);
-        assertThat(ResponseHeaders.pending(x.ctx())).isNull();
+        assertThat(hit(x).header("x-ratelimit-limit-requests")).isNull();
     }
 
+    /** The tokens left after {@code x}, as its answer (a hit) says; it finishes {@code x}. */
     private static long remainingTokens(Exchange x) {
-        return Long.parseLong(ResponseHeaders.pending(x.ctx()).get("x-ratelimit-remaining-tokens"));
+        return Long.parseLong(hit(x).header("x-ratelimit-remaining-tokens"));
     }
 
     private static void finishOk(Exchange x) {

@@ -91,6 +91,26 @@ class RelayStageTest {
     }
 
     @Test
+    void handle_answerAndError_carryTheHeadersStagesSet() {
+        Exchange x = exchanges.chat(Exchanges.chatBody("llama-3.1-8b", "hello"));
+        x.responseHeader("x-ratelimit-limit-requests", "5");
+        x.addTap(tap);
+        admission.handle(x, planned -> replicaChoice.handle(planned, chosen -> stage.handle(chosen, next)));
+        upstream.call(0).answer(200, JSON, Answers.HELLO);
+        assertThat(Exchanges.written(x).header("x-ratelimit-limit-requests")).isEqualTo("5");
+
+        Exchange failed = exchanges.chat(Exchanges.chatBody("llama-3.1-8b", "hello again"));
+        failed.responseHeader("x-ratelimit-limit-requests", "4");
+        admission.handle(failed, planned -> replicaChoice.handle(planned, chosen -> stage.handle(chosen, next)));
+        upstream.call(1).dropConnection(); // before any byte of an answer: the gateway's own error
+        afterBackoff(failed);
+
+        Written error = Exchanges.written(failed);
+        assertThat(error.status()).isEqualTo(502);
+        assertThat(error.header("x-ratelimit-limit-requests")).isEqualTo("4");
+    }
+
+    @Test
     void handle_5xxHeadBeforeTheFirstByte_isRetriedOnTheOtherReplica() {
         Exchange x = relayed("hello");
         ScriptedUpstream.Call first = upstream.call(0);

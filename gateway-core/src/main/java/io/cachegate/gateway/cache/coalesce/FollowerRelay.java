@@ -1,8 +1,10 @@
 package io.cachegate.gateway.cache.coalesce;
 
+import io.cachegate.gateway.exchange.Answer;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultHttpContent;
@@ -16,10 +18,10 @@ import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A request coalesced onto an identical one in flight: it relays the leader's answer from the
- * start, one piece per completed write (so a slow client only slows itself). If the leader fails
- * before its head, or the head does not come within the wait bound, this request makes its own
- * call instead: a follower is never failed because its leader was.
+ * A request coalesced onto an identical one in flight: it relays the leader's answer from the start through its
+ * own exchange's answer, one piece per completed write (so a slow client only slows itself). If the leader fails
+ * before its head, or the head does not come within the wait bound, this request makes its own call instead: a
+ * follower is never failed because its leader was.
  */
 final class FollowerRelay implements SharedAnswer.Subscriber {
 
@@ -80,7 +82,10 @@ final class FollowerRelay implements SharedAnswer.Subscriber {
 
     /** The client went away. */
     void cancel() {
-        finish(499);
+        if (stop()) {
+            x.answer().abort();
+            x.finish(499);
+        }
     }
 
     private void sendHead() {
@@ -94,15 +99,15 @@ final class FollowerRelay implements SharedAnswer.Subscriber {
         GatewayHeaders.appendTiming(timing, "total", x.elapsedNanos());
         head.headers().set(GatewayHeaders.X_REQUEST_ID, x.requestId())
                 .set(GatewayHeaders.X_CACHE, GatewayHeaders.MISS)
-                .set(GatewayHeaders.X_CACHE_COALESCED, "1")
                 .set(GatewayHeaders.X_CACHE_ORIGIN_REQUEST_ID, answer.leaderRequestId())
                 .set(GatewayHeaders.SERVER_TIMING, timing);
+        x.responseHeader(GatewayHeaders.X_CACHE_COALESCED, "1");
         if (x.keepAlive()) {
             head.headers().remove(HttpHeaderNames.CONNECTION);
         } else {
             head.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
-        ctx.write(head);
+        x.answer().head(head, Answer.Source.COALESCED);
     }
 
     private void pump() {
@@ -111,28 +116,29 @@ final class FollowerRelay implements SharedAnswer.Subscriber {
         }
         if (next < answer.pieceCount()) {
             writing = true;
-            ctx.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(answer.piece(next++))))
-                    .addListener((ChannelFutureListener) f -> {
-                        writing = false;
-                        if (f.isSuccess()) {
-                            pump();
-                        } else {
-                            finish(499);
-                        }
-                    });
+            byte[] piece = answer.piece(next++);
+            ChannelFuture written = x.answer().content(new DefaultHttpContent(Unpooled.wrappedBuffer(piece)));
+            x.answer().flush();
+            written.addListener((ChannelFutureListener) f -> {
+                writing = false;
+                if (f.isSuccess()) {
+                    pump();
+                } else if (stop()) {
+                    x.answer().abort();
+                    x.finish(499);
+                }
+            });
             return;
         }
         SharedAnswer.State state = answer.state();
         if (state == SharedAnswer.State.COMPLETE) {
-            finish(status); // counted before the last bytes leave, as the relay does
-            ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT).addListener((ChannelFutureListener) f -> {
-                if (!f.isSuccess() || !x.keepAlive()) {
-                    f.channel().close();
-                }
-            });
-        } else if (state == SharedAnswer.State.ABORTED) {
+            if (stop()) {
+                x.answer().end(LastHttpContent.EMPTY_LAST_CONTENT); // which finishes the exchange
+            }
+        } else if (state == SharedAnswer.State.ABORTED && stop()) {
+            x.answer().abort();
             ctx.close(); // mid-answer: a truncated answer must not look complete
-            finish(status);
+            x.finish(status);
         }
     }
 
@@ -152,15 +158,16 @@ final class FollowerRelay implements SharedAnswer.Subscriber {
         giveUp.run(coalesceAgain);
     }
 
-    private void finish(int finalStatus) {
+    /** Lets go of the shared answer; false when that was done before (the follower is over already). */
+    private boolean stop() {
         if (done) {
-            return;
+            return false;
         }
         done = true;
         answer.unsubscribe(this);
         if (headTimer != null) {
             headTimer.cancel(false);
         }
-        x.finish(finalStatus);
+        return true;
     }
 }

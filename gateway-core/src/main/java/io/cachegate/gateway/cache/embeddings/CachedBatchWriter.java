@@ -1,10 +1,10 @@
 package io.cachegate.gateway.cache.embeddings;
 
 import io.cachegate.cache.exact.CacheEntry;
+import io.cachegate.gateway.exchange.Answer;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -21,7 +21,7 @@ final class CachedBatchWriter {
     private CachedBatchWriter() {
     }
 
-    /** Answers {@code x} with {@code body} ({@link EmbeddingAnswer#fromCache}) made of {@code entries}. */
+    /** Answers {@code x} with {@code body} ({@link EmbeddingAnswer#fromCache}) made of {@code entries}; finishes it. */
     static void answer(Exchange x, EmbeddingBatch batch, byte[] body, CacheEntry[] entries, long lookupNanos) {
         long nowMillis = x.ticker().wallMillis();
         long oldest = nowMillis;
@@ -37,7 +37,6 @@ final class CachedBatchWriter {
         StringBuilder timing = new StringBuilder(48);
         GatewayHeaders.appendTiming(timing, "cache", lookupNanos);
         GatewayHeaders.appendTiming(timing, "total", x.elapsedNanos());
-        x.finish(200); // counted before the answer leaves, as every hit
         DefaultFullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
                 Unpooled.wrappedBuffer(body));
         HttpHeaders headers = response.headers()
@@ -52,10 +51,6 @@ final class CachedBatchWriter {
         if (!x.keepAlive()) {
             headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
-        x.ctx().writeAndFlush(response).addListener((ChannelFutureListener) f -> {
-            if (!f.isSuccess() || !x.keepAlive()) {
-                f.channel().close();
-            }
-        });
+        x.answer().whole(response, Answer.Source.CACHE);
     }
 }

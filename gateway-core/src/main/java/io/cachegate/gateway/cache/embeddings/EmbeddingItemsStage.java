@@ -12,7 +12,6 @@ import io.cachegate.gateway.api.OpenAiRequest;
 import io.cachegate.gateway.cache.CacheKeys;
 import io.cachegate.gateway.cache.CacheableRequest;
 import io.cachegate.gateway.cache.EntryAccess;
-import io.cachegate.gateway.exchange.AnswerRewrite;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.exchange.RequestIds;
@@ -187,9 +186,9 @@ public final class EmbeddingItemsStage implements Stage {
         sendMissing(x, batch, sent);
         ItemWriter writer = c.decision().write() ? new ItemWriter(store, c.ttl(), c.tags(), access,
                 RequestIds.gatewayId(x), x.ticker(), metrics) : null;
-        ItemCapture capture = new ItemCapture(x.ctx(), batch, cached, sorted.entries(), sent, writer, worker);
+        ItemCapture capture = new ItemCapture(batch, cached, sorted.entries(), sent, writer, worker);
         x.addTap(capture);
-        AnswerRewrite.arm(x.ctx(), capture);
+        x.answer().rewrite(capture);
         x.xCache(cachedPositions > 0 ? GatewayHeaders.PARTIAL : GatewayHeaders.MISS);
         next.proceed(x);
     }

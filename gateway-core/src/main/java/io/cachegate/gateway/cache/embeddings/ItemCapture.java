@@ -2,10 +2,9 @@ package io.cachegate.gateway.cache.embeddings;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cachegate.cache.exact.CacheEntry;
-import io.cachegate.gateway.exchange.AnswerRewrite;
+import io.cachegate.gateway.exchange.BodyRewrite;
 import io.cachegate.gateway.exchange.ResponseTap;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.HttpResponse;
 import java.io.ByteArrayOutputStream;
 import java.util.concurrent.CompletableFuture;
@@ -14,18 +13,17 @@ import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Reads the backend's answer to the missing items of a batch (bounded), merges it with the cached items for the
- * client ({@link AnswerRewrite} writes the merged body) and has the new vectors stored. Nothing is stored from an
+ * client ({@link BodyRewrite} writes the merged body) and has the new vectors stored. Nothing is stored from an
  * error, an incomplete answer, one that does not fit the items sent, or one from a fallback model; a fallback's
  * vectors are never merged with cached ones either (two models' vectors do not mix).
  */
-final class ItemCapture implements ResponseTap, AnswerRewrite.Rewriter {
+final class ItemCapture implements ResponseTap, BodyRewrite.Rewriter {
 
     /** The largest backend answer merged: 2048 items of 1536 floats as JSON text fit, with room to spare. */
     static final int MAX_ANSWER_BYTES = 96 * 1024 * 1024;
     /** Smaller answers are merged on the event loop: parsing them costs less than the hop. */
     static final int INLINE_BYTES = 256 * 1024;
 
-    private final ChannelHandlerContext ctx;
     private final EmbeddingBatch batch;
     private final ObjectNode[] cached;
     private final CacheEntry[] entries;
@@ -44,10 +42,9 @@ final class ItemCapture implements ResponseTap, AnswerRewrite.Rewriter {
      * @param writer stores the new vectors; null when the request may not write the cache
      * @param worker where an answer larger than {@value #INLINE_BYTES} bytes is merged, off the event loop
      */
-    ItemCapture(ChannelHandlerContext ctx, EmbeddingBatch batch, ObjectNode[] cached, CacheEntry[] entries, int[] sent,
+    ItemCapture(EmbeddingBatch batch, ObjectNode[] cached, CacheEntry[] entries, int[] sent,
                 ItemWriter writer, Executor worker) {
         this.worker = worker;
-        this.ctx = ctx;
         this.batch = batch;
         this.cached = cached;
         this.entries = entries;
@@ -132,7 +129,6 @@ final class ItemCapture implements ResponseTap, AnswerRewrite.Rewriter {
         abandoned = true;
         body = null;
         merged.complete(null);
-        AnswerRewrite.disarm(ctx, this);
     }
 
     @Override

@@ -159,6 +159,6 @@ public final class SemanticCacheStage implements Stage {
         }
         speculation.hit();
         x.onCancel(null);
-        x.taps().onAbort();
+        x.answer().abortTentativeTaps(); // the taps from before the lookup see the hit
     }
 }

@@ -16,7 +16,7 @@ import java.time.Instant;
  * The access log: one JSON line per finished exchange ({@link AccessLine}), offered to the log's
  * {@link LineWriter}. The facts are written on the event loop (a few dozen fields into a small buffer); with
  * {@code log.include_text} the request body and the answer's text are redacted and added on the writer's thread.
- * Puts a tap on each answer for a miss's usage (and text). One per policy generation; the writer outlives it.
+ * Puts a tap on each answer for a miss's usage (and an answer's text). One per policy generation; the writer outlives it.
  */
 public final class AccessLog implements ExchangeObserver {
 
@@ -38,7 +38,7 @@ public final class AccessLog implements ExchangeObserver {
 
     @Override
     public void started(Exchange x) {
-        x.addTap(new AccessLogTap(x.record(), UsageTail.of(x), includeText));
+        x.addTap(new AccessLogTap(x.record(), UsageTail.of(x), x.answer(), includeText));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.cachegate.gateway.telemetry.log;
 
+import io.cachegate.gateway.exchange.Answer;
 import io.cachegate.gateway.exchange.ExchangeRecord;
 import io.cachegate.gateway.exchange.ResponseTap;
 import io.cachegate.gateway.exchange.UsageTail;
@@ -8,9 +9,10 @@ import io.netty.handler.codec.http.HttpResponse;
 import java.util.Arrays;
 
 /**
- * What the access log needs of a backend's answer, read as it passes: its {@code usage} (the prompt and
- * completion tokens of a miss) into the exchange's record, and, with {@code log.include_text}, the first
- * {@link #MAX_TEXT_BYTES} of its body for the line's {@code answer}. Only a 2xx answer that completes counts.
+ * What the access log needs of an answer, read as it passes: the {@code usage} of a backend's answer (the prompt and
+ * completion tokens of a miss; a hit's record holds its entry's) into the exchange's record, and, with
+ * {@code log.include_text}, the first {@link #MAX_TEXT_BYTES} of the backend's answer or a hit's for the line's
+ * {@code answer} (not a coalesced follower's, nor the gateway's own). Only a 2xx answer that completes counts.
  */
 final class AccessLogTap implements ResponseTap {
 
@@ -19,14 +21,19 @@ final class AccessLogTap implements ResponseTap {
 
     private final ExchangeRecord record;
     private final UsageTail usage;
+    private final Answer answer;
     private byte[] text;
     private int textLength;
     private int status;
 
-    /** @param usage the answer's tail, fed before this tap sees each piece */
-    AccessLogTap(ExchangeRecord record, UsageTail usage, boolean keepText) {
+    /**
+     * @param usage the answer's tail, fed before this tap sees each piece
+     * @param answer the answer tapped, which says where it comes from
+     */
+    AccessLogTap(ExchangeRecord record, UsageTail usage, Answer answer, boolean keepText) {
         this.record = record;
         this.usage = usage;
+        this.answer = answer;
         this.text = keepText ? new byte[1024] : null;
     }
 
@@ -52,9 +59,12 @@ final class AccessLogTap implements ResponseTap {
         if (status < 200 || status >= 300) {
             return;
         }
-        usage.usage().ifPresent(u -> record.usage((int) Math.min(Integer.MAX_VALUE, u.prompt()),
-                (int) Math.min(Integer.MAX_VALUE, u.completion())));
-        if (text != null) {
+        Answer.Source source = answer.source();
+        if (source == Answer.Source.BACKEND) {
+            usage.usage().ifPresent(u -> record.usage((int) Math.min(Integer.MAX_VALUE, u.prompt()),
+                    (int) Math.min(Integer.MAX_VALUE, u.completion())));
+        }
+        if (text != null && (source == Answer.Source.BACKEND || source == Answer.Source.CACHE)) {
             record.answerBody(Arrays.copyOf(text, textLength));
         }
     }

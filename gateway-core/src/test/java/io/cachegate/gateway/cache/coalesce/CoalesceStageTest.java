@@ -7,12 +7,14 @@ import io.cachegate.gateway.cache.CacheKeyStage;
 import io.cachegate.gateway.cache.CacheKeys;
 import io.cachegate.gateway.cache.CacheableRequest;
 import io.cachegate.gateway.cache.ModelVersions;
+import io.cachegate.gateway.exchange.Answer;
 import io.cachegate.gateway.exchange.Answers;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.Exchanges;
 import io.cachegate.gateway.exchange.Exchanges.Written;
 import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.exchange.RecordingNext;
+import io.cachegate.gateway.exchange.RecordingTap;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -99,6 +101,28 @@ class CoalesceStageTest {
         assertThat(written.complete()).isTrue();
         assertThat(exchanges.finishedCount(follower)).isEqualTo(1);
         assertThat(exchanges.count("cachegate.cache.coalesced")).isEqualTo(1);
+    }
+
+    @Test
+    void follower_tapsSeeTheLeadersAnswer_andItCarriesTheHeadersStagesSetOnTheFollower() {
+        Exchange leader = keyed(HELLO);
+        leader.responseHeader("x-ratelimit-remaining-requests", "9");
+        stage.handle(leader, next);
+        Exchange follower = keyed(HELLO);
+        follower.responseHeader("x-ratelimit-remaining-requests", "8");
+        RecordingTap tap = new RecordingTap();
+        follower.addTap(tap);
+
+        stage.handle(follower, next);
+        relayed(leader, Answers.HELLO);
+        Exchanges.runPending(follower);
+
+        Written written = Exchanges.written(follower);
+        assertThat(written.header("x-ratelimit-remaining-requests")).as("the follower's own").isEqualTo("8");
+        assertThat(written.header(GatewayHeaders.X_CACHE_COALESCED)).isEqualTo("1");
+        assertThat(tap.outline()).containsExactly("head 200", "content", "complete");
+        assertThat(tap.body()).isEqualTo(written.body()).isEqualTo(Answers.HELLO);
+        assertThat(follower.answer().source()).isEqualTo(Answer.Source.COALESCED);
     }
 
     @Test

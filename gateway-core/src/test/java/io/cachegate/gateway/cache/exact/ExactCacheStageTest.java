@@ -20,6 +20,7 @@ import io.cachegate.gateway.exchange.Exchanges.Written;
 import io.cachegate.gateway.exchange.Exchanges;
 import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.exchange.RecordingNext;
+import io.cachegate.gateway.exchange.RecordingTap;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -103,6 +104,49 @@ class ExactCacheStageTest {
                 .contains("{\"content\":\"Hello\"}", "{\"content\":\" there\"}", "\"finish_reason\":\"stop\"")
                 .endsWith("data: [DONE]\n\n");
         assertThat(written.complete()).isTrue();
+    }
+
+    @Test
+    void handle_hit_tapsSeeItAsTheClientGetsIt_json() {
+        Exchange x = keyed(HELLO);
+        RecordingTap tap = new RecordingTap();
+        x.addTap(tap);
+        stored(x, Answers.HELLO);
+
+        stage.handle(x, next);
+
+        Written written = Exchanges.written(x);
+        assertThat(tap.outline()).containsExactly("head 200", "content", "complete");
+        assertThat(tap.body()).isEqualTo(written.body()).isEqualTo(Answers.HELLO);
+        assertThat(tap.header(GatewayHeaders.X_CACHE)).isEqualTo("HIT");
+    }
+
+    @Test
+    void handle_hit_tapsSeeItAsTheClientGetsIt_stream() {
+        Exchange x = keyed("{\"model\":\"llama-3.1-8b\",\"temperature\":0,\"max_tokens\":16,\"stream\":true,"
+                + "\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}");
+        RecordingTap tap = new RecordingTap();
+        x.addTap(tap);
+        stored(x, Answers.HELLO);
+
+        stage.handle(x, next);
+
+        Written written = Exchanges.written(x);
+        assertThat(tap.outline()).containsExactly("head 200", "content", "complete");
+        assertThat(tap.body()).isEqualTo(written.body()).endsWith("data: [DONE]\n\n");
+    }
+
+    @Test
+    void handle_hit_carriesTheHeadersStagesSet() {
+        Exchange x = keyed(HELLO);
+        x.responseHeader("x-ratelimit-limit-requests", "5");
+        stored(x, Answers.HELLO);
+
+        stage.handle(x, next);
+
+        Written written = Exchanges.written(x);
+        assertThat(written.header("x-ratelimit-limit-requests")).isEqualTo("5");
+        assertThat(written.header(GatewayHeaders.X_CACHE)).isEqualTo("HIT");
     }
 
     @Test

@@ -23,6 +23,7 @@ import io.cachegate.gateway.exchange.Exchanges;
 import io.cachegate.gateway.exchange.Exchanges.Written;
 import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.exchange.RecordingNext;
+import io.cachegate.gateway.exchange.RecordingTap;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -92,6 +93,73 @@ class SemanticCacheStageTest {
         assertThat(exchanges.count("cachegate.cache.lookups", "layer", "semantic", "outcome", "hit")).isEqualTo(1);
         assertThat(exchanges.requestsFinished("status", "200")).isEqualTo(1);
         assertThat(exchanges.finishedCount(x)).isEqualTo(1);
+    }
+
+    @Test
+    void handle_semanticHit_tapsSeeItAsTheClientGetsIt() {
+        answeredAndIndexed(ASKED);
+        Exchange x = keyed(PARAPHRASE);
+        RecordingTap tap = new RecordingTap();
+        x.addTap(tap);
+
+        stage.handle(x, next);
+        Exchanges.runPending(x);
+
+        Written written = Exchanges.written(x);
+        assertThat(tap.outline()).containsExactly("head 200", "content", "complete");
+        assertThat(tap.body()).isEqualTo(written.body()).isEqualTo(Answers.HELLO);
+        assertThat(tap.header(GatewayHeaders.X_CACHE_LAYER)).isEqualTo("semantic");
+    }
+
+    @Test
+    void handle_streamedSemanticHit_tapsSeeTheReplay() {
+        answeredAndIndexed(ASKED);
+        Exchange x = keyedBody(Exchanges.chatBody("llama-3.1-8b", PARAPHRASE)
+                .replace("\"temperature\":0,", "\"temperature\":0,\"stream\":true,"));
+        RecordingTap tap = new RecordingTap();
+        x.addTap(tap);
+
+        stage.handle(x, next);
+        Exchanges.runPending(x);
+
+        Written written = Exchanges.written(x);
+        assertThat(written.header(GatewayHeaders.X_CACHE_LAYER)).isEqualTo("semantic");
+        assertThat(tap.outline()).containsExactly("head 200", "content", "complete");
+        assertThat(tap.body()).isEqualTo(written.body()).endsWith("data: [DONE]\n\n");
+    }
+
+    @Test
+    void handle_speculativeHit_theTapsFromBeforeSeeIt_thoseOfTheStagesAfterAreLetGo() {
+        Policy speculative = Exchanges.policy("""
+                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 1}
+                backends:
+                  - {name: main, urls: ["http://replica-a:8000"], model_version: "llama@1"}
+                cache:
+                  exact: {store: memory, ttl: 1h}
+                  semantic: {enabled: true, decision: cosine, threshold: 0.9, sweep_interval: 1h,
+                             speculative_upstream: true}
+                routes:
+                  - cache: {semantic: true, semantic_max_turns: 1}
+                """);
+        SemanticCache tentative = new SemanticCache(speculative.cache().semantic(), embedder, index,
+                exchanges.metrics().semantic(), exchanges.ticker());
+        answeredAndIndexed(ASKED);
+        Exchange x = keyed(PARAPHRASE);
+        RecordingTap before = new RecordingTap();
+        x.addTap(before);
+
+        new SemanticCacheStage(tentative, store, audits, exchanges.metrics()).handle(x, next);
+        assertThat(next.count(x)).as("the path goes on while the lookup runs").isEqualTo(1);
+        RecordingTap capture = new RecordingTap(); // as the capture stage puts one on
+        x.addTap(capture);
+        Exchanges.runPending(x);
+
+        Written written = Exchanges.written(x);
+        assertThat(written.header(GatewayHeaders.X_CACHE_LAYER)).isEqualTo("semantic");
+        assertThat(before.outline()).containsExactly("head 200", "content", "complete");
+        assertThat(before.body()).isEqualTo(written.body());
+        assertThat(capture.events()).as("never stores a hit's answer again").containsExactly("abort");
+        tentative.close();
     }
 
     @Test

@@ -5,13 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cachegate.cache.sensitive.SensitiveDataDetector;
+import io.cachegate.gateway.exchange.Answer;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.Exchanges;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -60,12 +63,18 @@ class AccessLogTest {
         return JSON.readTree(lines.get(0));
     }
 
+    /** The backend's answer, relayed in {@code pieces}. */
     private static void answer(Exchange x, String... pieces) {
-        x.taps().onHead(new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK));
+        answer(x, Answer.Source.BACKEND, pieces);
+    }
+
+    private static void answer(Exchange x, Answer.Source from, String... pieces) {
+        x.answer().head(new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK), from);
         for (String piece : pieces) {
-            x.taps().onContent(Unpooled.wrappedBuffer(piece.getBytes(StandardCharsets.UTF_8)));
+            x.answer().content(new DefaultHttpContent(Unpooled.wrappedBuffer(piece.getBytes(StandardCharsets.UTF_8))));
         }
-        x.taps().onComplete();
+        x.answer().end(LastHttpContent.EMPTY_LAST_CONTENT);
+        Exchanges.written(x);
     }
 
     @Test
@@ -143,17 +152,51 @@ class AccessLogTest {
     }
 
     @Test
-    void includeText_hit_answerFromTheEntry() throws Exception {
+    void includeText_hit_answerAsTheClientGotIt_usageFromTheEntry() throws Exception {
         AccessLog log = log(true);
         Exchange x = exchanges.chat(Exchanges.chatBody("m", "hello"));
         log.started(x);
         x.record().hit("exact", Double.NaN, "o", 1, 1, 1, null);
-        x.record().answerBody("{\"choices\":[{\"message\":{\"content\":\"stored answer\"}}]}"
-                .getBytes(StandardCharsets.UTF_8));
+        answer(x, Answer.Source.CACHE, "{\"choices\":[{\"message\":{\"content\":\"stored answer\"}}],",
+                "\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":3}}");
+
+        log.finished(x, 200, 1);
+
+        JsonNode line = onlyLine();
+        assertThat(line.path("answer").asText()).isEqualTo("stored answer");
+        assertThat(line.path("prompt_tokens").asInt()).as("the entry's, as the hit recorded them").isEqualTo(1);
+    }
+
+    @Test
+    void includeText_streamedHit_answerFromTheReplay() throws Exception {
+        AccessLog log = log(true);
+        Exchange x = exchanges.chat(Exchanges.chatBody("m", "hello"));
+        log.started(x);
+        x.record().hit("semantic", 0.95, "o", 1, 1, 1, null);
+        answer(x, Answer.Source.CACHE, "data: {\"choices\":[{\"delta\":{\"content\":\"stored \"}}]}\n\n",
+                "data: {\"choices\":[{\"delta\":{\"content\":\"answer\"}}]}\n\n", "data: [DONE]\n\n");
 
         log.finished(x, 200, 1);
 
         assertThat(onlyLine().path("answer").asText()).isEqualTo("stored answer");
+    }
+
+    @Test
+    void includeText_followersAnswerOrTheGatewaysOwn_noAnswer() throws Exception {
+        AccessLog log = log(true);
+        Exchange follower = exchanges.chat(Exchanges.chatBody("m", "hello"));
+        log.started(follower);
+        answer(follower, Answer.Source.COALESCED, "{\"choices\":[{\"message\":{\"content\":\"shared\"}}]}");
+        log.finished(follower, 200, 1);
+        Exchange models = exchanges.chat(Exchanges.chatBody("m", "hello"));
+        log.started(models);
+        answer(models, Answer.Source.GATEWAY, "{\"object\":\"list\",\"data\":[]}");
+        log.finished(models, 200, 1);
+
+        writer.close(Duration.ofSeconds(10));
+        assertThat(lines).hasSize(2);
+        assertThat(JSON.readTree(lines.get(0)).has("answer")).isFalse();
+        assertThat(JSON.readTree(lines.get(1)).has("answer")).isFalse();
     }
 
     @Test
