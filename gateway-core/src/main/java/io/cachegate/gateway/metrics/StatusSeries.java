@@ -4,27 +4,32 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cachegate.config.Ticker;
+import io.cachegate.gateway.exchange.Exchange;
+import io.cachegate.gateway.exchange.ExchangeObserver;
+import io.cachegate.gateway.exchange.ExchangeRecord;
+import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
-import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.CountAtBucket;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.DoubleAdder;
+import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
 
 /**
- * The recent past for the status page: every few seconds {@link #sample()} turns the gateway's meters into one point
- * (rates over the interval, latency quantiles of the interval's requests, queue depths) kept in a ring of
- * {@value #CAPACITY} points, so the page charts the last minutes without a Prometheus server. Reading the meters is
- * cheap and never blocks; the ring is the only state, and it is bounded.
+ * The recent past for the status page: an observer of every finished exchange's record (requests, hits by layer,
+ * misses, bypasses, savings, latency by cache outcome) whose totals {@link #sample()} turns, every few seconds, into
+ * one point (rates over the interval, the interval's latency quantiles, with the admission queues' depths and
+ * rejections read from their gauges) kept in a ring of {@value #CAPACITY} points, so the page charts the last
+ * minutes without a Prometheus server. Observing is a few adds; the ring is bounded.
  */
-public final class StatusSeries {
+public final class StatusSeries implements ExchangeObserver {
 
     static final int CAPACITY = 180;
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -33,15 +38,49 @@ public final class StatusSeries {
     private final MeterRegistry registry;
     private final Ticker ticker;
     private final ArrayDeque<ObjectNode> points = new ArrayDeque<>(CAPACITY);
-    /** Counter totals and latency histograms at the previous sample, to turn totals into the interval's values. */
+    /** Totals at the previous sample, to turn totals into the interval's rates. */
     private final Map<String, Double> lastTotals = new HashMap<>();
-    private final Map<String, TreeMap<Double, Double>> lastHistograms = new HashMap<>();
+    private final LongAdder requests = new LongAdder();
+    private final LongAdder exactHits = new LongAdder();
+    private final LongAdder semanticHits = new LongAdder();
+    private final LongAdder misses = new LongAdder();
+    private final LongAdder bypasses = new LongAdder();
+    private final DoubleAdder tokensSaved = new DoubleAdder();
+    private final DoubleAdder costSaved = new DoubleAdder();
+    /** The latencies of the interval's hits and misses, in microseconds (HdrHistogram, 2 significant digits). */
+    private final Recorder hitMicros = new Recorder(2);
+    private final Recorder missMicros = new Recorder(2);
     private long lastNanos;
     private boolean started;
 
     StatusSeries(MeterRegistry registry, Ticker ticker) {
         this.registry = registry;
         this.ticker = ticker;
+    }
+
+    @Override
+    public void finished(Exchange x, int status, long nanos) {
+        ExchangeRecord r = x.record();
+        requests.increment();
+        if ("exact".equals(r.layer())) {
+            exactHits.increment();
+        } else if ("semantic".equals(r.layer())) {
+            semanticHits.increment();
+        } else if (r.isMiss()) {
+            misses.increment();
+        }
+        if (r.bypass() != null) {
+            bypasses.increment();
+        }
+        tokensSaved.add(r.tokensSaved());
+        costSaved.add(r.costSaved());
+        if (status < 400) { // as the request metrics' cache outcome: an error answer is neither
+            String outcome = GatewayHeaders.outcome(x.xCache());
+            Recorder latency = outcome.equals("hit") ? hitMicros : outcome.equals("miss") ? missMicros : null;
+            if (latency != null) {
+                latency.recordValue(Math.max(0, nanos / 1000));
+            }
+        }
     }
 
     /** Adds one point; the first call only sets the baseline. */
@@ -52,27 +91,22 @@ public final class StatusSeries {
         started = true;
         lastNanos = now;
         ObjectNode point = JSON.createObjectNode().put("t", ticker.wallMillis());
-        point.put("requests", rate("requests", sum("cachegate.requests"), seconds))
-                .put("exactHits", rate("exact", sum("cachegate.cache.lookups", "layer", "exact", "outcome", "hit"),
-                        seconds))
-                .put("semanticHits", rate("semantic", sum("cachegate.cache.lookups", "layer", "semantic", "outcome",
-                        "hit"), seconds))
-                .put("misses", rate("misses", sum("cachegate.cache.misses"), seconds))
-                .put("bypasses", rate("bypasses", sum("cachegate.cache.bypass"), seconds))
-                .put("tokensSaved", rate("tokens", sum("cachegate.cache.tokens.saved"), seconds))
+        point.put("requests", rate("requests", requests.sum(), seconds))
+                .put("exactHits", rate("exact", exactHits.sum(), seconds))
+                .put("semanticHits", rate("semantic", semanticHits.sum(), seconds))
+                .put("misses", rate("misses", misses.sum(), seconds))
+                .put("bypasses", rate("bypasses", bypasses.sum(), seconds))
+                .put("tokensSaved", rate("tokens", tokensSaved.sum(), seconds))
                 // Per hour: a few hits a second save fractions of a cent each, which would round to 0 per second.
-                .put("costSavedPerHour", rate("cost", 3600 * sum("cachegate.cache.cost.saved"), seconds))
+                .put("costSavedPerHour", rate("cost", 3600 * costSaved.sum(), seconds))
                 .put("overloaded", max("cachegate.admission.overloaded"))
                 .put("inFlight", max("cachegate.requests.inflight"));
         double hits = point.path("exactHits").asDouble() + point.path("semanticHits").asDouble();
         double lookups = hits + point.path("misses").asDouble();
         point.put("hitRatio", lookups == 0 ? 0 : round(hits / lookups));
         ObjectNode latency = point.putObject("latencyMillis");
-        for (String outcome : new String[] {"hit", "miss"}) {
-            ObjectNode q = latency.putObject(outcome);
-            double[] values = quantiles(outcome);
-            q.put("p50", values[0]).put("p99", values[1]);
-        }
+        quantiles(latency.putObject("hit"), hitMicros.getIntervalHistogram());
+        quantiles(latency.putObject("miss"), missMicros.getIntervalHistogram());
         ObjectNode queued = point.putObject("queued");
         for (Gauge g : registry.find("cachegate.queue.depth").gauges()) {
             String c = g.getId().getTag("class");
@@ -119,31 +153,6 @@ public final class StatusSeries {
         return round(Math.max(0, total - last) / seconds);
     }
 
-    /** The total of every counter named {@code name} whose tags match the given pairs. */
-    private double sum(String name, String... tags) {
-        double total = 0;
-        for (Meter m : registry.find(name).meters()) {
-            if (!matches(m, tags)) {
-                continue;
-            }
-            if (m instanceof Counter c) {
-                total += c.count();
-            } else if (m instanceof FunctionCounter f) {
-                total += f.count();
-            }
-        }
-        return total;
-    }
-
-    private static boolean matches(Meter m, String... tags) {
-        for (int i = 0; i + 1 < tags.length; i += 2) {
-            if (!tags[i + 1].equals(m.getId().getTag(tags[i]))) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     private double max(String name) {
         double max = 0;
         for (Gauge g : registry.find(name).gauges()) {
@@ -155,43 +164,12 @@ public final class StatusSeries {
         return max;
     }
 
-    /**
-     * p50 and p99 in milliseconds of the requests with this cache outcome that finished during the interval: the
-     * difference of the cumulative histograms of this sample and the last, interpolated inside a bucket.
-     */
-    private double[] quantiles(String outcome) {
-        TreeMap<Double, Double> now = new TreeMap<>();
-        for (Timer t : registry.find("cachegate.request.duration").tag("cache", outcome).timers()) {
-            for (CountAtBucket b : t.takeSnapshot().histogramCounts()) {
-                now.merge(b.bucket(TimeUnit.MILLISECONDS), b.count(), Double::sum);
-            }
+    /** p50 and p99 in milliseconds of the interval's requests of one cache outcome; 0 without any. */
+    private static void quantiles(ObjectNode into, Histogram interval) {
+        for (double q : QUANTILES) {
+            double millis = interval.getTotalCount() == 0 ? 0 : interval.getValueAtPercentile(q * 100) / 1000.0;
+            into.put(q == 0.5 ? "p50" : "p99", round(millis));
         }
-        TreeMap<Double, Double> last = lastHistograms.put(outcome, now);
-        double[] result = new double[QUANTILES.length];
-        if (last == null || now.isEmpty()) {
-            return result;
-        }
-        double total = now.lastEntry().getValue() - last.getOrDefault(now.lastKey(), 0.0);
-        if (total <= 0) {
-            return result;
-        }
-        for (int i = 0; i < QUANTILES.length; i++) {
-            double rank = QUANTILES[i] * total;
-            double lowerBound = 0;
-            double below = 0;
-            for (Map.Entry<Double, Double> e : now.entrySet()) {
-                double cumulative = e.getValue() - last.getOrDefault(e.getKey(), 0.0);
-                if (cumulative >= rank) {
-                    double inBucket = cumulative - below;
-                    double fraction = inBucket <= 0 ? 1 : (rank - below) / inBucket;
-                    result[i] = round(lowerBound + fraction * (e.getKey() - lowerBound));
-                    break;
-                }
-                lowerBound = e.getKey();
-                below = cumulative;
-            }
-        }
-        return result;
     }
 
     private static double round(double value) {

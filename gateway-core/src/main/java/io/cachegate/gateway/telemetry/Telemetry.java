@@ -67,6 +67,7 @@ public final class Telemetry implements AutoCloseable {
         List<ExchangeObserver> observers = new ArrayList<>();
         observers.add(new Savings(policy.prices(), latency, metrics)); // first: the others report what it found
         observers.add(new RequestMetrics(metrics));
+        observers.add(metrics.series()); // the status page's charts
         tracing.ifPresent(t -> observers.add(t.observer()));
         observers.addAll(logs.observers(policy)); // last: the log line sees what the others put in the record
         return ExchangeObserver.of(observers);

@@ -7,12 +7,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.cachegate.testkit.FakeTicker;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Tags;
-import io.micrometer.core.instrument.Timer;
+import io.cachegate.gateway.exchange.Exchange;
+import io.cachegate.gateway.exchange.Exchanges;
+import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** The status page's series: rates over each interval, the interval's latency quantiles, a bounded ring. */
@@ -21,25 +24,23 @@ class StatusSeriesTest {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final FakeTicker ticker = new FakeTicker();
     private final StatusSeries series = new StatusSeries(registry, ticker);
+    private final Exchanges exchanges = new Exchanges(Exchanges.MEMORY_CACHE_POLICY);
     /** Micrometer holds a gauge's object weakly: the test keeps them. */
     private final AtomicInteger queuedA = new AtomicInteger(3);
     private final AtomicInteger queuedB = new AtomicInteger(4);
 
-    @Test
-    void sample_turnsCounterTotalsIntoRatesOverTheInterval() {
-        Counter requests = Counter.builder("cachegate.requests").tag("status", "200").register(registry);
-        Counter exactHits = Counter.builder("cachegate.cache.lookups").tag("layer", "exact").tag("outcome", "hit")
-                .register(registry);
-        Counter exactMisses = Counter.builder("cachegate.cache.lookups").tag("layer", "exact").tag("outcome", "miss")
-                .register(registry);
-        Counter misses = Counter.builder("cachegate.cache.misses").register(registry);
-        requests.increment(100);
-        series.sample(); // the baseline: totals before it are not a rate
+    @AfterEach
+    void close() {
+        exchanges.close(); // their own observer is not the series: closing them counts nothing here
+    }
 
-        requests.increment(20);
-        exactHits.increment(15);
-        exactMisses.increment(5);
-        misses.increment(5);
+    @Test
+    void sample_turnsTheFinishedRecordsIntoRatesOverTheInterval() {
+        finish(100, null, 1); // before the baseline: totals before it are not a rate
+        series.sample();
+
+        finish(15, "exact", 1);
+        finish(5, "miss", 1);
         ticker.advance(Duration.ofSeconds(2));
         series.sample();
 
@@ -54,23 +55,32 @@ class StatusSeriesTest {
 
     @Test
     void sample_latencyQuantilesAreThoseOfTheIntervalsRequests() {
-        Timer hits = Timer.builder("cachegate.request.duration").tag("endpoint", "chat").tag("cache", "hit")
-                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
-                .maximumExpectedValue(Duration.ofMinutes(10)).register(registry);
-        for (int i = 0; i < 100; i++) {
-            hits.record(900, TimeUnit.MILLISECONDS); // before the baseline: must not count
-        }
+        finish(100, "exact", 900); // before the baseline: must not count
         series.sample();
-        for (int i = 0; i < 100; i++) {
-            hits.record(i < 98 ? 3 : 200, TimeUnit.MILLISECONDS);
-        }
+        finish(98, "exact", 3);
+        finish(2, "exact", 200);
         ticker.advance(Duration.ofSeconds(2));
         series.sample();
 
         JsonNode latency = series.json().path("points").get(0).path("latencyMillis");
-        assertThat(latency.path("hit").path("p50").asDouble()).isBetween(2.0, 4.0);
-        assertThat(latency.path("hit").path("p99").asDouble()).isBetween(150.0, 250.0);
+        assertThat(latency.path("hit").path("p50").asDouble()).isBetween(2.9, 3.1);
+        assertThat(latency.path("hit").path("p99").asDouble()).isBetween(198.0, 202.0);
         assertThat(latency.path("miss").path("p50").asDouble()).isZero();
+    }
+
+    /** {@code count} exchanges finished as exact hits, misses, or (null) answers from a backend of no cache. */
+    private void finish(int count, String outcome, long millis) {
+        for (int i = 0; i < count; i++) {
+            Exchange x = exchanges.chat(Exchanges.chatBody("llama-3.1-8b", "q"));
+            if ("exact".equals(outcome)) {
+                x.record().hit("exact", Double.NaN, "o", 0, 1, 1, null);
+                x.xCache(GatewayHeaders.HIT);
+            } else if ("miss".equals(outcome)) {
+                x.record().missed();
+                x.xCache(GatewayHeaders.MISS);
+            }
+            series.finished(x, 200, TimeUnit.MILLISECONDS.toNanos(millis));
+        }
     }
 
     @Test
