@@ -111,4 +111,14 @@ final class ChatDialect implements Dialect {
             }
         }
     }
+
+    @Override
+    public String answerText(JsonNode answer) {
+        return Dialect.choicesText(answer, "message");
+    }
+
+    @Override
+    public String deltaText(JsonNode event) {
+        return Dialect.choicesText(event, "delta");
+    }
 }

@@ -63,4 +63,14 @@ final class CompletionsDialect implements Dialect {
     public String toString() {
         return keyName();
     }
+
+    @Override
+    public String answerText(JsonNode answer) {
+        return Dialect.choicesText(answer, "message");
+    }
+
+    @Override
+    public String deltaText(JsonNode event) {
+        return Dialect.choicesText(event, "delta");
+    }
 }

@@ -9,7 +9,8 @@ import java.util.Optional;
 /**
  * What caching needs to know of one OpenAI API, one implementation per API (chat, completions, embeddings,
  * responses): its canonical form, what keeps a request of it from being cached, the text a semantic lookup embeds,
- * how its stream is assembled into the stored document and how that document is replayed as a stream. The
+ * how its stream is assembled into the stored document and how that document is replayed as a stream, and on the
+ * answer side the text a person reads in an answer or a stream event and the names of its usage counts. The
  * gateway's endpoint carries its dialect, so what differs between the APIs is a call on it rather than a switch on
  * which API it is.
  */
@@ -23,6 +24,20 @@ public interface Dialect {
     Dialect EMBEDDINGS = new EmbeddingsDialect();
     /** {@code POST /v1/responses}, the Responses API. */
     Dialect RESPONSES = new ResponsesDialect();
+
+    /**
+     * The dialect a stored answer document was written in, for a body whose request is not at hand (an entry the
+     * semantic layer or an audit reads back): by its {@code object} field.
+     */
+    static Dialect ofAnswer(JsonNode answer) {
+        String object = answer == null ? "" : answer.path("object").asText("");
+        return switch (object) {
+            case "response" -> RESPONSES;
+            case "text_completion" -> COMPLETIONS;
+            case "list" -> EMBEDDINGS;
+            default -> CHAT;
+        };
+    }
 
     /** Every dialect. */
     static List<Dialect> all() {
@@ -63,4 +78,36 @@ public interface Dialect {
      * @param includeUsage whether the client asked for a usage chunk ({@code stream_options.include_usage})
      */
     Optional<List<byte[]>> replay(JsonNode document, boolean includeUsage);
+
+    /** The text a person reads in the JSON answer {@code answer}; empty when it holds none (an embedding). */
+    String answerText(JsonNode answer);
+
+    /** The text one event of this dialect's stream adds to the answer; empty for an event that adds none. */
+    String deltaText(JsonNode event);
+
+    /** The prompt's tokens in an answer's {@code usage} object (0 when absent). */
+    default long promptTokens(JsonNode usage) {
+        return usage.path("prompt_tokens").asLong(0);
+    }
+
+    /** The generated tokens in an answer's {@code usage} object (0 when absent). */
+    default long completionTokens(JsonNode usage) {
+        return usage.path("completion_tokens").asLong(0);
+    }
+
+    /** The text of the choices of a chat or completions answer or event, from each choice's {@code part}. */
+    static String choicesText(JsonNode answer, String part) {
+        StringBuilder out = new StringBuilder();
+        for (JsonNode choice : answer.path("choices")) {
+            JsonNode content = choice.path(part).path("content");
+            JsonNode text = content.isTextual() ? content : choice.path("text");
+            if (text.isTextual()) {
+                if (part.equals("message") && !out.isEmpty()) {
+                    out.append('\n'); // choices of n > 1, one after another
+                }
+                out.append(text.textValue());
+            }
+        }
+        return out.toString();
+    }
 }

@@ -60,4 +60,15 @@ final class EmbeddingsDialect implements Dialect {
     public String toString() {
         return keyName();
     }
+
+    /** Vectors, no text. */
+    @Override
+    public String answerText(JsonNode answer) {
+        return "";
+    }
+
+    @Override
+    public String deltaText(JsonNode event) {
+        return "";
+    }
 }

@@ -59,4 +59,26 @@ final class ResponsesDialect implements Dialect {
     public String toString() {
         return keyName();
     }
+
+    @Override
+    public String answerText(JsonNode answer) {
+        return ResponsesText.of(answer);
+    }
+
+    /** Only {@code response.output_text.delta} events carry text. */
+    @Override
+    public String deltaText(JsonNode event) {
+        return "response.output_text.delta".equals(event.path("type").asText()) ? event.path("delta").asText("") : "";
+    }
+
+    /** The Responses API names them input and output tokens. */
+    @Override
+    public long promptTokens(JsonNode usage) {
+        return usage.path("input_tokens").asLong(0);
+    }
+
+    @Override
+    public long completionTokens(JsonNode usage) {
+        return usage.path("output_tokens").asLong(0);
+    }
 }

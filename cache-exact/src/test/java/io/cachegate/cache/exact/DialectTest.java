@@ -102,4 +102,34 @@ class DialectTest {
                 .map(b -> ResponsesStreamTest.json(new String(b, StandardCharsets.UTF_8))).contains(response);
         assertThat(chatAssembler.completeDocument()).as("typed events are not chat chunks").isEmpty();
     }
+
+    @Test
+    void answerSide_eachDialectReadsItsOwnAnswerShape() {
+        assertThat(Dialect.CHAT.answerText(body("{\"object\":\"chat.completion\",\"choices\":["
+                + "{\"message\":{\"content\":\"a\"}},{\"message\":{\"content\":\"b\"}}]}"))).isEqualTo("a\nb");
+        assertThat(Dialect.COMPLETIONS.answerText(body("{\"object\":\"text_completion\",\"choices\":[{\"text\":\"t\"}]}")))
+                .isEqualTo("t");
+        assertThat(Dialect.RESPONSES.answerText(body("{\"object\":\"response\",\"output\":[{\"type\":\"message\","
+                + "\"content\":[{\"type\":\"output_text\",\"text\":\"r\"}]}]}"))).isEqualTo("r");
+        assertThat(Dialect.EMBEDDINGS.answerText(body("{\"object\":\"list\",\"data\":[]}"))).isEmpty();
+        assertThat(Dialect.CHAT.deltaText(body("{\"choices\":[{\"delta\":{\"content\":\"d\"}}]}"))).isEqualTo("d");
+        assertThat(Dialect.RESPONSES.deltaText(body("{\"type\":\"response.output_text.delta\",\"delta\":\"e\"}")))
+                .isEqualTo("e");
+        assertThat(Dialect.RESPONSES.deltaText(body("{\"type\":\"response.created\"}"))).isEmpty();
+        ObjectNode chatUsage = body("{\"prompt_tokens\":7,\"completion_tokens\":3}");
+        ObjectNode responsesUsage = body("{\"input_tokens\":4,\"output_tokens\":2}");
+        assertThat(Dialect.CHAT.promptTokens(chatUsage)).isEqualTo(7);
+        assertThat(Dialect.CHAT.completionTokens(chatUsage)).isEqualTo(3);
+        assertThat(Dialect.RESPONSES.promptTokens(responsesUsage)).isEqualTo(4);
+        assertThat(Dialect.RESPONSES.completionTokens(responsesUsage)).isEqualTo(2);
+        assertThat(Dialect.RESPONSES.promptTokens(chatUsage)).as("another API's names are not read").isZero();
+    }
+
+    @Test
+    void ofAnswer_namesTheDialectOfAStoredDocument() {
+        assertThat(Dialect.ofAnswer(body("{\"object\":\"response\"}"))).isSameAs(Dialect.RESPONSES);
+        assertThat(Dialect.ofAnswer(body("{\"object\":\"text_completion\"}"))).isSameAs(Dialect.COMPLETIONS);
+        assertThat(Dialect.ofAnswer(body("{\"object\":\"list\"}"))).isSameAs(Dialect.EMBEDDINGS);
+        assertThat(Dialect.ofAnswer(body("{\"object\":\"chat.completion\"}"))).isSameAs(Dialect.CHAT);
+    }
 }

@@ -1,6 +1,5 @@
 package io.cachegate.gateway.dispatch;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cachegate.admission.ClassResolver;
@@ -27,6 +26,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
 
@@ -183,10 +183,8 @@ public final class ServePlanner {
         if (x.parsed() == null) {
             return defaultMax;
         }
-        ObjectNode body = x.parsed().body();
-        JsonNode max = body.has("max_completion_tokens") ? body.get("max_completion_tokens")
-                : body.has("max_output_tokens") ? body.get("max_output_tokens") : body.get("max_tokens");
-        OptionalLong maxTokens = max != null && max.canConvertToLong() ? OptionalLong.of(max.asLong()) : OptionalLong.empty();
+        OptionalInt max = x.parsed().sampling().maxTokens(); // each API's own field, as its parser read it
+        OptionalLong maxTokens = max.isPresent() ? OptionalLong.of(max.getAsInt()) : OptionalLong.empty();
         return routeTokenizers.getOrDefault(x.route().route().index(), estimate).cost(prompt, maxTokens, defaultMax);
     }
 

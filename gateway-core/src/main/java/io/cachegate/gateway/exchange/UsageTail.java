@@ -1,5 +1,6 @@
 package io.cachegate.gateway.exchange;
 
+import io.cachegate.cache.exact.Dialect;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -28,6 +29,8 @@ public final class UsageTail {
     public record Usage(long prompt, long completion, long total) {
     }
 
+    /** The API of the answer, which names its usage counts; null for a request of none (read either name). */
+    private final Dialect dialect;
     private byte[] tail; // allocated by the first content: an exchange answered without a body needs none
     private long written;
     /** The usage found when it was last asked, until more content arrives; null: not looked for yet. */
@@ -40,11 +43,16 @@ public final class UsageTail {
     public static UsageTail of(Exchange x) {
         UsageTail tail = x.get(KEY);
         if (tail == null) {
-            tail = new UsageTail();
+            tail = new UsageTail(x.endpoint() == null ? null : x.endpoint().dialect());
             x.set(KEY, tail);
             x.addTap(tail.feeder(x.answer()));
         }
         return tail;
+    }
+
+    /** A tail for answers in {@code dialect} (null: either name); {@link #of} makes the exchange's. */
+    public UsageTail(Dialect dialect) {
+        this.dialect = dialect;
     }
 
     private ResponseTap feeder(Answer answer) {
@@ -105,9 +113,10 @@ public final class UsageTail {
             try {
                 JsonNode usage = parseAfterColon(text, at + USAGE.length, size);
                 if (usage != null && usage.isObject()) {
-                    // chat and completions name them prompt/completion, the Responses API input/output
-                    long prompt = usage.path("prompt_tokens").asLong(usage.path("input_tokens").asLong(0));
-                    long completion = usage.path("completion_tokens").asLong(usage.path("output_tokens").asLong(0));
+                    long prompt = dialect != null ? dialect.promptTokens(usage)
+                            : Math.max(Dialect.CHAT.promptTokens(usage), Dialect.RESPONSES.promptTokens(usage));
+                    long completion = dialect != null ? dialect.completionTokens(usage)
+                            : Math.max(Dialect.CHAT.completionTokens(usage), Dialect.RESPONSES.completionTokens(usage));
                     JsonNode total = usage.get("total_tokens");
                     return Optional.of(new Usage(prompt, completion,
                             total != null && total.canConvertToLong() ? total.asLong() : prompt + completion));

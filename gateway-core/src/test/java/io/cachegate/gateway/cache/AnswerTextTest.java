@@ -2,6 +2,7 @@ package io.cachegate.gateway.cache;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cachegate.cache.exact.Dialect;
 import io.cachegate.gateway.exchange.UsageTail;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -18,8 +19,10 @@ class AnswerTextTest {
 
     @Test
     void of_responseJson_isItsOutputText() {
-        assertThat(AnswerText.of(bytes(RESPONSE))).isEqualTo("Hello there");
-        assertThat(AnswerText.of(bytes("{\"choices\":[{\"message\":{\"content\":\"chat\"}}]}"))).isEqualTo("chat");
+        assertThat(AnswerText.of(null, bytes(RESPONSE))).as("named by its object").isEqualTo("Hello there");
+        assertThat(AnswerText.of(Dialect.RESPONSES, bytes(RESPONSE))).isEqualTo("Hello there");
+        assertThat(AnswerText.of(Dialect.CHAT, bytes(RESPONSE))).as("read as the dialect says").isEmpty();
+        assertThat(AnswerText.of(null, bytes("{\"choices\":[{\"message\":{\"content\":\"chat\"}}]}"))).isEqualTo("chat");
     }
 
     @Test
@@ -29,12 +32,13 @@ class AnswerTextTest {
                 + "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\" there\"}\n\n"
                 + "event: response.output_text.done\ndata: {\"type\":\"response.output_text.done\",\"text\":\"Hello there\"}\n\n";
 
-        assertThat(AnswerText.of(bytes(sse))).isEqualTo("Hello there");
+        assertThat(AnswerText.of(null, bytes(sse))).isEqualTo("Hello there");
+        assertThat(AnswerText.of(Dialect.RESPONSES, bytes(sse))).isEqualTo("Hello there");
     }
 
     @Test
     void usageTail_readsTheResponsesApiNames() {
-        UsageTail tail = new UsageTail();
+        UsageTail tail = new UsageTail(Dialect.RESPONSES);
         ByteBuf content = Unpooled.wrappedBuffer(bytes(RESPONSE));
         try {
             tail.feed(content);

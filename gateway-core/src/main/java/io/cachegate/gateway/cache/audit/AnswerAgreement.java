@@ -28,7 +28,7 @@ final class AnswerAgreement {
         private CompletableFuture<float[]> vector;
 
         Answer(byte[] body) {
-            this.text = AnswerGroups.normalize(AnswerText.of(body));
+            this.text = AnswerGroups.normalize(AnswerText.of(null, body));
         }
 
         synchronized CompletableFuture<float[]> vector() {

@@ -189,8 +189,7 @@ final class AnswerCapture implements ResponseTap {
         Consumer<CacheEntry> afterStore = verdict == AnswerScreen.Verdict.STORE ? target.afterStore() : e -> { };
         JsonNode usage = parsed.path("usage");
         CacheEntry entry = new CacheEntry(document.get(), ticker.wallMillis(), target.key().modelVersion(),
-                target.originId(), usage.path("prompt_tokens").asInt(usage.path("input_tokens").asInt(0)),
-                usage.path("completion_tokens").asInt(usage.path("output_tokens").asInt(0)),
+                target.originId(), (int) dialect.promptTokens(usage), (int) dialect.completionTokens(usage),
                 target.tags(), target.access().declared(), target.access().userDigest(), trace.origin());
         StageSpan span = trace.start("cache.write");
         StoreWrites.put(target.store(), target.key(), entry, target.ttl(), metrics).whenComplete((ok, error) -> {

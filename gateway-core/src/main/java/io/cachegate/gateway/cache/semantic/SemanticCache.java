@@ -236,7 +236,7 @@ public final class SemanticCache implements AutoCloseable {
      */
     public void fileAnswer(String entryKey, CacheEntry entry) {
         if (budgeted()) {
-            evidence.answers().file(entryKey, AnswerText.of(entry.body()));
+            evidence.answers().file(entryKey, AnswerText.of(null, entry.body()));
         }
     }
 

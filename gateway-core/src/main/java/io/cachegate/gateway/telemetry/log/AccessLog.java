@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.util.TokenBuffer;
 import io.cachegate.cache.sensitive.SensitiveDataDetector;
 import io.cachegate.config.Ticker;
+import io.cachegate.cache.exact.Dialect;
 import io.cachegate.gateway.cache.AnswerText;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.ExchangeObserver;
@@ -80,6 +81,7 @@ public final class AccessLog implements ExchangeObserver {
         }
         JsonNode body = x.parsed() == null ? null : x.parsed().body(); // read-only once parsed
         byte[] answer = x.record().answerBody();
+        Dialect dialect = x.endpoint() == null ? null : x.endpoint().dialect();
         writer.offer(() -> Json.line(4096, out -> {
             facts.serialize(out);
             if (body != null) {
@@ -87,7 +89,7 @@ public final class AccessLog implements ExchangeObserver {
                 RedactedJson.write(body, detector, out);
             }
             if (answer != null) {
-                out.writeStringField("answer", detector.redact(AnswerText.of(answer)));
+                out.writeStringField("answer", detector.redact(AnswerText.of(dialect, answer)));
             }
             out.writeEndObject();
         }));
