@@ -17,6 +17,7 @@ public final class ExchangeRecord {
     private BypassReason bypass;
     private boolean coalesced;
     private boolean missed;
+    private boolean quotaFailOpen;
     private String fleetOutcome;
     private boolean fleetTakeover;
     private int[] embeddingItems;
@@ -92,6 +93,15 @@ public final class ExchangeRecord {
     /** Why the cache was bypassed; null when it was not. */
     public BypassReason bypass() {
         return bypass;
+    }
+
+    /** The tenant's limits could not be checked (a bucket failed): the request went on unlimited. */
+    public void quotaFailedOpen() {
+        this.quotaFailOpen = true;
+    }
+
+    public boolean quotaFailOpen() {
+        return quotaFailOpen;
     }
 
     /** A cacheable request that no cache layer answered: it goes to a backend (its own call or a leader's). */

@@ -15,6 +15,8 @@ import io.cachegate.gateway.exchange.Speculation;
  */
 public final class RequestMetrics implements ExchangeObserver {
 
+    private static final String QUOTA = "quota_";
+
     private final GatewayMetrics metrics;
 
     public RequestMetrics(GatewayMetrics metrics) {
@@ -63,7 +65,24 @@ public final class RequestMetrics implements ExchangeObserver {
         if (speculation != null && speculation.outcome() != null) {
             metrics.semantic().speculation(speculation.outcome());
         }
+        if (r.quotaFailOpen()) {
+            metrics.quotaFailOpen();
+        }
+        quotaLimited(status, r.reason(), x.tenant());
         r.stages().forEach(metrics.stages());
+    }
+
+    /** A request refused on its head: by a tenant's limit, it counts as one. */
+    @Override
+    public void refused(int status, String requestId, String reason, String tenant) {
+        quotaLimited(status, reason, tenant);
+    }
+
+    /** A 429 whose reason names a tenant's limit ({@code quota_requests}: see {@code QuotaStage.reason}). */
+    private void quotaLimited(int status, String reason, String tenant) {
+        if (status == 429 && tenant != null && reason != null && reason.startsWith(QUOTA)) {
+            metrics.quotaLimited(tenant, reason.substring(QUOTA.length()));
+        }
     }
 
     private void lookup(String layer, LookupStatus status) {

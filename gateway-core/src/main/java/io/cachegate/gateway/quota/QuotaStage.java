@@ -63,7 +63,7 @@ public final class QuotaStage implements Stage {
                 if (t != null) {
                     decide(x, next, quota, t, estimate);
                 } else if (!x.isDone()) {
-                    quotas.metrics().quotaFailOpen(); // a bug in a bucket must not hold the request
+                    x.record().quotaFailedOpen(); // a bug in a bucket must not hold the request
                     next.proceed(x);
                 }
             }));
@@ -105,7 +105,6 @@ public final class QuotaStage implements Stage {
 
     private void refuse(Exchange x, TenantQuota quota, ErrorKind kind, String metricKind, String message,
                         long retryAfterSeconds) {
-        quotas.metrics().quotaLimited(quota.tenant(), metricKind);
         x.record().reason(reason(metricKind));
         x.retryLater(kind, message, retryAfterSeconds);
     }

@@ -33,12 +33,10 @@ public final class Quotas implements AutoCloseable {
     }
 
     private final Map<String, TenantQuota> byTenant = new ConcurrentHashMap<>();
-    private final GatewayMetrics metrics;
     private final SharedBuckets shared;
     private final BucketFactory factory;
 
-    private Quotas(GatewayMetrics metrics, SharedBuckets shared, Ticker ticker) {
-        this.metrics = metrics;
+    private Quotas(SharedBuckets shared, Ticker ticker) {
         this.shared = shared;
         TimeMeter clock = new TickerTimeMeter(ticker);
         this.factory = new BucketFactory() {
@@ -56,8 +54,8 @@ public final class Quotas implements AutoCloseable {
     }
 
     /** Buckets in this gateway only, on {@code ticker}'s clock. */
-    public static Quotas local(GatewayMetrics metrics, Ticker ticker) {
-        return new Quotas(metrics, null, ticker);
+    public static Quotas local(Ticker ticker) {
+        return new Quotas(null, ticker);
     }
 
     /**
@@ -66,14 +64,14 @@ public final class Quotas implements AutoCloseable {
      */
     public static Quotas forStore(ExactCacheSettings exact, GatewayMetrics metrics, Ticker ticker) {
         if (exact.store() == ExactStore.MEMORY) {
-            return local(metrics, ticker);
+            return local(ticker);
         }
         if (exact.redisUri().strip().contains("-cluster://")) {
             log.warn("tenant limits are per gateway: sharing them through a Redis Cluster is not supported");
-            return local(metrics, ticker);
+            return local(ticker);
         }
         // Shared buckets compare wall-clock readings across gateways: Bucket4j's own (system) clock, not the ticker.
-        return new Quotas(metrics, new SharedBuckets(exact.redisUri(), exact.timeout(), exact.redisQueueSize(),
+        return new Quotas(new SharedBuckets(exact.redisUri(), exact.timeout(), exact.redisQueueSize(),
                 metrics), Ticker.system());
     }
 
@@ -100,7 +98,6 @@ public final class Quotas implements AutoCloseable {
             return null;
         }
         if (!quota.enter()) {
-            metrics.quotaLimited(tenant, QuotaStage.CONCURRENT);
             return HeadPass.refused(quota, QuotaStage.concurrentMessage(quota), 1);
         }
         CompletableFuture<TenantQuota.Taken> request = quota.takeRequest();
@@ -108,7 +105,6 @@ public final class Quotas implements AutoCloseable {
         TenantQuota.Taken taken = request.isDone() && !request.isCompletedExceptionally() ? request.join() : null;
         if (taken != null && taken.requests() != null && !taken.requests().isConsumed()) {
             pass.release();
-            metrics.quotaLimited(tenant, QuotaStage.REQUESTS);
             long nanos = taken.requests().getNanosToWaitForRefill();
             return HeadPass.refusedByRate(quota, QuotaStage.requestsMessage(quota, taken),
                     RateLimitHeaders.retryAfterSeconds(nanos), taken);
@@ -119,10 +115,6 @@ public final class Quotas implements AutoCloseable {
     /** The tenant's limits, or null when it has none. */
     TenantQuota of(String tenant) {
         return byTenant.get(tenant);
-    }
-
-    GatewayMetrics metrics() {
-        return metrics;
     }
 
     @Override

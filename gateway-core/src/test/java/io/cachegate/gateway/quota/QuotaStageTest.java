@@ -38,7 +38,7 @@ class QuotaStageTest {
             """);
 
     private final Exchanges exchanges = new Exchanges(POLICY);
-    private final Quotas quotas = Quotas.local(exchanges.metrics(), exchanges.ticker());
+    private final Quotas quotas = Quotas.local(exchanges.ticker());
     private final QuotaStage stage = new QuotaStage(quotas);
     private final RecordingNext next = new RecordingNext();
 

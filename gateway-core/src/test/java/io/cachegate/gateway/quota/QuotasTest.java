@@ -19,7 +19,7 @@ class QuotasTest {
 
     private final FakeTicker ticker = new FakeTicker();
     private final GatewayMetrics metrics = new GatewayMetrics();
-    private final Quotas quotas = Quotas.local(metrics, ticker);
+    private final Quotas quotas = Quotas.local(ticker);
 
     @AfterEach
     void close() {
