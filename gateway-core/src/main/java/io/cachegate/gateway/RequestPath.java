@@ -51,7 +51,7 @@ final class RequestPath {
     static StageChain assemble(ProxyServices services, CacheStore store, SemanticCache semantic, CacheKeys keys,
                                Coalescer coalescer, Quotas quotas, Backends backends) {
         Policy policy = services.policy();
-        ServePlanner planner = new ServePlanner(policy, backends, services.metrics());
+        ServePlanner planner = new ServePlanner(policy, backends);
         List<Stage> stages = new ArrayList<>();
         stages.add(new EndpointStage());                                       // which API: 400, 404
         stages.add(new AuthenticateStage(policy));                             // API key -> tenant: 401

@@ -10,7 +10,6 @@ import io.cachegate.config.Route;
 import io.cachegate.config.Tenant;
 import io.cachegate.config.TrafficClass;
 import io.cachegate.gateway.exchange.Exchange;
-import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.routing.FallbackResolver;
 import io.cachegate.config.FallbackHop;
 import io.cachegate.routing.RoutingRequest;
@@ -42,7 +41,6 @@ public final class ServePlanner {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Backends backends;
-    private final GatewayMetrics metrics;
     private final ClassResolver classes;
     private final Map<String, TrafficClass> classSettings;
     private final Map<String, TenantClasses> tenantClasses;
@@ -51,9 +49,8 @@ public final class ServePlanner {
     /** Routes that count prompt tokens with a tokenizer, by route index. */
     private final Map<Integer, TokenEstimator> routeTokenizers;
 
-    public ServePlanner(Policy policy, Backends backends, GatewayMetrics metrics) {
+    public ServePlanner(Policy policy, Backends backends) {
         this.backends = backends;
-        this.metrics = metrics;
         List<String> names = List.copyOf(policy.classes().keySet());
         String defaultClass = names.contains("interactive") || names.isEmpty() ? "interactive" : names.get(0);
         this.classes = new ClassResolver(names.isEmpty() ? List.of("interactive") : names, defaultClass);
@@ -104,8 +101,7 @@ public final class ServePlanner {
         }
         BackendDispatch serving = backends.get(target.backend());
         if (target.fallback()) {
-            metrics.fallback(target.reason().name().toLowerCase(Locale.ROOT));
-            moveTo(x, target, model);
+            moveTo(x, target, model, target.reason());
         }
         String prompt = x.parsed() == null ? "" : x.parsed().promptText();
         long cost = cost(x, prompt);
@@ -139,8 +135,7 @@ public final class ServePlanner {
         if (next.isEmpty()) {
             return Optional.empty();
         }
-        metrics.fallback(reason.name().toLowerCase(Locale.ROOT));
-        moveTo(x, next.get(), failed.requestedModel());
+        moveTo(x, next.get(), failed.requestedModel(), reason);
         return Optional.of(new ServePlan(backends.get(next.get().backend()), next.get(), failed.requestedModel(),
                 RoutingRequest.of(failed.routing().tokenCost())));
     }
@@ -168,9 +163,9 @@ public final class ServePlanner {
     }
 
     /** Its answer is not the requested model's: filed under the model that answers, never under the request's key. */
-    private static void moveTo(Exchange x, ServeTarget target, String requestedModel) {
+    private static void moveTo(Exchange x, ServeTarget target, String requestedModel, ServeReason why) {
         String served = target.model().isEmpty() ? requestedModel : target.model();
-        x.record().fallback(target.hop(), served);
+        x.record().fallback(target.hop(), served, why.name().toLowerCase(Locale.ROOT));
         x.taps().onFallback(target.backend(), served);
         if (x.parsed() != null && !target.model().equals(requestedModel)) {
             x.replaceRequest(withModel(x.request(), x.parsed().body(), target.model()));

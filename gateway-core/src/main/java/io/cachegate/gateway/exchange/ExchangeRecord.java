@@ -2,6 +2,8 @@ package io.cachegate.gateway.exchange;
 
 import io.cachegate.cache.exact.BypassReason;
 import io.cachegate.cache.exact.OriginSpan;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * What is known of one exchange, stated once by the stage that learns each fact (typed: a lookup status per cache
@@ -37,6 +39,7 @@ public final class ExchangeRecord {
     /** Set when a hop of the route's fallback chain serves: its position (1 for the first) and its model. */
     private int fallbackHop;
     private String fallbackModel;
+    private List<String> fallbackReasons;
     private long upstreamFirstByteNanos = -1;
     private long upstreamNanos = -1;
     private long upstreamStartNanos = -1;
@@ -246,10 +249,25 @@ public final class ExchangeRecord {
         return backend;
     }
 
-    /** The request moved to hop {@code hop} of its route's fallback chain, whose model {@code model} answers. */
-    public void fallback(int hop, String model) {
+    /**
+     * The request moved to hop {@code hop} of its route's fallback chain, whose model {@code model} answers, for
+     * {@code reason} ({@code primary_down}, {@code context_length}, {@code overloaded}, ...); once per move.
+     */
+    public void fallback(int hop, String model, String reason) {
         this.fallbackHop = hop;
         this.fallbackModel = model;
+        this.fallbackReasons = fallbackReasons == null ? List.of(reason) : append(fallbackReasons, reason);
+    }
+
+    private static List<String> append(List<String> list, String item) {
+        List<String> longer = new ArrayList<>(list);
+        longer.add(item);
+        return List.copyOf(longer);
+    }
+
+    /** Why the request moved along its fallback chain, one reason per move; empty when it never did. */
+    public List<String> fallbackReasons() {
+        return fallbackReasons == null ? List.of() : fallbackReasons;
     }
 
     /** The fallback chain's hop that served (1 for the first); 0 while the route's own backend does. */

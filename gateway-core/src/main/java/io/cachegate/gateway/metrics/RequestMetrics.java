@@ -65,6 +65,9 @@ public final class RequestMetrics implements ExchangeObserver {
         if (speculation != null && speculation.outcome() != null) {
             metrics.semantic().speculation(speculation.outcome());
         }
+        for (String reason : r.fallbackReasons()) {
+            metrics.fallback(reason);
+        }
         if (r.quotaFailOpen()) {
             metrics.quotaFailOpen();
         }

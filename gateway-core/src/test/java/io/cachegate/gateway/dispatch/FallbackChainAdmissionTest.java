@@ -42,7 +42,7 @@ class FallbackChainAdmissionTest {
 
     private final Exchanges exchanges = new Exchanges(POLICY);
     private final Backends backends = new Backends(POLICY, exchanges.metrics(), exchanges.ticker());
-    private final AdmissionStage stage = new AdmissionStage(new ServePlanner(POLICY, backends, exchanges.metrics()));
+    private final AdmissionStage stage = new AdmissionStage(new ServePlanner(POLICY, backends));
     private final RecordingNext next = new RecordingNext();
 
     @AfterEach

@@ -26,8 +26,7 @@ class ReplicaChoiceStageTest {
 
     private final Exchanges exchanges = new Exchanges(POLICY);
     private final Backends backends = new Backends(POLICY, exchanges.metrics(), exchanges.ticker());
-    private final AdmissionStage admission = new AdmissionStage(new ServePlanner(POLICY, backends,
-            exchanges.metrics()));
+    private final AdmissionStage admission = new AdmissionStage(new ServePlanner(POLICY, backends));
     private final ReplicaChoiceStage stage = new ReplicaChoiceStage();
     private final RecordingNext next = new RecordingNext();
 

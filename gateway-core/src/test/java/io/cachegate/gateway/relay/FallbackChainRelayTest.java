@@ -62,7 +62,7 @@ class FallbackChainRelayTest {
     private final Exchanges exchanges = new Exchanges(POLICY);
     private final ScriptedUpstream upstream = new ScriptedUpstream(exchanges.ticker());
     private final Backends backends = new Backends(POLICY, exchanges.metrics(), exchanges.ticker());
-    private final ServePlanner planner = new ServePlanner(POLICY, backends, exchanges.metrics());
+    private final ServePlanner planner = new ServePlanner(POLICY, backends);
     private final AdmissionStage admission = new AdmissionStage(planner);
     private final ReplicaChoiceStage replicaChoice = new ReplicaChoiceStage();
     private final RelayStage stage = new RelayStage(POLICY, upstream, planner, exchanges.metrics());
