@@ -63,10 +63,6 @@ final class ExchangeTrace implements RequestTrace, ResponseTap {
         this.context = Context.root().with(server);
     }
 
-    Tracer tracer() {
-        return tracer;
-    }
-
     /** Now, in epoch nanoseconds, on this trace's clock. */
     long now() {
         return anchorEpochNanos + clock.nanoTime() - anchorNanoTime;
@@ -79,7 +75,7 @@ final class ExchangeTrace implements RequestTrace, ResponseTap {
         }
         long now = now();
         Span span = tracer.spanBuilder(name).setParent(context).setStartTimestamp(now, TimeUnit.NANOSECONDS).startSpan();
-        return new OtelStageSpan(this, span, now);
+        return new OtelStageSpan(this, span);
     }
 
     /** Links the request's span to the span that produced the answer it serves (a hit's entry, a leader's call). */
@@ -101,6 +97,7 @@ final class ExchangeTrace implements RequestTrace, ResponseTap {
                 .startSpan();
         if (failure != null) {
             span.setStatus(StatusCode.ERROR, failure);
+            span.setAttribute(ErrorAttributes.ERROR_TYPE, failure);
         }
         return span;
     }

@@ -7,7 +7,10 @@ import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.Context;
 
-/** Where a stage finds its exchange's trace: {@code Traces.of(x).start("cache.exact.lookup")}. */
+/**
+ * Where work that outlives the stages finds its exchange's trace (a write after the answer, the upstream call):
+ * {@code Traces.of(x).start("cache.write")}. The stages' own spans come from the finished record.
+ */
 public final class Traces {
 
     static final Exchange.Key<RequestTrace> KEY = Exchange.Key.named("trace");
