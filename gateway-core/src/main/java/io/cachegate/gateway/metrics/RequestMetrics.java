@@ -9,7 +9,8 @@ import io.cachegate.gateway.exchange.Speculation;
 
 /**
  * Turns each finished exchange's record into the request meters: requests and their duration, every cache layer's
- * lookup, bypasses, hits and misses, coalescing, store lookup time, speculation, and the time in each stage. The
+ * lookup, bypasses, hits and misses, coalescing, store lookup time, speculation, fallbacks, tenant limits, and the
+ * time in each stage. The
  * stages state facts on the record; this is the one place they become metrics, so a fact is counted once and a new
  * stage is timed without a line of its own.
  */

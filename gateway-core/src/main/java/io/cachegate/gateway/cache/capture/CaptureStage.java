@@ -1,7 +1,6 @@
 package io.cachegate.gateway.cache.capture;
 
 import io.cachegate.cache.exact.CacheStore;
-import io.cachegate.gateway.cache.AnswerScreen;
 import io.cachegate.gateway.cache.CacheKeys;
 import io.cachegate.gateway.cache.CacheableRequest;
 import io.cachegate.gateway.cache.EntryAccess;
