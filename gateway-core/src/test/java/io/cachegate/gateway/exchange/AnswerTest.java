@@ -16,8 +16,6 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -35,33 +33,6 @@ class AnswerTest {
     @AfterEach
     void close() {
         exchanges.close();
-    }
-
-    /** Writes down what it hears, as "head 200", "content <text>", "complete", "abort". */
-    private static class Heard implements ResponseTap {
-        final List<String> events = new ArrayList<>();
-
-        @Override
-        public void onHead(HttpResponse head) {
-            events.add("head " + head.status().code());
-        }
-
-        @Override
-        public void onContent(ByteBuf content) {
-            if (content.isReadable()) {
-                events.add("content " + content.toString(StandardCharsets.UTF_8));
-            }
-        }
-
-        @Override
-        public void onComplete() {
-            events.add("complete");
-        }
-
-        @Override
-        public void onAbort() {
-            events.add("abort");
-        }
     }
 
     private static BodyRewrite.Rewriter rewriter(String body) {
@@ -95,9 +66,9 @@ class AnswerTest {
 
     @Test
     void whole_tapsSeeItAndTheExchangeFinishesAfterThem() {
-        Heard heard = new Heard();
+        RecordingTap heard = new RecordingTap();
         x.addTap(heard);
-        x.addTap(new Heard() {
+        x.addTap(new RecordingTap() {
             @Override
             public void onComplete() {
                 assertThat(x.isDone()).as("the taps hear the end before the exchange finishes").isFalse();
@@ -106,7 +77,8 @@ class AnswerTest {
 
         answer.whole(whole("a hit"), Answer.Source.CACHE);
 
-        assertThat(heard.events).containsExactly("head 200", "content a hit", "complete");
+        assertThat(heard.outline()).containsExactly("head 200", "content", "complete");
+        assertThat(heard.body()).isEqualTo("a hit");
         assertThat(answer.source()).isEqualTo(Answer.Source.CACHE);
         assertThat(x.isDone()).isTrue();
         assertThat(exchanges.finishedCount(x)).isEqualTo(1);
@@ -117,35 +89,36 @@ class AnswerTest {
 
     @Test
     void abortedTap_hearsNothingMore() {
-        Heard heard = new Heard();
+        RecordingTap heard = new RecordingTap();
         x.addTap(heard);
 
         x.fail(ErrorKind.INVALID_REQUEST, "bad", null);
 
-        assertThat(heard.events).containsExactly("abort");
+        assertThat(heard.events()).containsExactly("abort");
         assertThat(Exchanges.written(x).status()).isEqualTo(400);
     }
 
     @Test
     void abortTentativeTaps_onlyTheTapsPutOnWhileALookupWasPending() {
-        Heard before = new Heard();
+        RecordingTap before = new RecordingTap();
         x.addTap(before);
         Speculation speculation = Speculation.start(x);
-        Heard during = new Heard();
+        RecordingTap during = new RecordingTap();
         x.addTap(during);
         speculation.hit();
 
         answer.abortTentativeTaps();
         answer.whole(whole("the hit"), Answer.Source.CACHE);
 
-        assertThat(before.events).containsExactly("head 200", "content the hit", "complete");
-        assertThat(during.events).containsExactly("abort");
+        assertThat(before.outline()).containsExactly("head 200", "content", "complete");
+        assertThat(before.body()).isEqualTo("the hit");
+        assertThat(during.events()).containsExactly("abort");
         Exchanges.written(x);
     }
 
     @Test
     void discard_theTapsHearTheRest_theClientNothing() {
-        Heard heard = new Heard();
+        RecordingTap heard = new RecordingTap();
         x.addTap(heard);
         answer.head(head(HttpResponseStatus.OK), Answer.Source.BACKEND);
         answer.flush();
@@ -156,7 +129,8 @@ class AnswerTest {
         ChannelFuture written = answer.content(new DefaultHttpContent(piece));
         answer.end(LastHttpContent.EMPTY_LAST_CONTENT);
 
-        assertThat(heard.events).containsExactly("head 200", "content rest", "complete");
+        assertThat(heard.outline()).containsExactly("head 200", "content", "complete");
+        assertThat(heard.body()).isEqualTo("rest");
         assertThat(written.isSuccess()).as("done for the writer, which reads on").isTrue();
         assertThat(piece.refCnt()).isZero();
         assertThat(Exchanges.written(x).nothing()).isTrue();

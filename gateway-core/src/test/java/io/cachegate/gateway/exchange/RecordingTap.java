@@ -6,7 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A tap for stage tests: what it heard, in order ("head 200", "content", "complete", "abort"), and the body. */
+/** A tap for stage tests: what it heard, in order ("fallback b/m", "head 200", "content", "complete", "abort"), and the body. */
 public class RecordingTap implements ResponseTap {
 
     private final List<String> events = new ArrayList<>();
@@ -35,6 +35,11 @@ public class RecordingTap implements ResponseTap {
     @Override
     public void onAbort() {
         events.add("abort");
+    }
+
+    @Override
+    public void onFallback(String backend, String model) {
+        events.add("fallback " + backend + "/" + model);
     }
 
     /** The events heard, one "content" per readable piece. */

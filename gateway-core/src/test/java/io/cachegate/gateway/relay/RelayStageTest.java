@@ -10,17 +10,13 @@ import io.cachegate.gateway.dispatch.ServePlanner;
 import io.cachegate.gateway.exchange.Answers;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.Exchanges;
+import io.cachegate.gateway.exchange.RecordingTap;
 import io.cachegate.gateway.exchange.Exchanges.Written;
 import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.exchange.RecordingNext;
-import io.cachegate.gateway.exchange.ResponseTap;
 import io.cachegate.gateway.upstream.ScriptedUpstream;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.handler.codec.http.HttpResponse;
 import java.net.URI;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -84,7 +80,7 @@ class RelayStageTest {
         assertThat(written.body()).isEqualTo(Answers.HELLO);
         assertThat(written.complete()).isTrue();
         assertThat(written.open()).isTrue();
-        assertThat(tap.events).containsExactly("head 200", "content", "complete");
+        assertThat(tap.outline()).containsExactly("head 200", "content", "complete");
         assertThat(exchanges.finishedCount(x)).isEqualTo(1);
         assertThat(exchanges.requestsFinished("status", "200")).isEqualTo(1);
         assertThat(next.called()).as("the last stage").isFalse();
@@ -129,7 +125,7 @@ class RelayStageTest {
         assertThat(written.status()).isEqualTo(200);
         assertThat(written.messages()).as("the 503 never reached the client: one head, one body").isEqualTo(2);
         assertThat(written.body()).isEqualTo(Answers.HELLO);
-        assertThat(tap.events).containsExactly("head 200", "content", "complete");
+        assertThat(tap.outline()).containsExactly("head 200", "content", "complete");
         assertThat(exchanges.count("cachegate.upstream.retries", "backend", "main")).isEqualTo(1);
         assertThat(exchanges.count("cachegate.upstream.failures", "kind", "status_5xx")).isEqualTo(1);
     }
@@ -151,7 +147,7 @@ class RelayStageTest {
         assertThat(after.complete()).as("no last piece: a truncated answer must not look complete").isFalse();
         assertThat(after.open()).isFalse();
         assertThat(upstream.calls()).hasSize(1);
-        assertThat(tap.events).containsExactly("head 200", "content", "abort");
+        assertThat(tap.outline()).containsExactly("head 200", "content", "abort");
         assertThat(x.isDone()).isTrue();
         assertThat(exchanges.count("cachegate.upstream.retries")).isZero();
         assertThat(exchanges.count("cachegate.upstream.failures", "kind", "closed_mid_response")).isEqualTo(1);
@@ -175,7 +171,7 @@ class RelayStageTest {
         assertThat(written.messages()).as("nothing of the 400 reached the client").isEqualTo(2);
         assertThat(written.header(GatewayHeaders.X_CACHEGATE_MODEL)).isEqualTo("qwen2.5-0.5b");
         assertThat(written.body()).contains("A summary");
-        assertThat(tap.events).containsExactly("fallback long/qwen2.5-0.5b", "head 200", "content", "complete");
+        assertThat(tap.outline()).containsExactly("fallback long/qwen2.5-0.5b", "head 200", "content", "complete");
         assertThat(exchanges.count("cachegate.fallbacks", "reason", "context_length")).isEqualTo(1);
     }
 
@@ -202,7 +198,7 @@ class RelayStageTest {
         x.cancel();
 
         assertThat(upstream.call(0).connectionOpen()).as("the backend stops generating").isFalse();
-        assertThat(tap.events).containsExactly("abort");
+        assertThat(tap.outline()).containsExactly("abort");
         assertThat(exchanges.requestsFinished("status", "499")).isEqualTo(1);
     }
 
@@ -220,37 +216,5 @@ class RelayStageTest {
         EmbeddedChannel client = Exchanges.channel(x);
         client.advanceTimeBy(1, TimeUnit.SECONDS);
         client.runScheduledPendingTasks();
-    }
-
-    /** Records what a tap on the answer is told. */
-    private static final class RecordingTap implements ResponseTap {
-        final List<String> events = new ArrayList<>();
-
-        @Override
-        public void onHead(HttpResponse head) {
-            events.add("head " + head.status().code());
-        }
-
-        @Override
-        public void onContent(ByteBuf content) {
-            if (content.isReadable() && (events.isEmpty() || !events.get(events.size() - 1).equals("content"))) {
-                events.add("content");
-            }
-        }
-
-        @Override
-        public void onComplete() {
-            events.add("complete");
-        }
-
-        @Override
-        public void onAbort() {
-            events.add("abort");
-        }
-
-        @Override
-        public void onFallback(String backend, String model) {
-            events.add("fallback " + backend + "/" + model);
-        }
     }
 }
