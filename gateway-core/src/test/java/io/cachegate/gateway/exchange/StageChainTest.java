@@ -152,4 +152,68 @@ class StageChainTest {
         assertThat(exchanges.requestsFinished("status", "200")).isEqualTo(1);
         assertThat(exchanges.metrics().inFlight()).isZero();
     }
+
+    /** A stage that can act while a decision is pending (the relay, admission into idle capacity do). */
+    private Stage tentative(String name) {
+        return new Stage() {
+            @Override
+            public void handle(Exchange x, Next next) {
+                ran.add(name);
+                next.proceed(x);
+            }
+
+            @Override
+            public boolean tentative() {
+                return true;
+            }
+        };
+    }
+
+    /** A lookup that decides later: the chain goes on while it is pending. */
+    private Stage speculating(Speculation[] started) {
+        return (x, next) -> {
+            ran.add("lookup");
+            started[0] = Speculation.start(x);
+            next.proceed(x);
+        };
+    }
+
+    @Test
+    void pendingDecision_theChainParksTheFirstStageThatIsNotTentative_andAMissRunsTheRest() {
+        Exchange x = exchanges.chat(Exchanges.chatBody("llama", "hi"));
+        Speculation[] speculation = new Speculation[1];
+
+        StageChain.of(speculating(speculation), tentative("lead"), passing("follow"), passing("queue")).start(x);
+
+        assertThat(ran).as("parked at the first step that cannot be taken back").containsExactly("lookup", "lead");
+        speculation[0].miss();
+        assertThat(ran).containsExactly("lookup", "lead", "follow", "queue");
+    }
+
+    @Test
+    void pendingDecision_aHitDropsWhatTheChainParked() {
+        Exchange x = exchanges.chat(Exchanges.chatBody("llama", "hi"));
+        Speculation[] speculation = new Speculation[1];
+
+        StageChain.of(speculating(speculation), passing("follow"), passing("queue")).start(x);
+        speculation[0].hit();
+
+        assertThat(ran).containsExactly("lookup");
+    }
+
+    @Test
+    void stamps_tellWhichStageHeldTheExchangeAndWhichAnsweredIt() {
+        Exchange x = exchanges.chat(Exchanges.chatBody("llama", "hi"));
+        Stage holding = (ex, next) -> ex.resume(() -> next.proceed(ex)); // a lookup: goes on in a later task
+
+        StageChain.of(passing("a"), holding, answering("b", 200)).start(x);
+        Exchanges.runPending(x);
+
+        List<String> seen = new ArrayList<>();
+        x.record().stages().forEach((name, spanName, entered, left, held, answered) ->
+                seen.add((held ? "held " : answered ? "answered " : "passed ") + (left >= entered)));
+        assertThat(seen).containsExactly("passed true", "held true", "answered true");
+        assertThat(exchanges.metrics().registry().find("cachegate.stage.duration").functionTimers())
+                .as("every stage timed, none by a line of its own").hasSize(3);
+    }
 }
