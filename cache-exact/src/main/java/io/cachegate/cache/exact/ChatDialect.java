@@ -114,11 +114,27 @@ final class ChatDialect implements Dialect {
 
     @Override
     public String answerText(JsonNode answer) {
-        return Dialect.choicesText(answer, "message");
+        return choicesText(answer, "message");
     }
 
     @Override
     public String deltaText(JsonNode event) {
-        return Dialect.choicesText(event, "delta");
+        return choicesText(event, "delta");
+    }
+
+    /** The text of the choices of a chat or completions answer or event, from each choice's {@code part}. */
+    private static String choicesText(JsonNode answer, String part) {
+        StringBuilder out = new StringBuilder();
+        for (JsonNode choice : answer.path("choices")) {
+            JsonNode content = choice.path(part).path("content");
+            JsonNode text = content.isTextual() ? content : choice.path("text");
+            if (text.isTextual()) {
+                if (part.equals("message") && !out.isEmpty()) {
+                    out.append('\n'); // choices of n > 1, one after another
+                }
+                out.append(text.textValue());
+            }
+        }
+        return out.toString();
     }
 }

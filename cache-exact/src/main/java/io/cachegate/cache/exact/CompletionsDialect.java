@@ -66,11 +66,11 @@ final class CompletionsDialect implements Dialect {
 
     @Override
     public String answerText(JsonNode answer) {
-        return Dialect.choicesText(answer, "message");
+        return Dialect.CHAT.answerText(answer); // the same choices, text where chat has a message
     }
 
     @Override
     public String deltaText(JsonNode event) {
-        return Dialect.choicesText(event, "delta");
+        return Dialect.CHAT.deltaText(event);
     }
 }

@@ -94,20 +94,4 @@ public interface Dialect {
     default long completionTokens(JsonNode usage) {
         return usage.path("completion_tokens").asLong(0);
     }
-
-    /** The text of the choices of a chat or completions answer or event, from each choice's {@code part}. */
-    static String choicesText(JsonNode answer, String part) {
-        StringBuilder out = new StringBuilder();
-        for (JsonNode choice : answer.path("choices")) {
-            JsonNode content = choice.path(part).path("content");
-            JsonNode text = content.isTextual() ? content : choice.path("text");
-            if (text.isTextual()) {
-                if (part.equals("message") && !out.isEmpty()) {
-                    out.append('\n'); // choices of n > 1, one after another
-                }
-                out.append(text.textValue());
-            }
-        }
-        return out.toString();
-    }
 }

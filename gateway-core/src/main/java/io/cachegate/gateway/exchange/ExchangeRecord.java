@@ -212,10 +212,6 @@ public final class ExchangeRecord {
         return originRequestId;
     }
 
-    public void originRequestId(String id) {
-        this.originRequestId = id;
-    }
-
     public long entryAgeMillis() {
         return entryAgeMillis;
     }

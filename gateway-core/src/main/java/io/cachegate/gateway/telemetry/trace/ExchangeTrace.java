@@ -91,9 +91,9 @@ final class ExchangeTrace implements RequestTrace, ResponseTap {
         return anchorEpochNanos + (tick - x.startNanos());
     }
 
-    /** A child span of the request's, placed from measured ticks. */
-    private Span child(String name, long fromTick, long toTick, String failure) {
-        Span span = tracer.spanBuilder(name).setParent(context).setStartTimestamp(epoch(fromTick), TimeUnit.NANOSECONDS)
+    /** A child span of {@code parent} begun at a measured tick; the caller ends it. */
+    private Span child(Context parent, String name, long fromTick, String failure) {
+        Span span = tracer.spanBuilder(name).setParent(parent).setStartTimestamp(epoch(fromTick), TimeUnit.NANOSECONDS)
                 .startSpan();
         if (failure != null) {
             span.setStatus(StatusCode.ERROR, failure);
@@ -109,31 +109,28 @@ final class ExchangeTrace implements RequestTrace, ResponseTap {
     private void stageSpans(ExchangeRecord record, int status) {
         if (record.cacheLookupStartNanos() >= 0) {
             long start = record.cacheLookupStartNanos();
-            child("cache.exact.lookup", start, start + record.cacheLookupNanos(),
+            child(context, "cache.exact.lookup", start,
                     record.exactLookup() == LookupStatus.ERROR ? "store_unavailable" : null)
                     .end(epoch(start + record.cacheLookupNanos()), TimeUnit.NANOSECONDS);
         }
         if (record.semanticStartNanos() >= 0) {
             long start = record.semanticStartNanos();
             long end = Math.max(start, record.semanticEndNanos());
-            Span lookup = child("cache.semantic.lookup", start, end,
+            Span lookup = child(context, "cache.semantic.lookup", start,
                     record.semanticLookup() == LookupStatus.ERROR ? "fail_open" : null);
             if (!Double.isNaN(record.similarity())) {
                 lookup.setAttribute(SpanAttributes.SIMILARITY, record.similarity());
             }
             Context inside = context.with(lookup);
             long embedEnd = start + record.embedNanos();
-            tracer.spanBuilder("cache.semantic.embed").setParent(inside)
-                    .setStartTimestamp(epoch(start), TimeUnit.NANOSECONDS).startSpan()
-                    .end(epoch(embedEnd), TimeUnit.NANOSECONDS);
-            tracer.spanBuilder("cache.semantic.search").setParent(inside)
-                    .setStartTimestamp(epoch(embedEnd), TimeUnit.NANOSECONDS).startSpan()
+            child(inside, "cache.semantic.embed", start, null).end(epoch(embedEnd), TimeUnit.NANOSECONDS);
+            child(inside, "cache.semantic.search", embedEnd, null)
                     .end(epoch(embedEnd + Math.max(0, record.searchNanos())), TimeUnit.NANOSECONDS);
             lookup.end(epoch(end), TimeUnit.NANOSECONDS);
         }
         record.stages().forEach((name, spanName, entered, left, held, answered) -> {
             if (spanName != null && (held || answered)) {
-                Span span = child(spanName, entered, left, failure(spanName, record, status, answered));
+                Span span = child(context, spanName, entered, failure(spanName, record, status, answered));
                 if (record.trafficClass() != null && spanName.equals("admission.queue")) {
                     span.setAttribute(SpanAttributes.CLASS, record.trafficClass());
                 }
