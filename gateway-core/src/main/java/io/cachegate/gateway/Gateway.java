@@ -281,7 +281,8 @@ public final class Gateway implements AutoCloseable {
         reloader.paths().startDraining();
         proxyChannel.close().syncUninterruptibly();
         long deadline = ticker.nanos() + grace.toNanos();
-        while (metrics.inFlight() > 0 && ticker.nanos() < deadline) {
+        int inFlight;
+        while ((inFlight = metrics.inFlight()) > 0 && ticker.nanos() < deadline) {
             try {
                 Thread.sleep(20); // a shutdown thread, never an event loop
             } catch (InterruptedException e) {
@@ -289,8 +290,8 @@ public final class Gateway implements AutoCloseable {
                 break;
             }
         }
-        if (metrics.inFlight() > 0) {
-            log.warn("shutdown: {} requests still in flight after {}; closing them", metrics.inFlight(), grace);
+        if (inFlight > 0) {
+            log.warn("shutdown: {} requests still in flight after {}; closing them", inFlight, grace);
         }
         reloader.close();
         admissionTick.cancel(false);

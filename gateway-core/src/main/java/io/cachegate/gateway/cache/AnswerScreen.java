@@ -53,7 +53,7 @@ public final class AnswerScreen {
         if (!findings.any()) {
             return Verdict.STORE;
         }
-        metrics.cacheBypass("sensitive_answer");
+        metrics.requests().bypass("sensitive_answer");
         log.debug("request {}: the answer holds sensitive data ({}); {}", requestId, findings.describe(),
                 keepExact ? "not filed in the semantic index" : "not stored");
         return keepExact ? Verdict.EXACT_ONLY : Verdict.DROP;

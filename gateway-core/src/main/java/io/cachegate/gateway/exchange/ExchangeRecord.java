@@ -27,6 +27,9 @@ public final class ExchangeRecord {
     private OriginSpan traceOrigin;
     private long semanticStartNanos = -1;
     private long semanticEndNanos = -1;
+    private String semanticFailedPart;
+    private boolean semanticMatched;
+    private double nearestSimilarity = Double.NaN;
 
     private String layer;
     private double similarity = Double.NaN;
@@ -81,6 +84,35 @@ public final class ExchangeRecord {
 
     public void semanticLookup(LookupStatus status) {
         this.semanticLookup = status;
+    }
+
+    /** The semantic lookup failed open in {@code part} ({@code embed}, {@code search} or {@code fetch}). */
+    public void semanticFailed(String part) {
+        this.semanticLookup = LookupStatus.ERROR;
+        this.semanticFailedPart = part;
+    }
+
+    /** The part of the semantic lookup that failed; null when none did. */
+    public String semanticFailedPart() {
+        return semanticFailedPart;
+    }
+
+    /**
+     * What the semantic decision weighed: whether it matched, and the match's similarity or, for a miss, the
+     * nearest neighbour's (NaN when the search found none).
+     */
+    public void semanticDecision(boolean matched, double similarity) {
+        this.semanticMatched = matched;
+        this.nearestSimilarity = similarity;
+    }
+
+    public boolean semanticMatched() {
+        return semanticMatched;
+    }
+
+    /** The similarity the semantic decision weighed (see {@link #semanticDecision}); NaN without one. */
+    public double nearestSimilarity() {
+        return nearestSimilarity;
     }
 
     /**

@@ -35,7 +35,7 @@ final class SharedBucket implements LimitBucket {
     public CompletableFuture<ConsumptionProbe> tryConsume(long tokens) {
         AsyncBucketProxy remote = proxy();
         if (remote == null) {
-            redis.metrics().quotaFailOpen();
+            redis.metrics().requests().quotaFailOpen();
             return fallback.tryConsume(tokens);
         }
         return remote.tryConsumeAndReturnRemaining(tokens)
@@ -44,7 +44,7 @@ final class SharedBucket implements LimitBucket {
                     if (error == null) {
                         return probe;
                     }
-                    redis.metrics().quotaFailOpen();
+                    redis.metrics().requests().quotaFailOpen();
                     return fallback.consume(tokens);
                 });
     }

@@ -172,21 +172,17 @@ final class ReadTimeouts extends ChannelDuplexHandler {
     private void expire() {
         Phase when = phase;
         phase = Phase.CLOSED;
+        metrics.connectionTimedOut(switch (when) {
+            case HEAD -> "header";
+            case BODY -> "body";
+            default -> "idle";
+        });
         switch (when) {
-            case HEAD -> {
-                metrics.connectionTimedOut("header");
-                ClientResponses.errorThenHalfClose(ctx, ErrorKind.REQUEST_TIMEOUT,
-                        "The request head did not arrive within " + limits.headerTimeout().toMillis() + " ms");
-            }
-            case BODY -> {
-                metrics.connectionTimedOut("body");
-                ClientResponses.errorThenHalfClose(ctx, ErrorKind.REQUEST_TIMEOUT,
-                        "The request body did not arrive within " + limits.bodyTimeout().toMillis() + " ms");
-            }
-            default -> {
-                metrics.connectionTimedOut("idle");
-                ctx.close();
-            }
+            case HEAD -> ClientResponses.errorThenHalfClose(ctx, ErrorKind.REQUEST_TIMEOUT,
+                    "The request head did not arrive within " + limits.headerTimeout().toMillis() + " ms");
+            case BODY -> ClientResponses.errorThenHalfClose(ctx, ErrorKind.REQUEST_TIMEOUT,
+                    "The request body did not arrive within " + limits.bodyTimeout().toMillis() + " ms");
+            default -> ctx.close();
         }
     }
 

@@ -5,7 +5,6 @@ import io.cachegate.config.ModelPrice;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.ExchangeObserver;
 import io.cachegate.gateway.exchange.ExchangeRecord;
-import io.cachegate.gateway.metrics.GatewayMetrics;
 import java.util.List;
 import java.util.function.Predicate;
 
@@ -19,12 +18,10 @@ final class Savings implements ExchangeObserver {
 
     private final List<Price> prices;
     private final UpstreamLatency latency;
-    private final GatewayMetrics metrics;
 
-    Savings(List<ModelPrice> prices, UpstreamLatency latency, GatewayMetrics metrics) {
+    Savings(List<ModelPrice> prices, UpstreamLatency latency) {
         this.prices = prices.stream().map(p -> new Price(Globs.compile(p.model()), p)).toList();
         this.latency = latency;
-        this.metrics = metrics;
     }
 
     @Override
@@ -45,7 +42,6 @@ final class Savings implements ExchangeObserver {
         double cost = price == null ? 0 : price.cost(prompt, completion);
         long avoided = latency.estimateNanos(x.routeLabel());
         r.saved(prompt + completion, cost, avoided);
-        metrics.hitSaved(r.layer(), x.routeLabel(), x.tenant(), cost, avoided);
     }
 
     /** The first price whose model glob matches, in file order; null when none does. */

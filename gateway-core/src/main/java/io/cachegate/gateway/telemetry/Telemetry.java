@@ -65,8 +65,8 @@ public final class Telemetry implements AutoCloseable {
     /** The observer of the exchanges that run under {@code policy}. */
     public ExchangeObserver observer(Policy policy) {
         List<ExchangeObserver> observers = new ArrayList<>();
-        observers.add(new Savings(policy.prices(), latency, metrics)); // first: the others report what it found
-        observers.add(new RequestMetrics(metrics));
+        observers.add(new Savings(policy.prices(), latency)); // first: the others report what it found
+        observers.add(metrics.requests());
         observers.add(metrics.series()); // the status page's charts
         tracing.ifPresent(t -> observers.add(t.observer()));
         observers.addAll(logs.observers(policy)); // last: the log line sees what the others put in the record

@@ -12,6 +12,9 @@ import io.cachegate.gateway.request.ParseStage;
 import io.cachegate.gateway.request.RouteStage;
 import io.cachegate.testkit.FakeTicker;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.search.Search;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -56,7 +59,7 @@ public final class Exchanges implements AutoCloseable {
 
     private final FakeTicker ticker = new FakeTicker();
     private final GatewayMetrics metrics = new GatewayMetrics();
-    private final RequestMetrics observer = new RequestMetrics(metrics);
+    private final RequestMetrics observer = metrics.requests();
     private final StageChain front;
     private final Map<Exchange, AtomicInteger> finished = new IdentityHashMap<>();
     private final List<Exchange> created = new ArrayList<>();
@@ -178,7 +181,8 @@ public final class Exchanges implements AutoCloseable {
     }
 
     /**
-     * A counter's count summed over the meters matching the tags (0 when none was ever registered).
+     * A counter's count (or a summary's or timer's number of records) summed over the meters matching the tags (0
+     * when none was ever registered).
      *
      * @param tags key, value, key, value...
      */
@@ -191,7 +195,7 @@ public final class Exchanges implements AutoCloseable {
         // stops an exchange half way (the chain ends in a stage that does nothing). What its record states so far
         // counts as the real observer would count it at the end.
         try (GatewayMetrics preview = new GatewayMetrics()) {
-            RequestMetrics previewObserver = new RequestMetrics(preview);
+            RequestMetrics previewObserver = preview.requests();
             for (Exchange x : created) {
                 if (!x.isDone()) {
                     previewObserver.finished(x, 200, 0);
@@ -202,7 +206,10 @@ public final class Exchanges implements AutoCloseable {
     }
 
     private static double count(GatewayMetrics in, String name, String... tags) {
-        return in.registry().find(name).tags(tags).counters().stream().mapToDouble(Counter::count).sum();
+        Search found = in.registry().find(name).tags(tags);
+        return found.counters().stream().mapToDouble(Counter::count).sum()
+                + found.summaries().stream().mapToDouble(DistributionSummary::count).sum()
+                + found.timers().stream().mapToDouble(Timer::count).sum();
     }
 
     /** Requests counted as finished ({@code cachegate.requests}), over every route, endpoint and status. */

@@ -23,6 +23,7 @@ import io.github.bucket4j.Bucket;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.FullHttpRequest;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
@@ -114,22 +115,28 @@ public final class HitAudits {
             return null;
         }
         if (backends.skipOptionalWork()) {
-            metrics.auditSkipped("overload");
-            return null;
+            return skipped("overload");
         }
         if (!perSecond.tryConsume(1)) {
-            metrics.auditSkipped("budget");
-            return null;
+            return skipped("budget");
         }
         BackendDispatch backend = backends.get(x.route().backend().name());
         Optional<ReplicaLease> lease = backend.replicas().tryAcquire(RoutingRequest.of(0));
         if (lease.isEmpty()) {
-            metrics.auditSkipped("no_replica");
-            return null;
+            return skipped("no_replica");
         }
         FullHttpRequest request = ForwardedHeaders.copyForReplica(x.request(), lease.get().replica(),
                 x.requestId() + "-audit", replaceAuthorization, backend.backend().apiKey());
         return new Due(x, backend, lease.get(), request);
+    }
+
+    /**
+     * An audit that did not judge its hit, counted by why: {@code overload}, {@code budget}, {@code no_replica}
+     * before it started; {@code failed} or {@code unjudged} (the answers could not be compared) after.
+     */
+    private Due skipped(String why) {
+        metrics.auditSkipped(why);
+        return null;
     }
 
     /** An audit decided on, its request copied and a replica reserved. */
@@ -162,7 +169,7 @@ public final class HitAudits {
                         new BufferedAnswer(MAX_ANSWER_BYTES, fresh -> {
                             lease.release();
                             if (!fresh.ok()) {
-                                metrics.auditSkipped("failed");
+                                skipped("failed");
                                 return;
                             }
                             agreement.agree(agreement.answer(served.body()), agreement.answer(fresh.body()))
@@ -170,7 +177,7 @@ public final class HitAudits {
                         })));
             } catch (RejectedExecutionException e) {
                 cancel(); // the gateway is shutting down
-                metrics.auditSkipped("failed");
+                skipped("failed");
             }
         }
 
@@ -183,7 +190,7 @@ public final class HitAudits {
 
     private void audited(Optional<Boolean> verdict, String pool, String tenant, Neighbour neighbour, double prior) {
         if (verdict.isEmpty()) {
-            metrics.auditSkipped("unjudged");
+            skipped("unjudged");
             return;
         }
         boolean right = verdict.get();
@@ -193,17 +200,16 @@ public final class HitAudits {
             return;
         }
         switch (settings.onWrong()) {
-            case DEMOTE -> {
-                evidence.demote(neighbour.entryKey());
-                metrics.wrongEntry("demote");
-            }
+            case DEMOTE -> evidence.demote(neighbour.entryKey());
             case PURGE -> {
                 evidence.demote(neighbour.entryKey());
                 index.delete(neighbour.entryKey()).exceptionally(error -> null);
-                metrics.wrongEntry("purge");
             }
-            case RECORD -> { }
+            case RECORD -> {
+                return; // filed as evidence only
+            }
         }
+        metrics.wrongEntry(settings.onWrong().name().toLowerCase(Locale.ROOT));
     }
 
     /**

@@ -1,7 +1,6 @@
 package io.cachegate.gateway.cache.semantic;
 
 import io.cachegate.cache.exact.CacheKey;
-import io.cachegate.cache.exact.CacheStore;
 import io.cachegate.cache.exact.PurgeScope;
 import io.cachegate.cache.exact.CacheEntry;
 import io.cachegate.cache.semantic.BudgetedDecision;
@@ -92,15 +91,6 @@ public final class SemanticCache implements AutoCloseable {
         return indexSize.get();
     }
 
-    /** Fetches a match's exact entry from {@code store}; a failure counts as this layer failing open. */
-    public CompletableFuture<Optional<CacheEntry>> fetch(CacheStore store, CacheKey key) {
-        return store.get(key).whenComplete((entry, error) -> {
-            if (error != null) {
-                metrics.failOpen("fetch");
-            }
-        });
-    }
-
     /**
      * Looks {@code query} up. Never fails: a part failing gives a miss with {@code failed} set. Completes on an
      * embedder or index thread; continue on the client's event loop.
@@ -117,21 +107,17 @@ public final class SemanticCache implements AutoCloseable {
         long start = ticker.nanos(); // with an early embedding, "embed" is what is left of it after the exact lookup
         (early != null ? early : embed(query.text())).whenComplete((vector, embedError) -> {
             long embedNanos = ticker.nanos() - start;
-            metrics.embedTime(embedNanos);
             if (embedError != null) {
-                metrics.failOpen("embed");
-                result.complete(Result.failed(null, embedNanos, 0));
+                result.complete(Result.failed("embed", null, embedNanos, 0));
                 return;
             }
             long searchStart = ticker.nanos();
             index.search(query.scope(), vector, searchSize(), ticker.wallMillis(), readable)
                     .whenComplete((neighbours, searchError) -> {
                         long searchNanos = ticker.nanos() - searchStart;
-                        metrics.searchTime(searchNanos);
                         if (searchError != null) {
-                            metrics.failOpen("search");
                             log.debug("semantic search failed: {}", searchError.toString());
-                            result.complete(Result.failed(vector, embedNanos, searchNanos));
+                            result.complete(Result.failed("search", vector, embedNanos, searchNanos));
                             return;
                         }
                         result.complete(decide(query.text(), vector, candidates(neighbours), route, pool,
@@ -150,14 +136,13 @@ public final class SemanticCache implements AutoCloseable {
                     LearnedDecision.bundled(t), new NeighbourhoodAgreement(evidence.answers()), evidence,
                     settings.maxErrorRate())).judge(pool, text, neighbours, requestThreshold);
             Optional<MatchDecision.Match> match = judged.served().map(BudgetedDecision.Candidate::match);
-            recordSimilarity(match, neighbours);
-            return new Result(match, judged.served().map(BudgetedDecision.Candidate::prior).orElse(Double.NaN),
-                    judged.explore(), vector, embedNanos, searchNanos, false);
+            return new Result(match, nearest(match, neighbours),
+                    judged.served().map(BudgetedDecision.Candidate::prior).orElse(Double.NaN), judged.explore(),
+                    vector, embedNanos, searchNanos, null);
         }
         Optional<MatchDecision.Match> match = decision(threshold).decide(text, vector, neighbours, requestThreshold);
-        recordSimilarity(match, neighbours);
         double prior = match.map(m -> priorOf(threshold, text, m)).orElse(Double.NaN);
-        return new Result(match, prior, List.of(), vector, embedNanos, searchNanos, false);
+        return new Result(match, nearest(match, neighbours), prior, List.of(), vector, embedNanos, searchNanos, null);
     }
 
     /** The learned classifier's probability for a static decision's hit: what an audit verdict is filed with. */
@@ -308,18 +293,16 @@ public final class SemanticCache implements AutoCloseable {
         return decisions.computeIfAbsent(threshold, t -> MatchDecisions.create(settings.decision(), t));
     }
 
-    private void recordSimilarity(Optional<MatchDecision.Match> match, List<Neighbour> neighbours) {
+    /** The match's similarity, or for a miss the nearest neighbour's; NaN when the search found none. */
+    private static double nearest(Optional<MatchDecision.Match> match, List<Neighbour> neighbours) {
         if (match.isPresent()) {
-            metrics.similarity(true, match.get().similarity());
-            return;
+            return match.get().similarity();
         }
-        float best = -1;
+        double best = Double.NaN;
         for (Neighbour n : neighbours) {
-            best = Math.max(best, n.similarity());
+            best = Double.isNaN(best) ? n.similarity() : Math.max(best, n.similarity());
         }
-        if (best >= 0) {
-            metrics.similarity(false, best);
-        }
+        return best;
     }
 
     @Override
@@ -332,19 +315,23 @@ public final class SemanticCache implements AutoCloseable {
     /**
      * A lookup's outcome.
      *
+     * @param nearest the match's similarity, or for a miss the nearest neighbour's; NaN when none was found
      * @param prior the learned classifier's probability for the match, NaN without one
      * @param explore the candidates the error budget did not serve: compare their answers with the fresh one
      * @param vector the query's vector, for the write-back; null when embedding failed
-     * @param failed a part failed or was full: the miss is a fail-open
+     * @param failedPart the part that failed or was full ({@code embed}, {@code search}): the miss is a fail-open;
+     *                   null when none did
      */
-    public record Result(Optional<MatchDecision.Match> match, double prior, List<BudgetedDecision.Candidate> explore,
-                         float[] vector, long embedNanos, long searchNanos, boolean failed) {
+    public record Result(Optional<MatchDecision.Match> match, double nearest, double prior,
+                         List<BudgetedDecision.Candidate> explore, float[] vector, long embedNanos, long searchNanos,
+                         String failedPart) {
 
         /** A lookup that failed before it had a vector. */
-        static final Result FAILED = new Result(Optional.empty(), Double.NaN, List.of(), null, 0, 0, true);
+        static final Result FAILED = failed("embed", null, 0, 0);
 
-        static Result failed(float[] vector, long embedNanos, long searchNanos) {
-            return new Result(Optional.empty(), Double.NaN, List.of(), vector, embedNanos, searchNanos, true);
+        static Result failed(String part, float[] vector, long embedNanos, long searchNanos) {
+            return new Result(Optional.empty(), Double.NaN, Double.NaN, List.of(), vector, embedNanos, searchNanos,
+                    part);
         }
     }
 }

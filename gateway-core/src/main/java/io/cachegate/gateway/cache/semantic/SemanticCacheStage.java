@@ -90,12 +90,18 @@ public final class SemanticCacheStage implements Stage {
     private void looked(Exchange x, CacheableRequest c, long start, SemanticCache.Result result, Next next) {
         x.record().semanticLookup(start, result.embedNanos(), result.searchNanos());
         x.record().semanticDecided(x.ticker().nanos());
+        x.record().semanticDecision(result.match().isPresent(), result.nearest());
+        if (result.failedPart() != null) {
+            x.record().semanticFailed(result.failedPart());
+        }
         if (answeredFirst(x, c, result) || x.isDone()) {
             return;
         }
         c.vector(result.vector());
         if (result.match().isEmpty()) {
-            x.record().semanticLookup(result.failed() ? LookupStatus.ERROR : LookupStatus.MISS);
+            if (result.failedPart() == null) {
+                x.record().semanticLookup(LookupStatus.MISS);
+            }
             if (!result.explore().isEmpty()) {
                 // Not served, but close: the fresh answer this request gets is compared with theirs once stored.
                 Exploration exploration = new Exploration(x.routeLabel(), x.tenant(), result.explore());
@@ -116,12 +122,12 @@ public final class SemanticCacheStage implements Stage {
             return;
         }
         long fetchStart = x.ticker().nanos();
-        semantic.fetch(store, key.get()).whenComplete((entry, error) -> x.resume(() -> {
+        store.get(key.get()).whenComplete((entry, error) -> x.resume(() -> {
             if (answeredFirst(x, c, result) || x.isDone()) {
                 return;
             }
             if (error != null) {
-                x.record().semanticLookup(LookupStatus.ERROR);
+                x.record().semanticFailed("fetch");
             } else if (entry.isEmpty()) {
                 semantic.forget(entryKey);
                 x.record().semanticLookup(LookupStatus.MISS);
