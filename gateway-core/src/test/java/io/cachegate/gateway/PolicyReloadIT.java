@@ -167,6 +167,27 @@ class PolicyReloadIT {
         assertThat(status("load-key")).isEqualTo(200);
     }
 
+    /** A reload starts the fast path's memo afresh: a repeat is parsed again, under the new limits. */
+    @Test
+    void repeatedBody_afterAReloadTighteningJsonLimits_isParsedAgainAndRefused() throws Exception {
+        write(policy(List.of("load-key"), 0.999));
+        within(Duration.ofSeconds(3), () -> status("load-key") == 200);
+        String question = "a question longer than the new string limit, " + nonce() + " " + "x".repeat(40);
+        assertThat(chat("load-key", "llama-3.1-8b", "limits", question, "").statusCode()).isEqualTo(200);
+        assertThat(xCache(chat("load-key", "llama-3.1-8b", "limits", question, ""))).isEqualTo("HIT");
+
+        write(policy(List.of("load-key"), 0.999) + "server: {json: {max_string_length: 64}}\n");
+        long took = within(Duration.ofSeconds(2), () -> {
+            try {
+                return chat("load-key", "llama-3.1-8b", "limits", question, "").statusCode() == 400;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        System.out.printf("the same bytes refused under the new limit after %d ms%n", took);
+        write(policy(List.of("load-key"), 0.999));
+    }
+
     @Test
     void backendsRebuilt_admissionMetricsReadTheNewGeneration() throws Exception {
         write(policy(List.of("load-key"), 0.999, 64));

@@ -18,6 +18,7 @@ import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.exchange.Stage;
 import io.cachegate.gateway.exchange.LookupStatus;
+import io.cachegate.gateway.request.BodyFacts;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import java.time.Duration;
 import java.util.LinkedHashSet;
@@ -77,20 +78,45 @@ public final class CacheKeyStage implements Stage {
         // Declared labels are part of the exact key (and so of the answer in flight), not of the semantic scope:
         // there the index filters by the labels the key holds.
         String keyContext = ContextHash.withLabels(context, EntryAccess.of(x).declared());
-        CacheKey key = keys.key(dialect, parsed.body(), routePolicy, x.tenant(), version.get(), keyContext);
+        KeyInputs inputs = new KeyInputs(x.route().route().index(), x.tenant(), version.get(), context, keyContext);
+        BodyFacts facts = x.get(BodyFacts.KEY);
+        Keyed keyed = facts != null && facts.parsed() == parsed
+                ? facts.derive(inputs, Keyed.class, () -> keyed(dialect, parsed, routeCache, routePolicy, inputs))
+                : keyed(dialect, parsed, routeCache, routePolicy, inputs);
+        CacheKey key = keyed.key();
         Duration ttl = routeCache.ttl().orElse(policy.cache().exact().ttl());
         SemanticQuery query = null;
-        if (semanticMaxChars > 0 && routeCache.semantic()) {
-            SemanticQuery.Prepared prepared = SemanticQuery.of(dialect, parsed.body(), routeCache.embed(),
-                    routeCache.semanticMaxTurns(), semanticMaxChars, routePolicy.canonicalOptions(), keys.factory(),
-                    routePolicy.namespace(x.tenant()), version.get(), context);
-            query = prepared.query().orElse(null);
-            prepared.reason().ifPresent(reason -> x.record().semanticLookup(LookupStatus.INELIGIBLE));
+        if (keyed.semantic() != null) {
+            query = keyed.semantic().query().orElse(null);
+            keyed.semantic().reason().ifPresent(reason -> x.record().semanticLookup(LookupStatus.INELIGIBLE));
         }
         double threshold = query == null ? 0 : threshold(x.header(GatewayHeaders.X_CACHE_THRESHOLD));
         x.set(CacheableRequest.KEY, new CacheableRequest(dialect, parsed.body(), routePolicy, x.tenant(), key, decision,
                 control, keyContext, ttl, tags, query, threshold));
         next.proceed(x);
+    }
+
+    /**
+     * The request's exact key and, on a semantic route, its semantic query: the canonical form of the body, the
+     * costly part of this stage, which a byte-identical repeat reads from its {@link BodyFacts}.
+     */
+    private Keyed keyed(Dialect dialect, OpenAiRequest parsed, RouteCache routeCache, RouteCachePolicy routePolicy,
+                        KeyInputs in) {
+        CacheKey key = keys.key(dialect, parsed.body(), routePolicy, in.tenant(), in.version(), in.keyContext());
+        if (semanticMaxChars == 0 || !routeCache.semantic()) {
+            return new Keyed(key, null);
+        }
+        return new Keyed(key, SemanticQuery.of(dialect, parsed.body(), routeCache.embed(),
+                routeCache.semanticMaxTurns(), semanticMaxChars, routePolicy.canonicalOptions(), keys.factory(),
+                routePolicy.namespace(in.tenant()), in.version(), in.context()));
+    }
+
+    /** Everything a key depends on besides the body (the route stands for its cache policy in this generation). */
+    private record KeyInputs(int route, String tenant, String version, String context, String keyContext) {
+    }
+
+    /** A body's key for given inputs; {@code semantic} null when the route does not match by meaning. */
+    private record Keyed(CacheKey key, SemanticQuery.Prepared semantic) {
     }
 
     private static void bypass(Exchange x, BypassReason reason, Next next) {

@@ -11,6 +11,7 @@ import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.Stage;
 import io.cachegate.gateway.exchange.LookupStatus;
 import io.cachegate.gateway.metrics.GatewayMetrics;
+import io.cachegate.gateway.request.BodyFacts;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import java.util.Locale;
 import java.util.Optional;
@@ -54,7 +55,10 @@ public final class SensitiveDataStage implements Stage {
             next.proceed(x); // cached as it is, and never in the semantic index: nothing to decide
             return;
         }
-        Findings findings = detector.scan(CacheableText.ofRequest(x.parsed()));
+        BodyFacts facts = x.get(BodyFacts.KEY);
+        Findings findings = facts != null && facts.parsed() == x.parsed()
+                ? facts.derive(detector, Findings.class, () -> detector.scan(CacheableText.ofRequest(x.parsed())))
+                : detector.scan(CacheableText.ofRequest(x.parsed()));
         if (!findings.any()) {
             x.set(AnswerScreen.KEY, new AnswerScreen(detector, mode == SensitiveMode.ALLOW, metrics, x.requestId()));
             next.proceed(x);
