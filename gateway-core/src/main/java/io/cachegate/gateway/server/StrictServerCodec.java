@@ -2,8 +2,10 @@ package io.cachegate.gateway.server;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.CombinedChannelDuplexHandler;
 import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
@@ -11,9 +13,12 @@ import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.handler.codec.http.HttpStatusClass;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.util.ArrayDeque;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Netty's {@code HttpServerCodec} with two more refusals: a header continuation line (obs-fold, a line starting with
@@ -24,6 +29,8 @@ import java.util.List;
  * {@code HttpServerCodec}, the encoder remembers each request's method, so that the answer to a HEAD has no body.
  */
 final class StrictServerCodec extends CombinedChannelDuplexHandler<HttpRequestDecoder, HttpResponseEncoder> {
+
+    private static final int CRLF = ('\r' << 8) | '\n';
 
     /** The methods of requests not answered yet, in order; bounded by what the pipeline holds per connection. */
     private final ArrayDeque<HttpMethod> methods = new ArrayDeque<>();
@@ -73,7 +80,56 @@ final class StrictServerCodec extends CombinedChannelDuplexHandler<HttpRequestDe
         }
     }
 
+    /**
+     * Netty's response encoder, but a whole answer (a hit, an error) leaves as one buffer, head and body together:
+     * one write and one buffer to the socket, where Netty's encoder writes the head and the body as two and joins
+     * their promises. Streamed answers (a head, then pieces) go through Netty's encoding unchanged.
+     */
     private final class Encoder extends HttpResponseEncoder {
+
+        /** Room for the status line and the blank line after the headers. */
+        private static final int LINE_ROOM = 64;
+
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+            if (msg instanceof FullHttpResponse whole && whole.status().codeClass() != HttpStatusClass.INFORMATIONAL
+                    && whole.trailingHeaders().isEmpty()
+                    && !HttpUtil.isTransferEncodingChunked(whole)) {
+                ctx.write(encodeWhole(ctx, whole), promise);
+                return;
+            }
+            super.write(ctx, msg, promise);
+        }
+
+        /** The answer in one buffer sized for it; the message is released. As Netty does: no body for a HEAD. */
+        private ByteBuf encodeWhole(ChannelHandlerContext ctx, FullHttpResponse whole) throws Exception {
+            try {
+                boolean empty = isContentAlwaysEmpty(whole); // once per answer: it takes the request's method
+                sanitizeHeadersBeforeEncode(whole, empty);
+                ByteBuf content = whole.content();
+                int size = LINE_ROOM + (empty ? 0 : content.readableBytes());
+                for (Iterator<Map.Entry<CharSequence, CharSequence>> it = whole.headers().iteratorCharSequence();
+                     it.hasNext(); ) {
+                    Map.Entry<CharSequence, CharSequence> header = it.next();
+                    size += header.getKey().length() + header.getValue().length() + 4; // ": " and CRLF
+                }
+                ByteBuf out = ctx.alloc().ioBuffer(size);
+                try {
+                    encodeInitialLine(out, whole);
+                    encodeHeaders(whole.headers(), out);
+                    out.writeShort(CRLF);
+                    if (!empty) {
+                        out.writeBytes(content, content.readerIndex(), content.readableBytes());
+                    }
+                    return out;
+                } catch (Exception | Error e) {
+                    out.release();
+                    throw e;
+                }
+            } finally {
+                whole.release();
+            }
+        }
 
         @Override
         protected boolean isContentAlwaysEmpty(HttpResponse msg) {
