@@ -6,12 +6,17 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -62,6 +67,57 @@ class StrictServerCodecTest {
         String get = encode("{\"x\":1}");
         assertThat(head).startsWith("HTTP/1.1 200").contains("content-length: 7").doesNotContain("{\"x\":1}");
         assertThat(get).endsWith("{\"x\":1}");
+    }
+
+    @Test
+    void encode_wholeAnswer_isOneBuffer_withNettysBytes() {
+        decode("GET /v1/models HTTP/1.1\r\nHost: a\r\n\r\n");
+        String body = "{\"id\":\"chatcmpl-1\",\"choices\":[]}".repeat(30); // past the head buffer's first size
+        channel.writeOutbound(answer(HttpResponseStatus.OK, body));
+
+        ByteBuf only = channel.readOutbound();
+        assertThat(channel.outboundMessages()).as("one buffer").isEmpty();
+        EmbeddedChannel netty = new EmbeddedChannel(new HttpResponseEncoder());
+        netty.writeOutbound(answer(HttpResponseStatus.OK, body));
+        StringBuilder expected = new StringBuilder();
+        for (ByteBuf part; (part = netty.readOutbound()) != null; part.release()) {
+            expected.append(part.toString(StandardCharsets.ISO_8859_1));
+        }
+        netty.finishAndReleaseAll();
+        assertThat(only.toString(StandardCharsets.ISO_8859_1)).isEqualTo(expected.toString())
+                .startsWith("HTTP/1.1 200 OK\r\n").endsWith("\r\n\r\n" + body);
+        only.release();
+    }
+
+    @Test
+    void encode_noContent_dropsTheLength_asNettyDoes() {
+        decode("POST /v1/x HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\n\r\n");
+        channel.writeOutbound(answer(HttpResponseStatus.NO_CONTENT, ""));
+        ByteBuf only = channel.readOutbound();
+        assertThat(only.toString(StandardCharsets.ISO_8859_1)).isEqualTo("HTTP/1.1 204 No Content\r\nx-a: b\r\n\r\n");
+        only.release();
+    }
+
+    @Test
+    void encode_streamedAnswer_isNettysChunks() {
+        decode("GET /v1/models HTTP/1.1\r\nHost: a\r\n\r\n");
+        DefaultHttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+        HttpUtil.setTransferEncodingChunked(head, true);
+        channel.writeOutbound(head, new DefaultHttpContent(Unpooled.copiedBuffer("data: 1\n\n", StandardCharsets.UTF_8)),
+                LastHttpContent.EMPTY_LAST_CONTENT);
+        StringBuilder out = new StringBuilder();
+        for (ByteBuf part; (part = channel.readOutbound()) != null; part.release()) {
+            out.append(part.toString(StandardCharsets.ISO_8859_1));
+        }
+        assertThat(out.toString()).isEqualTo("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n"
+                + "9\r\ndata: 1\n\n\r\n0\r\n\r\n");
+    }
+
+    private static DefaultFullHttpResponse answer(HttpResponseStatus status, String body) {
+        DefaultFullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
+                Unpooled.copiedBuffer(body, StandardCharsets.UTF_8));
+        response.headers().set("x-a", "b").setInt(HttpHeaderNames.CONTENT_LENGTH, body.length());
+        return response;
     }
 
     private List<HttpRequest> decode(String... writes) {
