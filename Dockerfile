@@ -1,4 +1,5 @@
-# Cachegate's image: the runnable jar (with the bundled embedding model) on a Temurin 17 JRE.
+# Cachegate's image: the runnable jar (with the bundled embedding model) on a Temurin 25 JRE, the current LTS. The
+# jar is built on JDK 17 with `release 17` (as ./cachegate's build), so it runs on any Java from 17 on.
 #   docker build -t cachegate .
 #   docker run -p 8080:8080 -v $PWD/policy.yaml:/etc/cachegate/policy.yaml:ro cachegate
 # Without /etc/cachegate/policy.yaml the embedded default policy runs. Any other arguments run that
@@ -10,7 +11,7 @@ WORKDIR /src
 COPY . .
 RUN mvn -B -DskipTests package -pl cli -am
 
-FROM eclipse-temurin:17-jre
+FROM eclipse-temurin:25-jre
 ENV CACHEGATE_JAR=/opt/cachegate/cachegate.jar \
     CACHEGATE_POLICY=/etc/cachegate/policy.yaml \
     CACHEGATE_NATIVE_DIR=/opt/cachegate/native \

@@ -53,11 +53,17 @@ final class BenchChildren implements AutoCloseable {
     }
 
     /** Starts {@code cachegate <args>} in its own JVM, with JVM options for this child only. */
-    synchronized Process start(String name, List<String> extraJvmOptions, String... args) throws IOException {
+    Process start(String name, List<String> extraJvmOptions, String... args) throws IOException {
+        return start(name, ChildLauncher.currentJava(), extraJvmOptions, args);
+    }
+
+    /** Starts {@code cachegate <args>} on the {@code java} executable, with JVM options for this child only. */
+    synchronized Process start(String name, String java, List<String> extraJvmOptions, String... args)
+            throws IOException {
         if (closed) {
             throw new IllegalStateException("closed");
         }
-        Process p = launcher.start(log(name), jvmOptions, extraJvmOptions, args);
+        Process p = launcher.start(log(name), java, jvmOptions, extraJvmOptions, args);
         children.add(p);
         return p;
     }
@@ -75,11 +81,17 @@ final class BenchChildren implements AutoCloseable {
 
     /** Starts {@code cachegate serve} on two free ports with {@code policy}; not yet waited for. */
     ChildGateway gateway(String name, List<String> extraJvmOptions, GatewayPolicy policy) throws IOException {
+        return gateway(name, ChildLauncher.currentJava(), extraJvmOptions, policy);
+    }
+
+    /** Starts {@code cachegate serve} on the {@code java} executable, as {@link #gateway(String, List, GatewayPolicy)}. */
+    ChildGateway gateway(String name, String java, List<String> extraJvmOptions, GatewayPolicy policy)
+            throws IOException {
         int port = LocalProcesses.freePort();
         int admin = LocalProcesses.freePort();
         Path file = dir.resolve("policy-" + name + ".yaml");
         Files.writeString(file, policy.yaml(port, admin));
-        Process p = start("gateway-" + name, extraJvmOptions, "serve", "--config", file.toString());
+        Process p = start("gateway-" + name, java, extraJvmOptions, "serve", "--config", file.toString());
         return new ChildGateway(name, URI.create((policy.tls() ? "https" : "http") + "://127.0.0.1:" + port),
                 URI.create("http://127.0.0.1:" + admin), p);
     }

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import picocli.CommandLine.Command;
@@ -26,7 +27,9 @@ import picocli.CommandLine.Option;
  * nginx as proxy_cache keyed on the body, as a plain proxy and answering a constant (the ceiling), and where
  * they install, Portkey's open-source gateway and LiteLLM; caches the one chat request where a target caches;
  * then drives every target with wrk and with our own load generator, closed loop, targets and clients
- * alternating in rounds ({@link CompareReport}).
+ * alternating in rounds ({@link CompareReport}). With {@code --java}, every Cachegate target runs once per JVM
+ * given, in the same rounds; with {@code --flame}, one measured run of memory hits and one of proxying are
+ * profiled ({@link FlameProfiler}).
  */
 @Command(name = "compare", mixinStandardHelpOptions = true,
         description = {
@@ -39,7 +42,10 @@ import picocli.CommandLine.Option;
                     + "over --rounds rounds; ratios are medians of per-round ratios to nginx in the same round.",
             "nginx and wrk are installed with apt-get when missing; Portkey with npm into ~/.cache/cachegate/peers; "
                     + "a peer that cannot be installed is skipped with a message. Exit status 1 on request errors "
-                    + "of Cachegate or nginx, or a failed cache check."
+                    + "of Cachegate or nginx, or a failed cache check.",
+            "--java runs every Cachegate target once per JVM given (cachegate-memory@25, ...), in the same rounds: "
+                    + "a same-run A/B of JDKs. --flame writes async-profiler's CPU flame graphs of one measured run "
+                    + "of memory hits and one of proxying (the last round, the first client)."
         })
 final class BenchCompareCommand extends Scenario {
 
@@ -65,6 +71,27 @@ final class BenchCompareCommand extends Scenario {
     @Option(names = "--wrk-binary", defaultValue = "wrk", description = "wrk executable (default ${DEFAULT-VALUE}).")
     String wrkBinary;
 
+    @Option(names = "--java", split = ",", paramLabel = "LABEL=PATH",
+            description = "Run every Cachegate target once on each of these java executables, named TARGET@LABEL, "
+                    + "e.g. 17=/usr/lib/jvm/java-17-openjdk-amd64/bin/java,25=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java "
+                    + "(default: the java running this command). --child-jvm-opts applies to each.")
+    List<String> java = new ArrayList<>();
+
+    @Option(names = "--flame", paramLabel = "DIR",
+            description = "Write async-profiler CPU flame graphs of one measured run of cachegate-memory and one of "
+                    + "cachegate-off into DIR: hit-memory.html and proxy.html (hit-memory@LABEL.html, ... when --java "
+                    + "gives several JVMs).")
+    Path flame;
+
+    /** The JVMs the Cachegate targets run on: those of --java, or this one, unlabelled. */
+    private List<ChildJvm> jvms = List.of();
+    /** By label, what each --java JVM says its version is. */
+    private final Map<String, String> versions = new LinkedHashMap<>();
+
+    /** With --flame: the profiler, and the flame graph's file of each profiled target. */
+    private FlameProfiler profiler;
+    private final Map<String, String> flameFiles = new LinkedHashMap<>();
+
     /** One measurement: a target driven by one client. */
     record Run(CompareTarget target, String client) {
     }
@@ -77,6 +104,23 @@ final class BenchCompareCommand extends Scenario {
     void check(List<String> problems) {
         if (connections < 1 || wrkThreads < 1) {
             problems.add("--connections and --wrk-threads must be >= 1");
+        }
+        jvms = java.isEmpty() ? List.of(new ChildJvm("", ChildLauncher.currentJava())) : ChildJvm.parse(java, problems);
+        for (ChildJvm jvm : java.isEmpty() ? List.<ChildJvm>of() : jvms) {
+            jvm.version().ifPresentOrElse(v -> versions.put(jvm.label(), v),
+                    () -> problems.add("--java " + jvm.label() + ": " + jvm.java() + " -version did not run"));
+        }
+        if (flame != null) {
+            if (skip.contains("cachegate-memory") && skip.contains("cachegate-off")) {
+                problems.add("--flame profiles cachegate-memory and cachegate-off, and --skip leaves both out");
+            }
+            if (Files.exists(flame) && !Files.isDirectory(flame)) {
+                problems.add("--flame " + flame + " is not a directory");
+            }
+            if (flame.toAbsolutePath().toString().contains(",")) {
+                problems.add("--flame: async-profiler takes no comma in the path (" + flame + ")");
+            }
+            FlameProfiler.unavailable().ifPresent(why -> problems.add("--flame: " + why));
         }
     }
 
@@ -91,6 +135,11 @@ final class BenchCompareCommand extends Scenario {
         progress.info("simulator on %s; the chat answer is %d bytes", sim.uri(), answer.length);
         Map<String, String> notes = new LinkedHashMap<>();
         String loadBefore = loadAverage();
+        if (flame != null) {
+            Files.createDirectories(flame);
+            profiler = FlameProfiler.extract(children.dir());
+        }
+        notes.put("java", javaNote());
         List<CompareTarget> targets = new ArrayList<>(gateways(children, sim));
         targets.addAll(nginx(children, sim, answer, notes));
         targets.addAll(peers(children, sim, notes));
@@ -115,16 +164,29 @@ final class BenchCompareCommand extends Scenario {
         for (CompareTarget t : targets) {
             scripts.put(t.name(), Wrk.write(children.dir(), t.name(), Wrk.script(ChatRequests.PATH, body, t.headers())));
         }
+        List<String> profiled = new ArrayList<>();
         Map<Run, List<CompareTable.Sample>> samples = alternating(runs, (r, run) -> {
             long before = BenchScrapes.simStats(http, sim.uri()).requests();
             ProcessHandle server = run.target().server();
-            Duration cpuBefore = server == null ? null : ServerCpu.used(server);
             String label = "round " + r + ": " + run.target().name() + " by " + run.client();
+            // A profiled target's one profiled run: the last round's, by the first client (wrk when present).
+            String flameFile = r == options.rounds() && run.client().equals(clients.get(0))
+                    ? flameFiles.get(run.target().name()) : null;
+            String event = flameFile == null ? null : profiling(() -> profiler.start(server.pid()), children);
+            Duration cpuBefore = server == null ? null : ServerCpu.used(server);
             CompareTable.Sample s = run.client().equals("wrk")
                     ? wrkPhase(wrk.orElseThrow(), label, run.target(), scripts.get(run.target().name()))
                     : loadPhase(label, run.target(), body);
             double cpu = server == null ? Double.NaN
                     : ServerCpu.microsPerRequest(cpuBefore, ServerCpu.used(server), s.requests());
+            if (flameFile != null) {
+                Path html = flame.resolve(flameFile);
+                String title = run.target().name() + " " + run.target().kind().name().toLowerCase(Locale.ROOT) + " by "
+                        + run.client() + " in round " + r + " (async-profiler " + event + ")";
+                profiling(() -> profiler.stop(server.pid(), html, title), children);
+                progress.info("flame graph of %s: %s (event %s)", run.target().name(), html, event);
+                profiled.add(flameFile + " (" + event + ")");
+            }
             long calls = BenchScrapes.simStats(http, sim.uri()).requests() - before;
             return new CompareTable.Sample(s.throughput(), s.p50Ms(), s.p99Ms(), s.requests(), s.errors(), calls, cpu);
         });
@@ -141,11 +203,18 @@ final class BenchCompareCommand extends Scenario {
         notes.put("machine", "load average (1, 5, 15 min) " + loadBefore + " before, " + loadAverage()
                 + " after: other processes share the cores");
         notes.put("wrk", wrk.isPresent() ? wrk.get().version() : notes.getOrDefault("wrk", "not installed"));
+        if (flame != null) {
+            notes.put("flame", String.join(", ", profiled) + " in " + flame.toAbsolutePath() + ": round "
+                    + options.rounds() + " by " + clients.get(0) + "; the figures of those runs include the sampling");
+        }
         return new CompareReport(targets, tables, notes, sizes, answer.length, body.length, connections, wrkThreads,
                 options.rounds(), options.duration());
     }
 
-    /** Cachegate with each exact-cache store, and with caching off. */
+    /**
+     * Cachegate with each exact-cache store, and with caching off, each on every JVM of {@link #jvms}; with
+     * --flame, the memory-store and caching-off gateways load the profiler's agent.
+     */
     private List<CompareTarget> gateways(BenchChildren children, ChildSimulator sim) throws Exception {
         List<CompareTarget> out = new ArrayList<>();
         List<String> stores = List.of("memory", "tiered", "redis").stream()
@@ -156,17 +225,82 @@ final class BenchCompareCommand extends Scenario {
             GatewayPolicy policy = GatewayPolicy.of(options.gatewayThreads(), sim).pinModelVersion()
                     .section("cache:\n  exact:\n    store: " + store + "\n"
                             + ("memory".equals(store) ? "" : "    redis_uri: \"" + redisUri + "\"\n"));
-            ChildGateway g = children.gateway(store, List.of(), policy);
-            out.add(new CompareTarget("cachegate-" + store, CompareTarget.Kind.HIT, g.uri(), Map.of(), "x-cache",
-                    g.process().toHandle()));
+            for (ChildJvm jvm : jvms) {
+                out.add(gateway(children, "cachegate-" + store, jvm, CompareTarget.Kind.HIT, "x-cache", policy));
+            }
         }
         if (!skip.contains("cachegate-off")) {
-            ChildGateway off = children.gateway("off", List.of(), GatewayPolicy.of(options.gatewayThreads(), sim)
-                    .pinModelVersion().route("*", "cache: { exact: false }"));
-            out.add(new CompareTarget("cachegate-off", CompareTarget.Kind.PROXY, off.uri(), Map.of(), null,
-                    off.process().toHandle()));
+            GatewayPolicy policy = GatewayPolicy.of(options.gatewayThreads(), sim).pinModelVersion()
+                    .route("*", "cache: { exact: false }");
+            for (ChildJvm jvm : jvms) {
+                out.add(gateway(children, "cachegate-off", jvm, CompareTarget.Kind.PROXY, null, policy));
+            }
         }
         return out;
+    }
+
+    /** One Cachegate target: {@code name} on {@code jvm}, profiled with --flame when it is one of the two. */
+    private CompareTarget gateway(BenchChildren children, String name, ChildJvm jvm, CompareTarget.Kind kind,
+                                  String hitHeader, GatewayPolicy policy) throws IOException {
+        String target = targetName(name, jvm);
+        Optional<String> flameFile = flameFile(target, jvms.size() > 1);
+        List<String> agent = List.of();
+        if (profiler != null && flameFile.isPresent()) {
+            flameFiles.put(target, flameFile.get());
+            agent = List.of(profiler.agentOption());
+        }
+        // The child's name (its log and policy file) without the '@': cachegate-bench-compare-gateway-memory-25.log.
+        String child = name.substring("cachegate-".length()) + (jvm.label().isEmpty() ? "" : "-" + jvm.label());
+        ChildGateway g = children.gateway(child, jvm.java(), agent, policy);
+        return new CompareTarget(target, kind, g.uri(), Map.of(), hitHeader, g.process().toHandle());
+    }
+
+    /** Runs a profiler command; its failure ends the run with the reason (an {@link Aborted}), not a stack trace. */
+    private static <T> T profiling(ProfilerCommand<T> command, BenchChildren children) throws Aborted {
+        try {
+            return command.run();
+        } catch (IOException e) {
+            throw new Aborted("--flame: " + e.getMessage() + "; logs in " + children.log("*"));
+        }
+    }
+
+    /** A {@link FlameProfiler} call. */
+    @FunctionalInterface
+    private interface ProfilerCommand<T> {
+        T run() throws IOException;
+    }
+
+    /** {@code cachegate-memory} on a labelled JVM is {@code cachegate-memory@LABEL}; on this one, as it is. */
+    static String targetName(String name, ChildJvm jvm) {
+        return jvm.label().isEmpty() ? name : name + "@" + jvm.label();
+    }
+
+    /**
+     * The flame graph's file of a target that --flame profiles: {@code hit-memory.html} for cachegate-memory,
+     * {@code proxy.html} for cachegate-off, with the JVM's label ({@code hit-memory@25.html}) when {@code labelled}
+     * (--java gave several JVMs); empty for any other target.
+     */
+    static Optional<String> flameFile(String target, boolean labelled) {
+        int at = target.indexOf('@');
+        String name = at < 0 ? target : target.substring(0, at);
+        String label = labelled && at >= 0 ? target.substring(at) : "";
+        return switch (name) {
+            case "cachegate-memory" -> Optional.of("hit-memory" + label + ".html");
+            case "cachegate-off" -> Optional.of("proxy" + label + ".html");
+            default -> Optional.empty();
+        };
+    }
+
+    /** Which java the Cachegate children run on, with its version: the report says what it measured. */
+    private String javaNote() {
+        if (java.isEmpty()) {
+            return "Cachegate and the simulator on " + ChildLauncher.currentJava() + " (Java " + Runtime.version() + ")";
+        }
+        List<String> each = new ArrayList<>();
+        for (ChildJvm jvm : jvms) {
+            each.add("@" + jvm.label() + " = " + jvm.java() + " (" + versions.get(jvm.label()) + ")");
+        }
+        return "Cachegate targets: " + String.join("; ", each) + "; the simulator on " + ChildLauncher.currentJava();
     }
 
     /** One nginx with the proxy_cache, plain proxy and constant sites, installed with apt-get when missing. */

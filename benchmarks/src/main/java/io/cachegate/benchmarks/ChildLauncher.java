@@ -8,8 +8,9 @@ import java.util.Objects;
 
 /**
  * How a scenario starts {@code cachegate <sub-command>} (a simulator, a gateway) in a JVM of its own, so load
- * generator, simulator and gateway share neither a heap nor a GC: the running JVM's executable and class path,
- * and the main class of the command line that runs the benchmarks (the cli's, which this module cannot name).
+ * generator, simulator and gateway share neither a heap nor a GC: the running JVM's executable (or another java,
+ * for {@code bench compare --java}) with the running JVM's class path, and the main class of the command line that
+ * runs the benchmarks (the cli's, which this module cannot name).
  */
 public final class ChildLauncher {
 
@@ -20,10 +21,22 @@ public final class ChildLauncher {
         this.mainClass = Objects.requireNonNull(mainClass, "mainClass");
     }
 
-    /** Starts {@code <mainClass> <args>} with {@code jvmOptions} (whitespace-separated) then {@code extraJvmOptions}. */
-    Process start(File log, String jvmOptions, List<String> extraJvmOptions, String... args) throws IOException {
+    /** The running JVM's java executable: children follow the launcher's choice of JDK unless told otherwise. */
+    static String currentJava() {
+        return ProcessHandle.current().info().command().orElse("java");
+    }
+
+    /**
+     * Starts {@code <mainClass> <args>} on the {@code java} executable with {@code jvmOptions} (whitespace-separated)
+     * then {@code extraJvmOptions}.
+     */
+    Process start(File log, String java, String jvmOptions, List<String> extraJvmOptions, String... args)
+            throws IOException {
         List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current().info().command().orElse("java"));
+        command.add(java);
+        // As the cachegate jar's manifest does for `java -jar`: no warning from Java 22 on when Netty or ONNX Runtime
+        // loads its native library (Java 17 takes the option too).
+        command.add("--enable-native-access=ALL-UNNAMED");
         if (!jvmOptions.isBlank()) {
             command.addAll(List.of(jvmOptions.trim().split("\\s+")));
         }

@@ -80,21 +80,24 @@ final class CompareReport implements ScenarioReport {
                 + "thread(s); cpu us/req: user + system time of the target's processes (not the simulator's) a request",
                 rounds, duration.toSeconds(), connections, wrkThreads);
         notes.forEach((k, v) -> out.line("  %-8s %s", k, v));
+        // As wide as the longest target name (cachegate-memory@25 with --java), 17 at least.
+        int width = Math.max(17, targets.stream().mapToInt(t -> t.name().length()).max().orElse(0));
+        String name = "%-" + width + "s";
         for (String client : clientOrder()) {
             List<CompareTable.Row> rows = tables.get(client).rows();
             out.line("%nClient: %s. Medians; ratios are medians of per-round ratios to nginx "
                     + "(thr: higher is better, p99: lower is better)", client);
-            out.line("%-17s %-7s %9s %8s %8s %9s %9s %9s %9s %11s %10s %6s", "target", "kind", "thr/s", "p50 ms",
+            out.line(name + " %-7s %9s %8s %8s %9s %9s %9s %9s %11s %10s %6s", "target", "kind", "thr/s", "p50 ms",
                     "p99 ms", "thr/cache", "thr/proxy", "thr/ceil", "p99/cache", "backend/req", "cpu us/req", "errors");
             for (CompareTable.Row r : rows) {
-                out.line("%-17s %-7s %9.0f %8.3f %8.3f %9s %9s %9s %9s %11s %10s %6d", r.target(), kind(r.target()),
+                out.line(name + " %-7s %9.0f %8.3f %8.3f %9s %9s %9s %9s %11s %10s %6d", r.target(), kind(r.target()),
                         r.throughput(), r.p50Ms(), r.p99Ms(), ratio(r.vsCache()), ratio(r.vsProxy()),
                         ratio(r.vsCeiling()), ratio(r.p99VsCache()), ratio(r.backendPerRequest()), micros(r.cpuMicros()),
                         r.errors());
             }
             out.line("Throughput by round, requests/s:");
             for (CompareTable.Row r : rows) {
-                out.line("  %-17s %s", r.target(), r.rounds().stream()
+                out.line("  " + name + " %s", r.target(), r.rounds().stream()
                         .map(s -> String.format(Locale.ROOT, "%.0f", s.throughput())).collect(Collectors.joining("  ")));
             }
         }

@@ -6,12 +6,15 @@ import static org.assertj.core.api.Assertions.within;
 
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The parts of {@code bench compare} that need neither nginx, wrk nor child processes. */
 class BenchCompareCommandTest {
@@ -28,7 +31,98 @@ class BenchCompareCommandTest {
         BenchCommandTest.Run run = BenchCommandTest.run("compare", "--help");
         assertThat(run.exit()).isZero();
         assertThat(run.out()).contains("--connections", "--wrk-threads", "--skip", "--rounds", "--duration", "--json",
-                "--redis");
+                "--redis", "--java", "--flame");
+    }
+
+    @Test
+    void javaOption_labelsAndExecutables_parsedInOrder() {
+        String java = ChildLauncher.currentJava();
+        List<String> problems = new ArrayList<>();
+
+        List<ChildJvm> jvms = ChildJvm.parse(List.of("17=" + java, "temurin-25= " + java), problems);
+
+        assertThat(problems).isEmpty();
+        assertThat(jvms).containsExactly(new ChildJvm("17", java), new ChildJvm("temurin-25", java));
+        assertThat(jvms.get(0).version()).get().asString().contains(" version \"");
+    }
+
+    @Test
+    void javaOption_everyBadItemNamed() {
+        String java = ChildLauncher.currentJava();
+        List<String> problems = new ArrayList<>();
+
+        List<ChildJvm> jvms = ChildJvm.parse(List.of("/usr/bin/java", "a b=" + java, "25=" + java, "25=" + java,
+                "x=/no/such/java"), problems);
+
+        assertThat(jvms).containsExactly(new ChildJvm("25", java));
+        assertThat(problems).hasSize(4);
+        assertThat(problems.get(0)).contains("LABEL=PATH", "\"/usr/bin/java\"");
+        assertThat(problems.get(1)).contains("\"a b=");
+        assertThat(problems.get(2)).contains("the label 25 is given twice");
+        assertThat(problems.get(3)).contains("--java x: /no/such/java is not an executable file");
+    }
+
+    @Test
+    void compare_badJava_isAUsageErrorBeforeStartingAnything() {
+        BenchCommandTest.Run run = BenchCommandTest.run("compare", "--java", "25=/no/such/java");
+        assertThat(run.exit()).isEqualTo(2);
+        assertThat(run.err()).contains("--java 25: /no/such/java is not an executable file");
+    }
+
+    @Test
+    void compare_flameWithBothProfiledTargetsSkipped_isAUsageError(@TempDir Path dir) throws Exception {
+        BenchCommandTest.Run run = BenchCommandTest.run("compare", "--flame", dir.toString(), "--skip",
+                "cachegate-memory,cachegate-off");
+        assertThat(run.exit()).isEqualTo(2);
+        assertThat(run.err()).contains("--flame profiles cachegate-memory and cachegate-off");
+
+        Path file = Files.writeString(dir.resolve("a-file"), "x");
+        run = BenchCommandTest.run("compare", "--flame", file.toString());
+        assertThat(run.exit()).isEqualTo(2);
+        assertThat(run.err()).contains("is not a directory");
+    }
+
+    @Test
+    void targetNames_carryTheJvmLabel_onlyWhenJavaGivesOne() {
+        assertThat(BenchCompareCommand.targetName("cachegate-memory", new ChildJvm("25", "/j")))
+                .isEqualTo("cachegate-memory@25");
+        assertThat(BenchCompareCommand.targetName("cachegate-off", new ChildJvm("", "/j"))).isEqualTo("cachegate-off");
+        // The family, and so the capabilities line and the failure rule, stay those of Cachegate.
+        assertThat(new CompareTarget("cachegate-memory@25", CompareTarget.Kind.HIT, URI.create("http://127.0.0.1:1"),
+                Map.of(), "x-cache", null).family()).isEqualTo("cachegate");
+    }
+
+    @Test
+    void flameFiles_hitMemoryAndProxy_labelledWhenSeveralJvms() {
+        assertThat(BenchCompareCommand.flameFile("cachegate-memory", false)).contains("hit-memory.html");
+        assertThat(BenchCompareCommand.flameFile("cachegate-off", false)).contains("proxy.html");
+        assertThat(BenchCompareCommand.flameFile("cachegate-memory@25", true)).contains("hit-memory@25.html");
+        assertThat(BenchCompareCommand.flameFile("cachegate-off@17", true)).contains("proxy@17.html");
+        assertThat(BenchCompareCommand.flameFile("cachegate-memory@25", false)).contains("hit-memory.html");
+        assertThat(BenchCompareCommand.flameFile("cachegate-redis@25", true)).isEmpty();
+        assertThat(BenchCompareCommand.flameFile("cachegate-tiered", false)).isEmpty();
+        assertThat(BenchCompareCommand.flameFile(CompareTable.NGINX_CACHE, false)).isEmpty();
+    }
+
+    @Test
+    void table_twoJvms_eachAgainstNginxOfTheSameRound() {
+        Map<String, List<CompareTable.Sample>> samples = new LinkedHashMap<>();
+        samples.put("cachegate-memory@17", List.of(sample(30_000, 1.0, 5.0, 0), sample(15_000, 2.0, 6.0, 0)));
+        samples.put("cachegate-memory@25", List.of(sample(33_000, 1.0, 5.0, 0), sample(18_000, 2.0, 6.0, 0)));
+        samples.put(CompareTable.NGINX_CACHE, List.of(sample(30_000, 0.9, 2.5, 0), sample(15_000, 1.8, 3.0, 0)));
+
+        List<CompareTable.Row> rows = new CompareTable(samples).rows();
+
+        assertThat(rows.get(0).vsCache()).isCloseTo(1.0, within(1e-9));
+        assertThat(rows.get(1).vsCache()).isCloseTo(1.15, within(1e-9)); // 1.1, 1.2
+        List<CompareTarget> targets = List.of(
+                new CompareTarget("cachegate-memory@17", CompareTarget.Kind.HIT, URI.create("http://127.0.0.1:1"),
+                        Map.of(), "x-cache", null),
+                new CompareTarget("cachegate-memory@25", CompareTarget.Kind.HIT, URI.create("http://127.0.0.1:2"),
+                        Map.of(), "x-cache", null));
+        String text = new CompareReport(targets, Map.of("wrk", new CompareTable(samples)), Map.of(), Map.of(), 1, 1,
+                1, 1, 2, Duration.ofSeconds(1)).toText();
+        assertThat(text).contains("cachegate-memory@17 hit", "cachegate-memory@25 hit", "1.15");
     }
 
     @Test
