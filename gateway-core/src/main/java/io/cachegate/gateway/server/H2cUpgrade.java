@@ -11,13 +11,15 @@ import io.netty.handler.codec.http2.Http2CodecUtil;
 import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2ServerUpgradeCodec;
 import io.netty.util.AsciiString;
+import io.netty.util.ReferenceCountUtil;
 import java.util.List;
 
 /**
  * {@code Upgrade: h2c} (RFC 7540 3.2) on a connection's first request: Netty's upgrade handler answers 101, the
  * HTTP/1.1 handlers leave ({@link Http2Switch}), and the request, gathered whole up to {@code server.max_body_bytes},
  * is answered as HTTP/2 stream 1. Sits after the front door and the head check, so a request they refuse never
- * upgrades. A later request's Upgrade header is ignored: answers may still be owed on the connection by then.
+ * upgrades. A later request's Upgrade header is ignored: answers may still be owed on the connection by then; so
+ * the handler leaves the pipeline when the second request arrives.
  */
 final class H2cUpgrade extends HttpServerUpgradeHandler {
 
@@ -37,8 +39,12 @@ final class H2cUpgrade extends HttpServerUpgradeHandler {
 
     @Override
     protected void decode(ChannelHandlerContext ctx, HttpObject msg, List<Object> out) throws Exception {
-        if (msg instanceof HttpRequest) {
-            requests++;
+        if (msg instanceof HttpRequest && ++requests > 1) {
+            // Only a connection's first request may upgrade: from the second on this handler would only pass
+            // every request object on, so it leaves the pipeline (one hand less for the rest of the connection).
+            ctx.pipeline().remove(this);
+            out.add(ReferenceCountUtil.retain(msg));
+            return;
         }
         super.decode(ctx, msg, out);
     }
