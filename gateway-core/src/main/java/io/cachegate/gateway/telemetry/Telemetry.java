@@ -4,7 +4,6 @@ import io.cachegate.config.Policy;
 import io.cachegate.config.Ticker;
 import io.cachegate.gateway.exchange.ExchangeObserver;
 import io.cachegate.gateway.metrics.GatewayMetrics;
-import io.cachegate.gateway.metrics.RequestMetrics;
 import io.cachegate.gateway.telemetry.log.AuditLog;
 import io.cachegate.gateway.telemetry.log.LogWriters;
 import io.cachegate.gateway.telemetry.trace.Tracing;
