@@ -7,22 +7,24 @@ import io.cachegate.gateway.telemetry.trace.Traces;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpHeadersFactory;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
-import java.net.URI;
-import java.util.Optional;
-import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
+import java.net.URI;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -30,6 +32,13 @@ import java.util.Set;
  * headers about itself or the operator's account with it.
  */
 public final class ForwardedHeaders {
+
+    /**
+     * Headers of the copies made here: every name is one the client's or the backend's decoder already checked, or
+     * one of our constants, so checking names again on each copy is wasted work; values are still checked.
+     */
+    private static final HttpHeadersFactory COPIED = DefaultHttpHeadersFactory.headersFactory()
+            .withNameValidation(false);
 
     private static final Set<AsciiString> HOP_BY_HOP = Set.of(
             HttpHeaderNames.CONNECTION, AsciiString.cached("keep-alive"), HttpHeaderNames.PROXY_AUTHENTICATE,
@@ -84,7 +93,8 @@ public final class ForwardedHeaders {
 
     private static FullHttpRequest toReplica(FullHttpRequest request, ByteBuf body, URI url, String requestId,
                                              boolean replaceAuthorization, Optional<String> backendApiKey) {
-        FullHttpRequest out = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, request.method(), request.uri(), body);
+        FullHttpRequest out = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, request.method(), request.uri(), body,
+                COPIED, DefaultHttpHeadersFactory.trailersFactory());
         HttpHeaders headers = out.headers();
         copyRequestHeaders(request.headers(), headers, replaceAuthorization);
         headers.set(HttpHeaderNames.HOST, url.getPort() > 0 ? url.getHost() + ":" + url.getPort() : url.getHost());
@@ -97,7 +107,7 @@ public final class ForwardedHeaders {
     /** The head the client is sent for a backend's answer: its end-to-end headers plus where the answer came from. */
     static HttpResponse clientHead(HttpResponse upstream, Exchange x, String servedModel, long upstreamNanos,
                                    long totalNanos) {
-        HttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, upstream.status());
+        HttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, upstream.status(), COPIED);
         HttpHeaders headers = response.headers();
         copyResponseHeaders(upstream.headers(), headers);
         if (!HttpUtil.isContentLengthSet(response) && !HttpUtil.isTransferEncodingChunked(response)) {
