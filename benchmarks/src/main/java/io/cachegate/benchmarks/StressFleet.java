@@ -146,6 +146,46 @@ public final class StressFleet implements AutoCloseable {
             }
         }
         awaitStores(Duration.ofSeconds(30));
+        awaitStoreRoundTrips(Duration.ofSeconds(30));
+    }
+
+    /**
+     * Waits until every live gateway answers a cacheable probe of its own without a failed store lookup. A gateway
+     * that sent Redis nothing while it was down still reports its store available, but its connection is the
+     * killed one until the client's reconnect (with back-off) comes through: its first lookups after a restart fail.
+     */
+    public void awaitStoreRoundTrips(Duration atMost) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + atMost.toNanos();
+        for (int i = 0; i < gateways.size(); i++) {
+            for (int probe = 0; alive(i); probe++) {
+                double before = storeErrors(i);
+                byte[] body = BurstClient.chat("Store probe " + probe + " of " + gateways.get(i).name() + " at "
+                        + System.nanoTime());
+                HttpRequest request = HttpRequest.newBuilder(gateway(i).resolve(ChatRequests.PATH))
+                        .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+                try {
+                    if (http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200
+                            && storeErrors(i) == before) {
+                        break;
+                    }
+                } catch (IOException notYet) {
+                    // the gateway is still starting
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException(gateways.get(i).name() + " still failed store lookups after "
+                            + atMost + "; logs in " + children.log("*"));
+                }
+                Thread.sleep(250);
+            }
+        }
+    }
+
+    /** Failed exact-store lookups of gateway {@code i} so far; 0 before the first. */
+    private double storeErrors(int i) throws IOException, InterruptedException {
+        double errors = BenchScrapes.metric(metrics(i), "cachegate_cache_lookups_total", "layer=\"exact\"",
+                "outcome=\"error\"");
+        return Double.isNaN(errors) ? 0 : errors;
     }
 
     /**
