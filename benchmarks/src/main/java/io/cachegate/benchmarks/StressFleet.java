@@ -159,14 +159,8 @@ public final class StressFleet implements AutoCloseable {
         for (int i = 0; i < gateways.size(); i++) {
             for (int probe = 0; alive(i); probe++) {
                 double before = storeErrors(i);
-                byte[] body = BurstClient.chat("Store probe " + probe + " of " + gateways.get(i).name() + " at "
-                        + System.nanoTime());
-                HttpRequest request = HttpRequest.newBuilder(gateway(i).resolve(ChatRequests.PATH))
-                        .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
                 try {
-                    if (http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200
-                            && storeErrors(i) == before) {
+                    if (probe(i, "Store probe " + probe) == 200 && storeErrors(i) == before) {
                         break;
                     }
                 } catch (IOException notYet) {
@@ -179,6 +173,15 @@ public final class StressFleet implements AutoCloseable {
                 Thread.sleep(250);
             }
         }
+    }
+
+    /** The status of a chat request of its own (never asked before) sent to gateway {@code i}. */
+    private int probe(int i, String what) throws IOException, InterruptedException {
+        byte[] body = BurstClient.chat(what + " of " + gateways.get(i).name() + " at " + System.nanoTime());
+        HttpRequest request = HttpRequest.newBuilder(gateway(i).resolve(ChatRequests.PATH))
+                .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+        return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
     }
 
     /** Failed exact-store lookups of gateway {@code i} so far; 0 before the first. */
@@ -196,13 +199,8 @@ public final class StressFleet implements AutoCloseable {
         long deadline = System.nanoTime() + atMost.toNanos();
         for (int i = 0; i < gateways.size(); i++) {
             for (int probe = 0; alive(i); probe++) {
-                byte[] body = BurstClient.chat("Probe " + probe + " of " + gateways.get(i).name() + " at "
-                        + System.nanoTime());
-                HttpRequest request = HttpRequest.newBuilder(gateway(i).resolve(ChatRequests.PATH))
-                        .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
                 try {
-                    if (http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                    if (probe(i, "Probe " + probe) == 200) {
                         break;
                     }
                 } catch (IOException notYet) {
