@@ -1,6 +1,8 @@
 package io.cachegate.gateway.cache;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cachegate.cache.exact.CacheEntry;
 import io.cachegate.cache.exact.Dialect;
@@ -8,7 +10,9 @@ import io.cachegate.gateway.api.OpenAiRequest;
 import io.cachegate.gateway.exchange.Answer;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.GatewayHeaders;
+import io.cachegate.gateway.exchange.HeaderBlock;
 import io.cachegate.gateway.exchange.LookupStatus;
+import io.cachegate.gateway.exchange.TemplatedHeaders;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpContent;
@@ -25,7 +29,9 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
 import java.io.IOException;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -43,6 +49,16 @@ public final class CachedAnswerWriter {
     // Every header name set here is one of our constants: checking them on each hit is wasted work.
     // Values (request ids from clients among them) are still validated.
     private static final HttpHeadersFactory HEADERS = DefaultHttpHeadersFactory.headersFactory().withNameValidation(false);
+
+    /**
+     * The shared headers of recent hits, encoded once ({@link TemplatedHeaders}). What a block holds is a function
+     * of its key alone, so two entries with the same key share a block correctly; bounded, as hits on many entries
+     * only rebuild what falls out.
+     */
+    private static final Cache<BlockKey, HeaderBlock> BLOCKS = Caffeine.newBuilder().maximumSize(4_096).build();
+
+    private record BlockKey(AsciiString layer, int length, String originRequestId) {
+    }
 
     private CachedAnswerWriter() {
     }
@@ -104,18 +120,22 @@ public final class CachedAnswerWriter {
         }
         GatewayHeaders.appendTiming(timing, "cache", lookupNanos);
         GatewayHeaders.appendTiming(timing, "total", totalNanos);
+        AsciiString layer = semantic == null ? EXACT : SEMANTIC;
         if (sseEvents.isEmpty()) {
+            HttpHeaders headers = new TemplatedHeaders(BLOCKS.get(new BlockKey(layer, entry.body().length,
+                    entry.originRequestId()), CachedAnswerWriter::block), HEADERS.newHeaders());
             DefaultFullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
-                    Unpooled.wrappedBuffer(entry.body()), HEADERS, DefaultHttpHeadersFactory.trailersFactory());
-            headers(response.headers(), entry, semantic, requestId, keepAlive, timing, nowMillis)
-                    .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
-                    .setInt(HttpHeaderNames.CONTENT_LENGTH, entry.body().length);
+                    Unpooled.wrappedBuffer(entry.body()), headers, DefaultHttpHeadersFactory.trailersFactory().newHeaders());
+            varying(headers, entry, semantic, requestId, keepAlive, timing, nowMillis);
             answer.whole(response, Answer.Source.CACHE);
             return;
         }
         List<byte[]> events = sseEvents.get();
         HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, HEADERS);
-        headers(head.headers(), entry, semantic, requestId, keepAlive, timing, nowMillis)
+        varying(head.headers(), entry, semantic, requestId, keepAlive, timing, nowMillis)
+                .set(GatewayHeaders.X_CACHE, GatewayHeaders.HIT)
+                .set(GatewayHeaders.X_CACHE_LAYER, layer)
+                .set(GatewayHeaders.X_CACHE_ORIGIN_REQUEST_ID, entry.originRequestId())
                 .set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8")
                 .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_CACHE);
         HttpUtil.setTransferEncodingChunked(head, true);
@@ -127,13 +147,22 @@ public final class CachedAnswerWriter {
         answer.end(LastHttpContent.EMPTY_LAST_CONTENT);
     }
 
-    private static HttpHeaders headers(HttpHeaders headers, CacheEntry entry, SemanticHit semantic, String requestId,
+    /** The headers a hit on a stored JSON answer shares with every other hit on it: {@link #BLOCKS}. */
+    private static HeaderBlock block(BlockKey key) {
+        Map<AsciiString, CharSequence> shared = new LinkedHashMap<>();
+        shared.put(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
+        shared.put(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(key.length()));
+        shared.put(GatewayHeaders.X_CACHE, GatewayHeaders.HIT);
+        shared.put(GatewayHeaders.X_CACHE_LAYER, key.layer());
+        shared.put(GatewayHeaders.X_CACHE_ORIGIN_REQUEST_ID, key.originRequestId());
+        return HeaderBlock.of(shared);
+    }
+
+    /** The headers of this hit alone. */
+    private static HttpHeaders varying(HttpHeaders headers, CacheEntry entry, SemanticHit semantic, String requestId,
                                        boolean keepAlive, CharSequence timing, long nowMillis) {
         headers.set(GatewayHeaders.X_REQUEST_ID, requestId)
-                .set(GatewayHeaders.X_CACHE, GatewayHeaders.HIT)
-                .set(GatewayHeaders.X_CACHE_LAYER, semantic == null ? EXACT : SEMANTIC)
                 .set(HttpHeaderNames.AGE, Long.toString(entry.ageSeconds(nowMillis)))
-                .set(GatewayHeaders.X_CACHE_ORIGIN_REQUEST_ID, entry.originRequestId())
                 .set(GatewayHeaders.SERVER_TIMING, timing);
         if (semantic != null) {
             headers.set(GatewayHeaders.X_CACHE_SIMILARITY, String.format(Locale.ROOT, "%.4f", semantic.similarity()));

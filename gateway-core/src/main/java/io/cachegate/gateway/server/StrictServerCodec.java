@@ -1,5 +1,7 @@
 package io.cachegate.gateway.server;
 
+import io.cachegate.gateway.exchange.HeaderBlock;
+import io.cachegate.gateway.exchange.TemplatedHeaders;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
@@ -7,6 +9,7 @@ import io.netty.channel.CombinedChannelDuplexHandler;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestDecoder;
@@ -83,7 +86,8 @@ final class StrictServerCodec extends CombinedChannelDuplexHandler<HttpRequestDe
     /**
      * Netty's response encoder, but a whole answer (a hit, an error) leaves as one buffer, head and body together:
      * one write and one buffer to the socket, where Netty's encoder writes the head and the body as two and joins
-     * their promises. Streamed answers (a head, then pieces) go through Netty's encoding unchanged.
+     * their promises; a stored answer's shared headers ({@link TemplatedHeaders}) are copied as the bytes they were
+     * encoded to once. Streamed answers (a head, then pieces) go through Netty's encoding unchanged.
      */
     private final class Encoder extends HttpResponseEncoder {
 
@@ -107,16 +111,25 @@ final class StrictServerCodec extends CombinedChannelDuplexHandler<HttpRequestDe
                 boolean empty = isContentAlwaysEmpty(whole); // once per answer: it takes the request's method
                 sanitizeHeadersBeforeEncode(whole, empty);
                 ByteBuf content = whole.content();
-                int size = LINE_ROOM + (empty ? 0 : content.readableBytes());
-                for (Iterator<Map.Entry<CharSequence, CharSequence>> it = whole.headers().iteratorCharSequence();
-                     it.hasNext(); ) {
+                // A stored answer's shared headers are bytes already: only its own are encoded here.
+                HeaderBlock block = null;
+                HttpHeaders headers = whole.headers();
+                if (headers instanceof TemplatedHeaders templated && templated.block() != null) {
+                    block = templated.block();
+                    headers = templated.own();
+                }
+                int size = LINE_ROOM + (empty ? 0 : content.readableBytes()) + (block == null ? 0 : block.encoded().length);
+                for (Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence(); it.hasNext(); ) {
                     Map.Entry<CharSequence, CharSequence> header = it.next();
                     size += header.getKey().length() + header.getValue().length() + 4; // ": " and CRLF
                 }
                 ByteBuf out = ctx.alloc().ioBuffer(size);
                 try {
                     encodeInitialLine(out, whole);
-                    encodeHeaders(whole.headers(), out);
+                    if (block != null) {
+                        out.writeBytes(block.encoded());
+                    }
+                    encodeHeaders(headers, out);
                     out.writeShort(CRLF);
                     if (!empty) {
                         out.writeBytes(content, content.readerIndex(), content.readableBytes());

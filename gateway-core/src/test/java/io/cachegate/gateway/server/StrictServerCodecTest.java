@@ -2,11 +2,14 @@ package io.cachegate.gateway.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cachegate.gateway.exchange.HeaderBlock;
+import io.cachegate.gateway.exchange.TemplatedHeaders;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpDecoderConfig;
@@ -21,6 +24,7 @@ import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -86,6 +90,43 @@ class StrictServerCodecTest {
         netty.finishAndReleaseAll();
         assertThat(only.toString(StandardCharsets.ISO_8859_1)).isEqualTo(expected.toString())
                 .startsWith("HTTP/1.1 200 OK\r\n").endsWith("\r\n\r\n" + body);
+        only.release();
+    }
+
+    @Test
+    void encode_sharedHeaderBlock_isCopied_andTheBytesAreNettysForTheSameHeaders() {
+        decode("POST /v1/x HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\n\r\n");
+        String body = "{\"id\":\"chatcmpl-1\"}";
+        HeaderBlock block = HeaderBlock.of(Map.of(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(body.length())));
+        TemplatedHeaders templated = new TemplatedHeaders(block, new DefaultHttpHeaders());
+        templated.set("x-a", "b");
+        channel.writeOutbound(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+                Unpooled.copiedBuffer(body, StandardCharsets.UTF_8), templated, new DefaultHttpHeaders()));
+        ByteBuf only = channel.readOutbound();
+        assertThat(templated.block()).as("encoding did not copy the block in").isSameAs(block);
+        EmbeddedChannel netty = new EmbeddedChannel(new HttpResponseEncoder());
+        DefaultFullHttpResponse plain = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+                Unpooled.copiedBuffer(body, StandardCharsets.UTF_8));
+        plain.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length()).set("x-a", "b");
+        netty.writeOutbound(plain);
+        StringBuilder expected = new StringBuilder();
+        for (ByteBuf part; (part = netty.readOutbound()) != null; part.release()) {
+            expected.append(part.toString(StandardCharsets.ISO_8859_1));
+        }
+        netty.finishAndReleaseAll();
+        assertThat(only.toString(StandardCharsets.ISO_8859_1)).isEqualTo(expected.toString());
+        only.release();
+    }
+
+    @Test
+    void encode_sharedHeaderBlock_answerToHead_hasNoBody() {
+        decode("HEAD /v1/models HTTP/1.1\r\nHost: a\r\n\r\n");
+        HeaderBlock block = HeaderBlock.of(Map.of(HttpHeaderNames.CONTENT_LENGTH, "7"));
+        channel.writeOutbound(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+                Unpooled.copiedBuffer("{\"x\":1}", StandardCharsets.UTF_8),
+                new TemplatedHeaders(block, new DefaultHttpHeaders()), new DefaultHttpHeaders()));
+        ByteBuf only = channel.readOutbound();
+        assertThat(only.toString(StandardCharsets.ISO_8859_1)).isEqualTo("HTTP/1.1 200 OK\r\ncontent-length: 7\r\n\r\n");
         only.release();
     }
 
