@@ -18,6 +18,8 @@ import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -122,12 +124,7 @@ public final class CachedAnswerWriter {
         GatewayHeaders.appendTiming(timing, "total", totalNanos);
         AsciiString layer = semantic == null ? EXACT : SEMANTIC;
         if (sseEvents.isEmpty()) {
-            HttpHeaders headers = new TemplatedHeaders(BLOCKS.get(new BlockKey(layer, entry.body().length,
-                    entry.originRequestId()), CachedAnswerWriter::block), HEADERS.newHeaders());
-            DefaultFullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
-                    Unpooled.wrappedBuffer(entry.body()), headers, DefaultHttpHeadersFactory.trailersFactory().newHeaders());
-            varying(headers, entry, semantic, requestId, keepAlive, timing, nowMillis);
-            answer.whole(response, Answer.Source.CACHE);
+            answer.whole(json(entry, semantic, requestId, keepAlive, timing, nowMillis), Answer.Source.CACHE);
             return;
         }
         List<byte[]> events = sseEvents.get();
@@ -145,6 +142,23 @@ public final class CachedAnswerWriter {
             answer.content(new DefaultHttpContent(Unpooled.wrappedBuffer(event)));
         }
         answer.end(LastHttpContent.EMPTY_LAST_CONTENT);
+    }
+
+    /**
+     * A hit's answer with the stored JSON: the headers every hit on the entry shares are one encoded block
+     * ({@link #BLOCKS}), only this hit's own are set here. Public for the benchmark that measures it.
+     *
+     * @param timing the {@code Server-Timing} value
+     */
+    public static FullHttpResponse json(CacheEntry entry, SemanticHit semantic, String requestId, boolean keepAlive,
+                                        CharSequence timing, long nowMillis) {
+        HeaderBlock shared = BLOCKS.get(new BlockKey(semantic == null ? EXACT : SEMANTIC, entry.body().length,
+                entry.originRequestId()), CachedAnswerWriter::block);
+        HttpHeaders headers = new TemplatedHeaders(shared, HEADERS.newHeaders());
+        varying(headers, entry, semantic, requestId, keepAlive, timing, nowMillis);
+        // No trailers on a whole answer: the shared empty set instead of one per hit.
+        return new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+                Unpooled.wrappedBuffer(entry.body()), headers, EmptyHttpHeaders.INSTANCE);
     }
 
     /** The headers a hit on a stored JSON answer shares with every other hit on it: {@link #BLOCKS}. */

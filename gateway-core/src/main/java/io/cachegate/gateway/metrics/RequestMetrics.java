@@ -1,5 +1,7 @@
 package io.cachegate.gateway.metrics;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.ExchangeObserver;
 import io.cachegate.gateway.exchange.ExchangeRecord;
@@ -40,8 +42,11 @@ public final class RequestMetrics implements ExchangeObserver {
     private final ConcurrentMap<TimerKey, Timer> requestTimers = new ConcurrentHashMap<>();
     private final ConcurrentMap<SavedKey, Counter> savings = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, StageTime> stageTimes = new ConcurrentHashMap<>();
-    private final StageStamps.Visitor stageVisitor = (name, spanName, entered, left, held, answered) ->
-            stageTimes.computeIfAbsent(name, this::stageTime).add(left - entered);
+    /**
+     * Each chain's stage times by the stages' places in it, filled as stages are first seen: one lookup per request
+     * instead of one per stage. Weak keys: a chain a policy reload replaced goes with it.
+     */
+    private final Cache<Object, StageTime[]> stageSlots = Caffeine.newBuilder().weakKeys().build();
 
     /** One stage's visits and their total time: two adders, as a stage is passed by every request. */
     private static final class StageTime {
@@ -130,7 +135,17 @@ public final class RequestMetrics implements ExchangeObserver {
             quotaFailOpen();
         }
         quotaLimited(status, r.reason(), x.tenant());
-        r.stages().forEach(stageVisitor);
+        StageStamps stages = r.stages();
+        StageTime[] slots = stageSlots.get(stages.chain(), chain -> new StageTime[stages.size()]);
+        stages.forEach((index, name, spanName, entered, left, held, answered) -> {
+            StageTime time = slots[index];
+            if (time == null) {
+                // Two loops may both fill a slot: with the same meter, from the one map of them.
+                time = stageTimes.computeIfAbsent(name, this::stageTime);
+                slots[index] = time;
+            }
+            time.add(left - entered);
+        });
     }
 
     /** A request refused on its head: by a tenant's limit, it counts as one. */

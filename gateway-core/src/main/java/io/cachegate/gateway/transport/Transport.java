@@ -1,6 +1,7 @@
 package io.cachegate.gateway.transport;
 
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
@@ -11,28 +12,56 @@ import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.channel.uring.IoUring;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringServerSocketChannel;
+import io.netty.channel.uring.IoUringSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import java.util.Locale;
 
-/** Netty's native epoll transport on Linux, NIO elsewhere; chosen once at start. */
+/**
+ * The network transport, chosen once at start: Netty's native epoll on Linux, NIO elsewhere; io_uring when asked
+ * for with {@code -Dcachegate.transport=io_uring} and the kernel allows it.
+ */
 public enum Transport {
-    EPOLL, NIO;
+    EPOLL, IO_URING, NIO;
+
+    /** The system property that picks a transport: {@code epoll}, {@code io_uring} or {@code nio}. */
+    public static final String PROPERTY = "cachegate.transport";
 
     public static Transport best() {
+        String asked = System.getProperty(PROPERTY, "").trim().toLowerCase(Locale.ROOT);
+        if (asked.equals("io_uring") && IoUring.isAvailable()) {
+            return IO_URING;
+        }
+        if (asked.equals("nio")) {
+            return NIO;
+        }
         return Epoll.isAvailable() ? EPOLL : NIO;
     }
 
     public EventLoopGroup newGroup(int threads, String name) {
-        DefaultThreadFactory threadFactory = new DefaultThreadFactory(name, true);
-        return this == EPOLL
-                ? new MultiThreadIoEventLoopGroup(threads, threadFactory, EpollIoHandler.newFactory())
-                : new MultiThreadIoEventLoopGroup(threads, threadFactory, NioIoHandler.newFactory());
+        IoHandlerFactory handlers = switch (this) {
+            case EPOLL -> EpollIoHandler.newFactory();
+            case IO_URING -> IoUringIoHandler.newFactory();
+            case NIO -> NioIoHandler.newFactory();
+        };
+        return new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory(name, true), handlers);
     }
 
     public Class<? extends ServerSocketChannel> serverChannel() {
-        return this == EPOLL ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        return switch (this) {
+            case EPOLL -> EpollServerSocketChannel.class;
+            case IO_URING -> IoUringServerSocketChannel.class;
+            case NIO -> NioServerSocketChannel.class;
+        };
     }
 
     public Class<? extends SocketChannel> clientChannel() {
-        return this == EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
+        return switch (this) {
+            case EPOLL -> EpollSocketChannel.class;
+            case IO_URING -> IoUringSocketChannel.class;
+            case NIO -> NioSocketChannel.class;
+        };
     }
 }

@@ -7,6 +7,8 @@ import io.cachegate.gateway.api.ApiException;
 import io.cachegate.gateway.api.ErrorKind;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -210,10 +212,24 @@ class StageChainTest {
         Exchanges.runPending(x);
 
         List<String> seen = new ArrayList<>();
-        x.record().stages().forEach((name, spanName, entered, left, held, answered) ->
+        x.record().stages().forEach((index, name, spanName, entered, left, held, answered) ->
                 seen.add((held ? "held " : answered ? "answered " : "passed ") + (left >= entered)));
         assertThat(seen).containsExactly("passed true", "held true", "answered true");
         assertThat(exchanges.metrics().registry().find("cachegate.stage.duration").functionTimers())
                 .as("every stage timed, none by a line of its own").hasSize(3);
+    }
+
+    @Test
+    void stageTimes_ofAChainAReloadReplaced_goOnInTheSameMeters() {
+        Stage a = passing("a");
+        Stage b = answering("b", 200);
+        StageChain.of(a, b).start(exchanges.chat(Exchanges.chatBody("llama", "one")));
+        StageChain.of(a, b).start(exchanges.chat(Exchanges.chatBody("llama", "two"))); // the chain after a reload
+        StageChain.of(b).start(exchanges.chat(Exchanges.chatBody("llama", "three"))); // b at another place
+
+        Map<String, Double> visits = new TreeMap<>();
+        exchanges.metrics().registry().find("cachegate.stage.duration").functionTimers()
+                .forEach(t -> visits.put(t.getId().getTag("stage"), t.count()));
+        assertThat(visits).hasSize(2).containsEntry(a.name(), 2.0).containsEntry(b.name(), 3.0);
     }
 }
