@@ -38,13 +38,11 @@ public final class StageStamps {
     /** What an observer sees of one stage the exchange went through. */
     public interface Visitor {
         /**
-         * @param index the stage's place in its chain: the same stage of the same {@link #chain()} always has it
          * @param spanName the name of its span in a trace ({@link Stage#spanName()})
          * @param held the stage kept the exchange past its {@code handle} call
          * @param answered the exchange finished while in it
          */
-        void stage(int index, String name, String spanName, long enteredNanos, long leftNanos, boolean held,
-                   boolean answered);
+        void stage(String name, String spanName, long enteredNanos, long leftNanos, boolean held, boolean answered);
     }
 
     /** The exchange enters {@code stage}: at the tick the previous stage handed it on, else now. */
@@ -86,7 +84,7 @@ public final class StageStamps {
 
     /**
      * What identifies the chain these stamps are of: the same object for every exchange through one chain, so an
-     * observer can keep what it holds per stage by {@link Visitor index} instead of looking up each stage's name.
+     * observer can keep what it holds per stage by its index instead of looking up each stage's name.
      */
     public Object chain() {
         return names;
@@ -97,11 +95,26 @@ public final class StageStamps {
         return names.length;
     }
 
+    /** Whether the exchange entered and left the stage at {@code index} (its time is known). */
+    public boolean timed(int index) {
+        return (flags[index] & (ENTERED | LEFT)) == (ENTERED | LEFT);
+    }
+
+    /** The name of the stage at {@code index}. */
+    public String name(int index) {
+        return names[index];
+    }
+
+    /** The time from entering the stage at {@code index} to leaving it; for a {@link #timed} one. */
+    public long elapsedNanos(int index) {
+        return left[index] - entered[index];
+    }
+
     /** Every stage entered, in chain order. */
     public void forEach(Visitor visitor) {
         for (int i = 0; i < names.length; i++) {
-            if ((flags[i] & (ENTERED | LEFT)) == (ENTERED | LEFT)) {
-                visitor.stage(i, names[i], spanNames[i], entered[i], left[i], (flags[i] & HELD) != 0, (flags[i] & ANSWERED) != 0);
+            if (timed(i)) {
+                visitor.stage(names[i], spanNames[i], entered[i], left[i], (flags[i] & HELD) != 0, (flags[i] & ANSWERED) != 0);
             }
         }
     }

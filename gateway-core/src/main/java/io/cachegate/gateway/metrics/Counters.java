@@ -28,7 +28,9 @@ final class Counters {
     }
 
     Counter get(String name, String description, String tag1, String value1, String tag2, String value2) {
-        return counters.computeIfAbsent(new Key(name, value1, value2), k -> {
+        Key key = new Key(name, value1, value2);
+        Counter known = counters.get(key); // counted on requests: no function object unless the counter is new
+        return known != null ? known : counters.computeIfAbsent(key, k -> {
             Counter.Builder b = Counter.builder(name).description(description);
             if (tag1 != null) {
                 b.tag(tag1, value1);

@@ -137,15 +137,17 @@ public final class RequestMetrics implements ExchangeObserver {
         quotaLimited(status, r.reason(), x.tenant());
         StageStamps stages = r.stages();
         StageTime[] slots = stageSlots.get(stages.chain(), chain -> new StageTime[stages.size()]);
-        stages.forEach((index, name, spanName, entered, left, held, answered) -> {
-            StageTime time = slots[index];
-            if (time == null) {
-                // Two loops may both fill a slot: with the same meter, from the one map of them.
-                time = stageTimes.computeIfAbsent(name, this::stageTime);
-                slots[index] = time;
+        for (int i = 0; i < slots.length; i++) {
+            if (stages.timed(i)) {
+                StageTime time = slots[i];
+                if (time == null) {
+                    // Two loops may both fill a slot: with the same meter, from the one map of them.
+                    time = stageTimes.computeIfAbsent(stages.name(i), this::stageTime);
+                    slots[i] = time;
+                }
+                time.add(stages.elapsedNanos(i));
             }
-            time.add(left - entered);
-        });
+        }
     }
 
     /** A request refused on its head: by a tenant's limit, it counts as one. */
@@ -241,7 +243,9 @@ public final class RequestMetrics implements ExchangeObserver {
     }
 
     private Counter saved(String name, String description, String layer, String route, String tenant) {
-        return savings.computeIfAbsent(new SavedKey(name, layer, route, tenant), k -> Counter.builder(name)
+        SavedKey key = new SavedKey(name, layer, route, tenant);
+        Counter known = savings.get(key); // on every hit: no function object unless the counter is new
+        return known != null ? known : savings.computeIfAbsent(key, k -> Counter.builder(name)
                 .description(description).baseUnit(name.endsWith("latency.saved") ? "seconds" : null)
                 .tag("layer", layer).tag("route", route).tag("tenant", tenant).register(registry));
     }

@@ -19,6 +19,7 @@ import io.netty.util.ReferenceCountUtil;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The front door: refuses requests that could smuggle a second request past us or be read differently by a proxy
@@ -94,24 +95,48 @@ final class FrontDoor extends ChannelInboundHandlerAdapter {
 
     /** What is wrong with a request head the decoder accepted, or null. */
     static String problem(HttpRequest request) {
+        // One pass over the headers counts what the checks below need: on every request, so no list per name.
         HttpHeaders headers = request.headers();
-        List<String> codings = headers.getAll(HttpHeaderNames.TRANSFER_ENCODING);
-        if (!codings.isEmpty() && !(codings.size() == 1 && "chunked".equalsIgnoreCase(codings.get(0).trim()))) {
+        int codings = 0;
+        CharSequence coding = null;
+        int hosts = 0;
+        CharSequence host = null;
+        int seen = 0; // a bit per SINGLE_VALUED name
+        int repeated = 0;
+        for (Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence(); it.hasNext(); ) {
+            Map.Entry<CharSequence, CharSequence> h = it.next();
+            CharSequence name = h.getKey();
+            if (HttpHeaderNames.TRANSFER_ENCODING.contentEqualsIgnoreCase(name)) {
+                codings++;
+                coding = h.getValue();
+            } else if (HttpHeaderNames.HOST.contentEqualsIgnoreCase(name)) {
+                hosts++;
+                host = h.getValue();
+            } else {
+                for (int i = 0; i < SINGLE_VALUED.size(); i++) {
+                    if (SINGLE_VALUED.get(i).contentEqualsIgnoreCase(name)) {
+                        repeated |= seen & (1 << i);
+                        seen |= 1 << i;
+                        break;
+                    }
+                }
+            }
+        }
+        if (codings > 1 || codings == 1 && !"chunked".equalsIgnoreCase(coding.toString().trim())) {
             return "Transfer-Encoding other than chunked is not accepted";
         }
-        int hosts = headers.getAll(HttpHeaderNames.HOST).size();
         if (hosts > 1) {
             return "More than one Host header";
         }
         if (hosts == 0 && request.protocolVersion().equals(HttpVersion.HTTP_1_1)) {
             return "Missing Host header";
         }
-        if (hosts == 1 && !HeadSyntax.host(headers.get(HttpHeaderNames.HOST))) {
+        if (hosts == 1 && !HeadSyntax.host(host.toString())) {
             return "The Host header is not a host name with an optional port";
         }
-        for (AsciiString name : SINGLE_VALUED) {
-            if (moreThanOne(headers, name)) {
-                return "More than one " + name + " header: it takes one value";
+        for (int i = 0; i < SINGLE_VALUED.size(); i++) {
+            if ((repeated & (1 << i)) != 0) {
+                return "More than one " + SINGLE_VALUED.get(i) + " header: it takes one value";
             }
         }
         String uri = request.uri();
@@ -124,25 +149,20 @@ final class FrontDoor extends ChannelInboundHandlerAdapter {
         return null;
     }
 
-    /** Whether {@code name} comes more than once; on every request, so without collecting the values in a list. */
-    private static boolean moreThanOne(HttpHeaders headers, AsciiString name) {
-        Iterator<? extends CharSequence> values = headers.valueCharSequenceIterator(name);
-        if (!values.hasNext()) {
-            return false;
-        }
-        values.next();
-        return values.hasNext();
-    }
-
     /** True when a segment of the path (before any query) is {@code .} or {@code ..}, also percent-encoded. */
     static boolean hasDotSegment(String uri) {
         int end = uri.length();
+        boolean maybe = false; // a path with neither '.' nor '%' has no dot segment: no segment is cut out to check
         for (int i = 0; i < uri.length(); i++) {
             char c = uri.charAt(i);
             if (c == '?' || c == '#') {
                 end = i;
                 break;
             }
+            maybe |= c == '.' || c == '%';
+        }
+        if (!maybe) {
+            return false;
         }
         int start = 1;
         while (start <= end) {

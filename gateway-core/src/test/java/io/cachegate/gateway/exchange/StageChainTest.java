@@ -212,7 +212,7 @@ class StageChainTest {
         Exchanges.runPending(x);
 
         List<String> seen = new ArrayList<>();
-        x.record().stages().forEach((index, name, spanName, entered, left, held, answered) ->
+        x.record().stages().forEach((name, spanName, entered, left, held, answered) ->
                 seen.add((held ? "held " : answered ? "answered " : "passed ") + (left >= entered)));
         assertThat(seen).containsExactly("passed true", "held true", "answered true");
         assertThat(exchanges.metrics().registry().find("cachegate.stage.duration").functionTimers())

@@ -128,7 +128,7 @@ final class ExchangeTrace implements RequestTrace, ResponseTap {
                     .end(epoch(embedEnd + Math.max(0, record.searchNanos())), TimeUnit.NANOSECONDS);
             lookup.end(epoch(end), TimeUnit.NANOSECONDS);
         }
-        record.stages().forEach((index, name, spanName, entered, left, held, answered) -> {
+        record.stages().forEach((name, spanName, entered, left, held, answered) -> {
             if (spanName != null && (held || answered)) {
                 Span span = child(context, spanName, entered, failure(spanName, record, status, answered));
                 if (record.trafficClass() != null && spanName.equals("admission.queue")) {
