@@ -30,6 +30,14 @@ import java.util.function.IntSupplier;
  * delayed, never starved. A class gains no credit while empty or paused, and loses it when it empties.
  * Nothing overtakes a head the gate refuses, so a large request is not starved by small ones.
  *
+ * <p><b>Fair shares.</b> Within a class, each tenant's requests wait in a lane of their own and the class's head is
+ * chosen between the lanes in start-time fair order by token cost and the tenant's weight ({@link TenantQueues},
+ * {@link #tenantWeights}): a tenant sending ten times the others gets its share, not the whole class. Its wait is
+ * estimated from the tokens ahead of it in that order, and a full queue turns away the newest request of the tenant
+ * furthest over its share of the queued tokens first (with {@link RejectReason#QUEUE_FULL}), not the arrival of a
+ * tenant within its share. Off ({@link AdmissionSettings#fairShare()}), one lane holds every request: first come,
+ * first served.
+ *
  * <p><b>In-flight caps.</b> Nothing is pre-empted, so a class that filled the whole pool would make every
  * higher-class arrival wait for one of its requests to finish. A class may therefore hold at most
  * {@code max(1, floor(maxInflightShare × capacityRequests))} requests in flight (admitted, not yet released;
@@ -59,6 +67,10 @@ public final class AdmissionController {
     private final Ticker ticker;
     private final AdmissionListener listener;
     private final ReentrantLock lock = new ReentrantLock();
+    /** Tenants' weights in fair order (1 when absent); replaced whole by a policy reload. */
+    private volatile Map<String, Double> tenantWeights = Map.of();
+    /** Numbers tickets in arrival order; guarded by the lock. */
+    private long arrivals;
     /** In dispatch order: priority, then the order of the settings. */
     private final List<ClassQueue> queues;
     private final Map<String, ClassQueue> byName = new HashMap<>();
@@ -105,6 +117,11 @@ public final class AdmissionController {
         for (RejectReason r : RejectReason.values()) {
             rejections.put(r, 0L);
         }
+    }
+
+    /** The tenants' weights in their classes' fair order, from the policy ({@code tenants[].weight}, default 1). */
+    public void tenantWeights(Map<String, Double> weights) {
+        tenantWeights = Map.copyOf(weights);
     }
 
     public AdmissionSettings settings() {
@@ -226,8 +243,8 @@ public final class AdmissionController {
             boolean over = overload.overloaded();
             List<AdmissionSnapshot.ClassStats> stats = new ArrayList<>(queues.size());
             for (ClassQueue q : queues) {
-                Ticket head = q.head();
-                Duration oldest = head == null ? Duration.ZERO : Duration.ofNanos(now - head.enqueuedNanos);
+                Ticket first = q.oldest();
+                Duration oldest = first == null ? Duration.ZERO : Duration.ofNanos(now - first.enqueuedNanos);
                 stats.add(new AdmissionSnapshot.ClassStats(q.name(), q.size(), q.tokens(), oldest, q.paused(over),
                         q.inflight));
             }
@@ -283,13 +300,26 @@ public final class AdmissionController {
             return reject(q, RejectReason.OVERLOAD_PAUSED, estimate.retryAfterPaused(),
                     "class " + q.name() + " is paused while the backend is overloaded", fx);
         }
-        long ahead = estimate.tokensAhead(q);
+        String lane = settings.fairShare() ? request.tenant() : "";
+        double weight = settings.fairShare() ? tenantWeights.getOrDefault(lane, 1.0) : 1;
         double rate = estimate.availableRate(q, now);
-        if (q.fullFor(request.tokens())) {
-            return reject(q, RejectReason.QUEUE_FULL, estimate.retryAfter(ahead, rate),
-                    "queue of class " + q.name() + " is full (" + q.size() + " requests, " + q.tokens()
-                            + " tokens)", fx);
+        while (q.fullFor(request.tokens())) {
+            Ticket over = q.overShare(lane, request.tokens(), weight);
+            if (over == null) {
+                long ahead = estimate.tokensAhead(q, lane, request.tokens(), weight);
+                return reject(q, RejectReason.QUEUE_FULL, estimate.retryAfter(ahead, rate),
+                        "queue of class " + q.name() + " is full (" + q.size() + " requests, " + q.tokens()
+                                + " tokens)", fx);
+            }
+            q.remove(over);
+            over.waiting = false;
+            long aheadOfOver = estimate.tokensAhead(q, over.lane, over.request().tokens(),
+                    tenantWeights.getOrDefault(over.lane, 1.0));
+            fx.complete(over.future, reject(q, RejectReason.QUEUE_FULL, estimate.retryAfter(aheadOfOver, rate),
+                    "queue of class " + q.name() + " is full and tenant " + over.lane
+                            + " holds more than its fair share of it", fx));
         }
+        long ahead = estimate.tokensAhead(q, lane, request.tokens(), weight);
         double waitNanos = ahead * 1e9 / rate;
         if (waitNanos > q.maxQueueNanos) {
             return reject(q, RejectReason.WAIT_TOO_LONG, estimate.retryAfter(ahead, rate),
@@ -297,8 +327,8 @@ public final class AdmissionController {
                             .toMillis() + " ms limit of class " + q.name(), fx);
         }
         q.arrivals.arrived(now, request.tokens());
-        Ticket ticket = new Ticket(this, q, request, now);
-        q.add(ticket);
+        Ticket ticket = new Ticket(this, q, request, now, arrivals++);
+        q.add(ticket, lane, weight);
         dispatch(now, fx);
         if (!ticket.waiting) {
             // Dispatched at once; its future completes too, but nobody holds it.
@@ -323,7 +353,7 @@ public final class AdmissionController {
             if (q.credit >= ClassQueue.UNIT) {
                 q.credit -= ClassQueue.UNIT;
             }
-            q.remove(ticket); // resets the credit if the queue empties
+            q.dispatch(ticket); // resets the credit if the queue empties
             ticket.waiting = false;
             q.inflight++;
             for (ClassQueue other : queues) {
@@ -350,7 +380,8 @@ public final class AdmissionController {
         inflightRequests++;
         inflightTokens += request.tokens();
         String name = q.name();
-        fx.notify(() -> listener.onDispatched(name, waited, degrade));
+        String tenant = request.tenant();
+        fx.notify(() -> listener.onDispatched(name, tenant, waited, degrade));
         return new Admission.Admitted(new AdmissionLease(this, granted, request), degrade, waited);
     }
 
@@ -406,7 +437,7 @@ public final class AdmissionController {
             if (q.settings.pausable() || q.isEmpty()) {
                 continue;
             }
-            age = Math.max(age, now - q.head().enqueuedNanos);
+            age = Math.max(age, now - q.oldest().enqueuedNanos);
             pending += q.tokens();
         }
         if (overload.evaluate(now, age, pending)) {

@@ -8,8 +8,8 @@ import java.time.Duration;
  */
 public interface AdmissionListener {
 
-    /** A request got capacity; {@code waited} is its queue time (zero when admitted at once). */
-    default void onDispatched(String trafficClass, Duration waited, boolean degraded) {
+    /** A request of {@code tenant} got capacity; {@code waited} is its queue time (zero when admitted at once). */
+    default void onDispatched(String trafficClass, String tenant, Duration waited, boolean degraded) {
     }
 
     /** A request was rejected, on arrival or while queued. */

@@ -22,10 +22,12 @@ import java.util.Set;
  * @param capacityRequests the pool's total concurrent-request capacity (summed over replicas), at least 1, which
  *                         each class's {@link ClassSettings#maxInflightShare()} is a share of;
  *                         {@link #UNKNOWN_CAPACITY} means unknown, and then no class is capped
+ * @param fairShare whether a class's waiting requests are served in fair order between tenants
+ *                  ({@link TenantQueues}) rather than first come, first served
  */
 public record AdmissionSettings(List<ClassSettings> classes, OverloadPolicy overload, double initialDrainRate,
                                 Duration drainWindow, double drainAlpha, Duration maxRetryAfter,
-                                int capacityRequests) {
+                                int capacityRequests, boolean fairShare) {
 
     /** The policy's default ({@code admission.initial_drain_rate}). */
     public static final double DEFAULT_INITIAL_DRAIN_RATE = AdmissionPolicy.defaults().initialDrainRate();
@@ -79,7 +81,7 @@ public record AdmissionSettings(List<ClassSettings> classes, OverloadPolicy over
     /** With an unknown capacity, so no class is capped. */
     public AdmissionSettings(List<ClassSettings> classes, OverloadPolicy overload, double initialDrainRate,
                              Duration drainWindow, double drainAlpha, Duration maxRetryAfter) {
-        this(classes, overload, initialDrainRate, drainWindow, drainAlpha, maxRetryAfter, UNKNOWN_CAPACITY);
+        this(classes, overload, initialDrainRate, drainWindow, drainAlpha, maxRetryAfter, UNKNOWN_CAPACITY, true);
     }
 
     public static Builder builder() {
@@ -88,7 +90,7 @@ public record AdmissionSettings(List<ClassSettings> classes, OverloadPolicy over
 
     /**
      * Defaults: {@link OverloadPolicy#defaults()}, 1000 tokens/s prior, 1 s window, alpha 0.3, Retry-After at
-     * most 60 s, capacity unknown.
+     * most 60 s, capacity unknown, fair shares between tenants.
      */
     public static final class Builder {
         private final List<ClassSettings> classes = new ArrayList<>();
@@ -98,6 +100,7 @@ public record AdmissionSettings(List<ClassSettings> classes, OverloadPolicy over
         private double drainAlpha = DEFAULT_DRAIN_ALPHA;
         private Duration maxRetryAfter = DEFAULT_MAX_RETRY_AFTER;
         private int capacityRequests = UNKNOWN_CAPACITY;
+        private boolean fairShare = true;
 
         private Builder() {
         }
@@ -137,9 +140,14 @@ public record AdmissionSettings(List<ClassSettings> classes, OverloadPolicy over
             return this;
         }
 
+        public Builder fairShare(boolean fairShare) {
+            this.fairShare = fairShare;
+            return this;
+        }
+
         public AdmissionSettings build() {
             return new AdmissionSettings(classes, overload, initialDrainRate, drainWindow, drainAlpha, maxRetryAfter,
-                    capacityRequests);
+                    capacityRequests, fairShare);
         }
     }
 }

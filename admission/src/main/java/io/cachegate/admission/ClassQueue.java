@@ -1,12 +1,11 @@
 package io.cachegate.admission;
 
 import java.util.Iterator;
-import java.util.LinkedHashSet;
 
 /**
- * The waiting requests of one class, oldest first, with their token total, the class's share
- * credit, its arrival rate and its requests in flight against its in-flight cap. A {@link LinkedHashSet} gives FIFO order and O(1) removal of a cancelled
- * ticket. Guarded by the controller's lock.
+ * The waiting requests of one class, in fair order between tenants ({@link TenantQueues}), with their token total,
+ * the class's share credit, its arrival rate and its requests in flight against its in-flight cap. Guarded by the
+ * controller's lock.
  */
 final class ClassQueue {
 
@@ -25,7 +24,7 @@ final class ClassQueue {
     final double maxInflightShare;
     /** Tokens admitted or queued per second, for the wait estimate of the classes below. */
     final ArrivalRate arrivals;
-    private final LinkedHashSet<Ticket> waiting = new LinkedHashSet<>();
+    private final TenantQueues waiting = new TenantQueues();
     private long tokens;
     long credit;
     /** Admitted and not yet released. */
@@ -91,13 +90,36 @@ final class ClassQueue {
                 || (!waiting.isEmpty() && tokens + requestTokens > settings.maxQueueTokens());
     }
 
+    /** The next request to dispatch: the tenants' turns in fair order. */
     Ticket head() {
-        return waiting.isEmpty() ? null : waiting.iterator().next();
+        return waiting.head();
     }
 
-    void add(Ticket ticket) {
-        waiting.add(ticket);
+    /** The request waiting longest. */
+    Ticket oldest() {
+        return waiting.oldest();
+    }
+
+    /** Queues {@code ticket} in {@code lane} (its tenant's, or one for all) at the tenant's {@code weight}. */
+    void add(Ticket ticket, String lane, double weight) {
+        waiting.add(ticket, lane, weight);
         tokens += ticket.request().tokens();
+    }
+
+    /** Removes the head for dispatch. */
+    void dispatch(Ticket head) {
+        waiting.dispatched(head);
+        remove(head);
+    }
+
+    /** See {@link TenantQueues#tokensAhead}. */
+    long tokensAhead(String lane, long cost, double weight) {
+        return waiting.tokensAhead(lane, cost, weight);
+    }
+
+    /** See {@link TenantQueues#overShare}. */
+    Ticket overShare(String lane, long cost, double weight) {
+        return waiting.overShare(lane, cost, weight);
     }
 
     boolean remove(Ticket ticket) {

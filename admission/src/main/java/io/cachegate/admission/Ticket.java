@@ -19,9 +19,14 @@ public final class Ticket {
     boolean waiting = true;
     /** The admission when dispatched; guarded by the owner's lock. */
     Admission.Admitted decision;
+    /** Its place in fair order ({@link TenantQueues}): its lane, virtual start tag and arrival number. */
+    String lane;
+    double startTag;
+    final long sequence;
 
-    Ticket(AdmissionController owner, ClassQueue queue, AdmissionRequest request, long enqueuedNanos) {
+    Ticket(AdmissionController owner, ClassQueue queue, AdmissionRequest request, long enqueuedNanos, long sequence) {
         this.owner = owner;
+        this.sequence = sequence;
         this.queue = queue;
         this.request = request;
         this.enqueuedNanos = enqueuedNanos;

@@ -52,6 +52,21 @@ final class WaitEstimate {
         return sum;
     }
 
+    /**
+     * Tokens queued ahead of a new request of {@code cost} tokens in {@code lane} of class {@code q}: every class
+     * dispatched before it, and of its own class what comes before it in fair order ({@link TenantQueues}).
+     */
+    long tokensAhead(ClassQueue q, String lane, long cost, double weight) {
+        long sum = 0;
+        for (ClassQueue other : queues) {
+            if (other.rank >= q.rank) {
+                break;
+            }
+            sum += other.tokens();
+        }
+        return sum + q.tokensAhead(lane, cost, weight);
+    }
+
     /** Tokens per second left to this class by the classes dispatched before it; see the class javadoc. */
     double availableRate(ClassQueue q, long now) {
         double total = drain.rate();

@@ -727,7 +727,7 @@ class AdmissionControllerTest {
     void listener_failure_goesToUncaughtHandlerAndAdmissionStillHappens() {
         AdmissionListener failing = new AdmissionListener() {
             @Override
-            public void onDispatched(String trafficClass, Duration waited, boolean degraded) {
+            public void onDispatched(String trafficClass, String tenant, Duration waited, boolean degraded) {
                 throw new IllegalStateException("listener bug");
             }
         };

@@ -11,7 +11,7 @@ final class RecordingListener implements AdmissionListener {
     final List<Duration> waits = new ArrayList<>();
 
     @Override
-    public synchronized void onDispatched(String trafficClass, Duration waited, boolean degraded) {
+    public synchronized void onDispatched(String trafficClass, String tenant, Duration waited, boolean degraded) {
         events.add("dispatched " + trafficClass + (degraded ? " degraded" : ""));
         waits.add(waited);
     }

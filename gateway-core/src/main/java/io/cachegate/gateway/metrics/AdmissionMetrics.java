@@ -80,7 +80,7 @@ public final class AdmissionMetrics implements AdmissionListener {
     }
 
     @Override
-    public void onDispatched(String trafficClass, Duration waited, boolean degradedToFallback) {
+    public void onDispatched(String trafficClass, String tenant, Duration waited, boolean degradedToFallback) {
         waits.computeIfAbsent(trafficClass, c -> Timer.builder("cachegate.queue.wait")
                 .description("Time requests waited for admission, per class")
                 .tag("backend", backend).tag("class", c)
