@@ -16,6 +16,9 @@ final class AdmissionKeys {
             "tokens/s a backend is assumed to finish until measured; Retry-After estimates start from it");
     static final Key<Duration> MAX_RETRY_AFTER = Key.duration("max_retry_after", Duration.ofSeconds(60),
             Duration.ofSeconds(1), HOUR, "Retry-After never says more");
+    static final Key<Boolean> FAIR_SHARE = Key.bool("fair_share", true,
+            "within a class, tenants' waiting requests are served in fair order by token cost and "
+                    + "tenants[].weight; false: first come, first served");
     static final Key<Duration> TICK = Key.duration("tick", Duration.ofMillis(20), Duration.ofMillis(1),
             Duration.ofSeconds(1), "how often queue timeouts and overload are checked").restart(); // scheduled once
 
@@ -37,7 +40,7 @@ final class AdmissionKeys {
             ENTER_QUEUE_AGE, ENTER_PENDING_TOKENS, ENTER_AFTER, EXIT_QUEUE_AGE, EXIT_PENDING_TOKENS, EXIT_AFTER);
     static final Section SECTION = Section.mapping("admission",
             "class queues with token-weighted cost in front of the backends",
-            ENABLED, INITIAL_DRAIN_RATE, MAX_RETRY_AFTER, TICK).with(OVERLOAD).live();
+            ENABLED, INITIAL_DRAIN_RATE, MAX_RETRY_AFTER, FAIR_SHARE, TICK).with(OVERLOAD).live();
 
     private AdmissionKeys() {
     }

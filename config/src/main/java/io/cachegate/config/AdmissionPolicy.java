@@ -12,9 +12,10 @@ import java.util.Objects;
  *     Retry-After estimates start from it
  * @param maxRetryAfter the ceiling of every Retry-After
  * @param tick how often queue timeouts and the overload state are checked
+ * @param fairShare whether a class's waiting requests are served in fair order between tenants
  */
 public record AdmissionPolicy(boolean enabled, OverloadPolicy overload, double initialDrainRate,
-                              Duration maxRetryAfter, Duration tick) {
+                              Duration maxRetryAfter, Duration tick, boolean fairShare) {
 
     public AdmissionPolicy {
         Objects.requireNonNull(overload, "overload");
@@ -29,6 +30,6 @@ public record AdmissionPolicy(boolean enabled, OverloadPolicy overload, double i
     public static AdmissionPolicy defaults() {
         return new AdmissionPolicy(AdmissionKeys.ENABLED.fallback(), OverloadPolicy.defaults(),
                 AdmissionKeys.INITIAL_DRAIN_RATE.fallback(), AdmissionKeys.MAX_RETRY_AFTER.fallback(),
-                AdmissionKeys.TICK.fallback());
+                AdmissionKeys.TICK.fallback(), AdmissionKeys.FAIR_SHARE.fallback());
     }
 }

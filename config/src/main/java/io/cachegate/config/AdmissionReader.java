@@ -35,7 +35,8 @@ final class AdmissionReader {
                 overload,
                 admission.get(INITIAL_DRAIN_RATE),
                 admission.get(MAX_RETRY_AFTER),
-                admission.get(TICK));
+                admission.get(TICK),
+                admission.get(AdmissionKeys.FAIR_SHARE));
     }
 
     private static OverloadPolicy overload(Fields admission) {

@@ -13,9 +13,11 @@ import java.util.Optional;
  * @param limits its rate, token and concurrency limits; {@link TenantLimits#NONE} when it has none
  * @param clientCertificates SHA-256 fingerprints (64 lower-case hex digits) of the TLS client certificates
  *     that authenticate as this tenant
+ * @param weight its share of a traffic class's capacity against the class's other tenants while they all wait
+ *     (admission's fair order); 1 unless set
  */
 public record Tenant(String id, List<ApiKey> apiKeys, List<String> classes, Optional<String> defaultClass,
-                     TenantLimits limits, List<String> clientCertificates) {
+                     TenantLimits limits, List<String> clientCertificates, double weight) {
 
     /** In {@link #classes()}: every class. */
     public static final String ANY_CLASS = "*";
@@ -27,6 +29,15 @@ public record Tenant(String id, List<ApiKey> apiKeys, List<String> classes, Opti
         Objects.requireNonNull(defaultClass, "defaultClass");
         Objects.requireNonNull(limits, "limits");
         clientCertificates = List.copyOf(clientCertificates);
+        if (!(weight > 0) || Double.isInfinite(weight)) {
+            throw new IllegalArgumentException("weight must be a positive number, was " + weight);
+        }
+    }
+
+    /** A tenant of weight 1. */
+    public Tenant(String id, List<ApiKey> apiKeys, List<String> classes, Optional<String> defaultClass,
+                  TenantLimits limits, List<String> clientCertificates) {
+        this(id, apiKeys, classes, defaultClass, limits, clientCertificates, 1);
     }
 
     /** A tenant that no client certificate authenticates. */
@@ -54,6 +65,7 @@ public record Tenant(String id, List<ApiKey> apiKeys, List<String> classes, Opti
     public String toString() {
         // Keys are secrets: say how many, never which.
         return "Tenant[id=" + id + ", apiKeys=" + apiKeys.size() + " key(s), classes=" + classes + ", defaultClass="
-                + defaultClass + ", limits=" + limits + ", clientCertificates=" + clientCertificates.size() + "]";
+                + defaultClass + ", limits=" + limits + ", clientCertificates=" + clientCertificates.size() + ", weight="
+                + weight + "]";
     }
 }

@@ -21,6 +21,10 @@ final class TenantKeys {
     static final Key<Optional<String>> DEFAULT_CLASS = Key.readBySection("default_class", "class name",
             "the route's class", "its class when the request names none; one of its classes");
 
+    static final Key<Double> WEIGHT = Key.decimal("weight", 1, "(0, 1000]", v -> v > 0 && v <= 1000,
+            v -> v + " is out of range (0, 1000]", "its share of a traffic class against the class's other tenants "
+                    + "while requests wait (admission's fair order): 2 gets twice a tenant of 1's tokens");
+
     static final Key<OptionalLong> REQUESTS_PER_SECOND = Key.optionalLong("requests_per_second", "no limit", 1,
             1_000_000, "requests refilled per second, cache hits included; more get 429 rate_limit_exceeded");
     static final Key<OptionalLong> BURST = Key.optionalLong("burst", "as requests_per_second", 1, 1_000_000_000,
@@ -40,7 +44,7 @@ final class TenantKeys {
             TOKENS_PER_MINUTE, MAX_CONCURRENT);
     static final Section SECTION = Section.list("tenants",
             "clients of the gateway; when any are listed, every request needs an API key",
-            ID, API_KEYS, CLASSES, DEFAULT_CLASS, CLIENT_CERTIFICATES).with(LIMITS).live();
+            ID, API_KEYS, CLASSES, DEFAULT_CLASS, CLIENT_CERTIFICATES, WEIGHT).with(LIMITS).live();
 
     private TenantKeys() {
     }

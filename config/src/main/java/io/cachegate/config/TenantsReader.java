@@ -58,7 +58,9 @@ final class TenantsReader {
             Optional<String> defaultClass = defaultClass(fields, classes.keySet(), allowed);
             TenantLimits limits = limits(fields);
             List<String> certificates = clientCertificates(fields, id.orElse("?"), certificateOwners);
-            id.ifPresent(value -> tenants.add(new Tenant(value, keys, allowed, defaultClass, limits, certificates)));
+            double weight = fields.get(TenantKeys.WEIGHT);
+            id.ifPresent(value -> tenants.add(new Tenant(value, keys, allowed, defaultClass, limits, certificates,
+                    weight)));
         }
         return tenants;
     }

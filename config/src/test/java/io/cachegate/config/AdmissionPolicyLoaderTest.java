@@ -48,6 +48,22 @@ class AdmissionPolicyLoaderTest {
     }
 
     @Test
+    void parse_fairShareAndTenantWeights() throws PolicyException {
+        Policy policy = TestPolicies.parse(BACKEND + """
+                tenants:
+                  - { id: gold, api_keys: [kg], weight: 2.5 }
+                  - { id: free, api_keys: [kf] }
+                admission: { enabled: true, fair_share: false }
+                """);
+        assertThat(policy.admission().fairShare()).isFalse();
+        assertThat(policy.tenants().get(0).weight()).isEqualTo(2.5);
+        assertThat(policy.tenants().get(1).weight()).isEqualTo(1.0);
+        assertThat(AdmissionPolicy.defaults().fairShare()).isTrue();
+        assertThat(TestPolicies.problem(BACKEND + "tenants:\n  - { id: a, api_keys: [k], weight: 0 }\n"))
+                .endsWith("tenants[0].weight: 0.0 is out of range (0, 1000]");
+    }
+
+    @Test
     void parse_balance_ignoresCase() throws PolicyException {
         assertThat(TestPolicies.parse(BACKEND + "    balance: Prefix_Affinity\n").backends().get(0).balance())
                 .isEqualTo(Balance.PREFIX_AFFINITY);
@@ -134,7 +150,7 @@ class AdmissionPolicyLoaderTest {
         assertThat(policy.admission()).isEqualTo(new AdmissionPolicy(true,
                 new OverloadPolicy(Duration.ofMillis(500), Duration.ZERO, 1000, 10, Duration.ZERO,
                         Duration.ofMinutes(1)),
-                2500.5, Duration.ofMinutes(2), Duration.ofMillis(5)));
+                2500.5, Duration.ofMinutes(2), Duration.ofMillis(5), true));
     }
 
     @Test

@@ -96,6 +96,7 @@ final class GenerationBuilder {
             }
         }
         quotas.configure(policy.tenants());
+        backends.tenantWeights(policy.tenants());
         long next = number.incrementAndGet();
         RequestPaths.Current path = new RequestPaths.Current(next, services,
                 RequestPath.assemble(services, store, semantic, new CacheKeys(policy, versions), coalescer,

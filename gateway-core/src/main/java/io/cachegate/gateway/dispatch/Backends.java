@@ -6,6 +6,7 @@ import io.cachegate.admission.Lease;
 import io.cachegate.config.Ticker;
 import io.cachegate.config.Backend;
 import io.cachegate.config.Policy;
+import io.cachegate.config.Tenant;
 import io.cachegate.gateway.metrics.AdmissionMetrics;
 import io.cachegate.gateway.upstream.UpstreamSettings;
 import io.cachegate.gateway.metrics.GatewayMetrics;
@@ -13,7 +14,9 @@ import io.cachegate.routing.ReplicaLease;
 import io.cachegate.routing.ReplicaSet;
 import io.cachegate.routing.RoutingRequest;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.IntSupplier;
@@ -69,6 +72,15 @@ public final class Backends {
 
     public Collection<BackendDispatch> all() {
         return byName.values();
+    }
+
+    /** Gives every backend's admission the tenants' weights in fair order; on each policy generation (live). */
+    public void tenantWeights(List<Tenant> tenants) {
+        Map<String, Double> weights = new HashMap<>();
+        tenants.forEach(t -> weights.put(t.id(), t.weight()));
+        for (BackendDispatch d : byName.values()) {
+            d.admission().ifPresent(c -> c.tenantWeights(weights));
+        }
     }
 
     /** Expires queued requests, evaluates overload and dispatches what freed capacity allows; run every tick. */

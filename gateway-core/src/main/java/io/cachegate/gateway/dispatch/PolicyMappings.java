@@ -62,6 +62,7 @@ final class PolicyMappings {
                 .overload(policy.overload())
                 .initialDrainRate(policy.initialDrainRate())
                 .maxRetryAfter(policy.maxRetryAfter())
+                .fairShare(policy.fairShare())
                 .capacityRequests((int) Math.min(Integer.MAX_VALUE - 1, capacity));
         for (TrafficClass c : classes) {
             builder.addClass(ClassSettings.builder(c.name())

@@ -35,6 +35,7 @@ public final class AdmissionMetrics implements AdmissionListener {
     private final MeterRegistry registry;
     private final String backend;
     private final ConcurrentMap<String, Timer> waits = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, Timer> tenantWaits = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, Counter> rejections = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, Counter> degraded = new ConcurrentHashMap<>();
 
@@ -87,6 +88,14 @@ public final class AdmissionMetrics implements AdmissionListener {
                 .publishPercentileHistogram()
                 .minimumExpectedValue(Duration.ofNanos(100_000)).maximumExpectedValue(Duration.ofMinutes(10))
                 .register(registry)).record(waited);
+        if (!tenant.isEmpty()) {
+            // Per tenant: count, sum and max only (no histogram), as tenants multiply the series.
+            tenantWaits.computeIfAbsent(trafficClass + '|' + tenant, k -> Timer.builder("cachegate.tenant.queue.wait")
+                    .description("Time each tenant's requests waited for admission, per class: the fair order's "
+                            + "effect")
+                    .tag("backend", backend).tag("class", trafficClass).tag("tenant", tenant)
+                    .register(registry)).record(waited);
+        }
         if (degradedToFallback) {
             degraded.computeIfAbsent(trafficClass, c -> Counter.builder("cachegate.admission.degraded")
                     .description("Requests sent to the route's fallback model because of overload")

@@ -12,11 +12,13 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.CountAtBucket;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.DoubleAdder;
 import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Histogram;
@@ -118,6 +120,7 @@ public final class StatusSeries implements ExchangeObserver {
             byClass.merge(c.getId().getTag("class"), c.count(), Double::sum);
         }
         byClass.forEach((c, total) -> rejected.put(c, rate("rejected|" + c, total, seconds)));
+        tenantWaits(point.putObject("tenantWaitMillis"));
         if (baseline) {
             return;
         }
@@ -151,6 +154,24 @@ public final class StatusSeries implements ExchangeObserver {
             return 0;
         }
         return round(Math.max(0, total - last) / seconds);
+    }
+
+    /** Each tenant's mean queue wait over the interval, in milliseconds, of the requests admitted in it. */
+    private void tenantWaits(ObjectNode into) {
+        Map<String, double[]> byTenant = new TreeMap<>(); // count, total milliseconds
+        for (Timer t : registry.find("cachegate.tenant.queue.wait").timers()) {
+            double[] sums = byTenant.computeIfAbsent(t.getId().getTag("tenant"), k -> new double[2]);
+            sums[0] += t.count();
+            sums[1] += t.totalTime(TimeUnit.MILLISECONDS);
+        }
+        byTenant.forEach((tenant, sums) -> {
+            Double lastCount = lastTotals.put("waitCount|" + tenant, sums[0]);
+            Double lastMillis = lastTotals.put("waitMillis|" + tenant, sums[1]);
+            double admitted = lastCount == null ? 0 : sums[0] - lastCount;
+            if (admitted > 0) {
+                into.put(tenant, round((sums[1] - lastMillis) / admitted));
+            }
+        });
     }
 
     private double max(String name) {

@@ -79,6 +79,9 @@
     keysOf(points, 'rejected').forEach(function (c) {
       queueSeries.push({ label: c + ' rejected/s', value: function (p) { return (p.rejected || {})[c] || 0; } });
     });
+    keysOf(points, 'tenantWaitMillis').forEach(function (t) {
+      queueSeries.push({ label: t + ' wait ms', value: function (p) { return (p.tenantWaitMillis || {})[t] || 0; } });
+    });
     if (queueSeries.length === 0) {
       queueSeries.push({ label: 'in flight', value: field('inFlight') });
     }
