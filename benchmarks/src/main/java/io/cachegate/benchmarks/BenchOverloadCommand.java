@@ -35,7 +35,8 @@ import picocli.CommandLine.Option;
             "Each round runs unloaded, admission on and admission off (the last two alternating in order); "
                     + "--warmup is the unrecorded start of each phase.",
             "Exit status 1 on unexpected errors: connection errors, 5xx other than 503, timeouts with admission "
-                    + "on, or load-generator backlog."
+                    + "on, or load-generator backlog.",
+            "--scenario noisy-tenant measures fair shares between tenants instead (see --scenario)."
         })
 final class BenchOverloadCommand extends Scenario {
 
@@ -85,6 +86,17 @@ final class BenchOverloadCommand extends Scenario {
             description = "Share of each class's requests sent by the latency-per-status probe (default ${DEFAULT-VALUE}).")
     double probeShare;
 
+    @Option(names = "--scenario", defaultValue = "classes",
+            description = "classes: interactive and batch at 3 x C (above); noisy-tenant: tenants a, b and c of one "
+                    + "class in closed loops, a with --noisy-clients clients and b and c with one each, through a "
+                    + "gateway in fair order and one first come first served (admission.fair_share), and b and c "
+                    + "alone (default ${DEFAULT-VALUE}).")
+    String scenario;
+
+    @Option(names = "--noisy-clients", defaultValue = "10",
+            description = "noisy-tenant: the clients of tenant a (default ${DEFAULT-VALUE}).")
+    int noisyClients;
+
     @Option(names = "--timeout", defaultValue = "12s",
             description = "Client request timeout; keep it above the batch max queue time (default ${DEFAULT-VALUE}).")
     String timeout;
@@ -97,9 +109,11 @@ final class BenchOverloadCommand extends Scenario {
     void check(List<String> problems) {
         if (simulator.maxConcurrency() < 1 || maxTokens < 1 || !(probeShare >= 0 && probeShare < 1) || interactiveLoad <= 0
                 || batchLoad < 0 || !(batchMaxInflightShare > 0 && batchMaxInflightShare <= 1)
-                || !(capacityMode.equals("fixed") || capacityMode.equals("auto"))) {
+                || !(capacityMode.equals("fixed") || capacityMode.equals("auto"))
+                || !(scenario.equals("classes") || scenario.equals("noisy-tenant")) || noisyClients < 1) {
             problems.add("--max-concurrency, --max-tokens and --interactive-load must be positive, --batch-load >= 0, "
-                    + "--probe-share in [0, 1), --batch-max-inflight-share in (0, 1], --capacity fixed or auto");
+                    + "--probe-share in [0, 1), --batch-max-inflight-share in (0, 1], --capacity fixed or auto, "
+                    + "--scenario classes or noisy-tenant, --noisy-clients >= 1");
         }
         for (String[] d : new String[][] {{"--timeout", timeout}, {"--interactive-max-queue-time", interactiveMaxQueue},
             {"--batch-max-queue-time", batchMaxQueue}}) {
@@ -113,6 +127,77 @@ final class BenchOverloadCommand extends Scenario {
 
     @Override
     ScenarioReport measure(BenchChildren children) throws Exception {
+        return scenario.equals("noisy-tenant") ? noisyTenant(children) : classes(children);
+    }
+
+    /**
+     * Tenant a with {@link #noisyClients} clients, b and c with one each, one class, closed loops, through a gateway
+     * in fair order and one first come first served, alternating; b and c alone first in every round.
+     */
+    private ScenarioReport noisyTenant(BenchChildren children) throws Exception {
+        Duration recorded = options.duration();
+        Duration warm = options.warmup();
+        double capacity = capacity(simulator.maxConcurrency(), simulator.ttftMs(), simulator.tpotMs(), maxTokens);
+        List<String> simArgs = new ArrayList<>(simulator.args());
+        simArgs.addAll(List.of("--max-queue", "100000", "--models", MODEL));
+        ChildSimulator sim = children.simulator("sim", 1, simArgs.toArray(String[]::new));
+        Map<String, ChildGateway> gateways = new LinkedHashMap<>();
+        for (boolean fair : new boolean[] {true, false}) {
+            String name = fair ? NoisyTenantReport.FAIR : NoisyTenantReport.FIFO;
+            gateways.put(name, children.gateway(name, List.of(), tenantsPolicy(sim, fair)));
+        }
+        sim.awaitReady();
+        for (ChildGateway g : gateways.values()) {
+            g.awaitReady();
+        }
+        List<NoisyTenants.Tenant> all = List.of(new NoisyTenants.Tenant("a", "key-a", noisyClients),
+                new NoisyTenants.Tenant("b", "key-b", 1), new NoisyTenants.Tenant("c", "key-c", 1));
+        progress.info("simulator %s: C = %.1f requests/s; tenant a %d clients, b and c one each, closed loops",
+                sim.uri(), capacity, noisyClients);
+        NoisyTenants load = new NoisyTenants(BenchScrapes.client(), maxTokens, Durations.parse(timeout));
+        for (ChildGateway g : gateways.values()) {
+            progress.info("warm-up, %s (not recorded)", g.name());
+            load.run(g.uri(), all, Duration.ZERO, warm.plusSeconds(2));
+        }
+        List<Map<String, Map<String, NoisyTenants.Served>>> rounds = new ArrayList<>();
+        for (int r = 1; r <= options.rounds(); r++) {
+            Map<String, Map<String, NoisyTenants.Served>> round = new LinkedHashMap<>();
+            progress.info("round %d: b and c alone", r);
+            round.put(NoisyTenantReport.ALONE, load.run(gateways.get(NoisyTenantReport.FAIR).uri(), all.subList(1, 3),
+                    warm, recorded));
+            List<String> order = r % 2 == 1 ? List.of(NoisyTenantReport.FAIR, NoisyTenantReport.FIFO)
+                    : List.of(NoisyTenantReport.FIFO, NoisyTenantReport.FAIR);
+            for (String phase : order) {
+                progress.info("round %d: a, b and c, %s", r, phase);
+                round.put(phase, load.run(gateways.get(phase).uri(), all, warm, recorded));
+            }
+            rounds.add(round);
+        }
+        return new NoisyTenantReport(rounds, "a", List.of("b", "c"), recorded.toNanos() / 1e9, capacity);
+    }
+
+    private GatewayPolicy tenantsPolicy(ChildSimulator sim, boolean fair) {
+        long drain = Math.max(1, Math.round(capacity(simulator.maxConcurrency(), simulator.ttftMs(),
+                simulator.tpotMs(), maxTokens) * (20 + maxTokens)));
+        return GatewayPolicy.of(options.gatewayThreads(), sim)
+                .pinModelVersion().connectionsPerUrl(1024)
+                .backend("max_concurrency: " + simulator.maxConcurrency(), "balance: least_loaded")
+                .section("""
+                        tenants:
+                          - { id: a, api_keys: [key-a] }
+                          - { id: b, api_keys: [key-b] }
+                          - { id: c, api_keys: [key-c] }
+                        classes:
+                          interactive: { priority: 0, max_queue_time: 60s }
+                        admission:
+                          enabled: true
+                          fair_share: %b
+                          initial_drain_rate: %d
+                        """.formatted(fair, drain))
+                .route("*", "class: interactive", "cache: { exact: false }");
+    }
+
+    private ScenarioReport classes(BenchChildren children) throws Exception {
         Duration recorded = options.duration();
         Duration warm = options.warmup();
         Duration requestTimeout = Durations.parse(timeout);
