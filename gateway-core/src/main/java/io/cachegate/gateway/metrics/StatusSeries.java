@@ -120,7 +120,7 @@ public final class StatusSeries implements ExchangeObserver {
             byClass.merge(c.getId().getTag("class"), c.count(), Double::sum);
         }
         byClass.forEach((c, total) -> rejected.put(c, rate("rejected|" + c, total, seconds)));
-        tenantWaits(point.putObject("tenantWaitMillis"));
+        tenantWaits(point.putObject("tenantWaitMillis"), baseline);
         if (baseline) {
             return;
         }
@@ -156,8 +156,11 @@ public final class StatusSeries implements ExchangeObserver {
         return round(Math.max(0, total - last) / seconds);
     }
 
-    /** Each tenant's mean queue wait over the interval, in milliseconds, of the requests admitted in it. */
-    private void tenantWaits(ObjectNode into) {
+    /**
+     * Each tenant's mean queue wait over the interval, in milliseconds, of the requests admitted in it; a tenant
+     * first seen after the baseline counts from zero.
+     */
+    private void tenantWaits(ObjectNode into, boolean baseline) {
         Map<String, double[]> byTenant = new TreeMap<>(); // count, total milliseconds
         for (Timer t : registry.find("cachegate.tenant.queue.wait").timers()) {
             double[] sums = byTenant.computeIfAbsent(t.getId().getTag("tenant"), k -> new double[2]);
@@ -167,9 +170,12 @@ public final class StatusSeries implements ExchangeObserver {
         byTenant.forEach((tenant, sums) -> {
             Double lastCount = lastTotals.put("waitCount|" + tenant, sums[0]);
             Double lastMillis = lastTotals.put("waitMillis|" + tenant, sums[1]);
-            double admitted = lastCount == null ? 0 : sums[0] - lastCount;
+            if (baseline) {
+                return;
+            }
+            double admitted = sums[0] - (lastCount == null ? 0 : lastCount);
             if (admitted > 0) {
-                into.put(tenant, round((sums[1] - lastMillis) / admitted));
+                into.put(tenant, round((sums[1] - (lastMillis == null ? 0 : lastMillis)) / admitted));
             }
         });
     }

@@ -68,6 +68,24 @@ class StatusSeriesTest {
         assertThat(latency.path("miss").path("p50").asDouble()).isZero();
     }
 
+    @Test
+    void sample_eachTenantsMeanQueueWait_overTheInterval() {
+        AdmissionMetrics admission = new AdmissionMetrics(registry, "main");
+        admission.onDispatched("interactive", "noisy", Duration.ofSeconds(9), false); // before the baseline
+        series.sample();
+        admission.onDispatched("interactive", "noisy", Duration.ofMillis(300), false);
+        admission.onDispatched("batch", "noisy", Duration.ofMillis(100), false);
+        admission.onDispatched("interactive", "quiet", Duration.ofMillis(20), false);
+        admission.onDispatched("interactive", "", Duration.ofMillis(5), false); // no tenants: no series
+        ticker.advance(Duration.ofSeconds(2));
+        series.sample();
+
+        JsonNode waits = series.json().path("points").get(0).path("tenantWaitMillis");
+        assertThat(waits.path("noisy").asDouble()).isEqualTo(200.0);
+        assertThat(waits.path("quiet").asDouble()).isEqualTo(20.0);
+        assertThat(waits.size()).isEqualTo(2);
+    }
+
     /** {@code count} exchanges finished as exact hits, misses, or (null) answers from a backend of no cache. */
     private void finish(int count, String outcome, long millis) {
         for (int i = 0; i < count; i++) {
