@@ -97,6 +97,22 @@ public final class ReplicaSet {
     }
 
     /**
+     * How many leading characters of the text {@code blocks} were hashed from the replica holding most of it is
+     * expected to have in its prefix cache: the longest run of its blocks recently routed to one replica, the one
+     * prefix affinity picks unless it is overloaded. 0 without blocks. Reads each replica's index under its own lock.
+     */
+    public int expectedCachedChars(PrefixHashes blocks) {
+        if (blocks.isEmpty()) {
+            return 0;
+        }
+        int best = 0;
+        for (Replica r : replicas) {
+            best = Math.max(best, r.index.longestMatch(blocks));
+        }
+        return best * blocks.blockChars();
+    }
+
+    /**
      * Chooses a replica for {@code request} and reserves its cost there. Empty when no replica outside
      * {@code request.exclude()} is both admitted by its breaker and has room; {@link #allDown()} then
      * tells "down" (answer 503) from "full" (queue or shed).

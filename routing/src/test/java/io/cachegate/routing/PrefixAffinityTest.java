@@ -53,6 +53,20 @@ class PrefixAffinityTest {
     }
 
     @Test
+    void expectedCachedChars_isTheLongestRunOfBlocksOneReplicaWasSent() {
+        ReplicaSet set = set(Balance.PREFIX_AFFINITY, A, B, C);
+        String document = "Clause 7.2: the supplier shall deliver within thirty days. ".repeat(30);
+        assertThat(set.expectedCachedChars(set.prefixHashes(SYSTEM + "first question"))).as("nothing sent yet").isZero();
+        acquire(set, prompt(set, 10, SYSTEM + "first question")).release();
+
+        PrefixHashes again = set.prefixHashes(SYSTEM + document + "second question");
+        int held = set.expectedCachedChars(again);
+        assertThat(held).as("the system prompt's whole blocks").isEqualTo(SYSTEM.length() / 256 * 256);
+        assertThat(set.expectedCachedChars(set.prefixHashes(OTHER_SYSTEM + "bonjour"))).isZero();
+        assertThat(set.expectedCachedChars(PrefixHashes.empty())).isZero();
+    }
+
+    @Test
     void saturatedStickyReplica_overflowsToLeastLoaded() {
         PrefixAffinitySettings affinity = new PrefixAffinitySettings(256, 16_384, 1.5, 1024, 1000);
         ReplicaSet set = set(ReplicaSetSettings.defaults().withBalance(Balance.PREFIX_AFFINITY).withAffinity(affinity),

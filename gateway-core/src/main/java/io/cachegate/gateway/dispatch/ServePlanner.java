@@ -12,6 +12,7 @@ import io.cachegate.config.TrafficClass;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.routing.FallbackResolver;
 import io.cachegate.config.FallbackHop;
+import io.cachegate.routing.PrefixHashes;
 import io.cachegate.routing.RoutingRequest;
 import io.cachegate.routing.ServeReason;
 import io.cachegate.routing.ServeTarget;
@@ -104,13 +105,18 @@ public final class ServePlanner {
             moveTo(x, target, model, target.reason());
         }
         String prompt = x.parsed() == null ? "" : x.parsed().promptText();
-        long cost = cost(x, prompt);
+        if (!serving.prefixAffinity()) {
+            return new ServePlan(serving, target, model, RoutingRequest.of(cost(x, prompt)));
+        }
         // Hashed here, once: a queued request is offered to the replicas again on every release, under
         // admission's lock, and must not re-hash a long prompt each time.
-        RoutingRequest routing = serving.prefixAffinity()
-                ? RoutingRequest.withBlocks(cost, serving.replicas().prefixHashes(target.model() + "\n" + prompt))
-                : RoutingRequest.of(cost);
-        return new ServePlan(serving, target, model, routing);
+        String head = target.model() + "\n";
+        PrefixHashes blocks = serving.replicas().prefixHashes(head + prompt);
+        // The backend prefills only what its prefix cache does not hold: the cost counts the prompt after the
+        // part the likeliest replica is expected to hold (admission-and-routing.md, "Cost in uncached tokens").
+        int held = serving.replicas().expectedCachedChars(blocks) - head.length();
+        String uncached = prompt.substring(Math.max(0, Math.min(prompt.length(), held)));
+        return new ServePlan(serving, target, model, RoutingRequest.withBlocks(cost(x, uncached), blocks));
     }
 
     /**
