@@ -29,8 +29,8 @@ import org.openjdk.jmh.annotations.TearDown;
  * What writing one exact hit's answer costs, from the stored entry to the bytes for the socket, through the
  * gateway's HTTP/1.1 encoder on an embedded channel: {@link #sharedHeaderBlock()} as the gateway writes it (the
  * headers every hit on the entry shares encoded once), {@link #everyHeaderPerHit()} as it was written before (every
- * header set and encoded per hit), the baseline of the same run. Run with {@code -prof gc} for the bytes allocated
- * per hit.
+ * header set and encoded per hit), the baseline of the same run, and {@link #channelOnly()}, the embedded channel's
+ * own cost for the same bytes. Run with {@code -prof gc} for the bytes allocated per hit.
  */
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class HitWriteBenchmark extends JmhDefaults {
@@ -41,12 +41,16 @@ public class HitWriteBenchmark extends JmhDefaults {
     private static final String TIMING = "cache;dur=0.041, total;dur=0.093";
 
     private EmbeddedChannel channel;
+    /** A channel with no handler: what writing through one costs by itself. */
+    private EmbeddedChannel bare;
     private CacheEntry entry;
     private long now;
+    private ByteBuf encoded;
 
     @Setup
     public void setUp() {
         channel = new EmbeddedChannel(new StrictServerCodec(new HttpDecoderConfig()));
+        bare = new EmbeddedChannel();
         byte[] body = ("{\"id\":\"chatcmpl-7\",\"object\":\"chat.completion\",\"created\":1764900000,\"model\":"
                 + "\"llama-3.1-8b\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\""
                 + "TCP congestion control adjusts the sending rate. ".repeat(12) + "\"},\"finish_reason\":\"stop\"}],"
@@ -54,11 +58,15 @@ public class HitWriteBenchmark extends JmhDefaults {
                 .getBytes(StandardCharsets.UTF_8);
         now = System.currentTimeMillis();
         entry = new CacheEntry(body, now - 5_000, "bench@1", "req-origin-1", 25, 120, Set.of());
+        channel.writeOutbound(CachedAnswerWriter.json(entry, null, "req-42", true, TIMING, now));
+        encoded = channel.readOutbound();
     }
 
     @TearDown
     public void tearDown() {
+        encoded.release();
         channel.finishAndReleaseAll();
+        bare.finishAndReleaseAll();
     }
 
     @Benchmark
@@ -79,6 +87,16 @@ public class HitWriteBenchmark extends JmhDefaults {
                 .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
                 .setInt(HttpHeaderNames.CONTENT_LENGTH, entry.body().length);
         return write(response);
+    }
+
+    /** The embedded channel's own cost: the same size of bytes written through it, already encoded. */
+    @Benchmark
+    public int channelOnly() {
+        bare.writeOutbound(encoded.retainedDuplicate());
+        ByteBuf out = bare.readOutbound();
+        int size = out.readableBytes();
+        out.release();
+        return size;
     }
 
     private int write(FullHttpResponse response) {
