@@ -137,8 +137,12 @@ class StaleIfErrorIT {
             assertDocumentedError(call(gw, key, inWindow.replace("\"temperature\":0", "\"temperature\":0.7")));
             assertDocumentedError(call(gw, key, inWindow, "Cache-Control", "no-cache")); // the client said no
             assertDocumentedError(call(gw, key, inWindow, "Cache-Control", "max-age=600"));
-            assertThat(metric(gw, "cachegate_cache_stale_total")).isEqualTo(12);
-            assertThat(metric(gw, "cachegate_cache_lookups_total", "outcome=\"stale\"")).isEqualTo(12);
+            assertDocumentedError(call(gw, key, inWindow, "Cache-Control", "stale-if-error=0"));
+            HttpResponse<String> clientBound = call(gw, key, inWindow, "Cache-Control", "max-age=600, max-stale=60");
+            assertThat(clientBound.statusCode()).as(clientBound.body()).isEqualTo(200);
+            assertThat(xCache(clientBound)).as("max-stale within the policy's window").isEqualTo("STALE");
+            assertThat(metric(gw, "cachegate_cache_stale_total")).isEqualTo(13);
+            assertThat(metric(gw, "cachegate_cache_lookups_total", "outcome=\"stale\"")).isEqualTo(13);
 
             // The backend returns on its port: a stale entry is not served any more, it is refreshed by one call.
             sim = BackendSimulator.start(SimulatorOptions.defaults().withPort(port));

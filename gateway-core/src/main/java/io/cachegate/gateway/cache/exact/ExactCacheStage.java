@@ -1,5 +1,6 @@
 package io.cachegate.gateway.cache.exact;
 
+import io.cachegate.cache.exact.CacheControl;
 import io.cachegate.cache.exact.CacheEntry;
 import io.cachegate.cache.exact.CacheStore;
 import io.cachegate.cache.exact.Freshness;
@@ -131,9 +132,9 @@ public final class ExactCacheStage implements Stage {
 
     /**
      * How long past its TTL an entry may stand in for this request's failed call: the route's {@code
-     * stale_if_error}, but none for a client that bounded the age it accepts with {@code max-age} (RFC 9111).
+     * stale_if_error}, narrowed by the client's {@code Cache-Control} ({@link CacheControl#staleIfErrorMillis}).
      */
     static long staleWindowMillis(CacheableRequest c) {
-        return c.control().maxAgeSeconds().isPresent() ? 0 : c.staleIfError().toMillis();
+        return c.control().staleIfErrorMillis(c.staleIfError().toMillis());
     }
 }

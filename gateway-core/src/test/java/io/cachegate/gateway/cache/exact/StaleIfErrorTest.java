@@ -163,6 +163,39 @@ class StaleIfErrorTest {
     }
 
     @Test
+    void fail_clientStaleIfError_narrowsTheWindow() {
+        Exchange narrowed = storedThenLater(HELLO, TTL.plusMinutes(3), "Cache-Control", "stale-if-error=60");
+        stage.handle(narrowed, next);
+        narrowed.fail(ErrorKind.UPSTREAM_UNREACHABLE, "backend down", null);
+        assertThat(Exchanges.written(narrowed).status()).as("3m past the TTL, the client takes 1m").isEqualTo(502);
+
+        Exchange within = keyed(HELLO, "Cache-Control", "stale-if-error=300");
+        stage.handle(within, next);
+        within.fail(ErrorKind.UPSTREAM_UNREACHABLE, "backend down", null);
+        assertThat(Exchanges.written(within).header(GatewayHeaders.X_CACHE)).isEqualTo("STALE");
+    }
+
+    @Test
+    void fail_clientAsksForMoreThanThePolicy_getsThePolicysWindow() {
+        // max-stale=1 day, the policy's 10m: 11m past the TTL is too far.
+        Exchange x = storedThenLater(HELLO, TTL.plusMinutes(11), "Cache-Control", "max-stale=86400");
+        stage.handle(x, next);
+        x.fail(ErrorKind.UPSTREAM_UNREACHABLE, "backend down", null);
+        assertThat(Exchanges.written(x).status()).isEqualTo(502);
+    }
+
+    @Test
+    void fail_maxAgeWithMaxStale_staleWithinTheClientsBound() {
+        Exchange x = storedThenLater(HELLO, TTL.plusSeconds(30), "Cache-Control", "max-age=60, max-stale=120");
+        stage.handle(x, next);
+        x.fail(ErrorKind.UPSTREAM_TIMEOUT, "timeout", null);
+        Written written = Exchanges.written(x);
+        assertThat(written.header(GatewayHeaders.X_CACHE)).isEqualTo("STALE");
+        assertThat(written.header(GatewayHeaders.X_CACHE_STALE))
+                .isEqualTo("if-error; reason=backend_timeout; past-ttl=30");
+    }
+
+    @Test
     void handle_hitThenStaleOnOneEntry_eachSaysWhatItIs() {
         // The shared header block of a hit is keyed by X-Cache too: a stale answer never borrows the HIT block.
         Exchange hit = keyed(HELLO);
