@@ -10,7 +10,7 @@ import java.util.Optional;
 /**
  * The keys of {@code cache.exact}, {@code cache.semantic}, its embedder and qdrant; {@link CacheReader} reads them.
  * The exact store and the semantic cache (model, index, store) are built once, so their settings wait for a
- * restart; a new exact TTL and the sensitive patterns apply live.
+ * restart; a new exact TTL, stale window and the sensitive patterns apply live.
  */
 final class CacheKeys {
 
@@ -18,6 +18,8 @@ final class CacheKeys {
     private static final List<String> DECISIONS = List.of("learned", "guarded", "cosine");
     /** A batch that waits longer than this for company costs more latency than batching saves. */
     private static final Duration MAX_WAIT_LIMIT = Duration.ofSeconds(1);
+    /** A stale window beyond a week keeps answers nobody would call current; the bound also catches unit slips. */
+    static final Duration MAX_STALE = Duration.ofDays(7);
 
     static final Key<ExactStore> EXACT_STORE = Key.choice("store", ExactStore.MEMORY, false,
             "memory (in-process), redis (shared), or tiered: an in-process L1 in front of redis").restart();
@@ -26,6 +28,9 @@ final class CacheKeys {
             "the Redis of the redis and tiered stores", CacheKeys::redisUri).restart();
     static final Key<Duration> EXACT_TTL = Key.duration("ttl", Duration.ofHours(1),
             "entry lifetime; routes may override");
+    static final Key<Duration> STALE_IF_ERROR = Key.duration("stale_if_error", Duration.ZERO, Duration.ZERO,
+            MAX_STALE, "how long past its TTL an entry may still answer when the backend fails, times out or is "
+                    + "overloaded (X-Cache: STALE); entries are kept for ttl + this; 0s: off; routes may override");
     static final Key<Duration> TIMEOUT = Key.duration("timeout", Duration.ofMillis(50),
             "Redis command timeout at least; it follows measured latency up to health.timeout_max; slower counts as a "
                     + "miss, the request goes on").restart();
@@ -164,7 +169,7 @@ final class CacheKeys {
             HEALTH_WINDOW, HEALTH_MIN_CALLS, HEALTH_FAILURE_RATE, HEALTH_SLOW_CALL_RATE, HEALTH_SLOW_CALL,
             HEALTH_OPEN_FOR, HEALTH_PROBES, HEALTH_TIMEOUT_MAX, HEALTH_TIMEOUT_MULTIPLE).restart();
     static final Section EXACT = Section.mapping("exact", "identical (canonical) requests",
-            EXACT_STORE, REDIS_URI, EXACT_TTL, TIMEOUT, MAX_BYTES, L1_TTL, L1_MAX_BYTES, COMPRESS_ABOVE,
+            EXACT_STORE, REDIS_URI, EXACT_TTL, STALE_IF_ERROR, TIMEOUT, MAX_BYTES, L1_TTL, L1_MAX_BYTES, COMPRESS_ABOVE,
             REDIS_QUEUE_SIZE, SIGNING_KEY).with(HEALTH).live();
     static final Section EMBEDDER = Section.mapping("embedder",
             "the model turning prompts into vectors, run in-process on ONNX Runtime",

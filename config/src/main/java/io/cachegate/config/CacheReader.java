@@ -137,7 +137,8 @@ final class CacheReader {
                 exact.get(COMPRESS_ABOVE),
                 exact.get(REDIS_QUEUE_SIZE),
                 exact.get(SIGNING_KEY),
-                health(exact, timeout));
+                health(exact, timeout),
+                exact.get(CacheKeys.STALE_IF_ERROR));
     }
 
     /** {@code cache.exact.health}: min_calls within the window, timeout_max not below the command timeout. */

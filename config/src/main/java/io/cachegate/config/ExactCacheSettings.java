@@ -20,10 +20,12 @@ import java.util.Optional;
  * @param redisQueueSize commands that may wait for Redis at once; more are rejected (a miss), never queued without bound
  * @param signingKey when present, Redis entries are HMAC-signed with it and an unsigned or badly signed one is a miss
  * @param health when a Redis store counts as degraded, and how far its command timeout follows measured latency
+ * @param staleIfError how long past its TTL an entry may still answer when the backend cannot (zero: never); entries
+ *                     are kept this much longer than their TTL
  */
 public record ExactCacheSettings(ExactStore store, String redisUri, Duration ttl, Duration timeout, long maxBytes,
                                  Duration l1Ttl, long l1MaxBytes, long compressAboveBytes, int redisQueueSize,
-                                 Optional<SigningKey> signingKey, StoreHealthSettings health) {
+                                 Optional<SigningKey> signingKey, StoreHealthSettings health, Duration staleIfError) {
 
     public ExactCacheSettings {
         Objects.requireNonNull(store, "store");
@@ -33,6 +35,18 @@ public record ExactCacheSettings(ExactStore store, String redisUri, Duration ttl
         Objects.requireNonNull(l1Ttl, "l1Ttl");
         Objects.requireNonNull(signingKey, "signingKey");
         Objects.requireNonNull(health, "health");
+        Objects.requireNonNull(staleIfError, "staleIfError");
+        if (staleIfError.isNegative()) {
+            throw new IllegalArgumentException("staleIfError must not be negative, was " + staleIfError);
+        }
+    }
+
+    /** These settings without a stale window. */
+    public ExactCacheSettings(ExactStore store, String redisUri, Duration ttl, Duration timeout, long maxBytes,
+                              Duration l1Ttl, long l1MaxBytes, long compressAboveBytes, int redisQueueSize,
+                              Optional<SigningKey> signingKey, StoreHealthSettings health) {
+        this(store, redisUri, ttl, timeout, maxBytes, l1Ttl, l1MaxBytes, compressAboveBytes, redisQueueSize,
+                signingKey, health, CacheKeys.STALE_IF_ERROR.fallback());
     }
 
     /** These settings with the default store health. */
@@ -55,6 +69,7 @@ public record ExactCacheSettings(ExactStore store, String redisUri, Duration ttl
         return new ExactCacheSettings(CacheKeys.EXACT_STORE.fallback(), CacheKeys.REDIS_URI.fallback(),
                 CacheKeys.EXACT_TTL.fallback(), CacheKeys.TIMEOUT.fallback(), CacheKeys.MAX_BYTES.fallback(),
                 CacheKeys.L1_TTL.fallback(), CacheKeys.L1_MAX_BYTES.fallback(), CacheKeys.COMPRESS_ABOVE.fallback(),
-                CacheKeys.REDIS_QUEUE_SIZE.fallback(), CacheKeys.SIGNING_KEY.fallback(), StoreHealthSettings.defaults());
+                CacheKeys.REDIS_QUEUE_SIZE.fallback(), CacheKeys.SIGNING_KEY.fallback(), StoreHealthSettings.defaults(),
+                CacheKeys.STALE_IF_ERROR.fallback());
     }
 }

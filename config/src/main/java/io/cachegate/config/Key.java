@@ -158,6 +158,14 @@ final class Key<T> {
                 f -> f.optionalDuration(name));
     }
 
+    /** A duration within {@code [min, max]} that may be left out; {@code absent} says what leaving it out means. */
+    static Key<Optional<Duration>> optionalDuration(String name, String absent, Duration min, Duration max,
+                                                    String doc) {
+        return new Key<>(name, "duration", Optional.empty(), absent,
+                Durations.format(min) + ".." + Durations.format(max), doc,
+                f -> f.has(name) ? Optional.ofNullable(f.duration(name, null, min, max)) : Optional.empty());
+    }
+
     static Key<Boolean> bool(String name, boolean fallback, String doc) {
         return new Key<>(name, "boolean", fallback, Boolean.toString(fallback), "", doc, f -> f.bool(name, fallback));
     }

@@ -25,11 +25,13 @@ import java.util.Set;
  * @param serverState when true, Responses API requests that continue state the backend holds
  *                    ({@code previous_response_id}, {@code conversation}, a stored {@code prompt}, item
  *                    references) are cached too; off by default, as that state may change or be gone
+ * @param staleIfError overrides {@code cache.exact.stale_if_error} for this route (zero turns it off here)
  */
 public record RouteCache(boolean exact, boolean semantic, Optional<Duration> ttl, Optional<String> context,
                          Normalize normalize, boolean shared, boolean nondeterministic, boolean keyOnUser,
                          Set<String> storeFinishReasons, Embed embed, int semanticMaxTurns,
-                         Optional<Double> threshold, SensitiveMode sensitive, boolean serverState) {
+                         Optional<Double> threshold, SensitiveMode sensitive, boolean serverState,
+                         Optional<Duration> staleIfError) {
 
     /** The finish reasons a route may allow to be stored (the OpenAI ones). */
     public static final Set<String> FINISH_REASONS = Set.copyOf(RouteKeys.FINISH_REASONS);
@@ -52,6 +54,19 @@ public record RouteCache(boolean exact, boolean semantic, Optional<Duration> ttl
         if (threshold.isPresent() && !(threshold.get() > 0 && threshold.get() <= 1)) {
             throw new IllegalArgumentException("threshold must be in (0, 1], was " + threshold.get());
         }
+        Objects.requireNonNull(staleIfError, "staleIfError");
+        if (staleIfError.isPresent() && staleIfError.get().isNegative()) {
+            throw new IllegalArgumentException("staleIfError must not be negative, was " + staleIfError.get());
+        }
+    }
+
+    /** With the policy's {@code stale_if_error}. */
+    public RouteCache(boolean exact, boolean semantic, Optional<Duration> ttl, Optional<String> context,
+                      Normalize normalize, boolean shared, boolean nondeterministic, boolean keyOnUser,
+                      Set<String> storeFinishReasons, Embed embed, int semanticMaxTurns, Optional<Double> threshold,
+                      SensitiveMode sensitive, boolean serverState) {
+        this(exact, semantic, ttl, context, normalize, shared, nondeterministic, keyOnUser, storeFinishReasons, embed,
+                semanticMaxTurns, threshold, sensitive, serverState, RouteKeys.STALE_IF_ERROR.fallback());
     }
 
     /** With the default {@code server_state} ({@code false}). */
@@ -82,6 +97,6 @@ public record RouteCache(boolean exact, boolean semantic, Optional<Duration> ttl
                 RouteKeys.NONDETERMINISTIC.fallback(), RouteKeys.KEY_ON_USER.fallback(),
                 RouteKeys.STORE_FINISH_REASONS.fallback(), RouteKeys.EMBED.fallback(),
                 RouteKeys.SEMANTIC_MAX_TURNS.fallback(), RouteKeys.THRESHOLD.fallback(), RouteKeys.SENSITIVE.fallback(),
-                RouteKeys.SERVER_STATE.fallback());
+                RouteKeys.SERVER_STATE.fallback(), RouteKeys.STALE_IF_ERROR.fallback());
     }
 }

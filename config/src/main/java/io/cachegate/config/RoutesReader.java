@@ -123,6 +123,7 @@ final class RoutesReader {
                 cache.get(SEMANTIC_MAX_TURNS),
                 cache.get(THRESHOLD),
                 cache.get(SENSITIVE),
-                cache.get(SERVER_STATE));
+                cache.get(SERVER_STATE),
+                cache.get(RouteKeys.STALE_IF_ERROR));
     }
 }

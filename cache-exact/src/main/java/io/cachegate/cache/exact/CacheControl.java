@@ -7,19 +7,30 @@ import java.util.OptionalLong;
 
 /**
  * The client's {@code Cache-Control} request directives the cache honours: {@code no-store} (neither
- * read nor write), {@code no-cache} (don't read, do write) and {@code max-age=N} (read only entries
- * younger than N seconds). Unknown directives and malformed values are ignored, never an error.
+ * read nor write), {@code no-cache} (don't read, do write), {@code max-age=N} (read only entries
+ * younger than N seconds), and {@code stale-if-error=N} (RFC 5861) or {@code max-stale[=N]} (RFC 9111): how far
+ * past its TTL an entry may answer when the backend cannot, never further than the route's {@code stale_if_error}.
+ * Unknown directives and malformed values are ignored, never an error.
+ *
+ * @param maxStaleSeconds {@code max-stale}: 2^31 when it came without a value (any staleness)
  */
-public record CacheControl(boolean noStore, boolean noCache, OptionalLong maxAgeSeconds) {
+public record CacheControl(boolean noStore, boolean noCache, OptionalLong maxAgeSeconds, OptionalLong maxStaleSeconds,
+                           OptionalLong staleIfErrorSeconds) {
 
     /** No header: read and write as the route allows. */
     public static final CacheControl NONE = new CacheControl(false, false, OptionalLong.empty());
     /** RFC 9111 §1.2.2: a delta-seconds too large to represent counts as 2^31. */
-    private static final long MAX_DELTA_SECONDS = 2_147_483_648L;
+    static final long MAX_DELTA_SECONDS = 2_147_483_648L;
+
+    /** Without stale directives. */
+    public CacheControl(boolean noStore, boolean noCache, OptionalLong maxAgeSeconds) {
+        this(noStore, noCache, maxAgeSeconds, OptionalLong.empty(), OptionalLong.empty());
+    }
 
     /**
      * Parses a header value; several {@code Cache-Control} headers are passed joined with commas.
-     * Names are case-insensitive; with several {@code max-age} the smallest wins (the strictest).
+     * Names are case-insensitive; with several {@code max-age}, {@code max-stale} or {@code stale-if-error} the
+     * smallest wins (the strictest).
      */
     public static CacheControl parse(String headerValue) {
         if (headerValue == null || headerValue.isBlank()) {
@@ -28,24 +39,52 @@ public record CacheControl(boolean noStore, boolean noCache, OptionalLong maxAge
         boolean noStore = false;
         boolean noCache = false;
         long maxAge = -1;
+        long maxStale = -1;
+        long staleIfError = -1;
         for (String directive : split(headerValue)) {
             int eq = directive.indexOf('=');
             String name = (eq < 0 ? directive : directive.substring(0, eq)).strip().toLowerCase(Locale.ROOT);
             switch (name) {
                 case "no-store" -> noStore = true;
                 case "no-cache" -> noCache = true;
-                case "max-age" -> {
-                    long seconds = eq < 0 ? -1 : deltaSeconds(directive.substring(eq + 1));
-                    if (seconds >= 0) {
-                        maxAge = maxAge < 0 ? seconds : Math.min(maxAge, seconds);
-                    }
-                }
+                case "max-age" -> maxAge = smallest(maxAge, eq < 0 ? -1 : deltaSeconds(directive.substring(eq + 1)));
+                // Without a value: any staleness the policy allows.
+                case "max-stale" -> maxStale = smallest(maxStale,
+                        eq < 0 ? MAX_DELTA_SECONDS : deltaSeconds(directive.substring(eq + 1)));
+                case "stale-if-error" -> staleIfError = smallest(staleIfError,
+                        eq < 0 ? -1 : deltaSeconds(directive.substring(eq + 1)));
                 default -> {
-                    // Unknown or irrelevant to a request (max-stale, only-if-cached, ...): ignored.
+                    // Unknown or irrelevant to a request (only-if-cached, min-fresh, ...): ignored.
                 }
             }
         }
-        return new CacheControl(noStore, noCache, maxAge < 0 ? OptionalLong.empty() : OptionalLong.of(maxAge));
+        return new CacheControl(noStore, noCache, optional(maxAge), optional(maxStale), optional(staleIfError));
+    }
+
+    /**
+     * How long past its TTL an entry may answer this request when the backend cannot, given the route's {@code
+     * stale_if_error} ({@code policyMillis}): the client's {@code stale-if-error}, else its {@code max-stale}, never
+     * longer than the policy's; with neither, the policy's, unless the client bounded the age it accepts with {@code
+     * max-age} (RFC 9111: then no stale answer).
+     */
+    public long staleIfErrorMillis(long policyMillis) {
+        OptionalLong client = staleIfErrorSeconds.isPresent() ? staleIfErrorSeconds : maxStaleSeconds;
+        if (client.isPresent()) {
+            return Math.min(policyMillis, client.getAsLong() * 1000);
+        }
+        return maxAgeSeconds.isPresent() ? 0 : policyMillis;
+    }
+
+    /** The smaller of two delta-seconds, -1 standing for none (a malformed value is none too). */
+    private static long smallest(long current, long seconds) {
+        if (seconds < 0) {
+            return current;
+        }
+        return current < 0 ? seconds : Math.min(current, seconds);
+    }
+
+    private static OptionalLong optional(long seconds) {
+        return seconds < 0 ? OptionalLong.empty() : OptionalLong.of(seconds);
     }
 
     /** True when an entry {@code ageMillis} old may be served under this header's {@code max-age}. */

@@ -21,15 +21,28 @@ import java.util.Set;
  * @param userDigest the {@link UserDigest} of the end user it was written for, for purge by user; "" for none
  * @param originSpan the traced span of the request that generated it, for a hit's trace to link to; null when that
  *                   request was not traced (or not sampled)
+ * @param freshForMillis how long after {@code createdAtMillis} the entry is fresh (the TTL it was written with) when
+ *                       it is kept longer than that to answer stale; 0 when it is kept only while fresh
  */
 public record CacheEntry(byte[] body, long createdAtMillis, String modelVersion, String originRequestId,
                          int promptTokens, int completionTokens, Set<String> tags, Set<String> labels,
-                         String userDigest, OriginSpan originSpan) {
+                         String userDigest, OriginSpan originSpan, long freshForMillis) {
 
     public CacheEntry {
         tags = Set.copyOf(tags);
         labels = Set.copyOf(labels);
         Objects.requireNonNull(userDigest, "userDigest");
+        if (freshForMillis < 0) {
+            throw new IllegalArgumentException("freshForMillis must not be negative, was " + freshForMillis);
+        }
+    }
+
+    /** An entry kept only while it is fresh. */
+    public CacheEntry(byte[] body, long createdAtMillis, String modelVersion, String originRequestId,
+                      int promptTokens, int completionTokens, Set<String> tags, Set<String> labels,
+                      String userDigest, OriginSpan originSpan) {
+        this(body, createdAtMillis, modelVersion, originRequestId, promptTokens, completionTokens, tags, labels,
+                userDigest, originSpan, 0);
     }
 
     /** An entry from an untraced request. */
@@ -44,6 +57,17 @@ public record CacheEntry(byte[] body, long createdAtMillis, String modelVersion,
     public CacheEntry(byte[] body, long createdAtMillis, String modelVersion, String originRequestId,
                       int promptTokens, int completionTokens, Set<String> tags) {
         this(body, createdAtMillis, modelVersion, originRequestId, promptTokens, completionTokens, tags, Set.of(), "");
+    }
+
+    /** This entry, fresh for {@code millis} after it was generated and kept longer than that to answer stale. */
+    public CacheEntry freshFor(long millis) {
+        return new CacheEntry(body, createdAtMillis, modelVersion, originRequestId, promptTokens, completionTokens,
+                tags, labels, userDigest, originSpan, millis);
+    }
+
+    /** True when the entry is within its TTL at {@code nowMillis}; one kept only while fresh always is. */
+    public boolean freshAt(long nowMillis) {
+        return freshForMillis == 0 || nowMillis - createdAtMillis < freshForMillis;
     }
 
     /** True when a reader holding {@code heldLabels} may be served this entry: it holds every label of it. */

@@ -22,6 +22,8 @@ import java.util.zip.Inflater;
  * still written as version 1, and version 1 entries read as unlabelled, so old and new gateways share a Redis.
  * Version 3 adds, after the user digest, the origin span (16 bytes of trace id, 8 of span id); only an entry that
  * has one is written as version 3, so an untraced entry costs no byte more (and older gateways still read it).
+ * The fresh-for flag adds, after the token counts, how long the entry is fresh (milliseconds): set only on an entry
+ * kept past its TTL to answer stale, so a policy without a stale window writes what older gateways read.
  */
 public final class EntryCodec {
 
@@ -31,6 +33,7 @@ public final class EntryCodec {
     static final byte VERSION_LABELLED = 2;
     static final byte VERSION_TRACED = 3;
     static final int FLAG_DEFLATED = 1;
+    static final int FLAG_FRESH_FOR = 2;
     // magic (2) + version + flags + crc32c (4): the checksum covers everything after it, so a
     // truncated or bit-flipped value is caught before any field is trusted.
     private static final int HEADER = 8;
@@ -69,8 +72,11 @@ public final class EntryCodec {
         byte[] user = utf8(entry.userDigest());
         byte[] origin = entry.originSpan() == null ? null : entry.originSpan().bytes();
         boolean labelled = labels.length > 0 || user.length > 0 || origin != null;
-        int size = HEADER + 8 + 4 + 4 + 4 + modelVersion.length + 4 + requestId.length + 4
-                + (flags != 0 ? 4 : 0) + 4 + stored.length;
+        if (entry.freshForMillis() > 0) {
+            flags |= FLAG_FRESH_FOR;
+        }
+        int size = HEADER + 8 + 4 + 4 + (entry.freshForMillis() > 0 ? 8 : 0) + 4 + modelVersion.length + 4 + requestId.length + 4
+                + ((flags & FLAG_DEFLATED) != 0 ? 4 : 0) + 4 + stored.length;
         for (byte[] tag : tags) {
             size += 4 + tag.length;
         }
@@ -86,6 +92,9 @@ public final class EntryCodec {
         ByteBuffer out = ByteBuffer.allocate(size);
         out.put(MAGIC_0).put(MAGIC_1).put(origin != null ? VERSION_TRACED : labelled ? VERSION_LABELLED : VERSION).put((byte) flags).putInt(0);
         out.putLong(entry.createdAtMillis()).putInt(entry.promptTokens()).putInt(entry.completionTokens());
+        if (entry.freshForMillis() > 0) {
+            out.putLong(entry.freshForMillis());
+        }
         out.putInt(modelVersion.length).put(modelVersion);
         out.putInt(requestId.length).put(requestId);
         putAll(out, tags);
@@ -96,7 +105,7 @@ public final class EntryCodec {
         if (origin != null) {
             out.put(origin);
         }
-        if (flags != 0) {
+        if ((flags & FLAG_DEFLATED) != 0) {
             out.putInt(body.length);
         }
         out.putInt(stored.length).put(stored);
@@ -120,7 +129,7 @@ public final class EntryCodec {
             throw new CorruptEntryException("unknown entry format version " + bytes[2]);
         }
         int flags = bytes[3];
-        if ((flags & ~FLAG_DEFLATED) != 0) {
+        if ((flags & ~(FLAG_DEFLATED | FLAG_FRESH_FOR)) != 0) {
             throw new CorruptEntryException("unknown entry flags " + flags);
         }
         ByteBuffer in = ByteBuffer.wrap(bytes);
@@ -134,6 +143,13 @@ public final class EntryCodec {
             long createdAt = in.getLong();
             int promptTokens = in.getInt();
             int completionTokens = in.getInt();
+            long freshFor = 0;
+            if ((flags & FLAG_FRESH_FOR) != 0) {
+                freshFor = in.getLong();
+                if (freshFor <= 0) {
+                    throw new CorruptEntryException("fresh-for is " + freshFor + " ms, must be positive");
+                }
+            }
             String modelVersion = string(in, "model version");
             String requestId = string(in, "origin request id");
             int tagCount = length(in, MAX_TAGS, "tag count");
@@ -164,7 +180,7 @@ public final class EntryCodec {
                     ? copy(bytes, in.position(), storedLength)
                     : inflate(bytes, in.position(), storedLength, rawLength);
             return new CacheEntry(body, createdAt, modelVersion, requestId, promptTokens, completionTokens, tags,
-                    labels, user, origin);
+                    labels, user, origin, freshFor);
         } catch (BufferUnderflowException e) {
             throw new CorruptEntryException("entry truncated", e);
         }

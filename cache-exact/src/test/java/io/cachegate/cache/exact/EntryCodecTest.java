@@ -53,6 +53,25 @@ class EntryCodecTest {
     }
 
     @Test
+    void roundTrip_freshFor_keptWithFlag_withoutItNoByteMore() {
+        CacheEntry plain = entry("{\"id\":\"chatcmpl-1\"}", "doc:42");
+        CacheEntry kept = plain.freshFor(600_000);
+        byte[] plainBytes = codec.encode(plain);
+        byte[] keptBytes = codec.encode(kept);
+        assertThat(plainBytes[3] & EntryCodec.FLAG_FRESH_FOR).as("older gateways read it").isZero();
+        assertThat(keptBytes[3] & EntryCodec.FLAG_FRESH_FOR).isEqualTo(EntryCodec.FLAG_FRESH_FOR);
+        assertThat(keptBytes.length).isEqualTo(plainBytes.length + 8);
+        assertEqual(codec.decode(keptBytes), kept);
+        assertThat(codec.decode(keptBytes).freshForMillis()).isEqualTo(600_000);
+        assertThat(codec.decode(plainBytes).freshForMillis()).isZero();
+        String big = "{\"choices\":[{\"message\":{\"content\":\"" + "again ".repeat(500) + "\"}}]}";
+        CacheEntry compressed = entry(big).freshFor(1);
+        byte[] both = codec.encode(compressed);
+        assertThat(both[3]).isEqualTo((byte) (EntryCodec.FLAG_DEFLATED | EntryCodec.FLAG_FRESH_FOR));
+        assertEqual(codec.decode(both), compressed);
+    }
+
+    @Test
     void decode_garbage_throwsCorrupt() {
         assertThatThrownBy(() -> codec.decode(new byte[0])).isInstanceOf(CorruptEntryException.class);
         assertThatThrownBy(() -> codec.decode(null)).isInstanceOf(CorruptEntryException.class);

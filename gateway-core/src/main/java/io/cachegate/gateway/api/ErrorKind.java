@@ -64,4 +64,19 @@ public enum ErrorKind {
     public String code() {
         return code;
     }
+
+    /**
+     * The backend failure or overload this error reports, as a bounded name ({@code backend_unavailable},
+     * {@code backend_error}, {@code backend_timeout}, {@code overloaded}), for which a stored answer past its TTL may
+     * stand in; null for an error about the request, its tenant's limits or the gateway itself.
+     */
+    public String outage() {
+        return switch (this) {
+            case UPSTREAM_UNREACHABLE -> "backend_unavailable";
+            case UPSTREAM_BAD_RESPONSE -> "backend_error";
+            case UPSTREAM_TIMEOUT -> "backend_timeout";
+            case QUEUE_FULL, QUEUE_WAIT_TOO_LONG, CLASS_PAUSED, QUEUE_TIMEOUT, OVERLOADED -> "overloaded";
+            default -> null;
+        };
+    }
 }

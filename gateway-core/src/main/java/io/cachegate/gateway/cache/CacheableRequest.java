@@ -35,16 +35,18 @@ public final class CacheableRequest {
     private final Set<String> tags;
     private final SemanticQuery query;
     private final double requestThreshold;
+    private final Duration staleIfError;
     // Read on the store's thread by the write-back, which a speculative call's answer may reach first.
     private volatile float[] vector;
     private volatile Consumer<CacheEntry> afterStore;
     private CompletableFuture<float[]> earlyVector;
     private boolean lookupsDone;
+    private CacheEntry staleEntry;
     private long exactLookupNanos;
 
     CacheableRequest(Dialect dialect, ObjectNode body, RouteCachePolicy routePolicy, String tenant, CacheKey key,
                      CacheDecision decision, CacheControl control, String context, Duration ttl, Set<String> tags,
-                     SemanticQuery query, double requestThreshold) {
+                     SemanticQuery query, double requestThreshold, Duration staleIfError) {
         this.dialect = dialect;
         this.body = body;
         this.routePolicy = routePolicy;
@@ -57,6 +59,7 @@ public final class CacheableRequest {
         this.tags = tags;
         this.query = query;
         this.requestThreshold = requestThreshold;
+        this.staleIfError = staleIfError;
     }
 
     /**
@@ -67,13 +70,13 @@ public final class CacheableRequest {
         String privateContext = context + "\u0000private\u0000" + tenant + "\u0000" + owner;
         CacheKey own = keys.key(dialect, body, routePolicy, tenant, key.modelVersion(), privateContext);
         return new CacheableRequest(dialect, body, routePolicy, tenant, own, decision, control, privateContext, ttl,
-                tags, null, 0);
+                tags, null, 0, staleIfError);
     }
 
     /** This request without its semantic query: the exact cache only. */
     CacheableRequest withoutSemantic() {
         return new CacheableRequest(dialect, body, routePolicy, tenant, key, decision, control, context, ttl, tags,
-                null, 0);
+                null, 0, staleIfError);
     }
 
     public CacheKey key() {
@@ -92,6 +95,14 @@ public final class CacheableRequest {
 
     public Duration ttl() {
         return ttl;
+    }
+
+    /**
+     * How long past its TTL an entry of this request's route may answer when the backend cannot
+     * ({@code stale_if_error}, the route's or the policy's); zero when never. Entries are kept that much longer.
+     */
+    public Duration staleIfError() {
+        return staleIfError;
     }
 
     public Set<String> tags() {
@@ -173,6 +184,15 @@ public final class CacheableRequest {
     public void endLookups() {
         this.lookupsDone = true;
         dropEarlyVector();
+    }
+
+    /** The entry past its TTL, within the stale window, that stands by for a failed call; null for none. */
+    public CacheEntry staleEntry() {
+        return staleEntry;
+    }
+
+    public void staleEntry(CacheEntry entry) {
+        this.staleEntry = entry;
     }
 
     /** The API of the endpoint the request is for. */

@@ -59,7 +59,8 @@ public final class CachedAnswerWriter {
      */
     private static final Cache<BlockKey, HeaderBlock> BLOCKS = Caffeine.newBuilder().maximumSize(4_096).build();
 
-    private record BlockKey(AsciiString layer, int length, String originRequestId) {
+    /** {@code xCache} too: a stale answer on an entry never shares the block of a hit on it. */
+    private record BlockKey(AsciiString xCache, AsciiString layer, int length, String originRequestId) {
     }
 
     private CachedAnswerWriter() {
@@ -91,7 +92,37 @@ public final class CachedAnswerWriter {
         x.record().hit(layer, semantic == null ? Double.NaN : semantic.similarity(), entry.originRequestId(),
                 Math.max(0, nowMillis - entry.createdAtMillis()), entry.promptTokens(), entry.completionTokens(),
                 entry.originSpan()); // the trace links the request whose answer this is
-        write(x.answer(), entry, events, x.requestId(), x.keepAlive(), totalNanos, nowMillis, lookupNanos, semantic);
+        write(x.answer(), entry, events, x.requestId(), x.keepAlive(), totalNanos, nowMillis, lookupNanos, semantic,
+                GatewayHeaders.HIT);
+        return true;
+    }
+
+    /**
+     * Answers {@code x} from {@code entry}, an exact entry past its TTL, because the backend could not ({@code
+     * stale_if_error}), and finishes it: {@code X-Cache: STALE}, its {@code Age}, and {@code X-Cache-Stale} saying why
+     * and how far past its TTL. The answer's taps are told first that the backend's answer will not come, so the
+     * stale answer is never stored again nor shared as a fresh one. False (nothing written) when the client asked
+     * for a stream and the entry cannot be replayed as one.
+     *
+     * @param cause why the backend could not answer (see {@code ErrorKind.outage})
+     */
+    public static boolean stale(Exchange x, CacheEntry entry, long lookupNanos, String cause, long pastTtlMillis) {
+        Optional<List<byte[]>> events = Optional.empty();
+        if (x.parsed().stream()) {
+            events = replay(x.parsed().endpoint().dialect(), entry, x.parsed().includeUsage());
+            if (events.isEmpty()) {
+                return false;
+            }
+        }
+        x.answer().abort();
+        x.xCache(GatewayHeaders.STALE);
+        long nowMillis = x.ticker().wallMillis();
+        x.record().stale(cause, entry.originRequestId(), Math.max(0, nowMillis - entry.createdAtMillis()),
+                entry.promptTokens(), entry.completionTokens(), entry.originSpan());
+        x.responseHeader(GatewayHeaders.X_CACHE_STALE, "if-error; reason=" + cause + "; past-ttl="
+                + Math.max(0, pastTtlMillis / 1000));
+        write(x.answer(), entry, events, x.requestId(), x.keepAlive(), x.elapsedNanos(), nowMillis, lookupNanos,
+                null, GatewayHeaders.STALE);
         return true;
     }
 
@@ -111,10 +142,13 @@ public final class CachedAnswerWriter {
         }
     }
 
-    /** Writes the hit, which finishes the exchange: the stored JSON, or the given replay events as an SSE stream. */
+    /**
+     * Writes the hit (or stale answer: {@code xCache}), which finishes the exchange: the stored JSON, or the given
+     * replay events as an SSE stream.
+     */
     private static void write(Answer answer, CacheEntry entry, Optional<List<byte[]>> sseEvents,
                               String requestId, boolean keepAlive, long totalNanos, long nowMillis, long lookupNanos,
-                              SemanticHit semantic) {
+                              SemanticHit semantic, AsciiString xCache) {
         StringBuilder timing = new StringBuilder(64);
         if (semantic != null) {
             GatewayHeaders.appendTiming(timing, "embed", semantic.embedNanos());
@@ -124,13 +158,13 @@ public final class CachedAnswerWriter {
         GatewayHeaders.appendTiming(timing, "total", totalNanos);
         AsciiString layer = semantic == null ? EXACT : SEMANTIC;
         if (sseEvents.isEmpty()) {
-            answer.whole(json(entry, semantic, requestId, keepAlive, timing, nowMillis), Answer.Source.CACHE);
+            answer.whole(json(entry, semantic, requestId, keepAlive, timing, nowMillis, xCache), Answer.Source.CACHE);
             return;
         }
         List<byte[]> events = sseEvents.get();
         HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, HEADERS);
         varying(head.headers(), entry, semantic, requestId, keepAlive, timing, nowMillis)
-                .set(GatewayHeaders.X_CACHE, GatewayHeaders.HIT)
+                .set(GatewayHeaders.X_CACHE, xCache)
                 .set(GatewayHeaders.X_CACHE_LAYER, layer)
                 .set(GatewayHeaders.X_CACHE_ORIGIN_REQUEST_ID, entry.originRequestId())
                 .set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8")
@@ -152,8 +186,13 @@ public final class CachedAnswerWriter {
      */
     public static FullHttpResponse json(CacheEntry entry, SemanticHit semantic, String requestId, boolean keepAlive,
                                         CharSequence timing, long nowMillis) {
-        HeaderBlock shared = BLOCKS.get(new BlockKey(semantic == null ? EXACT : SEMANTIC, entry.body().length,
-                entry.originRequestId()), CachedAnswerWriter::block);
+        return json(entry, semantic, requestId, keepAlive, timing, nowMillis, GatewayHeaders.HIT);
+    }
+
+    private static FullHttpResponse json(CacheEntry entry, SemanticHit semantic, String requestId, boolean keepAlive,
+                                         CharSequence timing, long nowMillis, AsciiString xCache) {
+        HeaderBlock shared = BLOCKS.get(new BlockKey(xCache, semantic == null ? EXACT : SEMANTIC,
+                entry.body().length, entry.originRequestId()), CachedAnswerWriter::block);
         HttpHeaders headers = new TemplatedHeaders(shared, HEADERS.newHeaders());
         varying(headers, entry, semantic, requestId, keepAlive, timing, nowMillis);
         // No trailers on a whole answer: the shared empty set instead of one per hit.
@@ -166,7 +205,7 @@ public final class CachedAnswerWriter {
         Map<AsciiString, CharSequence> shared = new LinkedHashMap<>();
         shared.put(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
         shared.put(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(key.length()));
-        shared.put(GatewayHeaders.X_CACHE, GatewayHeaders.HIT);
+        shared.put(GatewayHeaders.X_CACHE, key.xCache());
         shared.put(GatewayHeaders.X_CACHE_LAYER, key.layer());
         shared.put(GatewayHeaders.X_CACHE_ORIGIN_REQUEST_ID, key.originRequestId());
         return HeaderBlock.of(shared);

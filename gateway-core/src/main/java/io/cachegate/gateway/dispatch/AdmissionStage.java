@@ -57,6 +57,9 @@ public final class AdmissionStage implements Stage {
         if (plan.target().reason() == ServeReason.UNAVAILABLE) {
             // An ejected replica gets its next chance after the backend's eject_for: come back then.
             x.record().reason("backend_unavailable");
+            if (x.answeredByStandIn("backend_unavailable")) {
+                return;
+            }
             x.retryLater(ErrorKind.OVERLOADED, "Every replica of backend '" + primary.name()
                     + "' is down and the route has no fallback that is up; try again later",
                     Math.max(1, primary.backend().health().ejectFor().toSeconds()));

@@ -52,6 +52,9 @@ public final class ReplicaChoiceStage implements Stage {
         Optional<ReplicaLease> lease = plan.serving().replicas().tryAcquire(plan.routing());
         if (lease.isEmpty()) {
             x.record().reason("no_replica");
+            if (x.answeredByStandIn("backend_unavailable")) {
+                return false;
+            }
             x.fail(ErrorKind.OVERLOADED, "Every replica of backend '" + plan.serving().name()
                     + "' is down; try again later", null);
             return false;

@@ -54,6 +54,7 @@ public final class Exchange {
     private String routeLabel = "none";
     private CharSequence xCache = GatewayHeaders.BYPASS;
     private Runnable cancelHook;
+    private StandIn standIn;
     private boolean cancelled;
     private boolean done;
 
@@ -302,9 +303,31 @@ public final class Exchange {
         }
     }
 
-    /** Answers with an OpenAI error; the answer's taps are told it will not complete. */
+    /** Keeps {@code answer} ready to stand in for an error a backend failure or overload causes (see {@link StandIn}). */
+    public void standIn(StandIn answer) {
+        this.standIn = answer;
+    }
+
+    /**
+     * True when the stand-in answered instead of an error with {@code cause} (a backend failure or overload, as
+     * {@link ErrorKind#outage()} names it); false when there is none, it cannot, or {@code cause} is null. The
+     * stand-in answers at most once.
+     */
+    public boolean answeredByStandIn(String cause) {
+        if (done || cause == null || standIn == null) {
+            return false;
+        }
+        StandIn ready = standIn;
+        standIn = null;
+        return ready.answer(this, cause);
+    }
+
+    /**
+     * Answers with an OpenAI error; the answer's taps are told it will not complete. An error a backend failure or
+     * overload causes is answered by the exchange's {@link StandIn} instead, when it has one.
+     */
     public void fail(ErrorKind kind, String message, String param) {
-        if (done) {
+        if (done || answeredByStandIn(kind.outage())) {
             return;
         }
         answer.abort();
@@ -312,9 +335,9 @@ public final class Exchange {
         answer.whole(ClientResponses.error(kind, message, param, requestId, keepAlive), Answer.Source.GATEWAY);
     }
 
-    /** Answers with an error and {@code Retry-After}; the request never reaches a backend. */
+    /** Answers with an error and {@code Retry-After} (or the {@link StandIn}, as {@link #fail} says). */
     public void retryLater(ErrorKind kind, String message, long retryAfterSeconds) {
-        if (done) {
+        if (done || answeredByStandIn(kind.outage())) {
             return;
         }
         answer.abort();

@@ -32,6 +32,7 @@ public final class ExchangeRecord {
     private double nearestSimilarity = Double.NaN;
 
     private String layer;
+    private String staleCause;
     private double similarity = Double.NaN;
     private String originRequestId;
     private long entryAgeMillis = -1;
@@ -144,9 +145,31 @@ public final class ExchangeRecord {
         this.missed = true;
     }
 
-    /** Whether the request was a cacheable miss; a hit after all (a speculative lookup) counts as a hit. */
+    /** Whether the request was a cacheable miss; a hit after all (a speculative lookup), or a stale answer, is not. */
     public boolean isMiss() {
-        return missed && layer == null;
+        return missed && layer == null && staleCause == null;
+    }
+
+    /**
+     * Answered from an exact entry past its TTL because the backend could not answer ({@code stale_if_error}): no
+     * call was avoided, so it is not a hit.
+     *
+     * @param cause why the backend could not answer (see {@code ErrorKind.outage})
+     */
+    public void stale(String cause, String originRequestId, long entryAgeMillis, int promptTokens,
+                      int completionTokens, OriginSpan origin) {
+        this.staleCause = cause;
+        this.exactLookup = LookupStatus.STALE;
+        this.originRequestId = originRequestId;
+        this.entryAgeMillis = entryAgeMillis;
+        this.promptTokens = promptTokens;
+        this.completionTokens = completionTokens;
+        this.answerOrigin = origin;
+    }
+
+    /** Why a stale answer was served (the backend's failure), or null when none was. */
+    public String staleCause() {
+        return staleCause;
     }
 
     /** The request followed an identical request's call in this gateway and was served its answer. */

@@ -21,19 +21,29 @@ public final class GatewayHeaders {
     public static final AsciiString X_CACHE_SIMILARITY = AsciiString.cached("x-cache-similarity");
     /** On an embeddings batch cached per item: {@code <items from the cache>/<items in the request>}. */
     public static final AsciiString X_CACHE_ITEMS = AsciiString.cached("x-cache-items");
+    /**
+     * On a stale answer: why it is stale and by how much, e.g. {@code if-error; reason=backend_unavailable;
+     * past-ttl=42} (RFC 9111 made {@code Warning} obsolete, so the gateway states it in its own header).
+     */
+    public static final AsciiString X_CACHE_STALE = AsciiString.cached("x-cache-stale");
     public static final AsciiString BYPASS = AsciiString.cached("BYPASS");
     public static final AsciiString MISS = AsciiString.cached("MISS");
     public static final AsciiString HIT = AsciiString.cached("HIT");
+    /** A stored answer past its TTL, served because the backend could not answer. */
+    public static final AsciiString STALE = AsciiString.cached("STALE");
     /** An embeddings batch answered partly from the cache, partly by the backend. */
     public static final AsciiString PARTIAL = AsciiString.cached("PARTIAL");
 
     private GatewayHeaders() {
     }
 
-    /** The {@code X-Cache} value as a metric tag: hit, partial, miss or bypass. */
+    /** The {@code X-Cache} value as a metric tag: hit, stale, partial, miss or bypass. */
     public static String outcome(CharSequence xCache) {
         if (HIT.contentEqualsIgnoreCase(xCache)) {
             return "hit";
+        }
+        if (STALE.contentEqualsIgnoreCase(xCache)) {
+            return "stale";
         }
         if (PARTIAL.contentEqualsIgnoreCase(xCache)) {
             return "partial";

@@ -11,6 +11,11 @@ public enum LookupStatus {
     HIT,
     /** Looked and found nothing servable. */
     MISS,
+    /**
+     * Found past its TTL, within the stale window, and answered from because the backend could not answer
+     * ({@code stale_if_error}); an entry past its TTL the backend replaced is a {@link #MISS}.
+     */
+    STALE,
     /** Not looked in on purpose: the request is not cacheable ({@link ExchangeRecord#bypass()} says why). */
     BYPASS,
     /** The layer failed (store down or slow, the embedder or index failed): failed open. */

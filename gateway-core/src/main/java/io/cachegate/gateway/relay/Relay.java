@@ -159,6 +159,10 @@ final class Relay {
             if (retryElsewhere(failed.get())) {
                 return false;
             }
+            if (x.answeredByStandIn(code == 429 ? "overloaded" : "backend_error")) {
+                done = true; // a stored answer past its TTL answers instead: this call's answer is not used
+                return false;
+            }
         } else {
             plan.serving().replicas().recordSuccess(replicas.current(), now - upstream.sentAtNanos());
         }
@@ -291,6 +295,10 @@ final class Relay {
             }
         } else {
             plan.serving().replicas().recordFailure(replicas.current(), x.tenant());
+        }
+        if (!responseStarted && x.answeredByStandIn(failure.errorKind().outage())) {
+            done = true;
+            return;
         }
         answer.abort();
         if (responseStarted) {

@@ -53,28 +53,47 @@ final class AnswerCapture implements ResponseTap {
      * @param afterStore runs with the entry once it was written (on the store's thread): the semantic write-back
      * @param retarget the target for an answer from a fallback (backend, model): its own key, or empty when it
      *                 cannot be keyed (its model version is unknown) and is not stored
+     * @param staleFor how long past its TTL the entry may answer when the backend cannot (zero: never); the store
+     *                 keeps it that much longer
      */
     record Target(CacheStore store, CacheKey key, Duration ttl, Set<String> tags, EntryAccess access,
                   String originId, Set<String> storeFinishReasons, Consumer<CacheEntry> afterStore,
-                  BiFunction<String, String, Optional<Target>> retarget) {
+                  BiFunction<String, String, Optional<Target>> retarget, Duration staleFor) {
 
         Target(CacheStore store, CacheKey key, Duration ttl, Set<String> tags, EntryAccess access, String originId,
                Set<String> storeFinishReasons) {
-            this(store, key, ttl, tags, access, originId, storeFinishReasons, e -> { }, (b, m) -> Optional.empty());
+            this(store, key, ttl, tags, access, originId, storeFinishReasons, Duration.ZERO);
+        }
+
+        Target(CacheStore store, CacheKey key, Duration ttl, Set<String> tags, EntryAccess access, String originId,
+               Set<String> storeFinishReasons, Duration staleFor) {
+            this(store, key, ttl, tags, access, originId, storeFinishReasons, e -> { }, (b, m) -> Optional.empty(),
+                    staleFor);
         }
 
         Target afterStore(Consumer<CacheEntry> action) {
-            return new Target(store, key, ttl, tags, access, originId, storeFinishReasons, action, retarget);
+            return new Target(store, key, ttl, tags, access, originId, storeFinishReasons, action, retarget, staleFor);
         }
 
         Target retarget(BiFunction<String, String, Optional<Target>> function) {
-            return new Target(store, key, ttl, tags, access, originId, storeFinishReasons, afterStore, function);
+            return new Target(store, key, ttl, tags, access, originId, storeFinishReasons, afterStore, function,
+                    staleFor);
         }
 
         /** The same answer filed under {@code other}: no semantic write-back; {@link #onFallback} keeps retargeting. */
         Target movedTo(CacheKey other) {
             return new Target(store, other, ttl, tags, access, originId, storeFinishReasons, e -> { },
-                    (b, m) -> Optional.empty());
+                    (b, m) -> Optional.empty(), staleFor);
+        }
+
+        /** The entry as stored: marked with its TTL when it is kept past it to answer stale. */
+        CacheEntry stored(CacheEntry entry) {
+            return staleFor.isZero() ? entry : entry.freshFor(ttl.toMillis());
+        }
+
+        /** How long the store keeps the entry: its TTL and the stale window after it. */
+        Duration kept() {
+            return ttl.plus(staleFor);
         }
     }
 
@@ -187,11 +206,12 @@ final class AnswerCapture implements ResponseTap {
         }
         Consumer<CacheEntry> afterStore = verdict == AnswerScreen.Verdict.STORE ? target.afterStore() : e -> { };
         JsonNode usage = parsed.path("usage");
-        CacheEntry entry = new CacheEntry(document.get(), ticker.wallMillis(), target.key().modelVersion(),
-                target.originId(), (int) dialect.promptTokens(usage), (int) dialect.completionTokens(usage),
-                target.tags(), target.access().declared(), target.access().userDigest(), trace.origin());
+        CacheEntry entry = target.stored(new CacheEntry(document.get(), ticker.wallMillis(),
+                target.key().modelVersion(), target.originId(), (int) dialect.promptTokens(usage),
+                (int) dialect.completionTokens(usage), target.tags(), target.access().declared(),
+                target.access().userDigest(), trace.origin()));
         StageSpan span = trace.start("cache.write");
-        StoreWrites.put(target.store(), target.key(), entry, target.ttl(), metrics).whenComplete((ok, error) -> {
+        StoreWrites.put(target.store(), target.key(), entry, target.kept(), metrics).whenComplete((ok, error) -> {
             if (error == null) {
                 span.end();
                 afterStore.accept(entry);

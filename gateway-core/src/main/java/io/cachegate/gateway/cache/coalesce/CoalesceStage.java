@@ -70,6 +70,7 @@ public final class CoalesceStage implements Stage {
             role.answer().whenSettled(completed -> coalescer.fleet().release(c.key(), completed));
         }
         if (role.leader()) {
+            role.answer().staleEntry(c.staleEntry()); // for followers that skip the lookup (stale_if_error)
             x.set(LEADING, role.answer());
             x.addTap(role.answer());
             next.proceed(x);

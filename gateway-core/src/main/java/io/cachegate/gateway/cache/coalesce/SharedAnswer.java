@@ -1,5 +1,7 @@
 package io.cachegate.gateway.cache.coalesce;
 
+import io.cachegate.cache.exact.CacheEntry;
+
 import io.cachegate.cache.exact.OriginSpan;
 import io.cachegate.config.Ticker;
 import io.cachegate.gateway.exchange.ResponseTap;
@@ -51,6 +53,8 @@ public final class SharedAnswer implements ResponseTap {
 
     private final long maxBytes;
     private final String leaderRequestId;
+    /** The leader's entry past its TTL, for followers that skipped the lookup (see {@link #staleEntry()}). */
+    private volatile CacheEntry staleEntry;
     private final OriginSpan leaderSpan;
     private final Runnable onEnd;
     private final List<byte[]> pieces = new ArrayList<>();
@@ -88,6 +92,18 @@ public final class SharedAnswer implements ResponseTap {
     }
 
     /** The gateway's id of the request that generates this answer: what a follower shows as its origin. */
+    /**
+     * The entry past its TTL the leader's lookup found, which may stand in should the call fail; null for none.
+     * A request that followed this answer without a lookup of its own reads it here.
+     */
+    public CacheEntry staleEntry() {
+        return staleEntry;
+    }
+
+    void staleEntry(CacheEntry entry) {
+        this.staleEntry = entry;
+    }
+
     String leaderRequestId() {
         return leaderRequestId;
     }

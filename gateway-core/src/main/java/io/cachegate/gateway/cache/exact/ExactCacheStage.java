@@ -1,7 +1,9 @@
 package io.cachegate.gateway.cache.exact;
 
+import io.cachegate.cache.exact.CacheControl;
 import io.cachegate.cache.exact.CacheEntry;
 import io.cachegate.cache.exact.CacheStore;
+import io.cachegate.cache.exact.Freshness;
 import io.cachegate.gateway.cache.CacheableRequest;
 import io.cachegate.gateway.cache.CachedAnswerWriter;
 import io.cachegate.gateway.cache.EntryAccess;
@@ -19,6 +21,8 @@ import java.util.concurrent.CompletableFuture;
  * client's {@code Cache-Control} accepts. The store failing (Redis down or slow) is never an error: the request is a
  * miss that no cache answers but that still coalesces with identical ones. A request whose identical answer is being
  * generated right now skips the lookup: that answer is the freshest there is, and the coalescing stage will follow it.
+ * An entry past its TTL but within the request's stale window does not answer: it stands by for the backend's failure
+ * ({@link StaleIfError}).
  */
 public final class ExactCacheStage implements Stage {
 
@@ -46,6 +50,9 @@ public final class ExactCacheStage implements Stage {
         SharedAnswer flight = c.decision().write()
                 ? coalescer.inFlight(c.key(), x.parsed().stream(), x.parsed().includeUsage()) : null;
         if (flight != null && CoalesceStage.servable(x, c, flight)) {
+            if (flight.staleEntry() != null && c.decision().read()) {
+                standBy(x, c, flight.staleEntry(), 0); // the leader's lookup found it: it stands in here too
+            }
             x.record().exactLookup(LookupStatus.MISS);
             c.endLookups();
             x.set(CoalesceStage.FOLLOW, flight); // that very answer, even if it settles before the coalescing stage
@@ -89,17 +96,45 @@ public final class ExactCacheStage implements Stage {
             return;
         }
         // An entry with a label this request's key does not hold (now) is a miss like any other: nothing says it exists.
-        if (entry.isPresent() && EntryAccess.of(x).mayRead(entry.get())
-                && c.control().accepts(x.ticker().wallMillis() - entry.get().createdAtMillis())) {
-            if (CachedAnswerWriter.answer(x, entry.get(), lookupNanos, null)) {
-                c.dropEarlyVector();
-            } else {
-                c.endLookups(); // stored, but not replayable as a stream: the backend answers
-                next.proceed(x);
+        if (entry.isPresent() && EntryAccess.of(x).mayRead(entry.get())) {
+            CacheEntry found = entry.get();
+            long now = x.ticker().wallMillis();
+            Freshness freshness = Freshness.of(found, now, staleWindowMillis(c));
+            if (freshness == Freshness.FRESH && c.control().accepts(now - found.createdAtMillis())) {
+                if (CachedAnswerWriter.answer(x, found, lookupNanos, null)) {
+                    c.dropEarlyVector();
+                } else {
+                    c.endLookups(); // stored, but not replayable as a stream: the backend answers
+                    next.proceed(x);
+                }
+                return;
             }
-            return;
+            if (freshness == Freshness.STALE) {
+                standBy(x, c, found, lookupNanos);
+            }
         }
         x.record().exactLookup(LookupStatus.MISS);
         next.proceed(x);
+    }
+
+    /**
+     * Keeps {@code stale}, an entry past its TTL, ready to answer should the call fail, when it is within the
+     * request's window: the backend answers (and its answer replaces the entry) unless it cannot.
+     */
+    private static void standBy(Exchange x, CacheableRequest c, CacheEntry stale, long lookupNanos) {
+        long window = staleWindowMillis(c);
+        if (Freshness.of(stale, x.ticker().wallMillis(), window) == Freshness.STALE
+                && EntryAccess.of(x).mayRead(stale) && CachedAnswerWriter.canAnswer(x, stale)) {
+            c.staleEntry(stale);
+            x.standIn(new StaleIfError(stale, window, lookupNanos));
+        }
+    }
+
+    /**
+     * How long past its TTL an entry may stand in for this request's failed call: the route's {@code
+     * stale_if_error}, narrowed by the client's {@code Cache-Control} ({@link CacheControl#staleIfErrorMillis}).
+     */
+    static long staleWindowMillis(CacheableRequest c) {
+        return c.control().staleIfErrorMillis(c.staleIfError().toMillis());
     }
 }

@@ -131,8 +131,9 @@ public final class SemanticCacheStage implements Stage {
             } else if (entry.isEmpty()) {
                 semantic.forget(entryKey);
                 x.record().semanticLookup(LookupStatus.MISS);
-            } else if (!EntryAccess.of(x).mayRead(entry.get())
+            } else if (!EntryAccess.of(x).mayRead(entry.get()) || !entry.get().freshAt(x.ticker().wallMillis())
                     || !c.control().accepts(x.ticker().wallMillis() - entry.get().createdAtMillis())) {
+                // An entry kept past its TTL to answer stale is a miss here: only its own key's request may have it.
                 x.record().semanticLookup(LookupStatus.MISS);
             } else {
                 SemanticHit hit = new SemanticHit(match.similarity(), result.embedNanos(), result.searchNanos());

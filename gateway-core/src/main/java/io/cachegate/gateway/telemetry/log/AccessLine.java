@@ -38,6 +38,7 @@ final class AccessLine {
         out.writeNumberField("status", status);
         out.writeStringField("cache", status >= 400 ? "error" : GatewayHeaders.outcome(x.xCache()));
         string(out, "layer", r.layer());
+        string(out, "stale_reason", r.staleCause());
         if (!Double.isNaN(r.similarity())) {
             out.writeNumberField("similarity", Math.round(r.similarity() * 10_000) / 10_000.0);
         }

@@ -354,6 +354,26 @@ class SemanticCacheStageTest {
     }
 
     @Test
+    void handle_neighbourWhoseEntryIsPastItsTtl_isAMiss() {
+        // Kept past its TTL to answer its own key's requests stale when the backend fails (stale_if_error): never a
+        // paraphrase's hit, even while the index still points at it.
+        CacheableRequest c = keyed(ASKED).get(CacheableRequest.KEY);
+        store.put(c.key(), new CacheEntry(Answers.HELLO.getBytes(StandardCharsets.UTF_8),
+                exchanges.ticker().wallMillis(), "llama@1", "origin-1", 5, 2, Set.of()).freshFor(3_600_000),
+                Duration.ofMinutes(70)).join();
+        semantic.writeBack(c.query(), null, c.key(), Set.of(), Duration.ofHours(2), Set.of(), "");
+        exchanges.ticker().advance(Duration.ofMinutes(61));
+        Exchange x = keyed(PARAPHRASE);
+
+        stage.handle(x, next);
+        Exchanges.runPending(x);
+
+        assertThat(next.count(x)).isEqualTo(1);
+        assertThat(Exchanges.written(x).nothing()).isTrue();
+        assertThat(exchanges.count("cachegate.cache.lookups", "layer", "semantic", "outcome", "miss")).isEqualTo(1);
+    }
+
+    @Test
     void purge_byUser_removesTheIndexEntriesWrittenForThatUserOnly() {
         CacheableRequest alice = keyed(ASKED).get(CacheableRequest.KEY);
         CacheableRequest bob = keyed(UNRELATED).get(CacheableRequest.KEY);
