@@ -99,8 +99,8 @@ final class ScopeSearch {
     /**
      * What one segment's task found, with index-wide ids: its k nearest where it compared vectors or searched its
      * graph, else its nearest by code as {@code distance << 32 | doc}, whose vectors are compared once every segment
-     * is scanned (the nearest by code of all segments together, not of each: a scope over 14 segments compares 80
-     * vectors, not 14 × 80).
+     * is scanned (the nearest by code of all segments together, not of each: a scope over 10 segments compares 80
+     * vectors, not 10 × 80).
      */
     private record Found(PriorityQueue<ScoreDoc> scored, long[] byCode) {
     }
