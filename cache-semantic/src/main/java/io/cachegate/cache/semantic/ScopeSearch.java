@@ -30,9 +30,9 @@ import org.apache.lucene.util.FixedBitSet;
  * The k nearest live entries of one scope, segment by segment. Its {@link SegmentFacts} list the scope's documents in
  * each segment. Where they are few (at most {@link #rescored}), each of their vectors is compared. Where they are more,
  * up to {@code exactLimit}, their {@link SignCodes} are scanned, and the vectors of the {@link #rescored} nearest by
- * code over all such segments are compared: the entries near the query, which a hit is made of, are found as comparing every vector finds
- * them, while a segment's HNSW graph searched with a beam of k missed a near entry of a scope of 100,000 random
- * vectors 3–25% of the time. Beyond {@code exactLimit} the search goes through the segment's graph with a filter
+ * code over all such segments are compared: the entries near the query, which a hit is made of, are found as
+ * comparing every vector finds them, where each segment's HNSW graph searched with a beam of k missed the near entry
+ * of a scope of 100,000 random vectors 32% of the time (docs/benchmarks.md). Beyond {@code exactLimit} the search goes through the segment's graph with a filter
  * answering per document from the scope's bits (none when the whole segment is in the scope), the live docs and the
  * expiry times.
  * Unlike Lucene's filtered {@code KnnFloatVectorQuery}, no filter query is evaluated into a bit set over the whole

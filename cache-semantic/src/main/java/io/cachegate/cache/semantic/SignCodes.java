@@ -8,9 +8,9 @@ import org.apache.lucene.search.DocIdSetIterator;
  * One bit a dimension for each vector of a segment, its sign, and the Hamming distance between two such codes. The
  * angle between two vectors is about π times the share of dimensions whose signs differ, so a code ranks the entries
  * near a query as their vectors do, give or take a few bits: a paraphrase at cosine 0.93 differs in ~46 of 384
- * bits, an unrelated entry in ~110–190. Scanning codes (48 bytes and six popcounts an entry at 384 dimensions, in
- * memory) and comparing only the best few vectors finds the near entries of a large scope that a graph search of the
- * same cost misses.
+ * bits, an unrelated entry (cosine 0.4 to 0) in ~140–190. Scanning codes (48 bytes and six popcounts an entry at 384
+ * dimensions, in memory) and comparing only the best few vectors finds the near entries of a large scope, which a
+ * graph search of the same cost misses.
  */
 final class SignCodes {
 
