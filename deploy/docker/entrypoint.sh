@@ -17,9 +17,23 @@ if [ "$#" -eq 0 ]; then
   fi
 fi
 
+# Lucene's Vector API for the embedded semantic index where this JRE has it, as ./cachegate does (bin/find-java
+# --vector-api has the rule, docs/benchmarks.md the figures); CACHEGATE_VECTOR_API=off leaves it out. This Lucene
+# release takes Java 24 and 25 only when told the version; later ones are untested and left without it.
+vector_opts=""
+java_home="$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")"
+if [ "${CACHEGATE_VECTOR_API:-}" != "off" ] && [ -f "$java_home/release" ] \
+    && grep '^MODULES=' "$java_home/release" | grep -q 'jdk\.incubator\.vector'; then
+  version="$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$java_home/release")"
+  case "$version" in
+    21|22|23) vector_opts="--add-modules jdk.incubator.vector" ;;
+    24|25) vector_opts="--add-modules jdk.incubator.vector -Dorg.apache.lucene.vectorization.upperJavaFeatureVersion=$version" ;;
+  esac
+fi
+
 # Heap from the container's memory limit; exit (and be restarted) rather than limp on after an OOM. The heap is given
 # back after a spike of buffered request bodies, as ./cachegate does (docs/security.md).
-# shellcheck disable=SC2086 # CACHEGATE_JAVA_OPTS is a list of flags
+# shellcheck disable=SC2086 # vector_opts and CACHEGATE_JAVA_OPTS are lists of flags
 exec java -XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError \
   -XX:G1PeriodicGCInterval=5000 -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30 \
-  -Dcachegate.native.dir="$CACHEGATE_NATIVE_DIR" ${CACHEGATE_JAVA_OPTS:-} -jar "$CACHEGATE_JAR" "$@"
+  -Dcachegate.native.dir="$CACHEGATE_NATIVE_DIR" $vector_opts ${CACHEGATE_JAVA_OPTS:-} -jar "$CACHEGATE_JAR" "$@"

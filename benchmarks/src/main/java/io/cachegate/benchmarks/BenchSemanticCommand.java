@@ -31,8 +31,9 @@ import picocli.CommandLine.Option;
             "embedder: texts/s through the micro-batching embedder with --callers concurrent callers, for each "
                     + "--embedder-variants setting, against one thread calling the ONNX model directly, in this process; "
                     + "--rounds of each.",
-            "search: the embedded Lucene index with --entries random vectors in each --scopes layout; p50/p99/p99.9 of "
-                    + "scope-filtered top-k searches after a reopen, alone and then with an add every --write-every searches.",
+            "search: the embedded Lucene index with --entries vectors (--vectors random and/or clustered) in each "
+                    + "--scopes layout; p50/p99/p99.9 of scope-filtered top-k searches after a reopen, alone and then with "
+                    + "an add every --write-every searches, and how often a near query's entry is found.",
             "correctness (not in all: minutes per decision): a simulator with --answers and, per decision, a fresh "
                     + "gateway warmed with --warm rows, then replaying --query-tsv rows; semantic hit rate and true "
                     + "wrong-hit rate of each stream and of the query stream's last half.",
@@ -115,6 +116,11 @@ final class BenchSemanticCommand extends Scenario {
                     + "(a paraphrase's distance) (default ${DEFAULT-VALUE}).")
     List<String> queryKinds;
 
+    @Option(names = "--vectors", split = ",", defaultValue = "random", paramLabel = "random|clustered",
+            description = "search: stored vectors uniformly random (the hardest case for a graph index) and/or "
+                    + "clustered around topic centroids, as real embeddings are (default ${DEFAULT-VALUE}).")
+    List<String> vectors;
+
     /** The validated options. */
     record Plan(boolean latency, boolean embedder, boolean search, Duration duration, Duration warmup,
                 Duration embedderDuration, EmbedderThroughputBench.Variant gatewayEmbedder,
@@ -142,10 +148,13 @@ final class BenchSemanticCommand extends Scenario {
         List<SemanticBenchReport.Search> search = null;
         if (plan.search()) {
             search = new ArrayList<>();
-            VectorSearchBench bench = new VectorSearchBench(entries, queries, k, writeEvery, keepIndex, queryKinds);
-            for (int s : scopes) {
-                for (VectorSearchBench.Result r : bench.run(s + (s == 1 ? " scope" : " scopes"), s)) {
-                    search.add(new SemanticBenchReport.Search(r));
+            for (String kind : vectors) {
+                VectorSearchBench bench = new VectorSearchBench(entries, queries, k, writeEvery, keepIndex, queryKinds,
+                        BenchVectors.of(kind, entries, VectorSearchBench.DIMENSION));
+                for (int s : scopes) {
+                    for (VectorSearchBench.Result r : bench.run(s + (s == 1 ? " scope" : " scopes"), s)) {
+                        search.add(new SemanticBenchReport.Search(r));
+                    }
                 }
             }
         }
@@ -197,6 +206,9 @@ final class BenchSemanticCommand extends Scenario {
         }
         if (queryKinds.isEmpty() || !VectorSearchBench.QUERY_KINDS.containsAll(queryKinds)) {
             problems.add("--query-kinds must name random and/or near (was " + String.join(",", queryKinds) + ")");
+        }
+        if (vectors.isEmpty() || !BenchVectors.KINDS.containsAll(vectors)) {
+            problems.add("--vectors must name random and/or clustered (was " + String.join(",", vectors) + ")");
         }
         positive("--duration", options::duration, problems);
         positive("--warmup", options::warmup, problems);

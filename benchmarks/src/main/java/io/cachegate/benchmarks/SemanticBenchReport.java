@@ -146,17 +146,18 @@ record SemanticBenchReport(int cores, SemanticLatencyBench.Result latency, Embed
 
     private void searchText(ReportText out) {
         out.line("");
-        out.line("3. Lucene search latency, random unit vectors of dimension %d stored, scope-filtered top-k, one at a time "
-                + "through the index's async API, after a reopen; \"+ writes\": an add after every N searches; queries "
-                + "random, or near (a stored entry at cosine %.2f; found: how often it was among the k); cpu: the "
-                + "process's CPU time a search, steadier than latency on a loaded machine",
+        out.line("3. Lucene search latency, unit vectors of dimension %d stored (random, or clustered around topics), "
+                + "scope-filtered top-k, one at a time through the index's async API, after a reopen; \"+ writes\": an add "
+                + "after every N searches; queries random (drawn like the entries, near none), or near (a stored entry at "
+                + "cosine %.2f; found: how often it was among the k, the recall that makes a hit); cpu: the process's CPU "
+                + "time a search, steadier than latency on a loaded machine",
                 VectorSearchBench.DIMENSION, VectorSearchBench.NEAR_COSINE);
-        out.line("%-19s %-7s %8s %7s %4s %8s %7s %9s %9s %9s %9s %9s %7s %7s %9s", "variant", "queries", "entries", "scopes",
-                "k", "load s", "write/N", "searches", "p50 ms", "p99 ms", "p99.9 ms", "max ms", "found", "cpu ms", "p99<=2ms");
+        out.line("%-19s %-9s %-7s %8s %7s %4s %8s %7s %9s %9s %9s %9s %9s %7s %7s %9s", "variant", "vectors", "queries",
+                "entries", "scopes", "k", "load s", "write/N", "searches", "p50 ms", "p99 ms", "p99.9 ms", "max ms", "found", "cpu ms", "p99<=2ms");
         for (Search s : search) {
             VectorSearchBench.Result r = s.result();
-            out.line("%-19s %-7s %8d %7d %4d %8.1f %7s %9d %9.3f %9.3f %9.3f %9.3f %7s %7.3f %9s", r.label(), r.queryKind(),
-                    r.entries(), r.scopes(), r.k(), r.loadSeconds(), r.writeEvery() == 0 ? "-" : Integer.toString(r.writeEvery()),
+            out.line("%-19s %-9s %-7s %8d %7d %4d %8.1f %7s %9d %9.3f %9.3f %9.3f %9.3f %7s %7.3f %9s", r.label(), r.vectors(),
+                    r.queryKind(), r.entries(), r.scopes(), r.k(), r.loadSeconds(), r.writeEvery() == 0 ? "-" : Integer.toString(r.writeEvery()),
                     r.queries(), r.p50Ms(), r.p99Ms(), r.p999Ms(), r.maxMs(),
                     Double.isNaN(r.foundNear()) ? "-" : String.format("%.1f%%", 100 * r.foundNear()), r.cpuMsPerSearch(),
                     met(r.p99Ms() <= SEARCH_P99_TARGET_MS));

@@ -18,14 +18,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
 
 /**
- * Part 3 of {@code bench semantic}: the embedded index's search latency. Loads random unit vectors of the
- * bundled model's dimension into a fresh {@link LuceneVectorIndex} (in {@code scopes} scopes), closes it and
+ * Part 3 of {@code bench semantic}: the embedded index's search latency. Loads unit vectors of the bundled model's
+ * dimension ({@link BenchVectors}: random or clustered) into a fresh {@link LuceneVectorIndex} (in {@code scopes}
+ * scopes), closes it and
  * opens it again (merges settled, as a restarted gateway would serve from), then times scope-filtered top-k
  * searches one at a time through the public asynchronous API, hand-off to the index thread included: first
  * searches alone, then with an add after every {@code writeEvery} searches (not awaited, as the gateway writes back
  * after its misses), so the tail after writes (refreshes, new segments, merges) is measured too.
- * Two kinds of query: {@code random} unit vectors, near nothing stored (the hard case for HNSW: every entry is about
- * as far as any other, so a graph search wanders), and {@code near} ones, each a stored entry moved to cosine
+ * Two kinds of query: {@code random} ones, drawn like the stored vectors but near none of them (a miss), and
+ * {@code near} ones, each a stored entry moved to cosine
  * {@link #NEAR_COSINE} of it, as a paraphrase of a cached prompt is (the case a cache hit is made of); for those the
  * result says how often that entry was among the k found.
  */
@@ -46,7 +47,7 @@ final class VectorSearchBench {
      * the timed searches divided by their number (NaN where the JVM cannot tell): unlike the latencies, it hardly
      * moves with what else the machine runs, so it compares two builds on a loaded machine.
      */
-    record Result(String label, String queryKind, int entries, int scopes, int k, double loadSeconds, int writeEvery,
+    record Result(String label, String vectors, String queryKind, int entries, int scopes, int k, double loadSeconds, int writeEvery,
                   int queries, double p50Ms, double p99Ms, double p999Ms, double maxMs, double meanResults,
                   double foundNear, double cpuMsPerSearch) {
     }
@@ -61,6 +62,7 @@ final class VectorSearchBench {
     private final int writeEvery;
     private final Path keep;
     private final List<String> kinds;
+    private final BenchVectors vectors;
     private final List<Stored> sample = new ArrayList<>();
 
     /**
@@ -68,13 +70,15 @@ final class VectorSearchBench {
      * which later runs copy instead of loading again (loading 100,000 entries takes minutes), so two builds of the
      * index can be measured on the same segments.
      */
-    VectorSearchBench(int entries, int queries, int k, int writeEvery, Path keep, List<String> kinds) {
+    VectorSearchBench(int entries, int queries, int k, int writeEvery, Path keep, List<String> kinds,
+                      BenchVectors vectors) {
         this.entries = entries;
         this.queries = queries;
         this.k = k;
         this.writeEvery = writeEvery;
         this.keep = keep;
         this.kinds = List.copyOf(kinds);
+        this.vectors = vectors;
     }
 
     /** Per query kind, searches alone, then (unless {@code writeEvery} is 0) with writes, on the same index. */
@@ -86,8 +90,9 @@ final class VectorSearchBench {
         LuceneIndexOptions options = LuceneIndexOptions.of(dir, "bench-random-" + DIMENSION, DIMENSION)
                 .withMaxEntries(entries * 2L);
         try {
-            Path kept = keep == null ? null : keep.resolve("index-" + entries + "-in-" + scopes);
-            double loadSeconds = kept != null && Files.isDirectory(kept) ? copy(kept, dir, random, label)
+            Path kept = keep == null ? null : keep.resolve("index-" + entries + "-in-" + scopes
+                    + ("random".equals(vectors.kind()) ? "" : "-" + vectors.kind()));
+            double loadSeconds = kept != null && Files.isDirectory(kept) ? copy(kept, dir, scopes, random, label)
                     : load(options, label, scopes, random, now);
             if (kept != null && !Files.isDirectory(kept)) {
                 copyTree(dir, kept);
@@ -108,10 +113,9 @@ final class VectorSearchBench {
     }
 
     /** A kept index instead of loading; the vectors a load would draw are drawn, so the queries are the same. */
-    private double copy(Path kept, Path dir, SplittableRandom random, String label) throws IOException {
-        int scopes = scopes(kept);
+    private double copy(Path kept, Path dir, int scopes, SplittableRandom random, String label) throws IOException {
         for (int i = 0; i < entries; i++) {
-            keepForNear(i, scopes, unitVector(random));
+            keepForNear(i, scopes, vectors.next(random, DIMENSION));
         }
         copyTree(kept, dir);
         PROGRESS.info("%s: copied the index loaded earlier from %s", label, kept);
@@ -128,7 +132,7 @@ final class VectorSearchBench {
             long start = System.nanoTime();
             List<CompletableFuture<Void>> adds = new ArrayList<>(entries);
             for (int i = 0; i < entries; i++) {
-                float[] vector = unitVector(random);
+                float[] vector = vectors.next(random, DIMENSION);
                 keepForNear(i, scopes, vector);
                 adds.add(index.add(new IndexEntry("key-" + i, scope(i % scopes), "t", "m", Set.of(),
                         vector, "text " + i, now, now + DAY_MILLIS)));
@@ -147,19 +151,13 @@ final class VectorSearchBench {
         }
     }
 
-    /** The scope count of a kept index, from its directory name ({@code index-ENTRIES-in-SCOPES}). */
-    private static int scopes(Path kept) {
-        String name = kept.getFileName().toString();
-        return Integer.parseInt(name.substring(name.lastIndexOf('-') + 1));
-    }
-
     // Each search at its own instant, as the gateway's: a filter holding one fixed instant is not what it runs.
     private Result measure(String label, String kind, LuceneVectorIndex index, int scopes, double loadSeconds,
                            int writeEvery, SplittableRandom random, long now) {
         long[] clock = {now};
         boolean near = "near".equals(kind);
         for (int i = 0; i < Math.max(500, queries / 4); i++) {  // JIT and page cache
-            index.search(scope(random.nextInt(scopes)), unitVector(random), k, ++clock[0]).join();
+            index.search(scope(random.nextInt(scopes)), vectors.next(random, DIMENSION), k, ++clock[0]).join();
         }
         long[] nanos = new long[queries];
         long found = 0;
@@ -169,10 +167,10 @@ final class VectorSearchBench {
             if (writeEvery > 0 && i % writeEvery == writeEvery - 1) {
                 long created = ++clock[0];
                 index.add(new IndexEntry("written-" + label + "-" + i, scope(random.nextInt(scopes)), "t", "m", Set.of(),
-                        unitVector(random), "written " + i, created, created + DAY_MILLIS));
+                        vectors.next(random, DIMENSION), "written " + i, created, created + DAY_MILLIS));
             }
             Stored from = near ? sample.get(random.nextInt(sample.size())) : null;
-            float[] query = near ? nearTo(from.vector(), random) : unitVector(random);
+            float[] query = near ? nearTo(from.vector(), random) : vectors.next(random, DIMENSION);
             String scope = scope(near ? from.scope() : random.nextInt(scopes));
             long start = System.nanoTime();
             List<Neighbour> results = index.search(scope, query, k, ++clock[0]).join();
@@ -184,12 +182,12 @@ final class VectorSearchBench {
         }
         long cpuEnd = ProcessCpu.nanos();
         Arrays.sort(nanos);
-        Result r = new Result(label, kind, entries, scopes, k, loadSeconds, writeEvery, queries,
+        Result r = new Result(label, vectors.kind(), kind, entries, scopes, k, loadSeconds, writeEvery, queries,
                 nanos[queries / 2] / 1e6, quantile(nanos, 0.99), quantile(nanos, 0.999), nanos[queries - 1] / 1e6,
                 (double) found / queries, near ? (double) foundNear / queries : Double.NaN,
                 cpuStart < 0 || cpuEnd < 0 ? Double.NaN : (cpuEnd - cpuStart) / 1e6 / queries);
-        PROGRESS.info("%s, %s queries: %d searches, k=%d%s: p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms, "
-                + "CPU %.3f ms a search%s", label, kind, queries, k, writeEvery > 0 ? ", an add every " + writeEvery : "",
+        PROGRESS.info("%s, %s vectors, %s queries: %d searches, k=%d%s: p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms, "
+                + "CPU %.3f ms a search%s", label, vectors.kind(), kind, queries, k, writeEvery > 0 ? ", an add every " + writeEvery : "",
                 r.p50Ms(), r.p99Ms(), r.p999Ms(), r.maxMs(), r.cpuMsPerSearch(),
                 near ? String.format(", the entry found in %.1f%%", 100 * r.foundNear()) : "");
         return r;
@@ -225,17 +223,7 @@ final class VectorSearchBench {
     }
 
     static float[] unitVector(SplittableRandom random) {
-        float[] v = new float[DIMENSION];
-        double norm = 0;
-        for (int i = 0; i < v.length; i++) {
-            v[i] = (float) (random.nextDouble() * 2 - 1);
-            norm += v[i] * v[i];
-        }
-        float scale = (float) (1 / Math.sqrt(norm));
-        for (int i = 0; i < v.length; i++) {
-            v[i] *= scale;
-        }
-        return v;
+        return BenchVectors.unit(random, DIMENSION);
     }
 
     private static void copyTree(Path from, Path to) throws IOException {

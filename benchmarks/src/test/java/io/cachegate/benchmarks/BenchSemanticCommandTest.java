@@ -61,17 +61,18 @@ class BenchSemanticCommandTest {
     void plan_badValues_areAllNamed() {
         BenchSemanticCommand command = parse("--part", "everything", "--rate", "0", "--duration", "soon",
                 "--embedder-variants", "1x2,fast", "--scopes", "0", "--k", "0", "--write-every", "-1",
-                "--query-kinds", "near,far");
+                "--query-kinds", "near,far", "--vectors", "random,real");
         assertThatThrownBy(command::plan).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("--part").hasMessageContaining("--rate").hasMessageContaining("--duration")
                 .hasMessageContaining("\"fast\"").hasMessageContaining("--scopes").hasMessageContaining("--k")
-                .hasMessageContaining("--write-every").hasMessageContaining("--query-kinds");
+                .hasMessageContaining("--write-every").hasMessageContaining("--query-kinds")
+                .hasMessageContaining("--vectors must name random and/or clustered (was random,real)");
     }
 
     @Test
     void vectorSearchBench_measuresSearchesAloneThenWithWrites_forEachQueryKind() throws Exception {
-        List<VectorSearchBench.Result> results = new VectorSearchBench(400, 100, 5, 10, null, List.of("random", "near"))
-                .run("4 scopes", 4);
+        List<VectorSearchBench.Result> results = new VectorSearchBench(400, 100, 5, 10, null, List.of("random", "near"),
+                BenchVectors.of("random", 400, VectorSearchBench.DIMENSION)).run("4 scopes", 4);
 
         assertThat(results).extracting(VectorSearchBench.Result::label)
                 .containsExactly("4 scopes", "4 scopes + writes", "4 scopes", "4 scopes + writes");
@@ -86,6 +87,54 @@ class BenchSemanticCommandTest {
             assertThat(r.p99Ms()).isLessThanOrEqualTo(r.p999Ms());
             assertThat(r.p999Ms()).isLessThanOrEqualTo(r.maxMs());
         });
+    }
+
+    @Test
+    void vectorSearchBench_clusteredVectors_findsTheNearEntry() throws Exception {
+        List<VectorSearchBench.Result> results = new VectorSearchBench(400, 100, 5, 0, null, List.of("near"),
+                BenchVectors.of("clustered", 400, VectorSearchBench.DIMENSION)).run("2 scopes", 2);
+
+        assertThat(results).singleElement().satisfies(r -> {
+            assertThat(r.vectors()).isEqualTo("clustered");
+            assertThat(r.foundNear()).isEqualTo(1.0);
+        });
+    }
+
+    @Test
+    void clusteredVectors_unrelatedAndSameTopicCosinesAsStated() {
+        // 2,000 entries: 20 topics of about 100 each.
+        BenchVectors vectors = BenchVectors.of("clustered", 2_000, VectorSearchBench.DIMENSION);
+        SplittableRandom random = new SplittableRandom(3);
+        float[][] v = new float[400][];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = vectors.next(random, VectorSearchBench.DIMENSION);
+        }
+        double sum = 0;
+        double highest = -1;
+        int pairs = 0;
+        for (int i = 0; i < v.length; i++) {
+            assertThat(dot(v[i], v[i])).isCloseTo(1.0, within(1e-4));
+            for (int j = i + 1; j < v.length; j++) {
+                double cosine = dot(v[i], v[j]);
+                sum += cosine;
+                highest = Math.max(highest, cosine);
+                pairs++;
+            }
+        }
+        // Pairs are of one topic 1 time in 20 (cosine ~0.75) and else unrelated (~0.40): mean ~0.42.
+        assertThat(sum / pairs).isCloseTo(BenchVectors.SHARED + BenchVectors.TOPIC / 20, within(0.02));
+        assertThat(highest).isBetween(0.75, 0.93);
+        double randomPair = dot(BenchVectors.of("random", 2_000, VectorSearchBench.DIMENSION).next(random, 384),
+                BenchVectors.unit(random, 384));
+        assertThat(randomPair).isCloseTo(0, within(0.25));
+    }
+
+    private static double dot(float[] a, float[] b) {
+        double d = 0;
+        for (int i = 0; i < a.length; i++) {
+            d += a[i] * b[i];
+        }
+        return d;
     }
 
     @Test
@@ -167,7 +216,7 @@ class BenchSemanticCommandTest {
         SemanticLatencyBench.Result latency = new SemanticLatencyBench.Result(new SemanticLatencyBench.Settings(100,
                 Duration.ofSeconds(10), Duration.ofSeconds(5), 1, 0, defaults, false, 0), List.of(round),
                 Map.of("semantic/miss", 100L), 2.5, 5, 0.25, 1, 0);
-        VectorSearchBench.Result search = new VectorSearchBench.Result("100 scopes + writes", "near", 100_000, 100, 5, 30, 10,
+        VectorSearchBench.Result search = new VectorSearchBench.Result("100 scopes + writes", "clustered", "near", 100_000, 100, 5, 30, 10,
                 2000, 0.7, 1.9, 4.25, 8, 5, 0.995, 0.412);
         String text = new SemanticBenchReport(2, latency, embedder, List.of(new SemanticBenchReport.Search(search)))
                 .toText();
@@ -177,7 +226,7 @@ class BenchSemanticCommandTest {
                         "embedder max_batch 1, workers 2")
                 .contains("0.95", "met")
                 .contains("Best setting: max_batch 1, workers 2")
-                .contains("100 scopes + writes", "1.900", "4.250", "99.5%", "0.412");
+                .contains("100 scopes + writes", "clustered", "1.900", "4.250", "99.5%", "0.412");
         assertThat(new SemanticBenchReport(2, latency, embedder, null).toJson())
                 .contains("\"addedP50Ms\" : 3.0", "\"ratioSameBatch\" : 0.95", "\"bestRaw\" : 120.0");
     }

@@ -7,6 +7,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
@@ -97,6 +99,46 @@ class FindJavaTest {
         assertThat(run(Map.of()).err()).as("nothing extra without CACHEGATE_DEBUG").isEmpty();
     }
 
+    @Test
+    void vectorApi_java25WithTheModule_addsItAndNamesTheVersion() throws Exception {
+        Path java = jdk("jdk-25", "25.0.1", "java.base jdk.incubator.vector jdk.jfr");
+
+        assertThat(run(Map.of(), "--vector-api", java.toString()).out().lines()).containsExactly("--add-modules",
+                "jdk.incubator.vector", "-Dorg.apache.lucene.vectorization.upperJavaFeatureVersion=25");
+    }
+
+    @Test
+    void vectorApi_java21_addsTheModuleOnly() throws Exception {
+        Path java = jdk("jdk-21", "21.0.5", "java.base jdk.incubator.vector");
+
+        assertThat(run(Map.of(), "--vector-api", java.toString()).out().lines())
+                .containsExactly("--add-modules", "jdk.incubator.vector");
+    }
+
+    @Test
+    void vectorApi_none_forJava17_anUntestedVersion_aJreWithoutTheModule_orWhenOff() throws Exception {
+        Path java17 = jdk("jdk-17", "17.0.9", "java.base jdk.incubator.vector");
+        Path java26 = jdk("jdk-26", "26", "java.base jdk.incubator.vector");
+        Path slim = jdk("jre-25", "25.0.1", "java.base java.logging");
+        Path java25 = jdk("jdk-25", "25.0.1", "java.base jdk.incubator.vector");
+
+        for (Path java : new Path[] {java17, java26, slim}) {
+            Run run = run(Map.of(), "--vector-api", java.toString());
+            assertThat(run.exit()).isZero();
+            assertThat(run.out()).as(java.toString()).isEmpty();
+        }
+        assertThat(run(Map.of("CACHEGATE_VECTOR_API", "off"), "--vector-api", java25.toString()).out()).isEmpty();
+    }
+
+    /** A JDK whose release file names its version and modules; its java fails when run, so only the file counts. */
+    private Path jdk(String name, String version, String modules) throws IOException {
+        Path java = jvms.resolve(name + "/bin/java");
+        fakeJava(java, null);
+        Files.writeString(jvms.resolve(name + "/release"),
+                "JAVA_VERSION=\"" + version + "\"\nMODULES=\"" + modules + "\"\n");
+        return java;
+    }
+
     private String findJava(Map<String, String> env) throws Exception {
         Run run = run(env);
         assertThat(run.exit()).as("exit status; stderr: %s", run.err()).isZero();
@@ -104,8 +146,10 @@ class FindJavaTest {
     }
 
     /** Runs bin/find-java with the fake JVM directory and no CACHEGATE_JAVA or JAVA_HOME of this machine. */
-    private Run run(Map<String, String> env) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder("/bin/bash", script().toString());
+    private Run run(Map<String, String> env, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of("/bin/bash", script().toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().remove("CACHEGATE_JAVA");
         pb.environment().remove("JAVA_HOME");
         pb.environment().remove("CACHEGATE_DEBUG");

@@ -17,10 +17,10 @@ import java.util.Objects;
  * @param refreshInterval the shortest time between two refreshes of the searcher: a delete or purge waits at most
  *     about this long to take effect (refreshes are coalesced within it), an add only when recent entries are full
  * @param commitInterval how often changes are made durable (a crash loses at most this much)
- * @param exactSearchLimit a segment where the scope filter leaves at most this many entries may be searched exactly
- *     (every vector compared) instead of through its HNSW graph: a graph search for one small scope among many
- *     visits more nodes than the scope holds and then falls back to the exact search anyway. Within the limit, a
- *     scope that is most of its segment is searched exactly only up to ~1,300 entries, where that is cheaper
+ * @param exactSearchLimit a segment where the scope filter leaves at most this many entries is searched without its
+ *     HNSW graph: by comparing every vector when they are few, else by scanning their sign codes and comparing the
+ *     vectors of the nearest by code ({@link ScopeSearch}); beyond it, through the graph, faster for a huge scope but
+ *     missing near entries that the scan finds. 0 always searches the graph
  * @param recentCapacity entries added since the last refresh that are searched by comparing every vector, so an add
  *     is searchable at once without a refresh; 0 turns this off (every add waits for a refresh). About 1.7 KB each
  *     at 384 dimensions plus the text
@@ -31,8 +31,8 @@ public record LuceneIndexOptions(Path directory, String modelId, int dimension, 
                                  int queueCapacity, Duration refreshInterval, Duration commitInterval,
                                  int exactSearchLimit, int recentCapacity, Duration recentRefreshInterval) {
 
-    /** Exact search over this many 384-dimension vectors takes about as long as a graph search that succeeds. */
-    static final int DEFAULT_EXACT_SEARCH_LIMIT = 4096;
+    /** A scan of this many codes takes a few milliseconds: every scope of an index at its default size. */
+    static final int DEFAULT_EXACT_SEARCH_LIMIT = 1 << 20;
     /** Scanned in about 0.1 ms when all in one scope; at 100 writes/s, half of it lasts 5 s. */
     static final int DEFAULT_RECENT_CAPACITY = 1024;
 

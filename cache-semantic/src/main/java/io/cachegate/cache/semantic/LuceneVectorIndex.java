@@ -63,7 +63,7 @@ public final class LuceneVectorIndex implements VectorIndex {
     private final IndexWriter writer;
     private final SearcherManager searchers;
     private final RecentEntries recent;
-    private final SegmentFacts facts = new SegmentFacts(EXPIRES, SCOPE);
+    private final SegmentFacts facts = new SegmentFacts(EXPIRES, SCOPE, VECTOR);
     private final ExecutorService executor;
     private final ExecutorService searchHelpers;
     // Refreshes and commit ticks only: one periodic task and at most a few delayed refreshes (each request schedules

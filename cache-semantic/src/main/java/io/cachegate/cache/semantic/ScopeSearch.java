@@ -2,6 +2,7 @@ package io.cachegate.cache.semantic;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.PriorityQueue;
@@ -10,6 +11,7 @@ import java.util.concurrent.Executor;
 import org.apache.lucene.index.FloatVectorValues;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.IndexSearcher;
@@ -25,10 +27,12 @@ import org.apache.lucene.util.Bits;
 import org.apache.lucene.util.FixedBitSet;
 
 /**
- * The k nearest live entries of one scope, segment by segment. A segment where the scope's entries are few, or a
- * small share of the segment (at most {@code exactLimit} in any case), is searched exactly: its {@link SegmentFacts}
- * list the scope's documents and each of their vectors is compared, which there costs less than a graph search that
- * visits more nodes than the scope holds. Otherwise the search goes through the segment's HNSW graph with a filter
+ * The k nearest live entries of one scope, segment by segment. Its {@link SegmentFacts} list the scope's documents in
+ * each segment. Where they are few (at most {@link #rescored}), each of their vectors is compared. Where they are more,
+ * up to {@code exactLimit}, their {@link SignCodes} are scanned, and the vectors of the {@link #rescored} nearest by
+ * code over all such segments are compared: the entries near the query, which a hit is made of, are found as
+ * comparing every vector finds them, where each segment's HNSW graph searched with a beam of k missed the near entry
+ * of a scope of 100,000 random vectors 32% of the time (docs/benchmarks.md). Beyond {@code exactLimit} the search goes through the segment's graph with a filter
  * answering per document from the scope's bits (none when the whole segment is in the scope), the live docs and the
  * expiry times.
  * Unlike Lucene's filtered {@code KnnFloatVectorQuery}, no filter query is evaluated into a bit set over the whole
@@ -42,8 +46,10 @@ final class ScopeSearch {
     private static final Comparator<ScoreDoc> WORST_FIRST =
             Comparator.<ScoreDoc>comparingDouble(d -> d.score).thenComparing(d -> -d.doc);
 
-    private static final int GRAPH_VISITS = 500;
-    private static final double VISIT_COST = 2.6;
+    /** Vectors compared per neighbour asked for, after a scan of codes: a code's rank is off by a few bits. */
+    private static final int RESCORED_PER_NEIGHBOUR = 8;
+    private static final int MIN_RESCORED = 64;
+    private static final long[] NONE = new long[0];
 
     private final IndexSearcher searcher;
     private final SegmentFacts facts;
@@ -67,55 +73,172 @@ final class ScopeSearch {
     List<ScoreDoc> nearest(String scope, float[] vector, int k, long nowMillis, Query unreadable) throws IOException {
         Weight hidden = unreadable == null ? null
                 : searcher.createWeight(searcher.rewrite(unreadable), ScoreMode.COMPLETE_NO_SCORES, 1f);
-        List<Callable<PriorityQueue<ScoreDoc>>> segments = new ArrayList<>();
+        long[] code = SignCodes.of(vector);
+        List<Callable<Found>> segments = new ArrayList<>();
         for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
-            segments.add(() -> nearestIn(leaf, scope, vector, k, nowMillis, hidden));
+            segments.add(() -> nearestIn(leaf, scope, vector, code, k, nowMillis, hidden));
         }
         PriorityQueue<ScoreDoc> best = new PriorityQueue<>(k + 1, WORST_FIRST);
-        for (PriorityQueue<ScoreDoc> found : IndexThreads.runShared(segments, helpers)) {
-            for (ScoreDoc d : found) {
+        List<long[]> byCode = new ArrayList<>();
+        for (Found found : IndexThreads.runShared(segments, helpers)) {
+            for (ScoreDoc d : found.scored()) {
                 offer(best, k, d.doc, d.score);
             }
+            if (found.byCode().length > 0) {
+                byCode.add(found.byCode());
+            }
+        }
+        if (!byCode.isEmpty()) {
+            rescore(nearestOf(byCode, rescored(k)), vector, best, k);
         }
         List<ScoreDoc> out = new ArrayList<>(best);
         out.sort(WORST_FIRST.reversed());
         return out;
     }
 
-    /** The k nearest of one segment, with index-wide ids. */
-    private PriorityQueue<ScoreDoc> nearestIn(LeafReaderContext leaf, String scope, float[] vector, int k,
-                                              long nowMillis, Weight hidden) throws IOException {
+    /**
+     * What one segment's task found, with index-wide ids: its k nearest where it compared vectors or searched its
+     * graph, else its nearest by code as {@code distance << 32 | doc}, whose vectors are compared once every segment
+     * is scanned (the nearest by code of all segments together, not of each: a scope over 10 segments compares 80
+     * vectors, not 10 × 80).
+     */
+    private record Found(PriorityQueue<ScoreDoc> scored, long[] byCode) {
+    }
+
+    private Found nearestIn(LeafReaderContext leaf, String scope, float[] vector, long[] code, int k, long nowMillis,
+                            Weight hidden) throws IOException {
         PriorityQueue<ScoreDoc> best = new PriorityQueue<>(k + 1, WORST_FIRST);
         LeafReader segment = leaf.reader();
         SegmentFacts.Facts known = facts.of(segment);
         int[] inScope = known.scopes().get(scope);
         FloatVectorValues vectors = inScope == null ? null : segment.getFloatVectorValues(vectorField);
         if (vectors == null) {
-            return best;
+            return new Found(best, NONE);
         }
         Bits unreadableDocs = hidden == null ? null : matching(hidden, leaf);
-        if (exactIsCheaper(inScope.length, segment.maxDoc())) {
+        if (inScope.length <= rescored(k) && inScope.length <= exactLimit) {
             VectorSimilarityFunction similarity =
                     segment.getFieldInfos().fieldInfo(vectorField).getVectorSimilarityFunction();
             exact(leaf, inScope, vectors, similarity, vector, known.expires(), nowMillis, unreadableDocs, best, k);
+        } else if (inScope.length <= exactLimit) {
+            return new Found(best, nearestByCode(leaf, inScope, known, code, rescored(k), nowMillis, unreadableDocs));
         } else {
             Bits scopeBits = inScope.length == segment.maxDoc() ? null : bits(inScope, segment.maxDoc());
             Bits accepted = accepted(segment.getLiveDocs(), scopeBits, known.expires(), nowMillis, unreadableDocs);
             graph(leaf, vector, k, inScope.length, accepted, vectors, best);
         }
-        return best;
+        return new Found(best, NONE);
+    }
+
+    /** The index-wide ids of the {@code n} nearest by code of all segments' candidates, ascending. */
+    private static int[] nearestOf(List<long[]> byCode, int n) {
+        long[] all = byCode.size() == 1 ? byCode.get(0) : byCode.stream().flatMapToLong(Arrays::stream).toArray();
+        Arrays.sort(all);
+        int[] docs = new int[Math.min(n, all.length)];
+        for (int i = 0; i < docs.length; i++) {
+            docs[i] = (int) all[i];
+        }
+        Arrays.sort(docs);
+        return docs;
+    }
+
+    /** Compares the vectors of {@code docs} (index-wide ids, ascending, already filtered) with the query. */
+    private void rescore(int[] docs, float[] query, PriorityQueue<ScoreDoc> best, int k) throws IOException {
+        List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+        int i = 0;
+        while (i < docs.length) {
+            LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(docs[i], leaves));
+            FloatVectorValues vectors = leaf.reader().getFloatVectorValues(vectorField);
+            VectorSimilarityFunction similarity =
+                    leaf.reader().getFieldInfos().fieldInfo(vectorField).getVectorSimilarityFunction();
+            int end = leaf.docBase + leaf.reader().maxDoc();
+            for (; i < docs.length && docs[i] < end; i++) {
+                int doc = docs[i] - leaf.docBase;
+                if (vectors.docID() < doc && vectors.advance(doc) != doc) {
+                    continue;
+                }
+                if (vectors.docID() == doc) {
+                    offer(best, k, docs[i], similarity.compare(query, vectors.vectorValue()));
+                }
+            }
+        }
+    }
+
+    /** How many vectors are compared after a scan of codes for the k nearest. */
+    static int rescored(int k) {
+        return Math.max(MIN_RESCORED, RESCORED_PER_NEIGHBOUR * k);
     }
 
     /**
-     * Whether comparing each of the scope's vectors in a segment costs less than its graph search. Measured with
-     * k = 10 on 384 dimensions (docs/benchmarks.md): a graph search compares about {@link #GRAPH_VISITS} vectors
-     * when the whole segment is in the scope, whatever its size, and about that many divided by the scope's share
-     * when a filter rejects the rest; each of its comparisons costs about {@link #VISIT_COST} exact ones (it decodes
-     * neighbour lists and reads vectors scattered over the file). So exact wins for a scope of up to ~1,300 entries
-     * alone in its segment, and for far more when the scope is a small share of a large segment.
+     * The {@code n} accepted documents of {@code inScope} whose codes are nearest to {@code code}, as
+     * {@code distance << 32 | index-wide doc}, in no order. A bounded max-heap: most documents are rejected by their
+     * distance alone, before their liveness and expiry are read.
      */
-    private boolean exactIsCheaper(int inScope, int maxDoc) {
-        return inScope <= exactLimit && (long) inScope * inScope <= (long) (GRAPH_VISITS * VISIT_COST) * maxDoc;
+    private static long[] nearestByCode(LeafReaderContext leaf, int[] inScope, SegmentFacts.Facts known, long[] code,
+                                       int n, long nowMillis, Bits unreadable) {
+        SignCodes codes = known.codes();
+        long[] expires = known.expires();
+        Bits live = leaf.reader().getLiveDocs();
+        long[] heap = new long[n];
+        int size = 0;
+        for (int doc : inScope) {
+            int distance = codes.distance(doc, code);
+            if (size == n && distance >= (int) (heap[0] >>> 32)) {
+                continue;
+            }
+            if ((live != null && !live.get(doc)) || !SegmentFacts.live(expires[doc], nowMillis)
+                    || (unreadable != null && unreadable.get(doc))) {
+                continue;
+            }
+            long packed = (long) distance << 32 | doc;
+            if (size < n) {
+                heap[size] = packed;
+                siftUp(heap, size++);
+            } else {
+                heap[0] = packed;
+                siftDown(heap, size);
+            }
+        }
+        for (int i = 0; i < size; i++) {
+            heap[i] += leaf.docBase;
+        }
+        return size == n ? heap : Arrays.copyOf(heap, size);
+    }
+
+    private static void siftUp(long[] heap, int at) {
+        while (at > 0) {
+            int parent = (at - 1) >>> 1;
+            if (heap[parent] >= heap[at]) {
+                return;
+            }
+            swap(heap, parent, at);
+            at = parent;
+        }
+    }
+
+    private static void siftDown(long[] heap, int size) {
+        int at = 0;
+        while (true) {
+            int largest = at;
+            int left = 2 * at + 1;
+            if (left < size && heap[left] > heap[largest]) {
+                largest = left;
+            }
+            if (left + 1 < size && heap[left + 1] > heap[largest]) {
+                largest = left + 1;
+            }
+            if (largest == at) {
+                return;
+            }
+            swap(heap, at, largest);
+            at = largest;
+        }
+    }
+
+    private static void swap(long[] heap, int i, int j) {
+        long t = heap[i];
+        heap[i] = heap[j];
+        heap[j] = t;
     }
 
     private static void exact(LeafReaderContext leaf, int[] inScope, FloatVectorValues vectors,

@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.lucene.index.DocValues;
+import org.apache.lucene.index.FloatVectorValues;
 import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.PostingsEnum;
@@ -18,29 +19,35 @@ import org.apache.lucene.util.BytesRef;
 
 /**
  * What a search needs of each segment, read once per segment (when a refresh opens it) and dropped when Lucene
- * closes it; a segment's documents never change, only which of them are live. Two facts:
+ * closes it; a segment's documents never change, only which of them are live. Three facts:
  * <ul>
  *   <li>each document's expiry time, as an array indexed by document: a graph search tests entries in no
  *       particular order, which doc values cannot answer, and a per-search filter bit set over the whole segment is
  *       what made large scopes slow (8 bytes an entry, 0.8 MB per 100,000);</li>
  *   <li>each scope's documents, ascending: a profile of 100 scopes in 100,000 entries spent about two thirds of a
  *       search looking up the scope's term and opening its postings in every segment, not comparing vectors
- *       (4 bytes an entry, plus a map entry per scope and segment).</li>
+ *       (4 bytes an entry, plus a map entry per scope and segment);</li>
+ *   <li>each document's {@link SignCodes} (48 bytes an entry at 384 dimensions), for scanning a large scope.</li>
  * </ul>
  */
 final class SegmentFacts {
 
-    /** The facts of one segment. {@code scopes} maps a scope to its documents, ascending; absent scopes have none. */
-    record Facts(long[] expires, Map<String, int[]> scopes) {
+    /**
+     * The facts of one segment. {@code scopes} maps a scope to its documents, ascending; absent scopes have none.
+     * {@code codes} is null when the segment has no vectors.
+     */
+    record Facts(long[] expires, Map<String, int[]> scopes, SignCodes codes) {
     }
 
     private final String expiryField;
     private final String scopeField;
+    private final String vectorField;
     private final Map<IndexReader.CacheKey, Facts> bySegment = new ConcurrentHashMap<>();
 
-    SegmentFacts(String expiryField, String scopeField) {
+    SegmentFacts(String expiryField, String scopeField, String vectorField) {
         this.expiryField = expiryField;
         this.scopeField = scopeField;
+        this.vectorField = vectorField;
     }
 
     /** True when an entry expiring at {@code expiresAt} may be returned at {@code nowMillis}; never-expiring always. */
@@ -67,9 +74,11 @@ final class SegmentFacts {
 
     private Facts load(LeafReader segment) {
         try {
-            return new Facts(expires(segment), scopes(segment));
+            FloatVectorValues vectors = segment.getFloatVectorValues(vectorField);
+            return new Facts(expires(segment), scopes(segment),
+                    vectors == null ? null : SignCodes.of(vectors, segment.maxDoc()));
         } catch (IOException e) {
-            throw new UncheckedIOException("reading a semantic index segment's expiry times and scopes", e);
+            throw new UncheckedIOException("reading a semantic index segment's expiry times, scopes and vectors", e);
         }
     }
 
