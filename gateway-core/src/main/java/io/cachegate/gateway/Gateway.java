@@ -59,6 +59,7 @@ public final class Gateway implements AutoCloseable {
     static final long STATUS_SAMPLE_MILLIS = 2_000;
 
     private final Policy policy;
+    private final Transport transport;
     private final EventLoopGroup group;
     private final EventLoopGroup adminGroup;
     private final GatewayMetrics metrics;
@@ -85,7 +86,8 @@ public final class Gateway implements AutoCloseable {
         this.policy = policy;
         ServerSettings server = policy.server();
         checkExposure(policy);
-        Transport transport = Transport.best();
+        this.transport = Transport.best();
+        LettuceLoops.steer(transport);
         int threads = server.ioThreads() > 0 ? server.ioThreads() : Runtime.getRuntime().availableProcessors();
         this.group = transport.newGroup(threads, "cachegate-io");
         this.adminGroup = transport.newGroup(1, "cachegate-admin");
@@ -235,6 +237,11 @@ public final class Gateway implements AutoCloseable {
     /** The policy generation serving new requests: 1 at start, one more for each applied reload. */
     public long policyGeneration() {
         return reloader.current().number();
+    }
+
+    /** The network transport its listeners and clients run on. */
+    public Transport transport() {
+        return transport;
     }
 
     public int port() {

@@ -26,6 +26,21 @@ public final class LettuceLoops implements EventLoopGroupProvider {
     }
 
     /**
+     * Points Lettuce at the gateway's {@code transport} (epoll or io_uring), unless its own system property says
+     * otherwise: with both native transports on the class path Lettuce prefers epoll and warns at start, and a
+     * gateway on io_uring would then not lend it its loops. Lettuce reads the choice once, as its transport classes
+     * load, so this runs before the first Redis client is made; a later gateway of another transport in the same
+     * JVM finds Lettuce's choice made, and Lettuce keeps threads of its own ({@link #of}).
+     */
+    public static void steer(Transport transport) {
+        switch (transport) {
+            case EPOLL -> System.getProperties().putIfAbsent("io.lettuce.core.iouring", "false");
+            case IO_URING -> System.getProperties().putIfAbsent("io.lettuce.core.epoll", "false");
+            case NIO -> { }
+        }
+    }
+
+    /**
      * The gateway's {@code group} of {@code threads} loops for Lettuce, or empty when Lettuce would open sockets of
      * another transport than {@code transport}'s (say io_uring against epoll): a channel only registers on a loop
      * of its own transport, and Lettuce then keeps threads of its own.

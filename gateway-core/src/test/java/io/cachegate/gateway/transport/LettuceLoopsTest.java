@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lettuce.core.resource.EventLoopGroupProvider;
 import io.lettuce.core.resource.Transports;
 import io.netty.channel.EventLoopGroup;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -12,11 +13,11 @@ class LettuceLoopsTest {
 
     @Test
     void of_sameTransportAsLettuce_lendsTheGroupAndNeverShutsItDown() throws Exception {
-        Transport transport = Transport.best();
+        // Lettuce's choice is made once per JVM (steer() points it at the gateway's before its first client).
+        Transport transport = Arrays.stream(Transport.values())
+                .filter(t -> t.clientChannel() == Transports.socketChannelClass()).findFirst().orElseThrow();
         EventLoopGroup group = transport.newGroup(2, "lettuce-loops-test");
         try {
-            // Lettuce picks its transport the same way (native epoll when available, else NIO).
-            assertThat(Transports.socketChannelClass()).isEqualTo(transport.clientChannel());
             EventLoopGroupProvider loops = LettuceLoops.of(group, 2, transport).orElseThrow();
 
             assertThat(loops.threadPoolSize()).isEqualTo(2);
@@ -26,6 +27,33 @@ class LettuceLoopsTest {
             assertThat(group.isShuttingDown()).isFalse(); // the gateway owns its loops: Lettuce only borrowed them
         } finally {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    @Test
+    void steer_pointsLettuceAtTheGatewaysTransport_unlessItsPropertyIsSet() {
+        String[] names = {"io.lettuce.core.epoll", "io.lettuce.core.iouring"};
+        String[] before = {System.getProperty(names[0]), System.getProperty(names[1])};
+        try {
+            System.clearProperty(names[0]);
+            System.clearProperty(names[1]);
+            LettuceLoops.steer(Transport.IO_URING);
+            assertThat(System.getProperty(names[0])).isEqualTo("false");
+            assertThat(System.getProperty(names[1])).isNull();
+
+            System.clearProperty(names[0]);
+            System.setProperty(names[1], "true"); // the operator's word wins
+            LettuceLoops.steer(Transport.EPOLL);
+            assertThat(System.getProperty(names[1])).isEqualTo("true");
+            assertThat(System.getProperty(names[0])).isNull();
+        } finally {
+            for (int i = 0; i < names.length; i++) {
+                if (before[i] == null) {
+                    System.clearProperty(names[i]);
+                } else {
+                    System.setProperty(names[i], before[i]);
+                }
+            }
         }
     }
 
