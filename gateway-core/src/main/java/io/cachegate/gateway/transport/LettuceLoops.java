@@ -26,18 +26,14 @@ public final class LettuceLoops implements EventLoopGroupProvider {
     }
 
     /**
-     * Points Lettuce at the gateway's {@code transport} (epoll or io_uring), unless its own system property says
-     * otherwise: with both native transports on the class path Lettuce prefers epoll and warns at start, and a
-     * gateway on io_uring would then not lend it its loops. Lettuce reads the choice once, as its transport classes
-     * load, so this runs before the first Redis client is made; a later gateway of another transport in the same
-     * JVM finds Lettuce's choice made, and Lettuce keeps threads of its own ({@link #of}).
+     * Keeps Lettuce on epoll, unless its own system property says otherwise: with both native transports on the
+     * class path it prefers epoll anyway but warns at start, and a Lettuce client on io_uring sharing a gateway's
+     * io_uring loops hung in its shutdown in the test suite (Netty 4.2.18, Lettuce 7.7). A gateway on io_uring then
+     * does not lend Lettuce its loops ({@link #of}): Lettuce keeps epoll threads of its own. Lettuce reads the
+     * choice once, as its transport classes load, so this runs before the first Redis client is made.
      */
-    public static void steer(Transport transport) {
-        switch (transport) {
-            case EPOLL -> System.getProperties().putIfAbsent("io.lettuce.core.iouring", "false");
-            case IO_URING -> System.getProperties().putIfAbsent("io.lettuce.core.epoll", "false");
-            case NIO -> { }
-        }
+    public static void steer() {
+        System.getProperties().putIfAbsent("io.lettuce.core.iouring", "false");
     }
 
     /**

@@ -13,7 +13,7 @@ class LettuceLoopsTest {
 
     @Test
     void of_sameTransportAsLettuce_lendsTheGroupAndNeverShutsItDown() throws Exception {
-        // Lettuce's choice is made once per JVM (steer() points it at the gateway's before its first client).
+        // Lettuce's choice is made once per JVM (steer() keeps it on epoll before its first client).
         Transport transport = Arrays.stream(Transport.values())
                 .filter(t -> t.clientChannel() == Transports.socketChannelClass()).findFirst().orElseThrow();
         EventLoopGroup group = transport.newGroup(2, "lettuce-loops-test");
@@ -31,28 +31,22 @@ class LettuceLoopsTest {
     }
 
     @Test
-    void steer_pointsLettuceAtTheGatewaysTransport_unlessItsPropertyIsSet() {
-        String[] names = {"io.lettuce.core.epoll", "io.lettuce.core.iouring"};
-        String[] before = {System.getProperty(names[0]), System.getProperty(names[1])};
+    void steer_keepsLettuceOffIoUring_unlessItsPropertyIsSet() {
+        String name = "io.lettuce.core.iouring";
+        String before = System.getProperty(name);
         try {
-            System.clearProperty(names[0]);
-            System.clearProperty(names[1]);
-            LettuceLoops.steer(Transport.IO_URING);
-            assertThat(System.getProperty(names[0])).isEqualTo("false");
-            assertThat(System.getProperty(names[1])).isNull();
+            System.clearProperty(name);
+            LettuceLoops.steer();
+            assertThat(System.getProperty(name)).isEqualTo("false");
 
-            System.clearProperty(names[0]);
-            System.setProperty(names[1], "true"); // the operator's word wins
-            LettuceLoops.steer(Transport.EPOLL);
-            assertThat(System.getProperty(names[1])).isEqualTo("true");
-            assertThat(System.getProperty(names[0])).isNull();
+            System.setProperty(name, "true"); // the operator's word wins
+            LettuceLoops.steer();
+            assertThat(System.getProperty(name)).isEqualTo("true");
         } finally {
-            for (int i = 0; i < names.length; i++) {
-                if (before[i] == null) {
-                    System.clearProperty(names[i]);
-                } else {
-                    System.setProperty(names[i], before[i]);
-                }
+            if (before == null) {
+                System.clearProperty(name);
+            } else {
+                System.setProperty(name, before);
             }
         }
     }
