@@ -1,0 +1,83 @@
+package io.cachegate.kv;
+
+import java.util.List;
+
+/**
+ * What each replica of one backend holds, for routing: the prompt tokens each would not have to prefill. The
+ * blocks come from the replicas' events ({@link KvEventSubscriber}); the prompt's keys are computed with the block
+ * size those events report.
+ */
+public final class BackendKvIndex {
+
+    /** vLLM's default block size, used until a replica reports its own. */
+    public static final int DEFAULT_BLOCK_SIZE = 16;
+
+    private final List<KvFeed> feeds;
+    private final double cpuWeight;
+
+    /**
+     * @param feeds one per replica, in the backend's URL order
+     * @param cpuWeight what a block held only in CPU memory counts, against 1 for one in GPU memory
+     */
+    public BackendKvIndex(List<KvFeed> feeds, double cpuWeight) {
+        if (!(cpuWeight >= 0 && cpuWeight <= 1)) {
+            throw new IllegalArgumentException("cpuWeight must be in [0, 1], was " + cpuWeight);
+        }
+        this.feeds = List.copyOf(feeds);
+        this.cpuWeight = cpuWeight;
+    }
+
+    public List<KvFeed> feeds() {
+        return feeds;
+    }
+
+    /** True once any replica's events have been applied: before that (or with none published) it knows nothing. */
+    public boolean live() {
+        for (KvFeed f : feeds) {
+            if (f.lastSeq() >= 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The block size of the replicas' events ({@link #DEFAULT_BLOCK_SIZE} before any). */
+    public int blockSize() {
+        for (KvFeed f : feeds) {
+            int size = f.blocks().blockSize();
+            if (size > 0) {
+                return size;
+            }
+        }
+        return DEFAULT_BLOCK_SIZE;
+    }
+
+    /** Per replica (URL order), the tokens at the head of {@code promptTokens} it holds (see {@link
+     * ReplicaBlocks#heldTokens}). */
+    public Match match(int[] promptTokens) {
+        int blockSize = blockSize();
+        long[] keys = BlockKeys.of(promptTokens, blockSize);
+        int[] held = new int[feeds.size()];
+        int[] blocks = new int[feeds.size()];
+        for (int i = 0; i < held.length; i++) {
+            ReplicaBlocks b = feeds.get(i).blocks();
+            double tokens = b.heldTokens(keys, blockSize, cpuWeight);
+            held[i] = (int) Math.round(tokens);
+            int n = 0;
+            while (n < keys.length && b.holds(keys[n])) {
+                n++;
+            }
+            blocks[i] = n;
+        }
+        return new Match(promptTokens.length, keys.length, held, blocks);
+    }
+
+    /**
+     * @param promptTokens the prompt's length in tokens
+     * @param promptBlocks its full blocks
+     * @param heldTokens per replica, the weighted tokens of its leading blocks held there
+     * @param heldBlocks per replica, its leading blocks held there in any medium (for traces and logs)
+     */
+    public record Match(int promptTokens, int promptBlocks, int[] heldTokens, int[] heldBlocks) {
+    }
+}

@@ -1,0 +1,92 @@
+package io.cachegate.kv;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One replica's event stream as the subscriber follows it: where it publishes and replays, the blocks it feeds, and
+ * what has been applied. The counters are written by the subscriber's thread only and read by metrics from any.
+ *
+ * @param replay the replica's replay (ROUTER) endpoint; empty when it has none (gaps are then only counted)
+ */
+public final class KvFeed {
+
+    private final String backend;
+    private final int replica;
+    private final String publish;
+    private final Optional<String> replay;
+    private final ReplicaBlocks blocks;
+    volatile long lastSeq = -1;
+    /** A live batch newer than everything replayed has been applied: an older sequence number now means a restart. */
+    boolean caughtUp;
+    /** When a bootstrap or gap replay failed (replica not up yet), the subscriber's clock when to try again. */
+    long retryReplayAtNanos = Long.MIN_VALUE;
+    long replayBackoffNanos;
+    /** The first sequence number of an open gap, to be replayed (and everything after it); -1 when none. */
+    long refillFrom = 0;
+    /** The subscriber's clock when this feed last delivered a live batch or was last asked to catch up. */
+    long heardAtNanos = System.nanoTime();
+    volatile long batches;
+    volatile long gaps;
+    volatile long gapsUnfilled;
+    volatile long restarts;
+    volatile long malformed;
+
+    public KvFeed(String backend, int replica, String publish, Optional<String> replay, ReplicaBlocks blocks) {
+        this.backend = Objects.requireNonNull(backend, "backend");
+        this.replica = replica;
+        this.publish = Objects.requireNonNull(publish, "publish");
+        this.replay = Objects.requireNonNull(replay, "replay");
+        this.blocks = Objects.requireNonNull(blocks, "blocks");
+    }
+
+    public String backend() {
+        return backend;
+    }
+
+    public int replica() {
+        return replica;
+    }
+
+    public String publish() {
+        return publish;
+    }
+
+    public Optional<String> replay() {
+        return replay;
+    }
+
+    public ReplicaBlocks blocks() {
+        return blocks;
+    }
+
+    /** The sequence number of the last batch applied; -1 before the first. */
+    public long lastSeq() {
+        return lastSeq;
+    }
+
+    /** Batches applied (live and replayed). */
+    public long batches() {
+        return batches;
+    }
+
+    /** Sequence gaps seen in the live stream. */
+    public long gaps() {
+        return gaps;
+    }
+
+    /** Gaps the replay could not fill (no replay endpoint, or the batches were already out of its buffer). */
+    public long gapsUnfilled() {
+        return gapsUnfilled;
+    }
+
+    /** Times the publisher started its sequence again (a replica restart): its blocks were forgotten. */
+    public long restarts() {
+        return restarts;
+    }
+
+    /** Batches that could not be decoded (skipped; counted, never fatal). */
+    public long malformed() {
+        return malformed;
+    }
+}
