@@ -16,12 +16,14 @@ import java.util.OptionalInt;
  *     from each replica's measured time to first token
  * @param maxInflightTokens tokens (the requests' estimated costs) in flight per replica
  * @param metrics when true, each replica's vLLM {@code /metrics} is read as an extra load signal
- * @param prefixAffinity used when {@code balance} is {@link Balance#PREFIX_AFFINITY}
+ * @param prefixAffinity used when {@code balance} is {@link Balance#PREFIX_AFFINITY} (or {@link Balance#KV_AWARE}
+ *     without events)
+ * @param kvEvents the replicas' KV-cache events, for {@link Balance#KV_AWARE}
  */
 public record Backend(String name, List<URI> urls, List<String> models, Optional<String> modelVersion,
                       OptionalInt maxConcurrency, int maxConnectionsPerUrl, Timeouts timeouts, Optional<String> apiKey,
                       Balance balance, long maxInflightTokens, HealthSettings health, boolean metrics,
-                      PrefixAffinitySettings prefixAffinity, RetrySettings retries) {
+                      PrefixAffinitySettings prefixAffinity, RetrySettings retries, KvEventsSettings kvEvents) {
 
     public static final long DEFAULT_MAX_INFLIGHT_TOKENS = BackendKeys.MAX_INFLIGHT_TOKENS.fallback();
 
@@ -37,6 +39,7 @@ public record Backend(String name, List<URI> urls, List<String> models, Optional
         Objects.requireNonNull(health, "health");
         Objects.requireNonNull(prefixAffinity, "prefixAffinity");
         Objects.requireNonNull(retries, "retries");
+        Objects.requireNonNull(kvEvents, "kvEvents");
     }
 
     /** A backend with the default balance, token bound, health checks, metrics, affinity and retries. */
@@ -44,7 +47,8 @@ public record Backend(String name, List<URI> urls, List<String> models, Optional
                    OptionalInt maxConcurrency, int maxConnectionsPerUrl, Timeouts timeouts, Optional<String> apiKey) {
         this(name, urls, models, modelVersion, maxConcurrency, maxConnectionsPerUrl, timeouts, apiKey,
                 BackendKeys.BALANCE.fallback(), DEFAULT_MAX_INFLIGHT_TOKENS, HealthSettings.defaults(),
-                BackendKeys.METRICS.fallback(), PrefixAffinitySettings.defaults(), RetrySettings.defaults());
+                BackendKeys.METRICS.fallback(), PrefixAffinitySettings.defaults(), RetrySettings.defaults(),
+                KvEventsSettings.none());
     }
 
     /** True when one of the model globs matches this model name. */
@@ -64,6 +68,7 @@ public record Backend(String name, List<URI> urls, List<String> models, Optional
                 + ", maxConcurrency=" + (maxConcurrency.isPresent() ? maxConcurrency.getAsInt() : "auto") + ", maxConnectionsPerUrl=" + maxConnectionsPerUrl
                 + ", timeouts=" + timeouts + ", apiKey=" + (apiKey.isPresent() ? "<redacted>" : "none")
                 + ", balance=" + balance + ", maxInflightTokens=" + maxInflightTokens + ", health=" + health
-                + ", metrics=" + metrics + ", prefixAffinity=" + prefixAffinity + ", retries=" + retries + "]";
+                + ", metrics=" + metrics + ", prefixAffinity=" + prefixAffinity + ", retries=" + retries
+                + ", kvEvents=" + kvEvents + "]";
     }
 }

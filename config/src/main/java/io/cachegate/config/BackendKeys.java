@@ -23,7 +23,20 @@ final class BackendKeys {
     static final Key<Integer> MAX_CONNECTIONS_PER_URL = Key.integer("max_connections_per_url", 64, 1, 1_000_000,
             "pooled connections per replica");
     static final Key<Balance> BALANCE = Key.choice("balance", Balance.LEAST_LOADED, true,
-            "how a replica is chosen: fewest tokens in flight, where the prompt's prefix is cached, or in turn");
+            "how a replica is chosen: fewest tokens in flight, where the prompt's prefix is cached, in turn, or by"
+                    + " what each replica's KV cache holds (kv_aware)");
+    static final Key<List<String>> KV_EVENTS = Key.readBySection("kv_events", "list of strings", "none",
+            "one ZeroMQ endpoint per url, in order: where each replica publishes vLLM KV-cache events (kv_aware)");
+    static final Key<List<String>> KV_REPLAY = Key.readBySection("kv_replay", "list of strings",
+            "each kv_events port + 1", "per url, its replay endpoint, or none");
+    static final Key<Optional<String>> TOKENIZER = Key.optional("tokenizer", "none",
+            "bundled or a tokenizer.json: prompts tokenized as the engine does (kv_aware)");
+    static final Key<Optional<String>> CHAT_TEMPLATE = Key.optional("chat_template", "role, newline, content",
+            "a Jinja chat template file, as the model's (kv_aware)");
+    static final Key<Double> KV_CPU_WEIGHT = Key.decimal("cpu_weight", 0.5, "0..1", v -> v >= 0 && v <= 1,
+            v -> v + " is out of range 0..1", "what a block held only in CPU memory counts against one in GPU memory");
+    static final Key<Integer> KV_MAX_BLOCKS_PER_REPLICA = Key.integer("max_blocks_per_replica", 262_144, 1,
+            100_000_000, "blocks the index keeps per replica (about 130 bytes each)");
     static final Key<Boolean> METRICS = Key.bool("metrics", false,
             "also read each replica's vLLM /metrics (queue, KV cache use) as load");
     static final Key<Optional<String>> API_KEY = Key.optional("api_key", "none",
@@ -62,6 +75,9 @@ final class BackendKeys {
     static final Section PREFIX_AFFINITY = Section.mapping("prefix_affinity",
             "only with balance: prefix_affinity: send a prompt where its prefix is cached",
             BLOCK_CHARS, MAX_BLOCKS_PER_REPLICA, LOAD_FACTOR);
+    static final Section KV_AWARE = Section.mapping("kv_aware",
+            "only with balance: kv_aware: how the index weighs and bounds what replicas hold",
+            KV_CPU_WEIGHT, KV_MAX_BLOCKS_PER_REPLICA);
     static final Section HEALTH = Section.mapping("health", "active checks of every replica",
             HEALTH_PATH, INTERVAL, FAILURES_TO_EJECT, EJECT_FOR);
     static final Section RETRIES = Section.mapping("retries",
@@ -70,7 +86,8 @@ final class BackendKeys {
             CONNECT, FIRST_BYTE, IDLE, TOTAL);
     static final Section SECTION = Section.list("backends", "OpenAI-compatible model servers; at least one",
             NAME, URLS, MODELS, MODEL_VERSION, MAX_CONCURRENCY, MAX_INFLIGHT_TOKENS, MAX_CONNECTIONS_PER_URL, BALANCE,
-            METRICS, API_KEY).with(PREFIX_AFFINITY, HEALTH, RETRIES, TIMEOUTS).live();
+            METRICS, API_KEY, KV_EVENTS, KV_REPLAY, TOKENIZER, CHAT_TEMPLATE)
+            .with(PREFIX_AFFINITY, KV_AWARE, HEALTH, RETRIES, TIMEOUTS).live();
 
     private BackendKeys() {
     }

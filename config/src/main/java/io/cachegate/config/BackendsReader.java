@@ -83,7 +83,8 @@ final class BackendsReader {
                     health(fields),
                     fields.get(METRICS),
                     prefixAffinity(fields, balance, balanceKnown),
-                    retries(fields)));
+                    retries(fields),
+                    kvEvents(fields, balance, balanceKnown)));
         }
         return backends;
     }
@@ -176,12 +177,87 @@ final class BackendsReader {
         if (affinity == null) {
             return PrefixAffinitySettings.defaults();
         }
-        if (backend.has(section.name()) && balanceKnown && balance != Balance.PREFIX_AFFINITY) {
-            backend.problem(section.name(), "is only used with balance: prefix_affinity (balance is "
+        if (backend.has(section.name()) && balanceKnown && balance != Balance.PREFIX_AFFINITY
+                && balance != Balance.KV_AWARE) {
+            backend.problem(section.name(), "is only used with balance: prefix_affinity or kv_aware (balance is "
                     + balance.name().toLowerCase(Locale.ROOT) + ")");
         }
         return new PrefixAffinitySettings(affinity.get(BLOCK_CHARS), affinity.get(MAX_BLOCKS_PER_REPLICA),
                 affinity.get(LOAD_FACTOR));
+    }
+
+    /**
+     * The replicas' KV-cache event endpoints and what matching against them needs; only {@code balance: kv_aware}
+     * reads them, so with another balance they are a mistake. One endpoint per URL, in the URLs' order.
+     */
+    private static KvEventsSettings kvEvents(Fields backend, Balance balance, boolean balanceKnown) {
+        List<String> publish = endpoints(backend, BackendKeys.KV_EVENTS.name(), false);
+        List<String> replayGiven = endpoints(backend, BackendKeys.KV_REPLAY.name(), true);
+        Fields section = backend.section(BackendKeys.KV_AWARE);
+        boolean any = !publish.isEmpty() || backend.has(BackendKeys.KV_REPLAY.name())
+                || backend.has(BackendKeys.TOKENIZER.name()) || backend.has(BackendKeys.CHAT_TEMPLATE.name())
+                || backend.has(BackendKeys.KV_AWARE.name());
+        if (any && balanceKnown && balance != Balance.KV_AWARE) {
+            backend.problem(BackendKeys.KV_EVENTS.name(), "kv_events, kv_replay, tokenizer, chat_template and kv_aware"
+                    + " are only used with balance: kv_aware (balance is " + balance.name().toLowerCase(Locale.ROOT)
+                    + ")");
+        }
+        int urls = backend.has(URLS.name()) && backend.items(URLS.name()) != null ? backend.items(URLS.name()).size() : 0;
+        if (!publish.isEmpty() && publish.size() != urls) {
+            backend.problem(BackendKeys.KV_EVENTS.name(), "has " + publish.size() + " endpoints for " + urls
+                    + " urls: give one per url, in the same order");
+        }
+        if (backend.has(BackendKeys.KV_REPLAY.name()) && replayGiven.size() != publish.size()) {
+            backend.problem(BackendKeys.KV_REPLAY.name(), "has " + replayGiven.size() + " entries for "
+                    + publish.size() + " kv_events endpoints: give one per endpoint (none for none)");
+        }
+        List<Optional<String>> replay = new ArrayList<>();
+        for (int i = 0; i < publish.size(); i++) {
+            if (i < replayGiven.size()) {
+                replay.add(replayGiven.get(i).equals("none") ? Optional.empty() : Optional.of(replayGiven.get(i)));
+            } else {
+                replay.add(nextPort(publish.get(i)));
+            }
+        }
+        return new KvEventsSettings(publish, replay, backend.get(BackendKeys.TOKENIZER),
+                backend.get(BackendKeys.CHAT_TEMPLATE),
+                section == null ? BackendKeys.KV_CPU_WEIGHT.fallback() : section.get(BackendKeys.KV_CPU_WEIGHT),
+                section == null ? BackendKeys.KV_MAX_BLOCKS_PER_REPLICA.fallback()
+                        : section.get(BackendKeys.KV_MAX_BLOCKS_PER_REPLICA));
+    }
+
+    /** A list of ZeroMQ endpoints ({@code tcp://host:port}), or {@code none} where allowed. */
+    private static List<String> endpoints(Fields backend, String key, boolean noneAllowed) {
+        if (!backend.has(key)) {
+            return List.of();
+        }
+        List<Node> items = backend.items(key);
+        if (items == null) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < items.size(); i++) {
+            String path = backend.path(key) + "[" + i + "]";
+            String text = backend.reader().text(items.get(i), path);
+            if (text == null) {
+                continue;
+            }
+            String t = text.strip();
+            if (noneAllowed && t.equals("none") || t.matches("tcp://[^\\s/:]+:\\d{1,5}")) {
+                out.add(t);
+            } else {
+                backend.reader().problem(items.get(i), path, Durations.quote(text)
+                        + " is not a ZeroMQ TCP endpoint (e.g. tcp://10.0.0.5:5557)" + (noneAllowed ? " or none" : ""));
+            }
+        }
+        return out;
+    }
+
+    /** The replay endpoint by convention: the publish port + 1 (as {@code simulate-backend --kv-events} binds). */
+    private static Optional<String> nextPort(String publish) {
+        int colon = publish.lastIndexOf(':');
+        int port = Integer.parseInt(publish.substring(colon + 1));
+        return port >= 65535 ? Optional.empty() : Optional.of(publish.substring(0, colon + 1) + (port + 1));
     }
 
     private static RetrySettings retries(Fields backend) {

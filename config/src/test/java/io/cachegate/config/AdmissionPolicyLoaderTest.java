@@ -127,7 +127,8 @@ class AdmissionPolicyLoaderTest {
                 List.of(URI.create("http://10.0.0.1:8000"), URI.create("http://10.0.0.2:8000")), List.of("*"),
                 Optional.empty(), OptionalInt.of(32), 64, Timeouts.defaults(), Optional.empty(), Balance.PREFIX_AFFINITY, 500_000,
                 new HealthSettings("/health", Duration.ofSeconds(2), 5, Duration.ofSeconds(30)), true,
-                new PrefixAffinitySettings(128, 2000, 2.5), new RetrySettings(3, Duration.ZERO)));
+                new PrefixAffinitySettings(128, 2000, 2.5), new RetrySettings(3, Duration.ZERO),
+                KvEventsSettings.none()));
         assertThat(policy.backends().get(1).balance()).isEqualTo(Balance.ROUND_ROBIN);
 
         assertThat(policy.tenants().get(0).classes()).containsExactly("interactive", "batch");

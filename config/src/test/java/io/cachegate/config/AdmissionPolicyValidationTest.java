@@ -112,10 +112,10 @@ class AdmissionPolicyValidationTest {
     @Test
     void parse_backendBalance() {
         assertThat(problem(BACKEND + "    balance: prefix_afinity\n")).isEqualTo("policy.yaml:4: backends[0].balance:"
-                + " \"prefix_afinity\" is not one of least_loaded, prefix_affinity, round_robin"
+                + " \"prefix_afinity\" is not one of least_loaded, prefix_affinity, round_robin, kv_aware"
                 + " (did you mean prefix_affinity?)");
         assertThat(problem(BACKEND + "    balance: random\n")).isEqualTo("policy.yaml:4: backends[0].balance:"
-                + " \"random\" is not one of least_loaded, prefix_affinity, round_robin");
+                + " \"random\" is not one of least_loaded, prefix_affinity, round_robin, kv_aware");
         assertThat(problem(BACKEND + "    balanse: round_robin\n"))
                 .isEqualTo("policy.yaml:4: backends[0].balanse: unknown key (did you mean balance?)");
     }
@@ -165,12 +165,34 @@ class AdmissionPolicyValidationTest {
     }
 
     @Test
+    void parse_kvEvents() throws PolicyException {
+        String kv = BACKEND + "    balance: kv_aware\n    kv_events: [tcp://127.0.0.1:5557]\n";
+        KvEventsSettings parsed = TestPolicies.parse(kv + "    tokenizer: bundled\n    kv_replay: [none]\n")
+                .backends().get(0).kvEvents();
+        assertThat(parsed.publish()).containsExactly("tcp://127.0.0.1:5557");
+        assertThat(parsed.replay()).containsExactly(java.util.Optional.empty());
+        assertThat(parsed.tokenizer()).contains("bundled");
+        assertThat(TestPolicies.parse(kv).backends().get(0).kvEvents().replay())
+                .as("by convention the next port").containsExactly(java.util.Optional.of("tcp://127.0.0.1:5558"));
+        assertThat(problem(BACKEND + "    kv_events: [tcp://127.0.0.1:5557]\n")).isEqualTo("policy.yaml:4:"
+                + " backends[0].kv_events: kv_events, kv_replay, tokenizer, chat_template and kv_aware are only used"
+                + " with balance: kv_aware (balance is least_loaded)");
+        assertThat(problem(BACKEND + "    balance: kv_aware\n    kv_events: [tcp://a:1, tcp://b:2]\n"))
+                .endsWith("backends[0].kv_events: has 2 endpoints for 1 urls: give one per url, in the same order");
+        assertThat(problem(BACKEND + "    balance: kv_aware\n    kv_events: [http://a:1]\n"))
+                .contains("is not a ZeroMQ TCP endpoint");
+        assertThat(problem(kv + "    kv_replay: [none, none]\n"))
+                .contains("kv_replay: has 2 entries for 1 kv_events endpoints");
+        assertThat(problem(kv + "    kv_aware: { cpu_weight: 2 }\n")).contains("is out of range 0..1");
+    }
+
+    @Test
     void parse_prefixAffinityWithAnotherBalance_isAProblem() {
         assertThat(problem(BACKEND + "    prefix_affinity: { block_chars: 64 }\n")).isEqualTo("policy.yaml:4:"
-                + " backends[0].prefix_affinity: is only used with balance: prefix_affinity (balance is least_loaded)");
+                + " backends[0].prefix_affinity: is only used with balance: prefix_affinity or kv_aware (balance is least_loaded)");
         assertThat(problem(BACKEND + "    balance: round_robin\n    prefix_affinity:\n      load_factor: 2\n"))
                 .isEqualTo("policy.yaml:6: backends[0].prefix_affinity: is only used with balance: prefix_affinity"
-                        + " (balance is round_robin)");
+                        + " or kv_aware (balance is round_robin)");
         assertThat(problem(BACKEND + "    balance: prefix\n    prefix_affinity: { block_chars: 64 }\n"))
                 .as("a wrong balance is reported once, not again as a mismatch")
                 .startsWith("policy.yaml:4: backends[0].balance: \"prefix\" is not one of");

@@ -26,7 +26,8 @@ interface ReplicaSelector {
         LeastLoadedSelector leastLoaded = new LeastLoadedSelector(random);
         return switch (balance) {
             case LEAST_LOADED -> leastLoaded;
-            case PREFIX_AFFINITY -> new PrefixAffinitySelector(affinity, leastLoaded);
+            // kv_aware falls back to prefix affinity for a request without KV figures (see ReplicaSet#tryAcquire)
+            case PREFIX_AFFINITY, KV_AWARE -> new PrefixAffinitySelector(affinity, leastLoaded);
             case ROUND_ROBIN -> new RoundRobinSelector(replicas);
         };
     }

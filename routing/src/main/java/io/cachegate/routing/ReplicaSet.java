@@ -31,6 +31,7 @@ public final class ReplicaSet {
     private final List<URI> uris;
     private final Map<URI, Replica> byUri;
     private final ReplicaSelector selector;
+    private final ReplicaSelector kvSelector;
     private final Ticker ticker;
     private final ReplicaStateListener listener;
     private final long staleNanos;
@@ -62,6 +63,7 @@ public final class ReplicaSet {
         this.uris = List.copyOf(b.uris);
         this.byUri = Map.copyOf(map);
         this.selector = ReplicaSelector.of(settings.balance(), settings.affinity(), b.random, list.size());
+        this.kvSelector = new KvAwareSelector(new LeastLoadedSelector(b.random));
         this.requestCapacity = sumOfLimits();
     }
 
@@ -118,8 +120,14 @@ public final class ReplicaSet {
      * tells "down" (answer 503) from "full" (queue or shed).
      */
     public Optional<ReplicaLease> tryAcquire(RoutingRequest request) {
-        PrefixHashes blocks = settings.balance() == Balance.PREFIX_AFFINITY ? blocksOf(request) : PrefixHashes.empty();
-        int[] matches = blocks.isEmpty() ? null : matches(blocks);
+        boolean affinity = settings.balance() == Balance.PREFIX_AFFINITY || settings.balance() == Balance.KV_AWARE;
+        PrefixHashes blocks = affinity ? blocksOf(request) : PrefixHashes.empty();
+        int[] uncached = settings.balance() == Balance.KV_AWARE ? request.uncachedTokens().orElse(null) : null;
+        if (uncached != null && uncached.length != replicas.size()) {
+            throw new IllegalArgumentException("uncached tokens for " + uncached.length + " replicas given to backend "
+                    + name + " which has " + replicas.size());
+        }
+        int[] matches = uncached != null || blocks.isEmpty() ? null : matches(blocks);
         List<StateChange> changes = new ArrayList<>(0);
         ReplicaLease lease = null;
         synchronized (lock) {
@@ -141,7 +149,9 @@ public final class ReplicaSet {
                 for (int i = 0; i < loads.length; i++) {
                     loads[i] = candidates.get(i).load(now, staleNanos);
                 }
-                Replica chosen = candidates.get(selector.select(candidates, loads, matches));
+                Replica chosen = candidates.get(uncached != null
+                        ? kvSelector.select(candidates, loads, uncached)
+                        : selector.select(candidates, loads, matches));
                 long id = ++leaseIds;
                 boolean trial = chosen.breaker.startTrial(id);
                 chosen.inflightRequests++;

@@ -13,8 +13,11 @@ import java.util.Set;
  * @param blocks the prompt's prefix hashes for prefix affinity (see {@link ReplicaSet#prefixHashes}), hashed
  *     before the request reaches the set (off its lock); empty for none
  * @param exclude replicas not to use, e.g. those already tried by a retry
+ * @param uncachedTokens for {@code balance: kv_aware}, per replica (URL order) the prompt tokens its KV cache does
+ *     not hold, per the replicas' KV-cache events; empty without them (prefix affinity decides)
  */
-public record RoutingRequest(long tokenCost, Optional<PrefixHashes> blocks, Set<URI> exclude) {
+public record RoutingRequest(long tokenCost, Optional<PrefixHashes> blocks, Set<URI> exclude,
+                             Optional<int[]> uncachedTokens) {
 
     public RoutingRequest {
         if (tokenCost < 0) {
@@ -22,6 +25,11 @@ public record RoutingRequest(long tokenCost, Optional<PrefixHashes> blocks, Set<
         }
         Objects.requireNonNull(blocks, "blocks");
         exclude = Set.copyOf(exclude);
+        Objects.requireNonNull(uncachedTokens, "uncachedTokens");
+    }
+
+    public RoutingRequest(long tokenCost, Optional<PrefixHashes> blocks, Set<URI> exclude) {
+        this(tokenCost, blocks, exclude, Optional.empty());
     }
 
     /** A request with no prompt blocks (no prefix affinity) and no exclusions. */
@@ -33,10 +41,16 @@ public record RoutingRequest(long tokenCost, Optional<PrefixHashes> blocks, Set<
         return new RoutingRequest(tokenCost, Optional.of(blocks), Set.of());
     }
 
+    /** A request for {@code balance: kv_aware}: the prompt tokens each replica would prefill, and the blocks for the
+     * fallback's prefix index. */
+    public static RoutingRequest withKv(long tokenCost, PrefixHashes blocks, int[] uncachedTokens) {
+        return new RoutingRequest(tokenCost, Optional.of(blocks), Set.of(), Optional.of(uncachedTokens.clone()));
+    }
+
     /** The same request, also excluding {@code replica}: what a retry on another replica asks for. */
     public RoutingRequest excluding(URI replica) {
         Set<URI> more = new HashSet<>(exclude);
         more.add(replica);
-        return new RoutingRequest(tokenCost, blocks, more);
+        return new RoutingRequest(tokenCost, blocks, more, uncachedTokens);
     }
 }
