@@ -93,6 +93,7 @@ final class PolicyReloader implements AdminView, PolicyWatch.Target, AutoCloseab
     /** Starts the health probes and, with a policy file, the watch. */
     void start() {
         current.health().start();
+        current.backends().kv().start();
         watch.ifPresent(PolicyWatch::start);
     }
 
@@ -176,7 +177,9 @@ final class PolicyReloader implements AdminView, PolicyWatch.Target, AutoCloseab
         paths.swap(fresh.path());
         if (fresh.backends() != old.backends()) {
             old.health().close();
+            old.backends().kv().close();
             fresh.health().start();
+            fresh.backends().kv().start();
             retired.add(old.backends());
             forgetRemovedUrls(old.policy(), fresh.policy());
         }
@@ -224,6 +227,7 @@ final class PolicyReloader implements AdminView, PolicyWatch.Target, AutoCloseab
     public void close() {
         watch.ifPresent(PolicyWatch::close);
         current.health().close();
+        current.backends().kv().close();
         generations.quotas().close();
     }
 }

@@ -13,7 +13,7 @@ class KvEventDecoderTest {
 
     @Test
     void readsVllmsCurrentFormTaggedMapsInAnArrayBatch() {
-        byte[] payload = new TestPublisher.Events()
+        byte[] payload = new KvTestPublisher.Events()
                 .stored(new long[] {11, 12}, null, new int[] {1, 2, 3, 4}, 2, "GPU")
                 .removed(new long[] {11}, "CPU")
                 .cleared()
@@ -69,7 +69,7 @@ class KvEventDecoderTest {
             assertThatThrownBy(() -> KvEventDecoder.decode(p.toByteArray()))
                     .isInstanceOf(IllegalArgumentException.class);
         }
-        byte[] wrongTokens = new TestPublisher.Events()
+        byte[] wrongTokens = new KvTestPublisher.Events()
                 .stored(new long[] {1, 2}, null, new int[] {1, 2, 3}, 2, "GPU").pack();
         assertThatThrownBy(() -> KvEventDecoder.decode(wrongTokens))
                 .isInstanceOf(IllegalArgumentException.class)

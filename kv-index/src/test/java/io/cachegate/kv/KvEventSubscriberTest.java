@@ -32,7 +32,7 @@ class KvEventSubscriberTest {
             tokens[2 * i] = (int) (2 * h);
             tokens[2 * i + 1] = (int) (2 * h + 1);
         }
-        return new TestPublisher.Events().stored(hashes, first == 0 ? null : first - 1, tokens, 2, "GPU").pack();
+        return new KvTestPublisher.Events().stored(hashes, first == 0 ? null : first - 1, tokens, 2, "GPU").pack();
     }
 
     private static int[] tokensOf(int blocks) {
@@ -45,7 +45,7 @@ class KvEventSubscriberTest {
 
     @Test
     void bootstrapsFromTheReplayThenFollowsLiveAndFillsAGap() throws Exception {
-        try (TestPublisher publisher = new TestPublisher(10_000)) {
+        try (KvTestPublisher publisher = new KvTestPublisher(10_000)) {
             publisher.send(chain(0, 3)); // before anyone listens: only the replay has it
             ReplicaBlocks blocks = new ReplicaBlocks(1000);
             KvFeed feed = new KvFeed("b", 0, publisher.publish(), Optional.of(publisher.replay()), blocks);
@@ -81,13 +81,13 @@ class KvEventSubscriberTest {
 
     @Test
     void aRestartedPublisherMeansItsBlocksAreGone() throws Exception {
-        try (TestPublisher publisher = new TestPublisher(10_000)) {
+        try (KvTestPublisher publisher = new KvTestPublisher(10_000)) {
             ReplicaBlocks blocks = new ReplicaBlocks(1000);
             KvFeed feed = new KvFeed("b", 0, publisher.publish(), Optional.of(publisher.replay()), blocks);
             try (KvEventSubscriber subscriber = new KvEventSubscriber(List.of(feed), KvEventSubscriber.Listener.NONE)
                     .start()) {
                 within20s(() -> {
-                    publisher.send(new TestPublisher.Events().pack()); // empty batches until the subscription is up
+                    publisher.send(new KvTestPublisher.Events().pack()); // empty batches until the subscription is up
                     return feed.lastSeq() >= 0 && feed.gapsUnfilled() == 0 && feed.caughtUp;
                 });
                 publisher.send(chain(0, 4));
@@ -103,7 +103,7 @@ class KvEventSubscriberTest {
 
     @Test
     void withoutAReplaySocketAGapIsCountedAsUnfilled() throws Exception {
-        try (TestPublisher publisher = new TestPublisher(10_000)) {
+        try (KvTestPublisher publisher = new KvTestPublisher(10_000)) {
             ReplicaBlocks blocks = new ReplicaBlocks(1000);
             KvFeed feed = new KvFeed("b", 0, publisher.publish(), Optional.empty(), blocks);
             try (KvEventSubscriber subscriber = new KvEventSubscriber(List.of(feed), KvEventSubscriber.Listener.NONE)

@@ -19,7 +19,8 @@ public record BackendDispatch(Backend backend, ReplicaSet replicas, RetryPolicy 
         return backend.name();
     }
 
+    /** Whether replica choice looks at the prompt's prefix: prefix affinity, or kv_aware (which falls back to it). */
     public boolean prefixAffinity() {
-        return backend.balance() == Balance.PREFIX_AFFINITY;
+        return backend.balance() == Balance.PREFIX_AFFINITY || backend.balance() == Balance.KV_AWARE;
     }
 }

@@ -29,6 +29,7 @@ public final class Backends {
     private static final Logger log = LoggerFactory.getLogger(Backends.class);
 
     private final Map<String, BackendDispatch> byName;
+    private final KvIndexes kv;
 
     public Backends(Policy policy, GatewayMetrics metrics, Ticker ticker) {
         boolean admission = policy.admission().enabled();
@@ -60,6 +61,12 @@ public final class Backends {
                     UpstreamSettings.of(backend)));
         }
         this.byName = Map.copyOf(map);
+        this.kv = new KvIndexes(policy.backends(), metrics.registry());
+    }
+
+    /** The KV-cache indexes of the kv_aware backends: started and closed with these backends' health probes. */
+    public KvIndexes kv() {
+        return kv;
     }
 
     public BackendDispatch get(String name) {

@@ -10,6 +10,7 @@ import io.cachegate.config.Route;
 import io.cachegate.config.Tenant;
 import io.cachegate.config.TrafficClass;
 import io.cachegate.gateway.exchange.Exchange;
+import io.cachegate.kv.BackendKvIndex;
 import io.cachegate.routing.FallbackResolver;
 import io.cachegate.config.FallbackHop;
 import io.cachegate.routing.PrefixHashes;
@@ -21,6 +22,7 @@ import io.netty.handler.codec.http.FullHttpRequest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -114,9 +116,39 @@ public final class ServePlanner {
         PrefixHashes blocks = serving.replicas().prefixHashes(head + prompt);
         // The backend prefills only what its prefix cache does not hold: the cost counts the prompt after the
         // part the likeliest replica is expected to hold (admission-and-routing.md, "Cost in uncached tokens").
+        Optional<int[]> kvUncached = kvUncached(x, serving);
+        if (kvUncached.isPresent()) {
+            // The engines' own record: each replica's uncached prompt tokens; the cost counts the smallest, the
+            // replica kv_aware picks unless its load says otherwise.
+            int fewest = Arrays.stream(kvUncached.get()).min().orElse(0);
+            return new ServePlan(serving, target, model,
+                    RoutingRequest.withKv(completionCost(x, fewest), blocks, kvUncached.get()));
+        }
         int held = serving.replicas().expectedCachedChars(blocks) - head.length();
         String uncached = prompt.substring(Math.max(0, Math.min(prompt.length(), held)));
         return new ServePlan(serving, target, model, RoutingRequest.withBlocks(cost(x, uncached), blocks));
+    }
+
+    /**
+     * For a kv_aware backend whose replicas' events have arrived and which has a tokenizer: the prompt as the engine's
+     * tokens, matched against each replica's blocks, giving per replica the prompt tokens it would prefill; the
+     * blocks each holds go to the access log and trace. Empty otherwise (prefix affinity decides).
+     */
+    private Optional<int[]> kvUncached(Exchange x, BackendDispatch serving) {
+        Optional<KvIndexes.Entry> kv = backends.kv().of(serving.name());
+        if (kv.isEmpty() || kv.get().tokens().isEmpty() || !kv.get().index().live() || x.parsed() == null) {
+            return Optional.empty();
+        }
+        int[] tokens = KvPrompts.tokens(kv.get().tokens().get(), x.parsed());
+        BackendKvIndex.Match match = kv.get().index().match(tokens);
+        int[] uncached = new int[match.heldTokens().length];
+        StringBuilder held = new StringBuilder();
+        for (int i = 0; i < uncached.length; i++) {
+            uncached[i] = Math.max(0, match.promptTokens() - match.heldTokens()[i]);
+            held.append(i == 0 ? "" : ",").append(match.heldBlocks()[i]);
+        }
+        x.record().kvBlocks(held.append('/').append(match.promptBlocks()).toString());
+        return Optional.of(uncached);
     }
 
     /**
@@ -187,6 +219,13 @@ public final class ServePlanner {
         OptionalInt max = x.parsed().sampling().maxTokens(); // each API's own field, as its parser read it
         OptionalLong maxTokens = max.isPresent() ? OptionalLong.of(max.getAsInt()) : OptionalLong.empty();
         return routeTokenizers.getOrDefault(x.route().route().index(), estimate).cost(prompt, maxTokens, defaultMax);
+    }
+
+    /** {@code promptTokens} plus max_tokens (or the route's default). */
+    private static long completionCost(Exchange x, long promptTokens) {
+        long defaultMax = x.route().route().defaultMaxTokens();
+        OptionalInt max = x.parsed().sampling().maxTokens();
+        return promptTokens + (max.isPresent() && max.getAsInt() > 0 ? max.getAsInt() : defaultMax);
     }
 
     /** The request with another {@code model}: the fallback's. */

@@ -38,6 +38,7 @@ public final class ExchangeRecord {
     private long entryAgeMillis = -1;
     private String modelVersion;
     private String trafficClass;
+    private String kvBlocks;
     private long queueWaitNanos = -1;
     private String backend;
     /** Set when a hop of the route's fallback chain serves: its position (1 for the first) and its model. */
@@ -298,6 +299,18 @@ public final class ExchangeRecord {
 
     public String backend() {
         return backend;
+    }
+
+    /**
+     * For a kv_aware backend: the prompt's leading blocks each replica holds per its KV-cache events, in URL order,
+     * over the prompt's full blocks ({@code "12,0,3/20"}); null when routing did not consult the index.
+     */
+    public String kvBlocks() {
+        return kvBlocks;
+    }
+
+    public void kvBlocks(String perReplica) {
+        this.kvBlocks = perReplica;
     }
 
     /**

@@ -48,6 +48,7 @@ final class AccessLine {
         }
         millis(out, "queue_wait_ms", r.queueWaitNanos());
         string(out, "backend", r.backend());
+        string(out, "kv_blocks", r.kvBlocks());
         if (r.fallbackHop() > 0) {
             out.writeNumberField("fallback_hop", r.fallbackHop());
             string(out, "served_model", r.fallbackModel());

@@ -277,6 +277,7 @@ final class ExchangeTrace implements RequestTrace, ResponseTap {
         setIfKnown(SpanAttributes.REASON, record.reason());
         setIfKnown(SpanAttributes.ORIGIN_REQUEST_ID, record.originRequestId());
         setIfKnown(SpanAttributes.BACKEND, record.backend());
+        setIfKnown(SpanAttributes.KV_BLOCKS, record.kvBlocks());
         server.end(now(), TimeUnit.NANOSECONDS);
     }
 

@@ -17,7 +17,7 @@ import org.zeromq.ZMsg;
  * answering replay requests from the batches it keeps, as vllm/distributed/kv_events.py does. {@link #skip()} burns a
  * sequence number without sending (a lost message).
  */
-final class TestPublisher implements AutoCloseable {
+public final class KvTestPublisher implements AutoCloseable {
 
     private final ZContext context = new ZContext();
     private final ZMQ.Socket pub;
@@ -29,7 +29,7 @@ final class TestPublisher implements AutoCloseable {
     private long seq;
     private final int keep;
 
-    TestPublisher(int keep) {
+    public KvTestPublisher(int keep) {
         this.keep = keep;
         context.setLinger(0);
         pub = context.createSocket(SocketType.PUB);
@@ -53,16 +53,16 @@ final class TestPublisher implements AutoCloseable {
         replays.start();
     }
 
-    String publish() {
+    public String publish() {
         return "tcp://127.0.0.1:" + port;
     }
 
-    String replay() {
+    public String replay() {
         return "tcp://127.0.0.1:" + (port + 1);
     }
 
     /** Sends one batch of events (each already packed by {@link Events}). */
-    synchronized void send(byte[] payload) {
+    public synchronized void send(byte[] payload) {
         long s = seq++;
         synchronized (sent) {
             sent.add(payload);
@@ -73,7 +73,7 @@ final class TestPublisher implements AutoCloseable {
     }
 
     /** Keeps the batch for replay but never sends it live: a message the subscriber missed. */
-    synchronized void skip(byte[] payload) {
+    public synchronized void skip(byte[] payload) {
         seq++;
         synchronized (sent) {
             sent.add(payload);
@@ -81,7 +81,7 @@ final class TestPublisher implements AutoCloseable {
     }
 
     /** The publisher restarts: its sequence starts again at 0 and its replay buffer is empty. */
-    synchronized void restart() {
+    public synchronized void restart() {
         seq = 0;
         synchronized (sent) {
             sent.clear();
@@ -126,25 +126,25 @@ final class TestPublisher implements AutoCloseable {
     }
 
     /** Packs batches in vLLM's current form: the batch an array, each event a map tagged by "type". */
-    static final class Events {
+    public static final class Events {
         private final List<Object[]> events = new ArrayList<>();
 
-        Events stored(long[] hashes, Long parent, int[] tokens, int blockSize, String medium) {
+        public Events stored(long[] hashes, Long parent, int[] tokens, int blockSize, String medium) {
             events.add(new Object[] {"BlockStored", hashes, parent, tokens, blockSize, medium});
             return this;
         }
 
-        Events removed(long[] hashes, String medium) {
+        public Events removed(long[] hashes, String medium) {
             events.add(new Object[] {"BlockRemoved", hashes, medium});
             return this;
         }
 
-        Events cleared() {
+        public Events cleared() {
             events.add(new Object[] {"AllBlocksCleared"});
             return this;
         }
 
-        byte[] pack() {
+        public byte[] pack() {
             try (MessageBufferPacker p = MessagePack.newDefaultBufferPacker()) {
                 p.packArrayHeader(3);
                 p.packDouble(System.currentTimeMillis() / 1000.0);

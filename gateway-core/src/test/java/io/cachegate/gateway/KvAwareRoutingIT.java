@@ -1,0 +1,110 @@
+package io.cachegate.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cachegate.kv.KvTestPublisher;
+import io.cachegate.kv.PromptTokens;
+import io.cachegate.simulator.BackendSimulator;
+import io.cachegate.simulator.SimulatorOptions;
+import io.cachegate.simulator.SimulatorReplicas;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code balance: kv_aware} through the gateway: replicas' KV-cache events (from vLLM-style publishers on loopback)
+ * decide where a prompt goes, the index's size is a metric per replica, and without events it is prefix affinity.
+ */
+class KvAwareRoutingIT {
+
+    private static final String CHAT = "/v1/chat/completions";
+    private static final String SYSTEM = "You are the support assistant of a bank. Answer in two sentences. ".repeat(30);
+
+    private static String body(String question) {
+        return "{\"model\":\"llama-3.1-8b\",\"temperature\":0.7,\"messages\":[{\"role\":\"system\",\"content\":\""
+                + SYSTEM + "\"},{\"role\":\"user\",\"content\":\"" + question + "\"}]}";
+    }
+
+    private static String kvPolicy(List<KvTestPublisher> publishers) {
+        StringBuilder events = new StringBuilder();
+        for (KvTestPublisher p : publishers) {
+            events.append(events.length() == 0 ? "" : ", ").append('"').append(p.publish()).append('"');
+        }
+        return "    kv_events: [" + events + "]\n    tokenizer: bundled\n";
+    }
+
+    @Test
+    void promptsGoWhereTheEnginesSayTheirPrefixIs() throws Exception {
+        try (SimulatorReplicas sims = BackendSimulator.startReplicas(3, SimulatorOptions.defaults());
+             KvTestPublisher a = new KvTestPublisher(10_000);
+             KvTestPublisher b = new KvTestPublisher(10_000);
+             KvTestPublisher c = new KvTestPublisher(10_000);
+             PromptTokens tokens = PromptTokens.load(PromptTokens.BUNDLED, Optional.empty())) {
+            // Replica b (the second URL) holds the system prompt's blocks; a holds an unrelated prompt.
+            int[] prompt = tokens.chat(List.of(new PromptTokens.Message("system", SYSTEM),
+                    new PromptTokens.Message("user", "anything")));
+            int blocks = SYSTEM.length() / 8 / 16; // well inside the system prompt's tokens
+            int[] held = Arrays.copyOf(prompt, blocks * 16);
+            long[] hashes = new long[blocks];
+            for (int i = 0; i < blocks; i++) {
+                hashes[i] = 1_000 + i;
+            }
+            b.send(new KvTestPublisher.Events().stored(hashes, null, held, 16, "GPU").pack());
+            a.send(new KvTestPublisher.Events().stored(new long[] {7}, null, new int[16], 16, "GPU").pack());
+            try (Gateway gw = Gateway.start(RoutingIT.policy(sims.baseUrls(), "kv_aware", kvPolicy(List.of(a, b, c))))) {
+                String replicaB = sims.baseUrls().get(1).toString();
+                assertThat(Poll.until(Duration.ofSeconds(20), () -> metric(gw, "cachegate_kv_index_blocks",
+                        "replica=\"" + replicaB + "\"") == blocks)).as("the index bootstrapped from b's replay").isTrue();
+
+                for (int i = 0; i < 6; i++) {
+                    assertThat(RawHttp.post(gw.port(), CHAT, body("question " + i)).statusCode()).isEqualTo(200);
+                }
+                assertThat(sims.stats(1).requests()).as("every request went to the replica holding the prefix")
+                        .isEqualTo(6);
+                assertThat(metric(gw, "cachegate_kv_index_blocks", "replica=\"" + sims.baseUrls().get(0) + "\""))
+                        .isEqualTo(1);
+                assertThat(metric(gw, "cachegate_kv_event_batches_total", "backend=\"main\"")).isEqualTo(2);
+
+                // b evicts it all and c computes it: the prompts follow to c, where prefix affinity (which only
+                // remembers where it sent them) would have stayed on b.
+                b.send(new KvTestPublisher.Events().removed(hashes, "GPU").pack());
+                c.send(new KvTestPublisher.Events().stored(hashes, null, held, 16, "GPU").pack());
+                String replicaC = sims.baseUrls().get(2).toString();
+                assertThat(Poll.until(Duration.ofSeconds(20), () -> metric(gw, "cachegate_kv_index_blocks",
+                        "replica=\"" + replicaB + "\"") == 0 && metric(gw, "cachegate_kv_index_blocks",
+                        "replica=\"" + replicaC + "\"") == blocks)).isTrue();
+                for (int i = 0; i < 6; i++) {
+                    assertThat(RawHttp.post(gw.port(), CHAT, body("later " + i)).statusCode()).isEqualTo(200);
+                }
+                assertThat(sims.stats(2).requests()).isEqualTo(6);
+                assertThat(sims.stats(1).requests()).isEqualTo(6);
+            }
+        }
+    }
+
+    @Test
+    void withoutEventsItIsPrefixAffinity() throws Exception {
+        try (SimulatorReplicas sims = BackendSimulator.startReplicas(3, SimulatorOptions.defaults());
+             KvTestPublisher a = new KvTestPublisher(10);
+             KvTestPublisher b = new KvTestPublisher(10);
+             KvTestPublisher c = new KvTestPublisher(10);
+             Gateway gw = Gateway.start(RoutingIT.policy(sims.baseUrls(), "kv_aware", kvPolicy(List.of(a, b, c))))) {
+            for (int i = 0; i < 6; i++) {
+                assertThat(RawHttp.post(gw.port(), CHAT, body("silent " + i)).statusCode()).isEqualTo(200);
+            }
+            List<Long> perReplica = List.of(sims.stats(0).requests(), sims.stats(1).requests(),
+                    sims.stats(2).requests());
+            assertThat(perReplica).as("one replica took the shared prompt, as prefix affinity sends it").contains(6L);
+        }
+    }
+
+    private static double metric(Gateway gw, String name, String label) {
+        try {
+            return CacheCalls.metric(gw, name, label);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
