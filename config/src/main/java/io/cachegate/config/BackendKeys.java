@@ -29,6 +29,8 @@ final class BackendKeys {
             "one ZeroMQ endpoint per url, in order: where each replica publishes vLLM KV-cache events (kv_aware)");
     static final Key<List<String>> KV_REPLAY = Key.readBySection("kv_replay", "list of strings",
             "each kv_events port + 1", "per url, its replay endpoint, or none");
+    static final Key<List<String>> KV_SIBLINGS = Key.readBySection("kv_siblings", "list of URLs", "none",
+            "admin URLs of sibling gateways to take the KV index from when the replay lacks what this one missed");
     static final Key<Optional<String>> TOKENIZER = Key.optional("tokenizer", "none",
             "bundled or a tokenizer.json: prompts tokenized as the engine does (kv_aware)");
     static final Key<Optional<String>> CHAT_TEMPLATE = Key.optional("chat_template", "role, newline, content",
@@ -86,7 +88,7 @@ final class BackendKeys {
             CONNECT, FIRST_BYTE, IDLE, TOTAL);
     static final Section SECTION = Section.list("backends", "OpenAI-compatible model servers; at least one",
             NAME, URLS, MODELS, MODEL_VERSION, MAX_CONCURRENCY, MAX_INFLIGHT_TOKENS, MAX_CONNECTIONS_PER_URL, BALANCE,
-            METRICS, API_KEY, KV_EVENTS, KV_REPLAY, TOKENIZER, CHAT_TEMPLATE)
+            METRICS, API_KEY, KV_EVENTS, KV_REPLAY, KV_SIBLINGS, TOKENIZER, CHAT_TEMPLATE)
             .with(PREFIX_AFFINITY, KV_AWARE, HEALTH, RETRIES, TIMEOUTS).live();
 
     private BackendKeys() {

@@ -194,12 +194,14 @@ final class BackendsReader {
         List<String> publish = endpoints(backend, BackendKeys.KV_EVENTS.name(), false);
         List<String> replayGiven = endpoints(backend, BackendKeys.KV_REPLAY.name(), true);
         Fields section = backend.section(BackendKeys.KV_AWARE);
+        List<URI> siblings = siblings(backend);
         boolean any = !publish.isEmpty() || backend.has(BackendKeys.KV_REPLAY.name())
+                || backend.has(BackendKeys.KV_SIBLINGS.name())
                 || backend.has(BackendKeys.TOKENIZER.name()) || backend.has(BackendKeys.CHAT_TEMPLATE.name())
                 || backend.has(BackendKeys.KV_AWARE.name());
         if (any && balanceKnown && balance != Balance.KV_AWARE) {
-            backend.problem(BackendKeys.KV_EVENTS.name(), "kv_events, kv_replay, tokenizer, chat_template and kv_aware"
-                    + " are only used with balance: kv_aware (balance is " + balance.name().toLowerCase(Locale.ROOT)
+            backend.problem(BackendKeys.KV_EVENTS.name(), "kv_events, kv_replay, kv_siblings, tokenizer,"
+                    + " chat_template and kv_aware are only used with balance: kv_aware (balance is " + balance.name().toLowerCase(Locale.ROOT)
                     + ")");
         }
         int urls = backend.has(URLS.name()) && backend.items(URLS.name()) != null ? backend.items(URLS.name()).size() : 0;
@@ -223,7 +225,32 @@ final class BackendsReader {
                 backend.get(BackendKeys.CHAT_TEMPLATE),
                 section == null ? BackendKeys.KV_CPU_WEIGHT.fallback() : section.get(BackendKeys.KV_CPU_WEIGHT),
                 section == null ? BackendKeys.KV_MAX_BLOCKS_PER_REPLICA.fallback()
-                        : section.get(BackendKeys.KV_MAX_BLOCKS_PER_REPLICA));
+                        : section.get(BackendKeys.KV_MAX_BLOCKS_PER_REPLICA),
+                siblings);
+    }
+
+    /** Sibling gateways' admin base URLs ({@code http(s)://host:port}, no path). */
+    private static List<URI> siblings(Fields backend) {
+        String key = BackendKeys.KV_SIBLINGS.name();
+        List<Node> items = backend.has(key) ? backend.items(key) : null;
+        if (items == null) {
+            return List.of();
+        }
+        List<URI> out = new ArrayList<>();
+        for (int i = 0; i < items.size(); i++) {
+            String path = backend.path(key) + "[" + i + "]";
+            String text = backend.reader().text(items.get(i), path);
+            if (text != null) {
+                String problem = check(text.strip());
+                if (problem == null) {
+                    out.add(normalise(URI.create(text.strip())));
+                } else {
+                    backend.reader().problem(items.get(i), path, Durations.quote(text) + " " + problem
+                            .replace("/v1/...", "/admin/kv-index"));
+                }
+            }
+        }
+        return out;
     }
 
     /** A list of ZeroMQ endpoints ({@code tcp://host:port}), or {@code none} where allowed. */

@@ -1,5 +1,6 @@
 package io.cachegate.config;
 
+import java.net.URI;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -16,13 +17,17 @@ import java.util.Optional;
  * @param chatTemplate a Jinja chat template file; empty for the minimal template the simulator uses
  * @param cpuWeight what a block held only in CPU memory counts, against 1 for GPU memory
  * @param maxBlocksPerReplica the index's bound per replica (blocks in any medium)
+ * @param siblings admin URLs of sibling gateways to take the index from when the replicas' replay no longer holds
+ *                 what this one missed (it started late, or lost events beyond the replay buffer)
  */
 public record KvEventsSettings(List<String> publish, List<Optional<String>> replay, Optional<String> tokenizer,
-                               Optional<String> chatTemplate, double cpuWeight, int maxBlocksPerReplica) {
+                               Optional<String> chatTemplate, double cpuWeight, int maxBlocksPerReplica,
+                               List<URI> siblings) {
 
     public KvEventsSettings {
         publish = List.copyOf(publish);
         replay = List.copyOf(replay);
+        siblings = List.copyOf(siblings);
         Objects.requireNonNull(tokenizer, "tokenizer");
         Objects.requireNonNull(chatTemplate, "chatTemplate");
         if (replay.size() != publish.size()) {
@@ -40,7 +45,7 @@ public record KvEventsSettings(List<String> publish, List<Optional<String>> repl
     /** No events: what a backend without {@code kv_events} has. */
     public static KvEventsSettings none() {
         return new KvEventsSettings(List.of(), List.of(), Optional.empty(), Optional.empty(),
-                BackendKeys.KV_CPU_WEIGHT.fallback(), BackendKeys.KV_MAX_BLOCKS_PER_REPLICA.fallback());
+                BackendKeys.KV_CPU_WEIGHT.fallback(), BackendKeys.KV_MAX_BLOCKS_PER_REPLICA.fallback(), List.of());
     }
 
     /** Whether the replicas publish events the gateway follows. */

@@ -175,7 +175,7 @@ class AdmissionPolicyValidationTest {
         assertThat(TestPolicies.parse(kv).backends().get(0).kvEvents().replay())
                 .as("by convention the next port").containsExactly(java.util.Optional.of("tcp://127.0.0.1:5558"));
         assertThat(problem(BACKEND + "    kv_events: [tcp://127.0.0.1:5557]\n")).isEqualTo("policy.yaml:4:"
-                + " backends[0].kv_events: kv_events, kv_replay, tokenizer, chat_template and kv_aware are only used"
+                + " backends[0].kv_events: kv_events, kv_replay, kv_siblings, tokenizer, chat_template and kv_aware are only used"
                 + " with balance: kv_aware (balance is least_loaded)");
         assertThat(problem(BACKEND + "    balance: kv_aware\n    kv_events: [tcp://a:1, tcp://b:2]\n"))
                 .endsWith("backends[0].kv_events: has 2 endpoints for 1 urls: give one per url, in the same order");
@@ -184,6 +184,9 @@ class AdmissionPolicyValidationTest {
         assertThat(problem(kv + "    kv_replay: [none, none]\n"))
                 .contains("kv_replay: has 2 entries for 1 kv_events endpoints");
         assertThat(problem(kv + "    kv_aware: { cpu_weight: 2 }\n")).contains("is out of range 0..1");
+        assertThat(TestPolicies.parse(kv + "    kv_siblings: [http://gw-2:9090/]\n").backends().get(0).kvEvents()
+                .siblings()).containsExactly(java.net.URI.create("http://gw-2:9090"));
+        assertThat(problem(kv + "    kv_siblings: [http://gw-2:9090/admin]\n")).contains("must not have a path");
     }
 
     @Test

@@ -85,6 +85,41 @@ class KvAwareRoutingIT {
     }
 
     @Test
+    void aGatewayStartingAfterTheReplayTurnedOverTakesItsSiblingsIndex() throws Exception {
+        try (SimulatorReplicas sims = BackendSimulator.startReplicas(1, SimulatorOptions.defaults());
+             KvTestPublisher publisher = new KvTestPublisher(2); // the replay keeps 2 batches
+             Gateway first = Gateway.start(RoutingIT.policy(sims.baseUrls(), "kv_aware",
+                     kvPolicy(List.of(publisher))))) {
+            String replica = "replica=\"" + sims.baseUrls().get(0) + "\"";
+            // Live from the first batch on: the first gateway hears every block.
+            assertThat(Poll.until(Duration.ofSeconds(20), () -> {
+                publisher.send(new KvTestPublisher.Events().stored(new long[] {0}, null, chainTokens(0), 16, "GPU")
+                        .pack());
+                return metric(first, "cachegate_kv_index_blocks", replica) == 1;
+            })).isTrue();
+            for (int h = 1; h < 10; h++) {
+                publisher.send(new KvTestPublisher.Events().stored(new long[] {h}, (long) h - 1, chainTokens(h), 16,
+                        "GPU").pack());
+            }
+            assertThat(Poll.until(Duration.ofSeconds(20), () -> metric(first, "cachegate_kv_index_blocks", replica)
+                    == 10)).isTrue();
+            assertThat(RawHttp.get(first.adminPort(), "/admin/kv-index?backend=nope").statusCode()).isEqualTo(404);
+            String sibling = "    kv_siblings: [\"http://127.0.0.1:" + first.adminPort() + "\"]\n";
+            try (Gateway late = Gateway.start(RoutingIT.policy(sims.baseUrls(), "kv_aware",
+                    kvPolicy(List.of(publisher)) + sibling))) {
+                assertThat(Poll.until(Duration.ofSeconds(20), () -> metric(late, "cachegate_kv_index_blocks", replica)
+                        == 10)).as("all ten blocks, though the replay holds only the last two").isTrue();
+            }
+        }
+    }
+
+    private static int[] chainTokens(int block) {
+        int[] tokens = new int[16];
+        Arrays.fill(tokens, 1000 + block);
+        return tokens;
+    }
+
+    @Test
     void withoutEventsItIsPrefixAffinity() throws Exception {
         try (SimulatorReplicas sims = BackendSimulator.startReplicas(3, SimulatorOptions.defaults());
              KvTestPublisher a = new KvTestPublisher(10);

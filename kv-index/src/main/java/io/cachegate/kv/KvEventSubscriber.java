@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +31,16 @@ public final class KvEventSubscriber implements AutoCloseable {
         Listener NONE = (feed, nanos) -> { };
     }
 
+    /**
+     * A sibling gateway's index of a backend ({@link KvSnapshot}), for when the replay no longer holds what this
+     * one missed. Called on the subscriber's thread; should give up within a couple of seconds.
+     */
+    public interface SnapshotSource {
+        Optional<byte[]> fetch(String backend);
+
+        SnapshotSource NONE = backend -> Optional.empty();
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(KvEventSubscriber.class);
     /** Messages a SUB socket queues before ZeroMQ drops (a gap the replay then fills): bounded, as every queue. */
     static final int RECEIVE_HIGH_WATER_MARK = 100_000;
@@ -47,21 +58,25 @@ public final class KvEventSubscriber implements AutoCloseable {
     private final List<KvFeed> feeds;
     private final Listener listener;
     private final long catchUpNanos;
+    private final SnapshotSource siblings;
+    private static final long SNAPSHOT_RETRY_NANOS = TimeUnit.SECONDS.toNanos(30);
     private final Thread thread;
     private volatile boolean running = true;
 
     public KvEventSubscriber(List<KvFeed> feeds, Listener listener) {
-        this(feeds, listener, DEFAULT_CATCH_UP);
+        this(feeds, listener, DEFAULT_CATCH_UP, SnapshotSource.NONE);
     }
 
     /**
+     * @param siblings where to fetch a sibling's snapshot when the replay no longer holds what was missed
      * @param catchUp how long a feed may be silent before the replay is asked for anything newer: a lost message is
      *                otherwise only noticed when the next one arrives, which on a quiet replica may be never
      */
-    public KvEventSubscriber(List<KvFeed> feeds, Listener listener, Duration catchUp) {
+    public KvEventSubscriber(List<KvFeed> feeds, Listener listener, Duration catchUp, SnapshotSource siblings) {
         this.feeds = List.copyOf(feeds);
         this.listener = Objects.requireNonNull(listener, "listener");
         this.catchUpNanos = catchUp.toNanos();
+        this.siblings = Objects.requireNonNull(siblings, "siblings");
         this.thread = new Thread(this::run, "cachegate-kv-events");
         this.thread.setDaemon(true);
     }
@@ -188,6 +203,7 @@ public final class KvEventSubscriber implements AutoCloseable {
             dealer.sendMore(new byte[0]);
             dealer.send(ByteBuffer.allocate(8).putLong(from).array());
             boolean first = true;
+            boolean lost = false;
             while (running) {
                 ZMsg reply = ZMsg.recvMsg(dealer);
                 if (reply == null) {
@@ -205,6 +221,9 @@ public final class KvEventSubscriber implements AutoCloseable {
                 long seq = reply.size() > 0 ? seq(reply.pop().getData()) : Long.MIN_VALUE;
                 if (seq == END_OF_REPLAY) {
                     feed.refillFrom = -1;
+                    if (lost) {
+                        fromSibling(context, feed);
+                    }
                     return;
                 }
                 if (seq < 0 || reply.size() < 1) {
@@ -213,6 +232,7 @@ public final class KvEventSubscriber implements AutoCloseable {
                 }
                 if (first && seq > from) {
                     feed.gapsUnfilled++; // the replay buffer no longer holds what was missed
+                    lost = true;
                 }
                 first = false;
                 if (seq >= from) {
@@ -221,6 +241,38 @@ public final class KvEventSubscriber implements AutoCloseable {
             }
         } finally {
             dealer.close();
+        }
+    }
+
+    /**
+     * The replay could not give what this feed missed: takes a sibling gateway's index of the replica when it is
+     * ahead, then replays from the sibling's sequence number on (at most once per 30 s per feed).
+     */
+    private void fromSibling(ZContext context, KvFeed feed) {
+        long now = System.nanoTime();
+        if (now < feed.snapshotAtNanos) {
+            return;
+        }
+        feed.snapshotAtNanos = now + SNAPSHOT_RETRY_NANOS;
+        Optional<byte[]> snapshot;
+        try {
+            snapshot = siblings.fetch(feed.backend());
+        } catch (RuntimeException e) {
+            LOG.warn("KV snapshot of backend {} from a sibling failed: {}", feed.backend(), e.toString());
+            return;
+        }
+        if (snapshot.isEmpty()) {
+            return;
+        }
+        try {
+            Optional<Long> seq = KvSnapshot.load(snapshot.get(), feed);
+            if (seq.isPresent()) {
+                feed.snapshots++;
+                feed.refillFrom = seq.get() + 1;
+                catchUp(context, feed);
+            }
+        } catch (IllegalArgumentException e) {
+            LOG.warn("KV snapshot of backend {} from a sibling is malformed: {}", feed.backend(), e.getMessage());
         }
     }
 

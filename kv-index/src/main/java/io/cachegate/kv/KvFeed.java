@@ -31,6 +31,9 @@ public final class KvFeed {
     volatile long gapsUnfilled;
     volatile long restarts;
     volatile long malformed;
+    volatile long snapshots;
+    /** The subscriber's clock before which no sibling snapshot is asked for again. */
+    long snapshotAtNanos = Long.MIN_VALUE;
 
     public KvFeed(String backend, int replica, String publish, Optional<String> replay, ReplicaBlocks blocks) {
         this.backend = Objects.requireNonNull(backend, "backend");
@@ -83,6 +86,11 @@ public final class KvFeed {
     /** Times the publisher started its sequence again (a replica restart): its blocks were forgotten. */
     public long restarts() {
         return restarts;
+    }
+
+    /** Sibling snapshots loaded because the replay no longer held what this gateway missed. */
+    public long snapshots() {
+        return snapshots;
     }
 
     /** Batches that could not be decoded (skipped; counted, never fatal). */

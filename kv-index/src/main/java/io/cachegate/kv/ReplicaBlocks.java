@@ -88,6 +88,32 @@ public final class ReplicaBlocks {
         keys.clear();
     }
 
+    /** Receives one block of a snapshot: the engine's hash, the gateway's key, the media bits holding it. */
+    interface BlockVisitor {
+        void block(long engineHash, long key, int media);
+    }
+
+    /** Every block with its engine hash, for a snapshot (concurrently with the writer: see {@link KvSnapshot}). */
+    void forEach(BlockVisitor visitor) {
+        keys.forEach((hash, key) -> {
+            Integer media = held.get(key);
+            if (media != null) {
+                visitor.block(hash, key, media);
+            }
+        });
+    }
+
+    /** Puts back one block of a sibling's snapshot. Only the subscriber's thread calls this. */
+    void restore(long engineHash, long key, int media, int size) {
+        if (held.size() >= maxBlocks && !held.containsKey(key)) {
+            dropped.increment();
+            return;
+        }
+        blockSize = size;
+        keys.put(engineHash, key);
+        held.merge(key, media, (a, b) -> a | b);
+    }
+
     /**
      * The prompt tokens this replica holds at the head of {@code promptKeys} (the request's block keys): the leading
      * run of held blocks, a block in GPU memory counting {@code blockSize} tokens, one only in CPU memory {@code

@@ -53,7 +53,8 @@ class KvEventSubscriberTest {
             BackendKvIndex index = new BackendKvIndex(List.of(feed), 0.5);
             assertThat(index.live()).isFalse();
             try (KvEventSubscriber subscriber = new KvEventSubscriber(List.of(feed),
-                    (f, nanos) -> lags.incrementAndGet(), Duration.ofMillis(200)).start()) {
+                    (f, nanos) -> lags.incrementAndGet(), Duration.ofMillis(200), KvEventSubscriber.SnapshotSource.NONE)
+                    .start()) {
                 within20s(() -> blocks.size() == 3);
                 assertThat(index.live()).isTrue();
                 // Live: ZeroMQ's subscription takes a moment to reach the publisher; the replay covers what it

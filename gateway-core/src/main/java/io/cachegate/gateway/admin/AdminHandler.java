@@ -24,10 +24,12 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http.HttpVersion;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -59,7 +61,8 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         String path = request.uri().split("\\?", 2)[0];
         Optional<StatusAssets.Asset> asset = StatusAssets.find(path);
         boolean known = asset.isPresent() || switch (path) {
-            case "/health", "/ready", "/metrics", "/admin/stats", "/admin/series", "/admin/purge", "/admin/reload" -> true;
+            case "/health", "/ready", "/metrics", "/admin/stats", "/admin/series", "/admin/purge", "/admin/reload",
+                 "/admin/kv-index" -> true;
             default -> false;
         };
         if (!known) {
@@ -97,6 +100,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             case "/admin/series" -> text(ctx, HttpResponseStatus.OK, "application/json",
                     JSON.writeValueAsString(services.metrics().series().json()), keepAlive);
             case "/admin/reload" -> reload(ctx, request, keepAlive);
+            case "/admin/kv-index" -> kvIndex(ctx, request, keepAlive);
             default -> send(ctx, HttpResponseStatus.OK, asset.orElseThrow().contentType(), asset.get().bytes(), keepAlive);
         }
     }
@@ -233,6 +237,22 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         }
         byte[] given = header.substring(7).trim().getBytes(StandardCharsets.UTF_8);
         return MessageDigest.isEqual(given, token.get()); // constant time: no timing oracle on the token
+    }
+
+    /**
+     * {@code GET /admin/kv-index?backend=NAME}: this gateway's KV index of a kv_aware backend, msgpack ({@code
+     * io.cachegate.kv.KvSnapshot}), for a sibling whose replicas' replay no longer holds what it missed.
+     */
+    private void kvIndex(ChannelHandlerContext ctx, FullHttpRequest request, boolean keepAlive) {
+        List<String> names = new QueryStringDecoder(request.uri()).parameters().getOrDefault("backend", List.of());
+        Optional<byte[]> snapshot = names.size() == 1 ? view.health().backends().kv().snapshot(names.get(0))
+                : Optional.empty();
+        if (snapshot.isEmpty()) {
+            ClientResponses.error(ctx, ErrorKind.NOT_FOUND, "No KV index: give ?backend=NAME of a kv_aware backend "
+                    + "with kv_events", null, null, keepAlive);
+            return;
+        }
+        send(ctx, HttpResponseStatus.OK, "application/x-msgpack", snapshot.get(), keepAlive);
     }
 
     private static void text(ChannelHandlerContext ctx, HttpResponseStatus status, String contentType, String body,

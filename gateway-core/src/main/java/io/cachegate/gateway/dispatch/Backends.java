@@ -61,7 +61,7 @@ public final class Backends {
                     UpstreamSettings.of(backend)));
         }
         this.byName = Map.copyOf(map);
-        this.kv = new KvIndexes(policy.backends(), metrics.registry());
+        this.kv = new KvIndexes(policy.backends(), policy.server().adminToken(), metrics.registry());
     }
 
     /** The KV-cache indexes of the kv_aware backends: started and closed with these backends' health probes. */
