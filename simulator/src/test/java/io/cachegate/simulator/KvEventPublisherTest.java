@@ -23,6 +23,7 @@ class KvEventPublisherTest {
             assertThat(publisher.publish(cleared())).isTrue(); // seq 1
             assertThat(publisher.publish(cleared())).isFalse(); // seq 2: the queue holds 2, dropped
             publisher.start();
+            awaitPublished(publisher, 2); // the queue has room again
             assertThat(publisher.publish(cleared())).isTrue(); // seq 3
 
             awaitPublished(publisher, 3);
