@@ -30,6 +30,7 @@ final class KvEventClient implements AutoCloseable {
 
     private final ZMQ.Context context = ZMQ.context(1);
     private final ZMQ.Socket sub;
+    private final Map<String, ZMQ.Socket> dealers = new LinkedHashMap<>();
 
     KvEventClient(String endpoint) {
         sub = context.socket(SocketType.SUB);
@@ -51,31 +52,33 @@ final class KvEventClient implements AutoCloseable {
         return decode(seq, message.pop().getData());
     }
 
-    /** Every kept batch from {@code start} on, through a DEALER; asserts the end marker arrives. */
+    /**
+     * Every kept batch from {@code start} on, asked through one DEALER per replay endpoint (kept, as a subscriber
+     * keeps its replay socket); asserts the end marker arrives.
+     */
     List<Batch> replay(String endpoint, long start) {
-        ZMQ.Socket dealer = context.socket(SocketType.DEALER);
-        try {
-            dealer.setLinger(0);
-            dealer.setReceiveTimeOut(5_000);
-            dealer.connect(endpoint);
-            dealer.sendMore(new byte[0]);
-            dealer.send(ByteBuffer.allocate(8).putLong(start).array(), 0);
-            List<Batch> batches = new ArrayList<>();
-            while (true) {
-                ZMsg message = ZMsg.recvMsg(dealer);
-                assertThat(message).as("a replay answer or the end marker within 5 s").isNotNull();
-                assertThat(message.size()).isEqualTo(3);
-                assertThat(message.pop().size()).as("empty delimiter").isZero();
-                long seq = ByteBuffer.wrap(message.pop().getData()).getLong();
-                byte[] payload = message.pop().getData();
-                if (seq == -1) {
-                    assertThat(payload).as("end marker payload").isEmpty();
-                    return batches;
-                }
-                batches.add(decode(seq, payload));
+        ZMQ.Socket dealer = dealers.computeIfAbsent(endpoint, e -> {
+            ZMQ.Socket socket = context.socket(SocketType.DEALER);
+            socket.setLinger(0);
+            socket.setReceiveTimeOut(5_000);
+            socket.connect(e);
+            return socket;
+        });
+        dealer.sendMore(new byte[0]);
+        dealer.send(ByteBuffer.allocate(8).putLong(start).array(), 0);
+        List<Batch> batches = new ArrayList<>();
+        while (true) {
+            ZMsg message = ZMsg.recvMsg(dealer);
+            assertThat(message).as("a replay answer or the end marker within 5 s").isNotNull();
+            assertThat(message.size()).isEqualTo(3);
+            assertThat(message.pop().size()).as("empty delimiter").isZero();
+            long seq = ByteBuffer.wrap(message.pop().getData()).getLong();
+            byte[] payload = message.pop().getData();
+            if (seq == -1) {
+                assertThat(payload).as("end marker payload").isEmpty();
+                return batches;
             }
-        } finally {
-            dealer.close();
+            batches.add(decode(seq, payload));
         }
     }
 
@@ -138,6 +141,7 @@ final class KvEventClient implements AutoCloseable {
 
     @Override
     public void close() {
+        dealers.values().forEach(ZMQ.Socket::close);
         sub.close();
         context.term();
     }
