@@ -5,6 +5,7 @@ import io.cachegate.simulator.AnswerBook;
 import io.cachegate.simulator.ModelCard;
 import io.cachegate.simulator.SimulatorOptions;
 import io.cachegate.simulator.SimulatorReplicas;
+import io.cachegate.simulator.SimulatorStats;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.nio.file.Path;
@@ -60,9 +61,33 @@ public final class SimulateBackendCommand implements Callable<Integer> {
     private double tokensPerSecond;
 
     @Option(names = "--prefix-cache-blocks", defaultValue = "0",
-            description = "Prefix-cache capacity of a replica in blocks (LRU); cached blocks skip their prefill; "
-                    + "0 = off (default: ${DEFAULT-VALUE}).")
+            description = "Prefix-cache capacity of a replica in blocks (LRU; token blocks with --kv-events); cached "
+                    + "blocks skip their prefill; 0 = off, or " + SimulatorOptions.DEFAULT_KV_CACHE_BLOCKS
+                    + " with --kv-events (default: ${DEFAULT-VALUE}).")
     private int prefixCacheBlocks;
+
+    @Option(names = "--kv-events",
+            description = "Token-based prefix cache publishing vLLM's KV-cache events (BlockStored, BlockRemoved, "
+                    + "AllBlocksCleared) on a ZeroMQ PUB socket per replica, with a replay socket on the next port.")
+    private boolean kvEvents;
+
+    @Option(names = "--kv-block-size", defaultValue = "" + SimulatorOptions.KvEvents.DEFAULT_BLOCK_SIZE,
+            description = "Tokens per prefix-cache block with --kv-events (default: ${DEFAULT-VALUE}).")
+    private int kvBlockSize;
+
+    @Option(names = "--kv-tokenizer", defaultValue = "bundled", paramLabel = "bundled|FILE",
+            description = "Tokenizer of the prompts with --kv-events: bundled (bge-small-en-v1.5's, the gateway's "
+                    + "'bundled') or a HuggingFace tokenizer.json (default: ${DEFAULT-VALUE}).")
+    private String kvTokenizer;
+
+    @Option(names = "--kv-events-port", defaultValue = "0",
+            description = "Replica i publishes KV events on port + 2i and answers replays on port + 2i + 1; "
+                    + "0 = free ports, printed at start (default: ${DEFAULT-VALUE}).")
+    private int kvEventsPort;
+
+    @Option(names = "--kv-replay-buffer", defaultValue = "" + SimulatorOptions.KvEvents.DEFAULT_REPLAY_BUFFER,
+            description = "Event batches each replica keeps for replay (default: ${DEFAULT-VALUE}).")
+    private int kvReplayBuffer;
 
     @Option(names = "--prefix-block-chars", defaultValue = "" + SimulatorOptions.DEFAULT_PREFIX_BLOCK_CHARS,
             description = "Prompt characters per prefix-cache block (default: ${DEFAULT-VALUE}).")
@@ -118,6 +143,12 @@ public final class SimulateBackendCommand implements Callable<Integer> {
         }
     }
 
+    /** Where a replica publishes its KV events, for its start line; empty without them. */
+    private static String kvEventsNote(SimulatorStats stats) {
+        SimulatorStats.KvEventStats kv = stats.kvEvents();
+        return kv == null ? "" : ", kv events on " + kv.endpoint() + " (replay " + kv.replayEndpoint() + ")";
+    }
+
     @Override
     public Integer call() throws InterruptedException {
         SimulatorOptions options;
@@ -125,7 +156,9 @@ public final class SimulateBackendCommand implements Callable<Integer> {
             options = new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                     errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
                     prefixBlockChars, answers == null ? AnswerBook.NONE : loadAnswers(answers),
-                    modelCards == null ? List.of() : modelCards.stream().map(ModelCard::parse).toList());
+                    modelCards == null ? List.of() : modelCards.stream().map(ModelCard::parse).toList(),
+                    kvEvents ? new SimulatorOptions.KvEvents(true, kvBlockSize, kvTokenizer, kvEventsPort,
+                            kvReplayBuffer) : SimulatorOptions.KvEvents.OFF);
             if (replicas < 1) {
                 throw new IllegalArgumentException("--replicas must be >= 1, was " + replicas);
             }
@@ -135,7 +168,12 @@ public final class SimulateBackendCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
-        SimulatorReplicas fleet = BackendSimulator.startReplicas(replicas, options);
+        SimulatorReplicas fleet;
+        try {
+            fleet = BackendSimulator.startReplicas(replicas, options); // a bad tokenizer or taken port fails here
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
@@ -147,10 +185,10 @@ public final class SimulateBackendCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         List<URI> urls = fleet.baseUrls();
         if (urls.size() == 1) {
-            out.println("simulator listening on " + urls.get(0));
+            out.println("simulator listening on " + urls.get(0) + kvEventsNote(fleet.stats(0)));
         } else {
             for (int i = 0; i < urls.size(); i++) {
-                out.println("simulator replica " + i + " listening on " + urls.get(i));
+                out.println("simulator replica " + i + " listening on " + urls.get(i) + kvEventsNote(fleet.stats(i)));
             }
         }
         out.flush();

@@ -77,6 +77,16 @@ class CliTest {
                 .as("not a served model").isEqualTo(2);
     }
 
+    @Test
+    void simulateBackend_badKvEventsOptions_areUsageErrorsBeforeAnythingStarts() {
+        assertThat(run("simulate-backend", "--port", "0", "--kv-events", "--kv-block-size", "0").exit)
+                .as("block size 0").isEqualTo(2);
+        assertThat(run("simulate-backend", "--port", "0", "--kv-events", "--kv-replay-buffer", "-1").exit)
+                .as("negative replay buffer").isEqualTo(2);
+        assertThat(run("simulate-backend", "--port", "0", "--kv-events", "--kv-tokenizer",
+                dir.resolve("missing-tokenizer.json").toString()).exit).as("no tokenizer file").isEqualTo(2);
+    }
+
     record Run(int exit, String out) {
     }
 

@@ -27,10 +27,24 @@ public final class BackendSimulator implements AutoCloseable {
         this.baseUrl = URI.create("http://" + host + ":" + server.port());
     }
 
-    /** Binds and returns once the simulator is listening. */
+    /**
+     * Binds and returns once the simulator is listening (with {@code --kv-events}, publishing too).
+     *
+     * @throws IllegalArgumentException when the KV-events tokenizer cannot be loaded or their ports bound
+     */
     public static BackendSimulator start(SimulatorOptions options) {
-        Simulation sim = new Simulation(Objects.requireNonNull(options, "options"));
-        return new BackendSimulator(sim, SimulatorServer.bind(sim));
+        return start(options, null);
+    }
+
+    /** As {@link #start(SimulatorOptions)}, publishing KV events to {@code events} (kept open at close) if given. */
+    static BackendSimulator start(SimulatorOptions options, KvEventPublisher events) {
+        Simulation sim = new Simulation(Objects.requireNonNull(options, "options"), events);
+        try {
+            return new BackendSimulator(sim, SimulatorServer.bind(sim));
+        } catch (RuntimeException e) {
+            sim.close();
+            throw e;
+        }
     }
 
     /**
@@ -66,10 +80,24 @@ public final class BackendSimulator implements AutoCloseable {
     @Override
     public void close() {
         server.close();
+        sim.close();
     }
 
-    /** Starts {@link #close()} without waiting; the future completes when the event loops are gone. */
+    /**
+     * Starts closing the server without waiting; the future completes when the event loops are gone. Then
+     * {@link #closeSimulation()} frees the rest.
+     */
     Future<?> closeAsync() {
         return server.closeAsync();
+    }
+
+    /** The block hashes the prefix cache holds now (a copy), for tests comparing a subscriber's view. */
+    java.util.Set<Long> cachedBlocks() {
+        return sim.prefixCache.blocks();
+    }
+
+    /** Frees the tokenizer and the KV-event publisher it owns, once the server is closed. Idempotent. */
+    void closeSimulation() {
+        sim.close();
     }
 }

@@ -42,9 +42,9 @@ final class CompletionJson implements AnswerFormat {
 
     /** The usage chunk when {@code include_usage} is set, then {@code [DONE]}. */
     @Override
-    public void closing(StringBuilder out, int promptTokens, int completionTokens) {
+    public void closing(StringBuilder out, int promptTokens, int cachedTokens, int completionTokens) {
         if (includeUsage) {
-            usageChunk(out, promptTokens, completionTokens);
+            usageChunk(out, promptTokens, cachedTokens, completionTokens);
         }
         SseEncoder.done(out);
     }
@@ -80,15 +80,15 @@ final class CompletionJson implements AnswerFormat {
     }
 
     /** The final {@code "choices":[]} chunk with the usage, sent when {@code include_usage} is set. */
-    void usageChunk(StringBuilder out, int promptTokens, int completionTokens) {
+    void usageChunk(StringBuilder out, int promptTokens, int cachedTokens, int completionTokens) {
         SseEncoder.beginEvent(out).append(chunkPrefix).append("],\"usage\":");
-        usage(out, promptTokens, completionTokens, false).append('}');
+        usage(out, promptTokens, cachedTokens, completionTokens, false).append('}');
         SseEncoder.endEvent(out);
     }
 
     /** A complete non-streamed {@code chat.completion} or {@code text_completion}. */
     @Override
-    public String fullResponse(String[][] choices, String finishReason, int promptTokens) {
+    public String fullResponse(String[][] choices, String finishReason, int promptTokens, int cachedTokens) {
         int completionTokens = 0;
         StringBuilder out = new StringBuilder(128 + choices.length * (choices[0].length * 8 + 160));
         out.append("{\"id\":\"").append(id).append("\",\"object\":\"")
@@ -113,7 +113,7 @@ final class CompletionJson implements AnswerFormat {
             }
         }
         out.append("],\"usage\":");
-        usage(out, promptTokens, completionTokens, true);
+        usage(out, promptTokens, cachedTokens, completionTokens, true);
         if (kind == CompletionRequest.Kind.CHAT) {
             out.append(",\"prompt_logprobs\":null");
         }
@@ -128,12 +128,18 @@ final class CompletionJson implements AnswerFormat {
         SseEncoder.endEvent(out);
     }
 
-    private static StringBuilder usage(StringBuilder out, int promptTokens, int completionTokens, boolean details) {
-        // vLLM's UsageInfo declares prompt, total, completion in that order.
+    /**
+     * vLLM's UsageInfo: prompt, total, completion, then {@code prompt_tokens_details} — null in a whole answer
+     * without a prefix cache (absent from the streamed usage), else {@code {"cached_tokens":N}}, as vLLM fills it.
+     */
+    private static StringBuilder usage(StringBuilder out, int promptTokens, int cachedTokens, int completionTokens,
+                                       boolean whole) {
         out.append("{\"prompt_tokens\":").append(promptTokens)
                 .append(",\"total_tokens\":").append(promptTokens + completionTokens)
                 .append(",\"completion_tokens\":").append(completionTokens);
-        if (details) {
+        if (cachedTokens >= 0) {
+            out.append(",\"prompt_tokens_details\":{\"cached_tokens\":").append(cachedTokens).append('}');
+        } else if (whole) {
             out.append(",\"prompt_tokens_details\":null");
         }
         return out.append('}');

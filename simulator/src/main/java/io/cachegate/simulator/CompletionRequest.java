@@ -76,6 +76,25 @@ record CompletionRequest(Kind kind, String model, boolean stream, boolean includ
     }
 
     /**
+     * The prompt's text as the prefix cache cuts it (see {@link PromptBlocks}): chat messages through the minimal
+     * template, a completion's prompt, a response's instructions and input. Call after {@link #parse} validated it.
+     */
+    String promptText() {
+        return switch (kind) {
+            case CHAT -> PromptBlocks.chatText(body.get("messages"));
+            case TEXT -> PromptBlocks.promptText(body.get("prompt"));
+            case RESPONSES -> ResponsesInput.promptText(body);
+        };
+    }
+
+    /** This request with its prompt cut into {@code blocks}; token blocks also give the exact prompt tokens. */
+    CompletionRequest withPrefix(PromptBlocks blocks) {
+        int tokens = blocks.tokenized() ? blocks.tokens().length : promptTokens;
+        return new CompletionRequest(kind, model, stream, includeUsage, maxTokens, maxTokensGiven, n, tokens, hash,
+                blocks, lastUserText, answer, body);
+    }
+
+    /**
      * This request answered with {@code tokens} (an {@link AnswerBook} answer) instead of generated words: all of
      * them when they fit in an explicit {@code max_tokens}, else as many as it allows.
      */

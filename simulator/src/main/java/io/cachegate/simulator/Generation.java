@@ -44,6 +44,8 @@ final class Generation implements ConcurrencyGate.Waiter {
     /** When token {@code emitted} is due, in nanoseconds after {@link #firstTokenAt}. */
     private double nextOffsetNanos;
     private ScheduledFuture<?> timer;
+    /** Prompt tokens the prefix cache held at the start, or {@link AnswerFormat#NO_PREFIX_CACHE}. */
+    private int cachedTokens = AnswerFormat.NO_PREFIX_CACHE;
 
     Generation(ChannelHandlerContext ctx, Simulation sim, CompletionRequest request, boolean keepAlive,
                Runnable onDone) {
@@ -117,7 +119,8 @@ final class Generation implements ConcurrencyGate.Waiter {
             tokens[i] = request.answer() != null ? request.answer()
                     : CompletionGenerator.tokens(request.hash().seed(), i, request.maxTokens());
         }
-        firstTokenAt = System.nanoTime() + sim.firstTokenDelayNanos(request);
+        cachedTokens = sim.cachedTokens(request);
+        firstTokenAt = System.nanoTime() + sim.latency.firstTokenDelayNanos(request.promptTokens(), cachedTokens);
         if (request.stream()) {
             streamStep();
         } else if (sim.latency.sharesThroughput()) {
@@ -170,7 +173,7 @@ final class Generation implements ConcurrencyGate.Waiter {
         if (state != State.RUNNING) {
             return;
         }
-        String body = json.fullResponse(tokens, finishReason, request.promptTokens());
+        String body = json.fullResponse(tokens, finishReason, request.promptTokens(), cachedTokens);
         sim.completed.increment(); // before the last bytes leave: whoever has the answer sees it counted
         HttpResponses.sendJson(ctx, HttpResponseStatus.OK, body, keepAlive);
         finish();
@@ -205,7 +208,7 @@ final class Generation implements ConcurrencyGate.Waiter {
             runAt(nextDue(), this::streamStep);
             return;
         }
-        json.closing(out, request.promptTokens(), total * tokens.length);
+        json.closing(out, request.promptTokens(), cachedTokens, total * tokens.length);
         ByteBuf last = ByteBufUtil.writeUtf8(ctx.alloc(), out);
         sim.completed.increment(); // before the last bytes leave: whoever has the answer sees it counted
         ChannelFuture written = ctx.writeAndFlush(new DefaultLastHttpContent(last));

@@ -32,7 +32,7 @@ final class ResponsesJson implements AnswerFormat {
 
     @Override
     public void opening(StringBuilder out, int choices) {
-        ObjectNode started = response("in_progress", null, 0, 0);
+        ObjectNode started = response("in_progress", null, 0, 0, 0);
         emit(out, event("response.created").set("response", started));
         emit(out, event("response.in_progress").set("response", started));
         ObjectNode item = message("in_progress");
@@ -53,22 +53,23 @@ final class ResponsesJson implements AnswerFormat {
     }
 
     @Override
-    public void closing(StringBuilder out, int promptTokens, int completionTokens) {
+    public void closing(StringBuilder out, int promptTokens, int cachedTokens, int completionTokens) {
         String all = text.toString();
         ObjectNode textDone = located(event("response.output_text.done")).put("text", all);
         textDone.putArray("logprobs");
         emit(out, textDone);
         emit(out, located(event("response.content_part.done")).set("part", part(all)));
         emit(out, event("response.output_item.done").put("output_index", 0).set("item", completedMessage(all)));
-        ObjectNode done = response(status(), all, promptTokens, completionTokens);
+        ObjectNode done = response(status(), all, promptTokens, cachedTokens, completionTokens);
         emit(out, event(status().equals("completed") ? "response.completed" : "response.incomplete")
                 .set("response", done));
     }
 
     @Override
-    public String fullResponse(String[][] choices, String finish, int promptTokens) {
+    public String fullResponse(String[][] choices, String finish, int promptTokens, int cachedTokens) {
         this.finishReason = finish;
-        return response(status(), String.join("", choices[0]), promptTokens, choices[0].length).toString();
+        return response(status(), String.join("", choices[0]), promptTokens, cachedTokens, choices[0].length)
+                .toString();
     }
 
     private String status() {
@@ -76,7 +77,8 @@ final class ResponsesJson implements AnswerFormat {
     }
 
     /** The response object; {@code output} null: still empty, as in {@code response.created}. */
-    private ObjectNode response(String status, String output, int promptTokens, int completionTokens) {
+    private ObjectNode response(String status, String output, int promptTokens, int cachedTokens,
+                                int completionTokens) {
         JsonNode body = request.body();
         ObjectNode response = JSON.createObjectNode().put("id", id).put("created_at", created);
         if (status.equals("incomplete")) {
@@ -109,7 +111,7 @@ final class ResponsesJson implements AnswerFormat {
             response.putNull("usage");
         } else {
             ObjectNode usage = response.putObject("usage").put("input_tokens", promptTokens);
-            usage.putObject("input_tokens_details").put("cached_tokens", 0);
+            usage.putObject("input_tokens_details").put("cached_tokens", Math.max(0, cachedTokens));
             usage.put("output_tokens", completionTokens);
             usage.putObject("output_tokens_details").put("reasoning_tokens", 0);
             usage.put("total_tokens", promptTokens + completionTokens);

@@ -186,6 +186,35 @@ final class SimulatorHandler extends SimpleChannelInboundHandler<FullHttpRequest
             return;
         }
         busy = true;
+        if (!sim.tokenizes()) {
+            generate(ctx, request, keepAlive);
+            return;
+        }
+        // Tokenizing a long prompt takes milliseconds: on the tokenizer thread, then back on this loop.
+        sim.tokenized(request).whenComplete((tokenized, error) -> ctx.executor().execute(() -> {
+            if (!ctx.channel().isActive()) {
+                busy = false; // channelInactive released what was pending
+            } else if (error == null) {
+                generate(ctx, tokenized, keepAlive);
+            } else {
+                sim.errors.increment();
+                Throwable cause = error instanceof java.util.concurrent.CompletionException ? error.getCause() : error;
+                if (cause instanceof java.util.concurrent.RejectedExecutionException) {
+                    HttpResponses.sendError(ctx, ApiError.OVERLOADED, "The server is overloaded: "
+                            + Simulation.TOKENIZE_QUEUE + " prompts are already waiting to be tokenized.", null,
+                            keepAlive);
+                } else {
+                    LOG.warn("cannot tokenize a prompt", cause);
+                    HttpResponses.sendError(ctx, ApiError.INTERNAL, "Cannot tokenize the prompt: " + cause, null,
+                            keepAlive);
+                }
+                busy = false;
+                drain(ctx);
+            }
+        }));
+    }
+
+    private void generate(ChannelHandlerContext ctx, CompletionRequest request, boolean keepAlive) {
         current = new Generation(ctx, sim, request, keepAlive, () -> {
             current = null;
             busy = false;

@@ -29,21 +29,76 @@ import java.util.Objects;
  *                          generates every answer
  * @param modelCards        the initial {@link ModelCard} of some served models (the others report root = id, no
  *                          revision); {@code POST /sim/models/{id}} changes them while running
+ * @param kvEvents          token-based prefix cache publishing vLLM's KV-cache events, or {@link KvEvents#OFF};
+ *                          when on, a {@code prefixCacheBlocks} of 0 becomes {@link #DEFAULT_KV_CACHE_BLOCKS}
  */
 public record SimulatorOptions(String host, int port, long ttftMs, double prefillMsPerToken, double tpotMs,
                                int maxConcurrency, int maxQueue, double errorRate, double hangRate,
                                int defaultMaxTokens, List<String> models, long seed, double tokensPerSecond,
                                int prefixCacheBlocks, int prefixBlockChars, AnswerBook answers,
-                               List<ModelCard> modelCards) {
+                               List<ModelCard> modelCards, KvEvents kvEvents) {
 
     /** Block size when none is given: 256 characters, about 64 tokens. */
     public static final int DEFAULT_PREFIX_BLOCK_CHARS = 256;
+
+    /** Prefix-cache capacity in token blocks when {@code --kv-events} is on and none is given. */
+    public static final int DEFAULT_KV_CACHE_BLOCKS = 4096;
+
+    /**
+     * The {@code --kv-events} settings: each replica's prefix cache counts token blocks and publishes vLLM's
+     * KV-cache events on ZeroMQ (docs/simulator.md).
+     *
+     * @param enabled      on; everything else is ignored when off
+     * @param blockSize    tokens per block (vLLM's {@code block_size})
+     * @param tokenizer    {@code bundled} (bge-small-en-v1.5's) or the path of a {@code tokenizer.json}
+     * @param port         PUB port of replica 0 (replica i: port + 2i, its replay socket port + 2i + 1); 0 = free ports
+     * @param replayBuffer batches each replica keeps for replay
+     */
+    public record KvEvents(boolean enabled, int blockSize, String tokenizer, int port, int replayBuffer) {
+
+        public static final int DEFAULT_BLOCK_SIZE = 16;
+        public static final int DEFAULT_REPLAY_BUFFER = 10_000;
+        /** Off: the character-block prefix cache, no events. */
+        public static final KvEvents OFF = new KvEvents(false, DEFAULT_BLOCK_SIZE, "bundled", 0, DEFAULT_REPLAY_BUFFER);
+
+        public KvEvents {
+            Objects.requireNonNull(tokenizer, "tokenizer");
+            requireThat(blockSize >= 1 && blockSize <= 4096,
+                    "kv block size (--kv-block-size) must be in [1, 4096], was " + blockSize);
+            requireThat(!tokenizer.isBlank(), "kv tokenizer (--kv-tokenizer) must be bundled or a tokenizer.json path");
+            requireThat(port >= 0 && port <= 65534, "kv events port (--kv-events-port) must be in [0, 65534], was "
+                    + port);
+            requireThat(replayBuffer >= 0 && replayBuffer <= 1_000_000,
+                    "kv replay buffer (--kv-replay-buffer) must be in [0, 1000000], was " + replayBuffer);
+        }
+
+        /** On with the defaults: 16-token blocks, the bundled tokenizer, free ports, 10,000 batches kept. */
+        public static KvEvents on() {
+            return new KvEvents(true, DEFAULT_BLOCK_SIZE, "bundled", 0, DEFAULT_REPLAY_BUFFER);
+        }
+
+        public KvEvents withBlockSize(int value) {
+            return new KvEvents(enabled, value, tokenizer, port, replayBuffer);
+        }
+
+        public KvEvents withPort(int value) {
+            return new KvEvents(enabled, blockSize, tokenizer, value, replayBuffer);
+        }
+
+        public KvEvents withReplayBuffer(int value) {
+            return new KvEvents(enabled, blockSize, tokenizer, port, value);
+        }
+    }
 
     public SimulatorOptions {
         Objects.requireNonNull(host, "host");
         models = List.copyOf(Objects.requireNonNull(models, "models"));
         Objects.requireNonNull(answers, "answers");
         modelCards = List.copyOf(Objects.requireNonNull(modelCards, "modelCards"));
+        Objects.requireNonNull(kvEvents, "kvEvents");
+        if (kvEvents.enabled() && prefixCacheBlocks == 0) {
+            prefixCacheBlocks = DEFAULT_KV_CACHE_BLOCKS; // events describe a cache: one must exist
+        }
         requireThat(port >= 0 && port <= 65535, "port must be in [0, 65535], was " + port);
         requireThat(ttftMs >= 0, "ttftMs must be >= 0, was " + ttftMs);
         requireThat(prefillMsPerToken >= 0, "prefillMsPerToken must be >= 0, was " + prefillMsPerToken);
@@ -64,6 +119,17 @@ public record SimulatorOptions(String host, int port, long ttftMs, double prefil
             requireThat(modelCards.stream().filter(c -> c.id().equals(card.id())).count() == 1,
                     "model card " + card.id() + " is given twice");
         }
+    }
+
+    /** The settings without KV-cache events. */
+    public SimulatorOptions(String host, int port, long ttftMs, double prefillMsPerToken, double tpotMs,
+                            int maxConcurrency, int maxQueue, double errorRate, double hangRate,
+                            int defaultMaxTokens, List<String> models, long seed, double tokensPerSecond,
+                            int prefixCacheBlocks, int prefixBlockChars, AnswerBook answers,
+                            List<ModelCard> modelCards) {
+        this(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue, errorRate, hangRate,
+                defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars, answers,
+                modelCards, KvEvents.OFF);
     }
 
     /** The settings with every model reporting its default card (root = id, no revision). */
@@ -100,111 +166,121 @@ public record SimulatorOptions(String host, int port, long ttftMs, double prefil
     public static SimulatorOptions defaults() {
         return new SimulatorOptions("127.0.0.1", 0, 0, 0, 0, 256, 10_000, 0, 0, 64,
                 List.of("llama-3.1-8b", "qwen2.5-0.5b"), 42, 0, 0, DEFAULT_PREFIX_BLOCK_CHARS, AnswerBook.NONE,
-                List.of());
+                List.of(), KvEvents.OFF);
     }
 
     public SimulatorOptions withHost(String value) {
         return new SimulatorOptions(value, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars, answers, modelCards);
+                prefixBlockChars, answers, modelCards, kvEvents);
     }
 
     public SimulatorOptions withPort(int value) {
         return new SimulatorOptions(host, value, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars, answers, modelCards);
+                prefixBlockChars, answers, modelCards, kvEvents);
     }
 
     public SimulatorOptions withTtftMs(long value) {
         return new SimulatorOptions(host, port, value, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars, answers, modelCards);
+                prefixBlockChars, answers, modelCards, kvEvents);
     }
 
     public SimulatorOptions withPrefillMsPerToken(double value) {
         return new SimulatorOptions(host, port, ttftMs, value, tpotMs, maxConcurrency, maxQueue, errorRate,
                 hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars,
-                answers, modelCards);
+                answers, modelCards, kvEvents);
     }
 
     public SimulatorOptions withTpotMs(double value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, value, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars, answers, modelCards);
+                prefixBlockChars, answers, modelCards, kvEvents);
     }
 
     public SimulatorOptions withMaxConcurrency(int value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, value, maxQueue, errorRate,
                 hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars,
-                answers, modelCards);
+                answers, modelCards, kvEvents);
     }
 
     public SimulatorOptions withMaxQueue(int value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, value, errorRate,
                 hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars,
-                answers, modelCards);
+                answers, modelCards, kvEvents);
     }
 
     public SimulatorOptions withErrorRate(double value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue, value,
                 hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars,
-                answers, modelCards);
+                answers, modelCards, kvEvents);
     }
 
     public SimulatorOptions withHangRate(double value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, value, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars, answers, modelCards);
+                prefixBlockChars, answers, modelCards, kvEvents);
     }
 
     public SimulatorOptions withDefaultMaxTokens(int value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, value, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars,
-                answers, modelCards);
+                answers, modelCards, kvEvents);
     }
 
     public SimulatorOptions withModels(List<String> value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, value, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars, answers, modelCards);
+                prefixBlockChars, answers, modelCards, kvEvents);
     }
 
     public SimulatorOptions withSeed(long value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, value, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars, answers, modelCards);
+                prefixBlockChars, answers, modelCards, kvEvents);
     }
 
     public SimulatorOptions withTokensPerSecond(double value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, seed, value, prefixCacheBlocks, prefixBlockChars,
-                answers, modelCards);
+                answers, modelCards, kvEvents);
     }
 
     public SimulatorOptions withPrefixCacheBlocks(int value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, value, prefixBlockChars,
-                answers, modelCards);
+                answers, modelCards, kvEvents);
     }
 
     public SimulatorOptions withPrefixBlockChars(int value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, value,
-                answers, modelCards);
+                answers, modelCards, kvEvents);
     }
 
     /** Requests whose last user text the book holds are answered with their label's canonical answer. */
     public SimulatorOptions withAnswers(AnswerBook value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars, value, modelCards);
+                prefixBlockChars, value, modelCards, kvEvents);
     }
 
     /** The initial cards of some served models (see {@link ModelCard}); the others report their default card. */
     public SimulatorOptions withModelCards(List<ModelCard> value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars, answers, value);
+                prefixBlockChars, answers, value, kvEvents);
+    }
+
+    /**
+     * With KV-cache events (see {@link KvEvents}); turning them on with no prefix cache gives it
+     * {@link #DEFAULT_KV_CACHE_BLOCKS} token blocks.
+     */
+    public SimulatorOptions withKvEvents(KvEvents value) {
+        return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
+                errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
+                prefixBlockChars, answers, modelCards, value);
     }
 
     /** The prefix cache is on. */

@@ -19,10 +19,13 @@ public final class SimulatorReplicas implements AutoCloseable {
     private final SimulatorOptions options;
     private final BackendSimulator[] replicas;
     private final boolean[] running;
+    /** Replica i's KV-event publisher (all null without KV events): it outlives restarts. */
+    private final KvEventPublisher[] events;
 
-    private SimulatorReplicas(SimulatorOptions options, BackendSimulator[] replicas) {
+    private SimulatorReplicas(SimulatorOptions options, BackendSimulator[] replicas, KvEventPublisher[] events) {
         this.options = options;
         this.replicas = replicas;
+        this.events = events;
         this.running = new boolean[replicas.length];
         Arrays.fill(running, true);
     }
@@ -36,17 +39,27 @@ public final class SimulatorReplicas implements AutoCloseable {
             throw new IllegalArgumentException("ports " + options.port() + " to " + (options.port() + count - 1)
                     + " exceed 65535");
         }
+        SimulatorOptions.KvEvents kv = options.kvEvents();
+        if (kv.enabled() && kv.port() != 0 && kv.port() + 2 * count - 1 > 65535) {
+            throw new IllegalArgumentException("kv events ports " + kv.port() + " to " + (kv.port() + 2 * count - 1)
+                    + " exceed 65535");
+        }
         BackendSimulator[] started = new BackendSimulator[count];
+        KvEventPublisher[] events = new KvEventPublisher[count];
         try {
             for (int i = 0; i < count; i++) {
+                if (kv.enabled()) {
+                    events[i] = KvEventPublisher.open(options.host(), kv.port() == 0 ? 0 : kv.port() + 2 * i,
+                            kv.replayBuffer());
+                }
                 started[i] = BackendSimulator.start(replicaOptions(options, i, options.port() == 0 ? 0
-                        : options.port() + i));
+                        : options.port() + i), events[i]);
             }
         } catch (RuntimeException e) {
-            closeAll(started);
+            closeAll(started, events);
             throw e;
         }
-        return new SimulatorReplicas(options, started);
+        return new SimulatorReplicas(options, started, events);
     }
 
     private static SimulatorOptions replicaOptions(SimulatorOptions options, int index, int port) {
@@ -99,13 +112,18 @@ public final class SimulatorReplicas implements AutoCloseable {
 
     /**
      * Starts replica {@code index} again on the port it had, with an empty prefix cache and zeroed
-     * counters; stops it first if it is running. Fails if another process took the port meanwhile.
+     * counters; stops it first if it is running. Fails if another process took the port meanwhile. With KV
+     * events the replica keeps its publisher (ports, sequence numbers, replay buffer), which announces the
+     * empty cache with {@code AllBlocksCleared} before the new replica serves.
      */
     public synchronized BackendSimulator restart(int index) {
         BackendSimulator old = replicas[Objects.checkIndex(index, replicas.length)];
         old.close();
         running[index] = false;
-        replicas[index] = BackendSimulator.start(replicaOptions(options, index, old.port()));
+        if (events[index] != null) {
+            events[index].publish(List.of(new KvEvent.AllBlocksCleared()));
+        }
+        replicas[index] = BackendSimulator.start(replicaOptions(options, index, old.port()), events[index]);
         running[index] = true;
         return replicas[index];
     }
@@ -118,10 +136,10 @@ public final class SimulatorReplicas implements AutoCloseable {
             Arrays.fill(running, false);
             all = replicas.clone();
         }
-        closeAll(all);
+        closeAll(all, events);
     }
 
-    private static void closeAll(BackendSimulator[] all) {
+    private static void closeAll(BackendSimulator[] all, KvEventPublisher[] events) {
         List<Future<?>> terminations = new ArrayList<>(all.length);
         for (BackendSimulator replica : all) {
             if (replica != null) {
@@ -130,6 +148,16 @@ public final class SimulatorReplicas implements AutoCloseable {
         }
         for (Future<?> termination : terminations) {
             SimulatorServer.awaitClosed(termination);
+        }
+        for (BackendSimulator replica : all) {
+            if (replica != null) {
+                replica.closeSimulation();
+            }
+        }
+        for (KvEventPublisher publisher : events) {
+            if (publisher != null) {
+                publisher.close();
+            }
         }
     }
 }

@@ -11,11 +11,30 @@ package io.cachegate.simulator;
  * {@code prefixBlocksCached} of {@code prefixCacheBlocks} (the capacity, 0 when the cache is off)
  * are in use. {@code embeddingInputs} counts the input items of embeddings calls (a batch of
  * five counts five), so a test can see how many items a caching proxy sent on.
+ *
+ * <p>{@code kvEvents} is null unless the simulator publishes KV-cache events ({@code --kv-events}).
  */
 public record SimulatorStats(long requests, long completed, long cancelled, long errors, long hung,
                              int active, int queued, long prefixBlocksQueried, long prefixBlocksHit,
                              long prefixHitRequests, int prefixBlocksCached, int prefixCacheBlocks,
-                             long embeddingInputs) {
+                             long embeddingInputs, KvEventStats kvEvents) {
+
+    /**
+     * A replica's KV-event publisher: {@code blocks} the token blocks it holds now (what a subscriber replaying
+     * every event holds too), where it publishes and answers replays ({@code tcp://host:port}), the batches sent
+     * and the batches dropped because the publisher's queue was full.
+     */
+    public record KvEventStats(int blocks, String endpoint, String replayEndpoint, long published, long dropped) {
+    }
+
+    /** The counters of a simulator without KV-cache events. */
+    public SimulatorStats(long requests, long completed, long cancelled, long errors, long hung,
+                          int active, int queued, long prefixBlocksQueried, long prefixBlocksHit,
+                          long prefixHitRequests, int prefixBlocksCached, int prefixCacheBlocks,
+                          long embeddingInputs) {
+        this(requests, completed, cancelled, errors, hung, active, queued, prefixBlocksQueried, prefixBlocksHit,
+                prefixHitRequests, prefixBlocksCached, prefixCacheBlocks, embeddingInputs, null);
+    }
 
     /** The counters without embedding inputs counted. */
     public SimulatorStats(long requests, long completed, long cancelled, long errors, long hung,
@@ -38,8 +57,8 @@ public record SimulatorStats(long requests, long completed, long cancelled, long
 
     /**
      * The JSON served at {@code GET /sim/stats}. The prefix-cache counters are present only when
-     * the cache is on, and {@code embedding_inputs} once an embedding was asked for, so the answer
-     * of a simulator without either keeps its original shape.
+     * the cache is on, {@code embedding_inputs} once an embedding was asked for, and the {@code kv_*} fields
+     * with KV-cache events, so the answer of a simulator without them keeps its original shape.
      */
     public String toJson() {
         StringBuilder json = new StringBuilder(192)
@@ -59,6 +78,13 @@ public record SimulatorStats(long requests, long completed, long cancelled, long
                     .append(",\"prefix_hit_requests\":").append(prefixHitRequests)
                     .append(",\"prefix_blocks_cached\":").append(prefixBlocksCached)
                     .append(",\"prefix_cache_blocks\":").append(prefixCacheBlocks);
+        }
+        if (kvEvents != null) {
+            json.append(",\"kv_blocks\":").append(kvEvents.blocks())
+                    .append(",\"kv_events_endpoint\":").append(Json.quote(kvEvents.endpoint()))
+                    .append(",\"kv_replay_endpoint\":").append(Json.quote(kvEvents.replayEndpoint()))
+                    .append(",\"kv_events_published\":").append(kvEvents.published())
+                    .append(",\"kv_events_dropped\":").append(kvEvents.dropped());
         }
         return json.append('}').toString();
     }
