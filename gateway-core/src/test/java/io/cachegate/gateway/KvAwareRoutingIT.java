@@ -85,6 +85,46 @@ class KvAwareRoutingIT {
     }
 
     @Test
+    void againstTheSimulatorsOwnEventsTheIndexAgreesAndPromptsFindTheirPrefix() throws Exception {
+        SimulatorOptions options = SimulatorOptions.defaults().withPrefixCacheBlocks(400)
+                .withKvEvents(SimulatorOptions.KvEvents.on());
+        try (SimulatorReplicas sims = BackendSimulator.startReplicas(3, options)) {
+            StringBuilder events = new StringBuilder();
+            for (int i = 0; i < 3; i++) {
+                events.append(i == 0 ? "" : ", ").append('"').append(sims.stats(i).kvEvents().endpoint()).append('"');
+            }
+            try (Gateway gw = Gateway.start(RoutingIT.policy(sims.baseUrls(), "kv_aware",
+                    "    kv_events: [" + events + "]\n    tokenizer: bundled\n"))) {
+                // Three system prompts, a few questions each, spread over time
+                for (int round = 0; round < 4; round++) {
+                    for (int group = 0; group < 3; group++) {
+                        String body = "{\"model\":\"llama-3.1-8b\",\"temperature\":0.7,\"messages\":["
+                                + "{\"role\":\"system\",\"content\":\"" + ("Group " + group + " rules. ").repeat(80)
+                                + "\"},{\"role\":\"user\",\"content\":\"question " + round + "\"}]}";
+                        assertThat(RawHttp.post(gw.port(), CHAT, body).statusCode()).isEqualTo(200);
+                        Thread.sleep(30);
+                    }
+                }
+                for (int i = 0; i < 3; i++) {
+                    int replica = i;
+                    String label = "replica=\"" + sims.baseUrls().get(i) + "\"";
+                    assertThat(Poll.until(Duration.ofSeconds(20), () -> metric(gw, "cachegate_kv_index_blocks", label)
+                            == sims.stats(replica).kvEvents().blocks()))
+                            .as("the gateway's index of replica %d equals the replica's own count", i).isTrue();
+                }
+                long hit = 0;
+                long queried = 0;
+                for (int i = 0; i < 3; i++) {
+                    hit += sims.stats(i).prefixBlocksHit();
+                    queried += sims.stats(i).prefixBlocksQueried();
+                }
+                assertThat((double) hit / queried).as("after each group's first request its prefix is found")
+                        .isGreaterThan(0.6);
+            }
+        }
+    }
+
+    @Test
     void aGatewayStartingAfterTheReplayTurnedOverTakesItsSiblingsIndex() throws Exception {
         try (SimulatorReplicas sims = BackendSimulator.startReplicas(1, SimulatorOptions.defaults());
              KvTestPublisher publisher = new KvTestPublisher(2); // the replay keeps 2 batches
