@@ -32,10 +32,14 @@ import java.util.Objects;
  *     64, at most 1,000,000): a request queued past that would have waited longer than the timeout
  * @param http2 speak HTTP/2 by prior knowledge (h2c) to an {@code http://} target, one stream per request and still
  *     one request in flight per connection, so the figures compare with HTTP/1.1's on the same terms
+ * @param alsoTargets more targets of the same scheme serving the same API (gateways of one fleet): connections are
+ *     opened to {@code target} and these in turn, so the load spreads over them as a round-robin load balancer
+ *     in front of them would spread it
  */
 public record BenchOptions(URI target, Mode mode, int connections, double ratePerSecond, Duration duration,
                            Duration warmup, RequestSource source, Map<String, String> headers,
-                           Duration requestTimeout, boolean progress, int ioThreads, int maxBacklog, boolean http2) {
+                           Duration requestTimeout, boolean progress, int ioThreads, int maxBacklog, boolean http2,
+                           List<URI> alsoTargets) {
 
     /** Closed loop: each connection sends when its previous answer completes. Open loop: a fixed arrival rate. */
     public enum Mode {
@@ -94,6 +98,15 @@ public record BenchOptions(URI target, Mode mode, int connections, double ratePe
             throw new IllegalArgumentException("invalid bench options: " + String.join("; ", problems));
         }
         headers = headers == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(headers));
+        alsoTargets = alsoTargets == null ? List.of() : List.copyOf(alsoTargets);
+    }
+
+    /** One target. */
+    public BenchOptions(URI target, Mode mode, int connections, double ratePerSecond, Duration duration,
+                        Duration warmup, RequestSource source, Map<String, String> headers,
+                        Duration requestTimeout, boolean progress, int ioThreads, int maxBacklog, boolean http2) {
+        this(target, mode, connections, ratePerSecond, duration, warmup, source, headers, requestTimeout,
+                progress, ioThreads, maxBacklog, http2, List.of());
     }
 
     /** HTTP/1.1. */
@@ -134,6 +147,7 @@ public record BenchOptions(URI target, Mode mode, int connections, double ratePe
         b.ioThreads = ioThreads;
         b.maxBacklog = maxBacklog;
         b.http2 = http2;
+        b.alsoTargets = alsoTargets;
         return b;
     }
 
@@ -176,6 +190,7 @@ public record BenchOptions(URI target, Mode mode, int connections, double ratePe
         private int ioThreads;
         private int maxBacklog;
         private boolean http2;
+        private List<URI> alsoTargets = List.of();
 
         private Builder(URI target, RequestSource source) {
             this.target = target;
@@ -269,9 +284,15 @@ public record BenchOptions(URI target, Mode mode, int connections, double ratePe
             return this;
         }
 
+        /** More targets the connections are spread over (see {@link BenchOptions#alsoTargets()}). */
+        public Builder alsoTargets(List<URI> value) {
+            this.alsoTargets = List.copyOf(value);
+            return this;
+        }
+
         public BenchOptions build() {
             return new BenchOptions(target, mode, connections, ratePerSecond, duration, warmup, source, headers,
-                    requestTimeout, progress, ioThreads, maxBacklog, http2);
+                    requestTimeout, progress, ioThreads, maxBacklog, http2, alsoTargets);
         }
     }
 }

@@ -42,7 +42,11 @@ public final class LoadGenerator {
     }
 
     static BenchReport run(BenchOptions options, PrintStream progressOut) throws InterruptedException {
-        InetSocketAddress address = resolve(options.target(), options.port());
+        List<InetSocketAddress> addresses = new ArrayList<>();
+        addresses.add(resolve(options.target(), options.port()));
+        for (URI also : options.alsoTargets()) {
+            addresses.add(resolve(also, also.getPort() >= 0 ? also.getPort() : options.port()));
+        }
         Transport transport = Transport.detect();
         int threads = options.effectiveIoThreads();
         MultiThreadIoEventLoopGroup group = transport.newGroup(threads);
@@ -51,7 +55,7 @@ public final class LoadGenerator {
             RunStats stats = new RunStats();
             RunWindow window = RunWindow.of(System.nanoTime(), options.warmup(), options.duration(),
                     options.requestTimeout());
-            RunContext run = new RunContext(options, window, stats, address);
+            RunContext run = new RunContext(options, window, stats, addresses);
             CountDownLatch finished = new CountDownLatch(threads);
             List<Worker> workers = new ArrayList<>(threads);
             int backlog = Math.max(1, (options.effectiveMaxBacklog() + threads - 1) / threads);

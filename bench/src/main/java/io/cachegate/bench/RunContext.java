@@ -7,7 +7,9 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslProvider;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
@@ -22,19 +24,20 @@ final class RunContext {
     private final RunWindow window;
     private final RunStats stats;
     private final RequestEncoder encoder;
-    private final InetSocketAddress address;
+    private final List<InetSocketAddress> addresses;
+    private final AtomicInteger nextAddress = new AtomicInteger();
     private final long timeoutNanos;
     private final SslContext tls;
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final AtomicBoolean connectFailureLogged = new AtomicBoolean();
 
-    RunContext(BenchOptions options, RunWindow window, RunStats stats, InetSocketAddress address) {
+    RunContext(BenchOptions options, RunWindow window, RunStats stats, List<InetSocketAddress> addresses) {
         this.options = options;
         this.window = window;
         this.stats = stats;
         this.encoder = new RequestEncoder(options.target(), options.headers());
         this.tls = options.tls() ? clientTls() : null;
-        this.address = address;
+        this.addresses = List.copyOf(addresses);
         this.timeoutNanos = options.requestTimeout().toNanos();
     }
 
@@ -58,8 +61,9 @@ final class RunContext {
         return encoder;
     }
 
+    /** The target of the next connection: the targets in turn. */
     InetSocketAddress address() {
-        return address;
+        return addresses.get(Math.floorMod(nextAddress.getAndIncrement(), addresses.size()));
     }
 
     /** A TLS handler for a new connection, or null when the target is plain HTTP. */
@@ -103,7 +107,8 @@ final class RunContext {
     /** Logs the first connect failure of the run, so its cause is known without a log line per request. */
     void connectFailed(Throwable cause) {
         if (connectFailureLogged.compareAndSet(false, true)) {
-            LOG.warn("cannot connect to {}: {} (further connect failures are only counted)", address, cause.toString());
+            LOG.warn("cannot connect to {}: {} (further connect failures are only counted)", addresses,
+                    cause.toString());
         }
     }
 }

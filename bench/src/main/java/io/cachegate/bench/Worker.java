@@ -76,8 +76,7 @@ final class Worker {
                 .channel(transport.channelType())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeoutMillis)
-                .remoteAddress(run.address());
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeoutMillis);
     }
 
     EventLoop loop() {
@@ -235,6 +234,7 @@ final class Worker {
         ClientConnection conn = new ClientConnection(this, run);
         live.add(conn);
         ChannelFuture connect = bootstrap.clone()
+                .remoteAddress(run.address())
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {

@@ -42,7 +42,7 @@ final class BenchPrefixAffinityCommand extends Scenario {
 
     static final String DEFAULT_TRACE = "../shared/data/sharegpt_multiturn_prefix.jsonl";
     static final String BASELINE = "round_robin";
-    private static final List<String> BALANCES = List.of("prefix_affinity", "least_loaded", "round_robin");
+    private static final List<String> BALANCES = List.of("kv_aware", "prefix_affinity", "least_loaded", "round_robin");
 
     @Option(names = "--workloads", split = ",", defaultValue = "trace,shared-prefix",
             description = "Any of trace, shared-prefix; trace is skipped when the file is missing (default ${DEFAULT-VALUE}).")
@@ -52,9 +52,14 @@ final class BenchPrefixAffinityCommand extends Scenario {
             + "directory).")
     Path trace;
 
-    @Option(names = "--balance", split = ",", defaultValue = "prefix_affinity,least_loaded,round_robin",
+    @Option(names = "--balance", split = ",", defaultValue = "kv_aware,prefix_affinity,least_loaded,round_robin",
             description = "Policies compared; round_robin is the baseline of the ratios (default ${DEFAULT-VALUE}).")
     List<String> balances;
+
+    @Option(names = "--gateways", split = ",", defaultValue = "1",
+            description = "Gateways in front of the same replicas, the load spread over them in turn; a list compares "
+                    + "fleet sizes, e.g. 1,3 (default ${DEFAULT-VALUE}).")
+    List<Integer> gateways;
 
     @Option(names = "--groups", defaultValue = "32", description = "shared-prefix: system prompts (default ${DEFAULT-VALUE}).")
     int groups;
@@ -85,15 +90,32 @@ final class BenchPrefixAffinityCommand extends Scenario {
     double prefillMsPerToken;
 
     @Option(names = "--prefix-cache-blocks", defaultValue = "512",
-            description = "Simulator: prefix-cache blocks per replica, 256 chars each (default ${DEFAULT-VALUE}: "
-                    + "a quarter of the shared-prefix system prompts fit, all of them do not).")
+            description = "Simulator: KV blocks per replica, 16 tokens each (the simulator runs with --kv-events, its "
+                    + "prefix cache token-exact, whatever the balance) (default ${DEFAULT-VALUE}: a few of the "
+                    + "shared-prefix system prompts fit per replica, all of them do not).")
     int prefixCacheBlocks;
 
     @Mixin
     final SimulatorOptions simulator = new SimulatorOptions(8, 20, 5);
 
-    /** One workload through one gateway. */
-    record Run(String workload, String balance, BenchReport report, List<BenchScrapes.SimStats> replicas) {
+    /** A balance policy with this many gateways in front of the replicas. */
+    record Config(String balance, int gateways) {
+        @Override
+        public String toString() {
+            return gateways == 1 ? balance : balance + " x" + gateways;
+        }
+    }
+
+    /**
+     * One workload through one fleet of gateways; for kv_aware also how far the gateways' KV index was from the
+     * replicas' own count after the run (the largest relative error over gateways and replicas) and the event lag p99.
+     */
+    record Run(String workload, Config config, BenchReport report, List<BenchScrapes.SimStats> replicas,
+               double indexError, double eventLagP99Ms) {
+
+        String balance() {
+            return config.balance();
+        }
 
         double hitRate() {
             return hitRate(replicas);
@@ -137,6 +159,9 @@ final class BenchPrefixAffinityCommand extends Scenario {
                 problems.add("--workloads: unknown workload \"" + w + "\"");
             }
         }
+        if (gateways.isEmpty() || gateways.stream().anyMatch(g -> g < 1 || g > 8)) {
+            problems.add("--gateways: each between 1 and 8");
+        }
         if (replicas < 1 || !(rate > 0)) {
             problems.add("--replicas and --rate must be positive");
         }
@@ -165,7 +190,11 @@ final class BenchPrefixAffinityCommand extends Scenario {
         List<Run> runs = new ArrayList<>();
         for (PrefixWorkloads.Workload w : sets) {
             progress.info("workload %s: %s", w.name(), w.description());
-            for (Map.Entry<String, List<Run>> e : alternating(balances, (r, b) -> run(children, http, w, b, r)).entrySet()) {
+            List<Config> configs = new ArrayList<>();
+            for (int g : gateways) {
+                balances.forEach(b -> configs.add(new Config(b, g)));
+            }
+            for (Map.Entry<Config, List<Run>> e : alternating(configs, (r, c) -> run(children, http, w, c, r)).entrySet()) {
                 runs.addAll(e.getValue());
             }
         }
@@ -176,26 +205,42 @@ final class BenchPrefixAffinityCommand extends Scenario {
         return trace != null ? trace : Path.of(DEFAULT_TRACE);
     }
 
-    private Run run(BenchChildren children, HttpClient http, PrefixWorkloads.Workload w, String balance, int round)
+    private Run run(BenchChildren children, HttpClient http, PrefixWorkloads.Workload w, Config config, int round)
             throws Exception {
+        String balance = config.balance();
         List<String> simArgs = new ArrayList<>(simulator.args());
         simArgs.addAll(List.of("--prefill-ms-per-token", Double.toString(prefillMsPerToken),
-                "--prefix-cache-blocks", Integer.toString(prefixCacheBlocks), "--prefix-block-chars", "256"));
+                "--prefix-cache-blocks", Integer.toString(prefixCacheBlocks), "--kv-events"));
         ChildSimulator sim = children.simulator("sim-" + balance, replicas, simArgs.toArray(String[]::new)).awaitReady();
-        ChildGateway gateway = children.gateway(balance, List.of(), GatewayPolicy.of(options.gatewayThreads(), sim)
-                .pinModelVersion().backend("balance: " + balance)
-                .route("*", "cache: { exact: false }"));
+        GatewayPolicy policy = GatewayPolicy.of(options.gatewayThreads(), sim).pinModelVersion()
+                .backend("balance: " + balance).route("*", "cache: { exact: false }");
+        if (balance.equals("kv_aware")) {
+            List<String> endpoints = new ArrayList<>();
+            for (URI replica : sim.uris()) {
+                endpoints.add("\"" + BenchScrapes.kvEventsEndpoint(http, replica) + "\"");
+            }
+            policy = policy.backend("kv_events: [" + String.join(", ", endpoints) + "]", "tokenizer: bundled");
+        }
+        List<ChildGateway> fleet = new ArrayList<>();
         try {
-            LocalProcesses.awaitPort(gateway.uri().getPort());
+            for (int g = 0; g < config.gateways(); g++) {
+                fleet.add(children.gateway(balance + (g == 0 ? "" : "-" + g), List.of(), policy));
+            }
+            for (ChildGateway gw : fleet) {
+                LocalProcesses.awaitPort(gw.uri().getPort());
+            }
+            ChildGateway gateway = fleet.get(0);
+            List<URI> others = fleet.stream().skip(1).map(ChildGateway::uri).toList();
             Duration fixed = options.duration();
             Duration recorded = fixed.isZero()
                     ? Duration.ofNanos((long) Math.ceil((w.bodies().size() - 0.5) / rate * 1e9)) : fixed;
-            progress.info("== round %d: %s, balance %s, %d requests at %.1f/s", round, w.name(), balance,
-                    Math.round(recorded.toNanos() / 1e9 * rate), rate);
+            progress.info("== round %d: %s, balance %s, %d gateway(s), %d requests at %.1f/s", round, w.name(), balance,
+                    config.gateways(), Math.round(recorded.toNanos() / 1e9 * rate), rate);
             // A short unrecorded warm-up of the fresh JVMs with prompts shorter than one block (nothing enters a
             // prefix cache); the replicas' counters are read before and after the measured pass.
             LoadGenerator.run(BenchOptions.builder(gateway.uri(), ChatRequests.inOrder(List.of(warmUp()), true))
-                    .closedLoop(2).duration(options.warmup()).warmup(Duration.ZERO).progress(false).build());
+                    .alsoTargets(others).closedLoop(2 * fleet.size()).duration(options.warmup())
+                    .warmup(Duration.ZERO).progress(false).build());
             List<BenchScrapes.SimStats> before = new ArrayList<>();
             for (URI replica : sim.uris()) {
                 before.add(BenchScrapes.simStats(http, replica));
@@ -203,19 +248,34 @@ final class BenchPrefixAffinityCommand extends Scenario {
             int connections = (int) Math.min(4000, Math.ceil(rate * 30) + 16);
             BenchReport report = LoadGenerator.run(BenchOptions.builder(gateway.uri(),
                             ChatRequests.inOrder(w.bodies(), true))
-                    .openLoop(rate, connections).duration(recorded).warmup(Duration.ZERO)
+                    .alsoTargets(others).openLoop(rate, connections).duration(recorded).warmup(Duration.ZERO)
                     .requestTimeout(Duration.ofSeconds(30)).progress(false).build());
             List<BenchScrapes.SimStats> stats = new ArrayList<>();
             for (int i = 0; i < replicas; i++) {
                 stats.add(minus(BenchScrapes.simStats(http, sim.uri(i)), before.get(i)));
             }
-            Run run = new Run(w.name(), balance, report, stats);
-            progress.info("TTFT mean %.1f ms, p99 %.1f ms; prefix hit rate %.3f; requests per replica %s; errors %s",
-                    report.firstByte().meanMs(), report.firstByte().p99Ms(), run.hitRate(),
-                    stats.stream().map(s -> Long.toString(s.requests())).toList(), report.errorsByKind());
+            double indexError = Double.NaN;
+            double lag = Double.NaN;
+            if (balance.equals("kv_aware")) {
+                indexError = 0;
+                lag = 0;
+                for (ChildGateway gw : fleet) {
+                    KvIndexAccuracy accuracy = KvIndexAccuracy.read(http, gw, sim);
+                    indexError = Math.max(indexError, accuracy.largestError());
+                    lag = Math.max(lag, accuracy.lagP99Ms());
+                }
+            }
+            Run run = new Run(w.name(), config, report, stats, indexError, lag);
+            progress.info("TTFT mean %.1f ms, p90 %.1f ms; cached prompt share %.3f; requests per replica %s; "
+                            + "index error %.3f; event lag p99 %.1f ms; errors %s",
+                    report.firstByte().meanMs(), report.firstByte().p90Ms(), run.hitRate(),
+                    stats.stream().map(s -> Long.toString(s.requests())).toList(), indexError, lag,
+                    report.errorsByKind());
             return run;
         } finally {
-            children.stop(gateway.process());
+            for (ChildGateway gw : fleet) {
+                children.stop(gw.process());
+            }
             children.stop(sim.process());
         }
     }

@@ -123,6 +123,21 @@ final class BenchScrapes {
         return out;
     }
 
+    /** Where a simulator replica started with {@code --kv-events} publishes its KV-cache events. */
+    static String kvEventsEndpoint(HttpClient http, URI replica) throws IOException, InterruptedException {
+        JsonNode stats = BenchJson.mapper().readTree(get(http, replica.resolve("/sim/stats")));
+        String endpoint = stats.path("kv_events_endpoint").asText("");
+        if (endpoint.isEmpty()) {
+            throw new IOException(replica + " publishes no KV-cache events (no kv_events_endpoint in /sim/stats)");
+        }
+        return endpoint;
+    }
+
+    /** The KV blocks a simulator replica started with {@code --kv-events} holds now. */
+    static long kvBlocks(HttpClient http, URI replica) throws IOException, InterruptedException {
+        return BenchJson.mapper().readTree(get(http, replica.resolve("/sim/stats"))).path("kv_blocks").asLong();
+    }
+
     /** An HTTP/1.1 client for the scrapes, connecting within 5 s. */
     static HttpClient client() {
         return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
