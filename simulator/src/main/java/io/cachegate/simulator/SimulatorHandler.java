@@ -14,6 +14,8 @@ import io.netty.handler.codec.http.HttpUtil;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayDeque;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -194,12 +196,13 @@ final class SimulatorHandler extends SimpleChannelInboundHandler<FullHttpRequest
         sim.tokenized(request).whenComplete((tokenized, error) -> ctx.executor().execute(() -> {
             if (!ctx.channel().isActive()) {
                 busy = false; // channelInactive released what was pending
+                sim.cancelled.increment(); // the client left before its answer, during tokenizing
             } else if (error == null) {
                 generate(ctx, tokenized, keepAlive);
             } else {
                 sim.errors.increment();
-                Throwable cause = error instanceof java.util.concurrent.CompletionException ? error.getCause() : error;
-                if (cause instanceof java.util.concurrent.RejectedExecutionException) {
+                Throwable cause = error instanceof CompletionException ? error.getCause() : error;
+                if (cause instanceof RejectedExecutionException) {
                     HttpResponses.sendError(ctx, ApiError.OVERLOADED, "The server is overloaded: "
                             + Simulation.TOKENIZE_QUEUE + " prompts are already waiting to be tokenized.", null,
                             keepAlive);
