@@ -27,6 +27,14 @@ public final class BackendKvIndex {
         this.cpuWeight = cpuWeight;
     }
 
+    /**
+     * A request whose prompt has {@code keys} (from {@link Match#keys()}) was routed to {@code replica}: its blocks
+     * count as held there until that replica's events confirm or evict them (see {@link ReplicaBlocks#routed}).
+     */
+    public void routed(int replica, long[] keys) {
+        feeds.get(replica).blocks().routed(keys);
+    }
+
     public List<KvFeed> feeds() {
         return feeds;
     }
@@ -61,23 +69,24 @@ public final class BackendKvIndex {
         int[] blocks = new int[feeds.size()];
         for (int i = 0; i < held.length; i++) {
             ReplicaBlocks b = feeds.get(i).blocks();
-            double tokens = b.heldTokens(keys, blockSize, cpuWeight);
-            held[i] = (int) Math.round(tokens);
+            held[i] = (int) Math.round(b.heldTokens(keys, blockSize, cpuWeight));
             int n = 0;
             while (n < keys.length && b.holds(keys[n])) {
                 n++;
             }
             blocks[i] = n;
         }
-        return new Match(promptTokens.length, keys.length, held, blocks);
+        return new Match(promptTokens.length, keys.length, held, blocks, keys);
     }
 
     /**
      * @param promptTokens the prompt's length in tokens
      * @param promptBlocks its full blocks
-     * @param heldTokens per replica, the weighted tokens of its leading blocks held there
-     * @param heldBlocks per replica, its leading blocks held there in any medium (for traces and logs)
+     * @param heldTokens per replica, the weighted tokens of its leading blocks held there, or about to be (blocks
+     *                   of requests just routed there, see {@link #routed})
+     * @param heldBlocks per replica, its leading blocks held there in any medium per its events (traces, logs)
+     * @param keys the prompt's block keys, for {@link #routed}
      */
-    public record Match(int promptTokens, int promptBlocks, int[] heldTokens, int[] heldBlocks) {
+    public record Match(int promptTokens, int promptBlocks, int[] heldTokens, int[] heldBlocks, long[] keys) {
     }
 }

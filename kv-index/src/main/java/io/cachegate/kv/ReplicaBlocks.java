@@ -1,6 +1,7 @@
 package io.cachegate.kv;
 
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -21,6 +22,15 @@ public final class ReplicaBlocks {
     private final ConcurrentHashMap<Long, Long> keys = new ConcurrentHashMap<>();
     /** The gateway's key → the media holding it (bits GPU, CPU). */
     private final ConcurrentHashMap<Long, Integer> held = new ConcurrentHashMap<>();
+    /**
+     * Blocks of requests just routed here, by key, with when they stop counting: the prefill has not finished, but
+     * the next request with the same prefix, arriving meanwhile, is better sent after it than to a replica that
+     * would compute it again. An event storing or evicting the block ends it; so does {@link #PENDING_NANOS}.
+     */
+    private final ConcurrentHashMap<Long, Long> pending = new ConcurrentHashMap<>();
+    static final long PENDING_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** Pending blocks kept at most (beyond, the expired are purged, then new ones are not kept). */
+    static final int MAX_PENDING = 65_536;
     private final LongAdder dropped = new LongAdder();
     private final LongAdder orphans = new LongAdder();
     private volatile int blockSize;
@@ -66,6 +76,7 @@ public final class ReplicaBlocks {
             }
             keys.put(s.hashes()[i], key);
             held.merge(key, bit, (a, b) -> a | b);
+            pending.remove(key);
         }
     }
 
@@ -76,6 +87,7 @@ public final class ReplicaBlocks {
             if (key == null) {
                 continue;
             }
+            pending.remove(key);
             Integer left = held.computeIfPresent(key, (k, media) -> (media & ~bit) == 0 ? null : media & ~bit);
             if (left == null) {
                 keys.remove(hash);
@@ -86,6 +98,36 @@ public final class ReplicaBlocks {
     void clear() {
         held.clear();
         keys.clear();
+        pending.clear();
+    }
+
+    /** A request with these prompt block keys was routed here: they count as held until confirmed or evicted. */
+    void routed(long[] promptKeys) {
+        long now = System.nanoTime();
+        if (pending.size() + promptKeys.length > MAX_PENDING) {
+            pending.values().removeIf(expiry -> expiry - now < 0);
+            if (pending.size() + promptKeys.length > MAX_PENDING) {
+                return;
+            }
+        }
+        long expiry = now + PENDING_NANOS;
+        for (long key : promptKeys) {
+            if (!held.containsKey(key)) {
+                pending.put(key, expiry);
+            }
+        }
+    }
+
+    private boolean isPending(long key, long now) {
+        Long expiry = pending.get(key);
+        if (expiry == null) {
+            return false;
+        }
+        if (expiry - now < 0) {
+            pending.remove(key, expiry);
+            return false;
+        }
+        return true;
     }
 
     /** Receives one block of a snapshot: the engine's hash, the gateway's key, the media bits holding it. */
@@ -116,15 +158,20 @@ public final class ReplicaBlocks {
 
     /**
      * The prompt tokens this replica holds at the head of {@code promptKeys} (the request's block keys): the leading
-     * run of held blocks, a block in GPU memory counting {@code blockSize} tokens, one only in CPU memory {@code
-     * cpuWeight} of that.
+     * run of held blocks (or pending ones, see {@link #routed}), a block in GPU memory counting {@code blockSize}
+     * tokens, one only in CPU memory {@code cpuWeight} of that.
      */
     public double heldTokens(long[] promptKeys, int promptBlockSize, double cpuWeight) {
         double tokens = 0;
+        long now = System.nanoTime();
         for (long key : promptKeys) {
             Integer media = held.get(key);
             if (media == null) {
-                break;
+                if (!isPending(key, now)) {
+                    break;
+                }
+                tokens += promptBlockSize; // being computed in GPU memory now
+                continue;
             }
             tokens += (media & GPU) != 0 ? promptBlockSize : cpuWeight * promptBlockSize;
         }

@@ -48,6 +48,22 @@ class ReplicaBlocksTest {
     }
 
     @Test
+    void blocksJustRoutedHereCountUntilTheEventsConfirmOrEvictThem() {
+        ReplicaBlocks blocks = new ReplicaBlocks(100);
+        long[] keys = BlockKeys.of(PROMPT, 2);
+        blocks.apply(stored(new long[] {1}, null, new int[] {10, 11}, "GPU"));
+        blocks.routed(keys);
+        assertThat(blocks.heldTokens(keys, 2, 0.5)).as("one confirmed, three being computed").isEqualTo(8);
+        assertThat(blocks.size()).as("pending blocks are not held blocks").isEqualTo(1);
+        blocks.apply(stored(new long[] {2}, 1L, new int[] {12, 13}, "GPU"));
+        blocks.apply(new KvEvent.BlockRemoved(new long[] {2}, KvEvent.Medium.GPU)); // computed, then evicted
+        assertThat(blocks.heldTokens(keys, 2, 0.5)).isEqualTo(2);
+        blocks.routed(keys);
+        blocks.apply(new KvEvent.AllBlocksCleared());
+        assertThat(blocks.heldTokens(keys, 2, 0.5)).isZero();
+    }
+
+    @Test
     void aBlockWhoseParentItNeverHeardOfIsNotGuessed() {
         ReplicaBlocks blocks = new ReplicaBlocks(100);
         blocks.apply(stored(new long[] {5}, 4L, new int[] {12, 13}, "GPU"));

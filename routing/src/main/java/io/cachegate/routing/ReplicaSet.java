@@ -122,7 +122,8 @@ public final class ReplicaSet {
     public Optional<ReplicaLease> tryAcquire(RoutingRequest request) {
         boolean affinity = settings.balance() == Balance.PREFIX_AFFINITY || settings.balance() == Balance.KV_AWARE;
         PrefixHashes blocks = affinity ? blocksOf(request) : PrefixHashes.empty();
-        int[] uncached = settings.balance() == Balance.KV_AWARE ? request.uncachedTokens().orElse(null) : null;
+        KvFigures kv = settings.balance() == Balance.KV_AWARE ? request.kv().orElse(null) : null;
+        int[] uncached = kv == null ? null : kv.uncachedTokens();
         if (uncached != null && uncached.length != replicas.size()) {
             throw new IllegalArgumentException("uncached tokens for " + uncached.length + " replicas given to backend "
                     + name + " which has " + replicas.size());
@@ -161,6 +162,9 @@ public final class ReplicaSet {
         }
         if (lease != null && !blocks.isEmpty()) {
             lease.replicaState().index.record(blocks);
+        }
+        if (lease != null && kv != null) {
+            kv.chosen().accept(lease.replicaState().position);
         }
         try {
             fire(changes);

@@ -13,11 +13,11 @@ import java.util.Set;
  * @param blocks the prompt's prefix hashes for prefix affinity (see {@link ReplicaSet#prefixHashes}), hashed
  *     before the request reaches the set (off its lock); empty for none
  * @param exclude replicas not to use, e.g. those already tried by a retry
- * @param uncachedTokens for {@code balance: kv_aware}, per replica (URL order) the prompt tokens its KV cache does
- *     not hold, per the replicas' KV-cache events; empty without them (prefix affinity decides)
+ * @param kv for {@code balance: kv_aware}, what the replicas' KV-cache events say of the prompt; empty without them
+ *     (prefix affinity decides)
  */
 public record RoutingRequest(long tokenCost, Optional<PrefixHashes> blocks, Set<URI> exclude,
-                             Optional<int[]> uncachedTokens) {
+                             Optional<KvFigures> kv) {
 
     public RoutingRequest {
         if (tokenCost < 0) {
@@ -25,7 +25,7 @@ public record RoutingRequest(long tokenCost, Optional<PrefixHashes> blocks, Set<
         }
         Objects.requireNonNull(blocks, "blocks");
         exclude = Set.copyOf(exclude);
-        Objects.requireNonNull(uncachedTokens, "uncachedTokens");
+        Objects.requireNonNull(kv, "kv");
     }
 
     public RoutingRequest(long tokenCost, Optional<PrefixHashes> blocks, Set<URI> exclude) {
@@ -41,16 +41,15 @@ public record RoutingRequest(long tokenCost, Optional<PrefixHashes> blocks, Set<
         return new RoutingRequest(tokenCost, Optional.of(blocks), Set.of());
     }
 
-    /** A request for {@code balance: kv_aware}: the prompt tokens each replica would prefill, and the blocks for the
-     * fallback's prefix index. */
-    public static RoutingRequest withKv(long tokenCost, PrefixHashes blocks, int[] uncachedTokens) {
-        return new RoutingRequest(tokenCost, Optional.of(blocks), Set.of(), Optional.of(uncachedTokens.clone()));
+    /** A request for {@code balance: kv_aware}, with the blocks for the fallback's prefix index too. */
+    public static RoutingRequest withKv(long tokenCost, PrefixHashes blocks, KvFigures kv) {
+        return new RoutingRequest(tokenCost, Optional.of(blocks), Set.of(), Optional.of(kv));
     }
 
     /** The same request, also excluding {@code replica}: what a retry on another replica asks for. */
     public RoutingRequest excluding(URI replica) {
         Set<URI> more = new HashSet<>(exclude);
         more.add(replica);
-        return new RoutingRequest(tokenCost, blocks, more, uncachedTokens);
+        return new RoutingRequest(tokenCost, blocks, more, kv);
     }
 }

@@ -17,7 +17,7 @@ class KvAwareTest {
     private static final String SYSTEM = "You are a careful assistant for ACME support. ".repeat(40);
 
     private static RoutingRequest kv(ReplicaSet set, long cost, int... uncached) {
-        return RoutingRequest.withKv(cost, set.prefixHashes(SYSTEM + "question"), uncached);
+        return RoutingRequest.withKv(cost, set.prefixHashes(SYSTEM + "question"), new KvFigures(uncached, r -> { }));
     }
 
     @Test
@@ -28,6 +28,15 @@ class KvAwareTest {
         assertThat(acquire(set, kv(set, 1500, 2000, 0, 2000)).replica()).isEqualTo(B);
         // B carries 1,600 tokens; a prompt B holds only 300 tokens more of than A goes to A (0 + 300 < 1600 + 0).
         assertThat(acquire(set, kv(set, 10, 300, 0, 2000)).replica()).isEqualTo(A);
+    }
+
+    @Test
+    void theChosenReplicaIsTold() {
+        ReplicaSet set = set(Balance.KV_AWARE, A, B, C);
+        int[] told = {-1};
+        acquire(set, RoutingRequest.withKv(10, set.prefixHashes(SYSTEM), new KvFigures(new int[] {5, 5, 0},
+                r -> told[0] = r)));
+        assertThat(told[0]).isEqualTo(2);
     }
 
     @Test

@@ -12,6 +12,7 @@ import io.cachegate.config.TrafficClass;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.kv.BackendKvIndex;
 import io.cachegate.routing.FallbackResolver;
+import io.cachegate.routing.KvFigures;
 import io.cachegate.config.FallbackHop;
 import io.cachegate.routing.PrefixHashes;
 import io.cachegate.routing.RoutingRequest;
@@ -116,13 +117,13 @@ public final class ServePlanner {
         PrefixHashes blocks = serving.replicas().prefixHashes(head + prompt);
         // The backend prefills only what its prefix cache does not hold: the cost counts the prompt after the
         // part the likeliest replica is expected to hold (admission-and-routing.md, "Cost in uncached tokens").
-        Optional<int[]> kvUncached = kvUncached(x, serving);
-        if (kvUncached.isPresent()) {
+        Optional<KvFigures> kv = kvFigures(x, serving);
+        if (kv.isPresent()) {
             // The engines' own record: each replica's uncached prompt tokens; the cost counts the smallest, the
             // replica kv_aware picks unless its load says otherwise.
-            int fewest = Arrays.stream(kvUncached.get()).min().orElse(0);
+            int fewest = Arrays.stream(kv.get().uncachedTokens()).min().orElse(0);
             return new ServePlan(serving, target, model,
-                    RoutingRequest.withKv(completionCost(x, fewest), blocks, kvUncached.get()));
+                    RoutingRequest.withKv(completionCost(x, fewest), blocks, kv.get()));
         }
         int held = serving.replicas().expectedCachedChars(blocks) - head.length();
         String uncached = prompt.substring(Math.max(0, Math.min(prompt.length(), held)));
@@ -134,7 +135,7 @@ public final class ServePlanner {
      * tokens, matched against each replica's blocks, giving per replica the prompt tokens it would prefill; the
      * blocks each holds go to the access log and trace. Empty otherwise (prefix affinity decides).
      */
-    private Optional<int[]> kvUncached(Exchange x, BackendDispatch serving) {
+    private Optional<KvFigures> kvFigures(Exchange x, BackendDispatch serving) {
         Optional<KvIndexes.Entry> kv = backends.kv().of(serving.name());
         if (kv.isEmpty() || kv.get().tokens().isEmpty() || !kv.get().index().live() || x.parsed() == null) {
             return Optional.empty();
@@ -148,7 +149,8 @@ public final class ServePlanner {
             held.append(i == 0 ? "" : ",").append(match.heldBlocks()[i]);
         }
         x.record().kvBlocks(held.append('/').append(match.promptBlocks()).toString());
-        return Optional.of(uncached);
+        BackendKvIndex index = kv.get().index();
+        return Optional.of(new KvFigures(uncached, replica -> index.routed(replica, match.keys())));
     }
 
     /**
