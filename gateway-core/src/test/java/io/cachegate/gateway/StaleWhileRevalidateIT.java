@@ -126,7 +126,8 @@ class StaleWhileRevalidateIT {
                 assertThat(Poll.untilChecked(Duration.ofSeconds(15),
                         () -> xCache(call(gw, key, body)).equals("HIT"))).isTrue();
             }
-            assertThat(sim.stats().requests() - before).as("one refresh call for both gateways").isEqualTo(1);
+            assertThat(sim.stats().requests() - before).as("one refresh call for both gateways; fleet outcomes %s",
+                    fleetOutcomes(a, b)).isEqualTo(1);
             double refreshed = metric(a, "cachegate_cache_revalidations_total", "outcome=\"refreshed\"")
                     + metric(b, "cachegate_cache_revalidations_total", "outcome=\"refreshed\"");
             double shared = metric(a, "cachegate_cache_revalidations_total", "outcome=\"shared\"")
@@ -152,6 +153,20 @@ class StaleWhileRevalidateIT {
             Thread.sleep(150);
         }
         return sent.stream().map(CompletableFuture::join).toList();
+    }
+
+    /** What fleet coalescing did at each gateway, to tell a lease lost under load from a second leader. */
+    private static String fleetOutcomes(Gateway... gateways) throws Exception {
+        StringBuilder out = new StringBuilder();
+        for (Gateway gw : gateways) {
+            out.append('[');
+            for (String outcome : List.of("led", "joined", "hit", "takeover", "unavailable", "timeout", "miss")) {
+                out.append(outcome).append('=').append(metric(gw, "cachegate_cache_coalesced_fleet_total",
+                        "outcome=\"" + outcome + "\"")).append(' ');
+            }
+            out.append("refreshes=").append(metric(gw, "cachegate_cache_revalidations_total")).append(']');
+        }
+        return out.toString();
     }
 
     private static void assertStale(HttpResponse<String> r, String content) {
