@@ -54,12 +54,16 @@ final class OutageScenario {
 
     OutageReport run(BenchChildren children) throws Exception {
         List<String> simArgs = new ArrayList<>(simulator.args());
-        simArgs.addAll(List.of("--max-queue", "100000", "--models", ChatRequests.MODEL));
+        // Answers of 16 tokens (no max_tokens is sent, so they end with stop and are stored): 250 ms each at the
+        // default latency model, so the new prompts stay well under the simulator's capacity outside the outage.
+        simArgs.addAll(List.of("--max-queue", "100000", "--models", ChatRequests.MODEL, "--default-max-tokens", "16"));
         ChildSimulator sim = children.simulator("sim", 1, simArgs.toArray(String[]::new));
         long ttl = ttlSeconds(lead, outage);
         long window = staleIfErrorSeconds(outage, recovery);
         ChildGateway gw = children.gateway("outage", List.of(), GatewayPolicy.of(gatewayThreads, sim)
                 .pinModelVersion().connectionsPerUrl(1024)
+                // Admission is on (the default): with the simulator's own limit it needs no time to find one.
+                .backend("max_concurrency: " + simulator.maxConcurrency())
                 // Probed often and let back soon: the measure is the gateway's answers, not how long ejection lasts.
                 .backend("health: { interval: 250ms, failures_to_eject: 3, eject_for: 500ms }")
                 .section("""
@@ -124,18 +128,25 @@ final class OutageScenario {
         return args.toArray(String[]::new);
     }
 
-    /** Writes every entry (concurrently) and fails unless each was generated and answered. */
+    /**
+     * Writes every entry, as many at once as the simulator takes (more would wait in the admission queue), and fails
+     * unless each was generated and answered.
+     */
     private void fill(HttpClient http, URI gateway, List<byte[]> bodies) throws Scenario.Aborted {
-        List<CompletableFuture<HttpResponse<Void>>> sent = new ArrayList<>();
-        for (byte[] body : bodies) {
-            sent.add(http.sendAsync(HttpRequest.newBuilder(gateway.resolve(ChatRequests.PATH)).timeout(timeout)
-                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofByteArray(body))
-                    .build(), HttpResponse.BodyHandlers.discarding()));
-        }
-        for (CompletableFuture<HttpResponse<Void>> f : sent) {
-            HttpResponse<Void> r = f.join();
-            if (r.statusCode() != 200) {
-                throw new Scenario.Aborted("writing the cached entries: the gateway answered " + r.statusCode());
+        int wave = Math.max(1, simulator.maxConcurrency());
+        for (int from = 0; from < bodies.size(); from += wave) {
+            List<CompletableFuture<HttpResponse<Void>>> sent = new ArrayList<>();
+            for (byte[] body : bodies.subList(from, Math.min(bodies.size(), from + wave))) {
+                sent.add(http.sendAsync(HttpRequest.newBuilder(gateway.resolve(ChatRequests.PATH)).timeout(timeout)
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
+                        HttpResponse.BodyHandlers.discarding()));
+            }
+            for (CompletableFuture<HttpResponse<Void>> f : sent) {
+                HttpResponse<Void> r = f.join();
+                if (r.statusCode() != 200) {
+                    throw new Scenario.Aborted("writing the cached entries: the gateway answered " + r.statusCode());
+                }
             }
         }
     }
