@@ -49,7 +49,8 @@ import java.util.function.IntSupplier;
  * <p><b>Early rejection.</b> On arrival a request is rejected with {@link RejectReason#QUEUE_FULL} when
  * its class queue holds its maximum of requests or tokens, and with {@link RejectReason#WAIT_TOO_LONG}
  * when the tokens queued in its class and the classes dispatched before it, divided by the rate
- * available to its class, exceed its class's max queue time ({@link WaitEstimate}). A queued request older than
+ * available to its class, exceed its class's max queue time ({@link WaitEstimate}), once the drain rate has been
+ * measured or when the prior is trusted ({@link AdmissionSettings#shedOnPrior()}). A queued request older than
  * that is rejected by {@code tick} with {@link RejectReason#QUEUE_TIMEOUT}. Retry-After is the time to drain the
  * tokens queued ahead at that available rate.
  *
@@ -321,7 +322,9 @@ public final class AdmissionController {
         }
         long ahead = estimate.tokensAhead(q, lane, request.tokens(), weight);
         double waitNanos = ahead * 1e9 / rate;
-        if (waitNanos > q.maxQueueNanos) {
+        // An unconfigured prior is a guess: a fresh gateway shedding on it would turn away requests a fast backend
+        // takes at once. Until a rate is measured the queue's bounds and its max queue time still hold.
+        if ((drain.measured() || settings.shedOnPrior()) && waitNanos > q.maxQueueNanos) {
             return reject(q, RejectReason.WAIT_TOO_LONG, estimate.retryAfter(ahead, rate),
                     "estimated wait " + Math.round(waitNanos / 1e6) + " ms exceeds the " + q.settings.maxQueueTime()
                             .toMillis() + " ms limit of class " + q.name(), fx);

@@ -24,10 +24,12 @@ import java.util.Set;
  *                         {@link #UNKNOWN_CAPACITY} means unknown, and then no class is capped
  * @param fairShare whether a class's waiting requests are served in fair order between tenants
  *                  ({@link TenantQueues}) rather than first come, first served
+ * @param shedOnPrior whether an arrival is turned away ({@link RejectReason#WAIT_TOO_LONG}) for a wait estimated from
+ *                    {@code initialDrainRate} before a rate is measured: only when the prior was configured
  */
 public record AdmissionSettings(List<ClassSettings> classes, OverloadPolicy overload, double initialDrainRate,
                                 Duration drainWindow, double drainAlpha, Duration maxRetryAfter,
-                                int capacityRequests, boolean fairShare) {
+                                int capacityRequests, boolean fairShare, boolean shedOnPrior) {
 
     /** The policy's default ({@code admission.initial_drain_rate}). */
     public static final double DEFAULT_INITIAL_DRAIN_RATE = AdmissionPolicy.defaults().initialDrainRate();
@@ -78,6 +80,14 @@ public record AdmissionSettings(List<ClassSettings> classes, OverloadPolicy over
         }
     }
 
+    /** Shedding on the prior: the {@code initialDrainRate} given is trusted. */
+    public AdmissionSettings(List<ClassSettings> classes, OverloadPolicy overload, double initialDrainRate,
+                             Duration drainWindow, double drainAlpha, Duration maxRetryAfter, int capacityRequests,
+                             boolean fairShare) {
+        this(classes, overload, initialDrainRate, drainWindow, drainAlpha, maxRetryAfter, capacityRequests, fairShare,
+                true);
+    }
+
     /** With an unknown capacity, so no class is capped. */
     public AdmissionSettings(List<ClassSettings> classes, OverloadPolicy overload, double initialDrainRate,
                              Duration drainWindow, double drainAlpha, Duration maxRetryAfter) {
@@ -90,7 +100,7 @@ public record AdmissionSettings(List<ClassSettings> classes, OverloadPolicy over
 
     /**
      * Defaults: {@link OverloadPolicy#defaults()}, 1000 tokens/s prior, 1 s window, alpha 0.3, Retry-After at
-     * most 60 s, capacity unknown, fair shares between tenants.
+     * most 60 s, capacity unknown, fair shares between tenants, the prior trusted for shedding.
      */
     public static final class Builder {
         private final List<ClassSettings> classes = new ArrayList<>();
@@ -101,6 +111,7 @@ public record AdmissionSettings(List<ClassSettings> classes, OverloadPolicy over
         private Duration maxRetryAfter = DEFAULT_MAX_RETRY_AFTER;
         private int capacityRequests = UNKNOWN_CAPACITY;
         private boolean fairShare = true;
+        private boolean shedOnPrior = true;
 
         private Builder() {
         }
@@ -145,9 +156,15 @@ public record AdmissionSettings(List<ClassSettings> classes, OverloadPolicy over
             return this;
         }
 
+        /** False: until a drain rate is measured, no arrival is turned away for its estimated wait. */
+        public Builder shedOnPrior(boolean shedOnPrior) {
+            this.shedOnPrior = shedOnPrior;
+            return this;
+        }
+
         public AdmissionSettings build() {
             return new AdmissionSettings(classes, overload, initialDrainRate, drainWindow, drainAlpha, maxRetryAfter,
-                    capacityRequests, fairShare);
+                    capacityRequests, fairShare, shedOnPrior);
         }
     }
 }

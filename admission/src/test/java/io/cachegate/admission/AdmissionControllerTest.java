@@ -276,6 +276,21 @@ class AdmissionControllerTest {
     }
 
     @Test
+    void offer_priorNotConfigured_unmeasured_queuesInsteadOfShedding() {
+        // As above, but the prior is the default guess: a fresh gateway does not turn requests away on it.
+        AdmissionSettings settings = AdmissionSettings.builder().addClass(INTERACTIVE).shedOnPrior(false).build();
+        AdmissionController c = new AdmissionController(settings, new PoolCapacity(1, 100_000), ticker, listener);
+        admitted(c.offer(req("interactive", 10)));
+        queued(c.offer(req("interactive", 1500)));
+        queued(c.offer(req("interactive", 500)));
+        Ticket late = queued(c.offer(req("interactive", 100_000 - 2_010))); // 100 s "ahead" at the prior: queued
+        // The max queue time still holds: nothing finished within the limit, so the queued request expires.
+        ticker.advance(INTERACTIVE.maxQueueTime().plusMillis(1));
+        c.tick();
+        assertThat(rejected(outcome(late)).reason()).isEqualTo(RejectReason.QUEUE_TIMEOUT);
+    }
+
+    @Test
     void offer_waitEstimate_countsOwnAndHigherClassesOnly() {
         AdmissionController c = controller(new PoolCapacity(1, 1_000_000));
         admitted(c.offer(req("interactive", 10)));

@@ -36,7 +36,8 @@ import picocli.CommandLine.Option;
                     + "--warmup is the unrecorded start of each phase.",
             "Exit status 1 on unexpected errors: connection errors, 5xx other than 503, timeouts with admission "
                     + "on, or load-generator backlog.",
-            "--scenario noisy-tenant measures fair shares between tenants instead (see --scenario)."
+            "--scenario noisy-tenant measures fair shares between tenants instead, --scenario outage a backend "
+                    + "outage with stale answers (see --scenario)."
         })
 final class BenchOverloadCommand extends Scenario {
 
@@ -90,8 +91,33 @@ final class BenchOverloadCommand extends Scenario {
             description = "classes: interactive and batch at 3 x C (above); noisy-tenant: tenants a, b and c of one "
                     + "class in closed loops, a with --noisy-clients clients and b and c with one each, through a "
                     + "gateway in fair order and one first come first served (admission.fair_share), and b and c "
-                    + "alone (default ${DEFAULT-VALUE}).")
+                    + "alone; outage: --rate requests/s in an open loop, half repeats of --entries cached entries whose "
+                    + "ttl ends half way through the outage (stale_if_error covers the rest of the run), half new "
+                    + "prompts, the simulator SIGKILLed after --lead and restarted on its port after --outage; answers "
+                    + "per second (fresh hit, stale, generated) and errors, and the simulator's calls after the "
+                    + "restart (default ${DEFAULT-VALUE}).")
     String scenario;
+
+    @Option(names = "--outage", defaultValue = "60s", description = "outage: how long the simulator is down "
+            + "(default ${DEFAULT-VALUE}).")
+    String outage;
+
+    @Option(names = "--lead", defaultValue = "5s", description = "outage: steady load before the simulator is killed "
+            + "(default ${DEFAULT-VALUE}).")
+    String lead;
+
+    @Option(names = "--recovery", defaultValue = "15s", description = "outage: steady load after the simulator is "
+            + "back; shorter than the entries' ttl (--lead + --outage / 2), so each is refreshed once "
+            + "(default ${DEFAULT-VALUE}).")
+    String recovery;
+
+    @Option(names = "--rate", defaultValue = "20", description = "outage: requests a second, open loop "
+            + "(default ${DEFAULT-VALUE}).")
+    double rate;
+
+    @Option(names = "--entries", defaultValue = "40", description = "outage: the cached entries repeated in turn "
+            + "(default ${DEFAULT-VALUE}).")
+    int entries;
 
     @Option(names = "--noisy-clients", defaultValue = "10",
             description = "noisy-tenant: the clients of tenant a (default ${DEFAULT-VALUE}).")
@@ -110,24 +136,37 @@ final class BenchOverloadCommand extends Scenario {
         if (simulator.maxConcurrency() < 1 || maxTokens < 1 || !(probeShare >= 0 && probeShare < 1) || interactiveLoad <= 0
                 || batchLoad < 0 || !(batchMaxInflightShare > 0 && batchMaxInflightShare <= 1)
                 || !(capacityMode.equals("fixed") || capacityMode.equals("auto"))
-                || !(scenario.equals("classes") || scenario.equals("noisy-tenant")) || noisyClients < 1) {
+                || !(scenario.equals("classes") || scenario.equals("noisy-tenant") || scenario.equals("outage"))
+                || noisyClients < 1 || !(rate > 0) || entries < 1) {
             problems.add("--max-concurrency, --max-tokens and --interactive-load must be positive, --batch-load >= 0, "
                     + "--probe-share in [0, 1), --batch-max-inflight-share in (0, 1], --capacity fixed or auto, "
-                    + "--scenario classes or noisy-tenant, --noisy-clients >= 1");
+                    + "--scenario classes, noisy-tenant or outage, --noisy-clients >= 1, --rate > 0, --entries >= 1");
         }
         for (String[] d : new String[][] {{"--timeout", timeout}, {"--interactive-max-queue-time", interactiveMaxQueue},
-            {"--batch-max-queue-time", batchMaxQueue}}) {
+            {"--batch-max-queue-time", batchMaxQueue}, {"--outage", outage}, {"--lead", lead},
+            {"--recovery", recovery}}) {
             try {
                 Durations.parse(d[1]);
             } catch (IllegalArgumentException e) {
                 problems.add(d[0] + ": " + e.getMessage());
             }
         }
+        if (scenario.equals("outage") && problems.isEmpty() && Durations.parse(recovery).toMillis()
+                >= 1000 * OutageScenario.ttlSeconds(Durations.parse(lead), Durations.parse(outage))) {
+            problems.add("--recovery must be shorter than the entries' ttl (--lead + --outage / 2): a refreshed entry "
+                    + "that expires again is refreshed again");
+        }
     }
 
     @Override
     ScenarioReport measure(BenchChildren children) throws Exception {
-        return scenario.equals("noisy-tenant") ? noisyTenant(children) : classes(children);
+        return switch (scenario) {
+            case "noisy-tenant" -> noisyTenant(children);
+            case "outage" -> new OutageScenario(simulator, progress, options.gatewayThreads(), rate, entries,
+                    Durations.parse(lead), Durations.parse(outage), Durations.parse(recovery),
+                    Durations.parse(timeout)).run(children);
+            default -> classes(children);
+        };
     }
 
     /**

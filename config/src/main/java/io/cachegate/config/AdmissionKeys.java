@@ -9,11 +9,13 @@ final class AdmissionKeys {
     private static final Duration HOUR = Duration.ofHours(1);
     private static final long MAX_TOKENS = 1_000_000_000_000L;
 
-    static final Key<Boolean> ENABLED = Key.bool("enabled", false,
-            "false: requests go upstream at once, classes only name a route's class");
+    static final Key<Boolean> ENABLED = Key.bool("enabled", true,
+            "class queues in front of the backends (capacity found from measured latency unless max_concurrency is "
+                    + "set); false: requests go upstream at once, classes only name a route's class");
     static final Key<Double> INITIAL_DRAIN_RATE = Key.decimal("initial_drain_rate", 1000, "(0, 1e9]",
             v -> v > 0 && v <= MAX_DRAIN_RATE, v -> v + " is out of range (0, 1e9] tokens per second",
-            "tokens/s a backend is assumed to finish until measured; Retry-After estimates start from it");
+            "tokens/s a backend is assumed to finish until measured; Retry-After estimates start from it; only when "
+                    + "set here are requests turned away for a wait estimated from it (else from a measured rate only)");
     static final Key<Duration> MAX_RETRY_AFTER = Key.duration("max_retry_after", Duration.ofSeconds(60),
             Duration.ofSeconds(1), HOUR, "Retry-After never says more");
     static final Key<Boolean> FAIR_SHARE = Key.bool("fair_share", true,

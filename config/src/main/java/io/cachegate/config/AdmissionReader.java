@@ -36,7 +36,8 @@ final class AdmissionReader {
                 admission.get(INITIAL_DRAIN_RATE),
                 admission.get(MAX_RETRY_AFTER),
                 admission.get(TICK),
-                admission.get(AdmissionKeys.FAIR_SHARE));
+                admission.get(AdmissionKeys.FAIR_SHARE),
+                admission.has(INITIAL_DRAIN_RATE.name()));
     }
 
     private static OverloadPolicy overload(Fields admission) {

@@ -31,6 +31,10 @@ final class CacheKeys {
     static final Key<Duration> STALE_IF_ERROR = Key.duration("stale_if_error", Duration.ZERO, Duration.ZERO,
             MAX_STALE, "how long past its TTL an entry may still answer when the backend fails, times out or is "
                     + "overloaded (X-Cache: STALE); entries are kept for ttl + this; 0s: off; routes may override");
+    static final Key<Duration> STALE_WHILE_REVALIDATE = Key.duration("stale_while_revalidate", Duration.ZERO,
+            Duration.ZERO, MAX_STALE, "how long past its TTL an entry still answers at once (X-Cache: STALE) while one "
+                    + "background call refreshes it; entries are kept for ttl + the longer window; 0s: off; routes may "
+                    + "override");
     static final Key<Duration> TIMEOUT = Key.duration("timeout", Duration.ofMillis(50),
             "Redis command timeout at least; it follows measured latency up to health.timeout_max; slower counts as a "
                     + "miss, the request goes on").restart();
@@ -169,7 +173,7 @@ final class CacheKeys {
             HEALTH_WINDOW, HEALTH_MIN_CALLS, HEALTH_FAILURE_RATE, HEALTH_SLOW_CALL_RATE, HEALTH_SLOW_CALL,
             HEALTH_OPEN_FOR, HEALTH_PROBES, HEALTH_TIMEOUT_MAX, HEALTH_TIMEOUT_MULTIPLE).restart();
     static final Section EXACT = Section.mapping("exact", "identical (canonical) requests",
-            EXACT_STORE, REDIS_URI, EXACT_TTL, STALE_IF_ERROR, TIMEOUT, MAX_BYTES, L1_TTL, L1_MAX_BYTES, COMPRESS_ABOVE,
+            EXACT_STORE, REDIS_URI, EXACT_TTL, STALE_IF_ERROR, STALE_WHILE_REVALIDATE, TIMEOUT, MAX_BYTES, L1_TTL, L1_MAX_BYTES, COMPRESS_ABOVE,
             REDIS_QUEUE_SIZE, SIGNING_KEY).with(HEALTH).live();
     static final Section EMBEDDER = Section.mapping("embedder",
             "the model turning prompts into vectors, run in-process on ONNX Runtime",

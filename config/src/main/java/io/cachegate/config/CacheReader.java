@@ -138,7 +138,8 @@ final class CacheReader {
                 exact.get(REDIS_QUEUE_SIZE),
                 exact.get(SIGNING_KEY),
                 health(exact, timeout),
-                exact.get(CacheKeys.STALE_IF_ERROR));
+                exact.get(CacheKeys.STALE_IF_ERROR),
+                exact.get(CacheKeys.STALE_WHILE_REVALIDATE));
     }
 
     /** {@code cache.exact.health}: min_calls within the window, timeout_max not below the command timeout. */

@@ -22,10 +22,13 @@ import java.util.Optional;
  * @param health when a Redis store counts as degraded, and how far its command timeout follows measured latency
  * @param staleIfError how long past its TTL an entry may still answer when the backend cannot (zero: never); entries
  *                     are kept this much longer than their TTL
+ * @param staleWhileRevalidate how long past its TTL an entry answers at once while one background call refreshes it
+ *                             (zero: never); entries are kept for their TTL plus the longer of the two windows
  */
 public record ExactCacheSettings(ExactStore store, String redisUri, Duration ttl, Duration timeout, long maxBytes,
                                  Duration l1Ttl, long l1MaxBytes, long compressAboveBytes, int redisQueueSize,
-                                 Optional<SigningKey> signingKey, StoreHealthSettings health, Duration staleIfError) {
+                                 Optional<SigningKey> signingKey, StoreHealthSettings health, Duration staleIfError,
+                                 Duration staleWhileRevalidate) {
 
     public ExactCacheSettings {
         Objects.requireNonNull(store, "store");
@@ -39,6 +42,19 @@ public record ExactCacheSettings(ExactStore store, String redisUri, Duration ttl
         if (staleIfError.isNegative()) {
             throw new IllegalArgumentException("staleIfError must not be negative, was " + staleIfError);
         }
+        Objects.requireNonNull(staleWhileRevalidate, "staleWhileRevalidate");
+        if (staleWhileRevalidate.isNegative()) {
+            throw new IllegalArgumentException("staleWhileRevalidate must not be negative, was "
+                    + staleWhileRevalidate);
+        }
+    }
+
+    /** These settings without {@code stale_while_revalidate}. */
+    public ExactCacheSettings(ExactStore store, String redisUri, Duration ttl, Duration timeout, long maxBytes,
+                              Duration l1Ttl, long l1MaxBytes, long compressAboveBytes, int redisQueueSize,
+                              Optional<SigningKey> signingKey, StoreHealthSettings health, Duration staleIfError) {
+        this(store, redisUri, ttl, timeout, maxBytes, l1Ttl, l1MaxBytes, compressAboveBytes, redisQueueSize,
+                signingKey, health, staleIfError, CacheKeys.STALE_WHILE_REVALIDATE.fallback());
     }
 
     /** These settings without a stale window. */
@@ -70,6 +86,6 @@ public record ExactCacheSettings(ExactStore store, String redisUri, Duration ttl
                 CacheKeys.EXACT_TTL.fallback(), CacheKeys.TIMEOUT.fallback(), CacheKeys.MAX_BYTES.fallback(),
                 CacheKeys.L1_TTL.fallback(), CacheKeys.L1_MAX_BYTES.fallback(), CacheKeys.COMPRESS_ABOVE.fallback(),
                 CacheKeys.REDIS_QUEUE_SIZE.fallback(), CacheKeys.SIGNING_KEY.fallback(), StoreHealthSettings.defaults(),
-                CacheKeys.STALE_IF_ERROR.fallback());
+                CacheKeys.STALE_IF_ERROR.fallback(), CacheKeys.STALE_WHILE_REVALIDATE.fallback());
     }
 }

@@ -26,12 +26,13 @@ import java.util.Set;
  *                    ({@code previous_response_id}, {@code conversation}, a stored {@code prompt}, item
  *                    references) are cached too; off by default, as that state may change or be gone
  * @param staleIfError overrides {@code cache.exact.stale_if_error} for this route (zero turns it off here)
+ * @param staleWhileRevalidate overrides {@code cache.exact.stale_while_revalidate} for this route (zero: off here)
  */
 public record RouteCache(boolean exact, boolean semantic, Optional<Duration> ttl, Optional<String> context,
                          Normalize normalize, boolean shared, boolean nondeterministic, boolean keyOnUser,
                          Set<String> storeFinishReasons, Embed embed, int semanticMaxTurns,
                          Optional<Double> threshold, SensitiveMode sensitive, boolean serverState,
-                         Optional<Duration> staleIfError) {
+                         Optional<Duration> staleIfError, Optional<Duration> staleWhileRevalidate) {
 
     /** The finish reasons a route may allow to be stored (the OpenAI ones). */
     public static final Set<String> FINISH_REASONS = Set.copyOf(RouteKeys.FINISH_REASONS);
@@ -58,6 +59,21 @@ public record RouteCache(boolean exact, boolean semantic, Optional<Duration> ttl
         if (staleIfError.isPresent() && staleIfError.get().isNegative()) {
             throw new IllegalArgumentException("staleIfError must not be negative, was " + staleIfError.get());
         }
+        Objects.requireNonNull(staleWhileRevalidate, "staleWhileRevalidate");
+        if (staleWhileRevalidate.isPresent() && staleWhileRevalidate.get().isNegative()) {
+            throw new IllegalArgumentException("staleWhileRevalidate must not be negative, was "
+                    + staleWhileRevalidate.get());
+        }
+    }
+
+    /** With the policy's {@code stale_while_revalidate}. */
+    public RouteCache(boolean exact, boolean semantic, Optional<Duration> ttl, Optional<String> context,
+                      Normalize normalize, boolean shared, boolean nondeterministic, boolean keyOnUser,
+                      Set<String> storeFinishReasons, Embed embed, int semanticMaxTurns, Optional<Double> threshold,
+                      SensitiveMode sensitive, boolean serverState, Optional<Duration> staleIfError) {
+        this(exact, semantic, ttl, context, normalize, shared, nondeterministic, keyOnUser, storeFinishReasons, embed,
+                semanticMaxTurns, threshold, sensitive, serverState, staleIfError,
+                RouteKeys.STALE_WHILE_REVALIDATE.fallback());
     }
 
     /** With the policy's {@code stale_if_error}. */
@@ -97,6 +113,7 @@ public record RouteCache(boolean exact, boolean semantic, Optional<Duration> ttl
                 RouteKeys.NONDETERMINISTIC.fallback(), RouteKeys.KEY_ON_USER.fallback(),
                 RouteKeys.STORE_FINISH_REASONS.fallback(), RouteKeys.EMBED.fallback(),
                 RouteKeys.SEMANTIC_MAX_TURNS.fallback(), RouteKeys.THRESHOLD.fallback(), RouteKeys.SENSITIVE.fallback(),
-                RouteKeys.SERVER_STATE.fallback(), RouteKeys.STALE_IF_ERROR.fallback());
+                RouteKeys.SERVER_STATE.fallback(), RouteKeys.STALE_IF_ERROR.fallback(),
+                RouteKeys.STALE_WHILE_REVALIDATE.fallback());
     }
 }

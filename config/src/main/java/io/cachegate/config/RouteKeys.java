@@ -47,6 +47,10 @@ final class RouteKeys {
     static final Key<Optional<Duration>> STALE_IF_ERROR = Key.optionalDuration("stale_if_error",
             "that of cache.exact.stale_if_error", Duration.ZERO, CacheKeys.MAX_STALE,
             "how long past its TTL an entry of this route may answer when the backend fails; 0s: off for the route");
+    static final Key<Optional<Duration>> STALE_WHILE_REVALIDATE = Key.optionalDuration("stale_while_revalidate",
+            "that of cache.exact.stale_while_revalidate", Duration.ZERO, CacheKeys.MAX_STALE,
+            "how long past its TTL an entry of this route answers at once while one background call refreshes it; "
+                    + "0s: off for the route");
     static final Key<Optional<String>> CONTEXT = Key.optional("context", "none",
             "mixed into the key: answers depend on this data version");
     static final Key<Normalize> NORMALIZE = Key.choice("normalize", Normalize.NONE, false,
@@ -77,7 +81,7 @@ final class RouteKeys {
     static final Section MATCH = Section.mapping("match", "which requests the route serves",
             MATCH_MODEL, MATCH_TENANT, MATCH_PATH);
     static final Section CACHE = Section.mapping("cache", "the route's cache behaviour",
-            EXACT, SEMANTIC, TTL, STALE_IF_ERROR, CONTEXT, NORMALIZE, SHARED, NONDETERMINISTIC, KEY_ON_USER, STORE_FINISH_REASONS,
+            EXACT, SEMANTIC, TTL, STALE_IF_ERROR, STALE_WHILE_REVALIDATE, CONTEXT, NORMALIZE, SHARED, NONDETERMINISTIC, KEY_ON_USER, STORE_FINISH_REASONS,
             EMBED, SEMANTIC_MAX_TURNS, THRESHOLD, SENSITIVE, SERVER_STATE);
     static final Section SECTION = Section.list("routes", "first match wins; default: one catch-all route",
             BACKEND, FALLBACK, FALLBACK_MODEL, FALLBACKS, CLASS, DEFAULT_MAX_TOKENS, TOKENIZER).with(MATCH, CACHE)

@@ -124,6 +124,7 @@ final class RoutesReader {
                 cache.get(THRESHOLD),
                 cache.get(SENSITIVE),
                 cache.get(SERVER_STATE),
-                cache.get(RouteKeys.STALE_IF_ERROR));
+                cache.get(RouteKeys.STALE_IF_ERROR),
+                cache.get(RouteKeys.STALE_WHILE_REVALIDATE));
     }
 }

@@ -18,7 +18,7 @@ class AdmissionPolicyLoaderTest {
         Policy policy = TestPolicies.parse(BACKEND);
 
         assertThat(policy.admission()).isEqualTo(AdmissionPolicy.defaults());
-        assertThat(policy.admission().enabled()).isFalse();
+        assertThat(policy.admission().enabled()).as("on for any policy file (issue 32)").isTrue();
         assertThat(policy.admission().overload()).isEqualTo(new OverloadPolicy(Duration.ofSeconds(1),
                 Duration.ofMillis(250), 200_000, 50_000, Duration.ofSeconds(2), Duration.ofSeconds(10)));
         assertThat(policy.admission().initialDrainRate()).isEqualTo(1000.0);
@@ -151,7 +151,7 @@ class AdmissionPolicyLoaderTest {
         assertThat(policy.admission()).isEqualTo(new AdmissionPolicy(true,
                 new OverloadPolicy(Duration.ofMillis(500), Duration.ZERO, 1000, 10, Duration.ZERO,
                         Duration.ofMinutes(1)),
-                2500.5, Duration.ofMinutes(2), Duration.ofMillis(5), true));
+                2500.5, Duration.ofMinutes(2), Duration.ofMillis(5), true, true));
     }
 
     @Test
@@ -227,9 +227,11 @@ class AdmissionPolicyLoaderTest {
         assertThat(policy.classes().get("batch").pausable()).isTrue();
         assertThat(policy.tenants().get(1).classes()).containsExactly("batch");
         assertThat(policy.routes().get(0).fallbacks()).containsExactly(FallbackHop.of("small", "qwen2.5-0.5b"));
+        AdmissionPolicy defaults = AdmissionPolicy.defaults();
         assertThat(policy.admission())
-                .as("the example writes out every admission default")
-                .isEqualTo(AdmissionPolicy.defaults());
+                .as("the example writes out every admission default, so it names the prior")
+                .isEqualTo(new AdmissionPolicy(defaults.enabled(), defaults.overload(), defaults.initialDrainRate(),
+                        defaults.maxRetryAfter(), defaults.tick(), defaults.fairShare(), true));
     }
 
     @Test

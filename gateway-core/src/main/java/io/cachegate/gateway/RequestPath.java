@@ -12,6 +12,7 @@ import io.cachegate.gateway.cache.coalesce.Coalescer;
 import io.cachegate.gateway.cache.coalesce.FleetCoalesceStage;
 import io.cachegate.gateway.cache.embeddings.EmbeddingItemsStage;
 import io.cachegate.gateway.cache.exact.ExactCacheStage;
+import io.cachegate.gateway.cache.exact.Revalidations;
 import io.cachegate.gateway.cache.semantic.EarlyEmbedStage;
 import io.cachegate.gateway.cache.audit.HitAudits;
 import io.cachegate.gateway.cache.semantic.SemanticCache;
@@ -66,13 +67,27 @@ final class RequestPath {
         if (semantic != null && semantic.settings().embedEarly()) {
             stages.add(new EarlyEmbedStage(semantic));                          // embed while the exact lookup runs
         }
-        stages.add(new ExactCacheStage(store, coalescer));                     // L1/L2 lookup: HIT exact
+        List<Stage> missPath = missPath(services, store, semantic, keys, coalescer, backends, planner);
+        Revalidations revalidations = new Revalidations(new StageChain(missPath), services.metrics());
+        stages.add(new ExactCacheStage(store, coalescer, revalidations));      // L1/L2 lookup: HIT exact, STALE
         HitAudits audits = semantic == null ? null : new HitAudits(semantic.settings().audit(), semantic.evidence(),
                 semantic.embedder(), semantic.index(), store, backends, services.upstream(), policy.authRequired(),
                 services.metrics().audits());
         if (semantic != null) {
             stages.add(new SemanticCacheStage(semantic, store, audits, services.metrics())); // nearest: HIT semantic
         }
+        stages.addAll(missPath);
+        return new StageChain(stages);
+    }
+
+    /**
+     * The miss path, from coalescing to the relay: what a request no cache answered goes through, and what the
+     * background refresh of an entry served stale goes through too ({@link Revalidations}).
+     */
+    private static List<Stage> missPath(ProxyServices services, CacheStore store, SemanticCache semantic,
+                                        CacheKeys keys, Coalescer coalescer, Backends backends, ServePlanner planner) {
+        Policy policy = services.policy();
+        List<Stage> stages = new ArrayList<>();
         if (coalescer.fleet() != null) {
             stages.add(new FleetCoalesceStage(coalescer.fleet(), store,
                     policy.cache().fleet()));                                  // another gateway's: HIT, or claim
@@ -83,6 +98,6 @@ final class RequestPath {
         stages.add(new AdmissionStage(planner));                               // class queue: 429/503 Retry-After
         stages.add(new ReplicaChoiceStage());                                  // least-loaded / prefix affinity
         stages.add(new RelayStage(policy, services.upstream(), planner, services.metrics())); // upstream, retries
-        return new StageChain(stages);
+        return stages;
     }
 }

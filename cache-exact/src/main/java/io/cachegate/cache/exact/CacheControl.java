@@ -9,13 +9,14 @@ import java.util.OptionalLong;
  * The client's {@code Cache-Control} request directives the cache honours: {@code no-store} (neither
  * read nor write), {@code no-cache} (don't read, do write), {@code max-age=N} (read only entries
  * younger than N seconds), and {@code stale-if-error=N} (RFC 5861) or {@code max-stale[=N]} (RFC 9111): how far
- * past its TTL an entry may answer when the backend cannot, never further than the route's {@code stale_if_error}.
+ * past its TTL an entry may answer when the backend cannot, never further than the route's {@code stale_if_error};
+ * {@code stale-while-revalidate=N} (RFC 5861) narrows the route's {@code stale_while_revalidate} the same way.
  * Unknown directives and malformed values are ignored, never an error.
  *
  * @param maxStaleSeconds {@code max-stale}: 2^31 when it came without a value (any staleness)
  */
 public record CacheControl(boolean noStore, boolean noCache, OptionalLong maxAgeSeconds, OptionalLong maxStaleSeconds,
-                           OptionalLong staleIfErrorSeconds) {
+                           OptionalLong staleIfErrorSeconds, OptionalLong staleWhileRevalidateSeconds) {
 
     /** No header: read and write as the route allows. */
     public static final CacheControl NONE = new CacheControl(false, false, OptionalLong.empty());
@@ -27,10 +28,16 @@ public record CacheControl(boolean noStore, boolean noCache, OptionalLong maxAge
         this(noStore, noCache, maxAgeSeconds, OptionalLong.empty(), OptionalLong.empty());
     }
 
+    /** Without {@code stale-while-revalidate}. */
+    public CacheControl(boolean noStore, boolean noCache, OptionalLong maxAgeSeconds, OptionalLong maxStaleSeconds,
+                        OptionalLong staleIfErrorSeconds) {
+        this(noStore, noCache, maxAgeSeconds, maxStaleSeconds, staleIfErrorSeconds, OptionalLong.empty());
+    }
+
     /**
      * Parses a header value; several {@code Cache-Control} headers are passed joined with commas.
-     * Names are case-insensitive; with several {@code max-age}, {@code max-stale} or {@code stale-if-error} the
-     * smallest wins (the strictest).
+     * Names are case-insensitive; with several {@code max-age}, {@code max-stale}, {@code stale-if-error} or {@code
+     * stale-while-revalidate} the smallest wins (the strictest).
      */
     public static CacheControl parse(String headerValue) {
         if (headerValue == null || headerValue.isBlank()) {
@@ -41,6 +48,7 @@ public record CacheControl(boolean noStore, boolean noCache, OptionalLong maxAge
         long maxAge = -1;
         long maxStale = -1;
         long staleIfError = -1;
+        long staleWhileRevalidate = -1;
         for (String directive : split(headerValue)) {
             int eq = directive.indexOf('=');
             String name = (eq < 0 ? directive : directive.substring(0, eq)).strip().toLowerCase(Locale.ROOT);
@@ -53,12 +61,15 @@ public record CacheControl(boolean noStore, boolean noCache, OptionalLong maxAge
                         eq < 0 ? MAX_DELTA_SECONDS : deltaSeconds(directive.substring(eq + 1)));
                 case "stale-if-error" -> staleIfError = smallest(staleIfError,
                         eq < 0 ? -1 : deltaSeconds(directive.substring(eq + 1)));
+                case "stale-while-revalidate" -> staleWhileRevalidate = smallest(staleWhileRevalidate,
+                        eq < 0 ? -1 : deltaSeconds(directive.substring(eq + 1)));
                 default -> {
                     // Unknown or irrelevant to a request (only-if-cached, min-fresh, ...): ignored.
                 }
             }
         }
-        return new CacheControl(noStore, noCache, optional(maxAge), optional(maxStale), optional(staleIfError));
+        return new CacheControl(noStore, noCache, optional(maxAge), optional(maxStale), optional(staleIfError),
+                optional(staleWhileRevalidate));
     }
 
     /**
@@ -68,7 +79,21 @@ public record CacheControl(boolean noStore, boolean noCache, OptionalLong maxAge
      * max-age} (RFC 9111: then no stale answer).
      */
     public long staleIfErrorMillis(long policyMillis) {
-        OptionalLong client = staleIfErrorSeconds.isPresent() ? staleIfErrorSeconds : maxStaleSeconds;
+        return narrowed(staleIfErrorSeconds, policyMillis);
+    }
+
+    /**
+     * How long past its TTL an entry may answer this request at once while one background call refreshes it, given
+     * the route's {@code stale_while_revalidate} ({@code policyMillis}): as {@link #staleIfErrorMillis}, with the
+     * client's {@code stale-while-revalidate} in place of its {@code stale-if-error}.
+     */
+    public long staleWhileRevalidateMillis(long policyMillis) {
+        return narrowed(staleWhileRevalidateSeconds, policyMillis);
+    }
+
+    /** The policy's window narrowed by the client's own directive, else by its {@code max-stale}; never widened. */
+    private long narrowed(OptionalLong directive, long policyMillis) {
+        OptionalLong client = directive.isPresent() ? directive : maxStaleSeconds;
         if (client.isPresent()) {
             return Math.min(policyMillis, client.getAsLong() * 1000);
         }

@@ -91,4 +91,24 @@ class CacheControlTest {
         assertThat(CacheControl.parse("max-age=60, max-stale=120").staleIfErrorMillis(600_000)).isEqualTo(120_000);
         assertThat(CacheControl.parse("max-age=60, stale-if-error=30").staleIfErrorMillis(600_000)).isEqualTo(30_000);
     }
+
+    @Test
+    void staleWhileRevalidateMillis_clientDirective_narrowsButNeverWidensThePolicy() {
+        assertThat(CacheControl.NONE.staleWhileRevalidateMillis(60_000)).isEqualTo(60_000);
+        assertThat(CacheControl.parse("stale-while-revalidate=10").staleWhileRevalidateMillis(60_000))
+                .isEqualTo(10_000);
+        assertThat(CacheControl.parse("stale-while-revalidate=3600").staleWhileRevalidateMillis(60_000))
+                .isEqualTo(60_000);
+        assertThat(CacheControl.parse("stale-while-revalidate=0").staleWhileRevalidateMillis(60_000)).isZero();
+        assertThat(CacheControl.parse("stale-while-revalidate=5, stale-while-revalidate=20")
+                .staleWhileRevalidateMillis(60_000)).as("the smallest of several").isEqualTo(5_000);
+        assertThat(CacheControl.parse("max-stale=20").staleWhileRevalidateMillis(60_000)).isEqualTo(20_000);
+        assertThat(CacheControl.parse("max-age=60").staleWhileRevalidateMillis(60_000)).isZero();
+        assertThat(CacheControl.parse("stale-while-revalidate=30").staleWhileRevalidateMillis(0))
+                .as("the policy's off").isZero();
+        // Each window is narrowed by its own directive only.
+        CacheControl both = CacheControl.parse("stale-if-error=100, stale-while-revalidate=7");
+        assertThat(both.staleIfErrorMillis(600_000)).isEqualTo(100_000);
+        assertThat(both.staleWhileRevalidateMillis(600_000)).isEqualTo(7_000);
+    }
 }

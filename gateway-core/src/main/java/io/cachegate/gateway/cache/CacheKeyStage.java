@@ -93,7 +93,8 @@ public final class CacheKeyStage implements Stage {
         double threshold = query == null ? 0 : threshold(x.header(GatewayHeaders.X_CACHE_THRESHOLD));
         x.set(CacheableRequest.KEY, new CacheableRequest(dialect, parsed.body(), routePolicy, x.tenant(), key, decision,
                 control, keyContext, ttl, tags, query, threshold,
-                routeCache.staleIfError().orElse(policy.cache().exact().staleIfError())));
+                new StaleWindows(routeCache.staleIfError().orElse(policy.cache().exact().staleIfError()),
+                        routeCache.staleWhileRevalidate().orElse(policy.cache().exact().staleWhileRevalidate()))));
         next.proceed(x);
     }
 

@@ -35,7 +35,7 @@ public final class CacheableRequest {
     private final Set<String> tags;
     private final SemanticQuery query;
     private final double requestThreshold;
-    private final Duration staleIfError;
+    private final StaleWindows staleWindows;
     // Read on the store's thread by the write-back, which a speculative call's answer may reach first.
     private volatile float[] vector;
     private volatile Consumer<CacheEntry> afterStore;
@@ -46,7 +46,7 @@ public final class CacheableRequest {
 
     CacheableRequest(Dialect dialect, ObjectNode body, RouteCachePolicy routePolicy, String tenant, CacheKey key,
                      CacheDecision decision, CacheControl control, String context, Duration ttl, Set<String> tags,
-                     SemanticQuery query, double requestThreshold, Duration staleIfError) {
+                     SemanticQuery query, double requestThreshold, StaleWindows staleWindows) {
         this.dialect = dialect;
         this.body = body;
         this.routePolicy = routePolicy;
@@ -59,7 +59,7 @@ public final class CacheableRequest {
         this.tags = tags;
         this.query = query;
         this.requestThreshold = requestThreshold;
-        this.staleIfError = staleIfError;
+        this.staleWindows = staleWindows;
     }
 
     /**
@@ -70,13 +70,13 @@ public final class CacheableRequest {
         String privateContext = context + "\u0000private\u0000" + tenant + "\u0000" + owner;
         CacheKey own = keys.key(dialect, body, routePolicy, tenant, key.modelVersion(), privateContext);
         return new CacheableRequest(dialect, body, routePolicy, tenant, own, decision, control, privateContext, ttl,
-                tags, null, 0, staleIfError);
+                tags, null, 0, staleWindows);
     }
 
     /** This request without its semantic query: the exact cache only. */
     CacheableRequest withoutSemantic() {
         return new CacheableRequest(dialect, body, routePolicy, tenant, key, decision, control, context, ttl, tags,
-                null, 0, staleIfError);
+                null, 0, staleWindows);
     }
 
     public CacheKey key() {
@@ -99,10 +99,36 @@ public final class CacheableRequest {
 
     /**
      * How long past its TTL an entry of this request's route may answer when the backend cannot
-     * ({@code stale_if_error}, the route's or the policy's); zero when never. Entries are kept that much longer.
+     * ({@code stale_if_error}, the route's or the policy's); zero when never.
      */
     public Duration staleIfError() {
-        return staleIfError;
+        return staleWindows.ifError();
+    }
+
+    /**
+     * How long past its TTL an entry of this request's route answers at once while one background call refreshes it
+     * ({@code stale_while_revalidate}, the route's or the policy's); zero when never.
+     */
+    public Duration staleWhileRevalidate() {
+        return staleWindows.whileRevalidate();
+    }
+
+    /** How long past its TTL the store keeps this request's answer: the longer stale window. */
+    public Duration staleKeep() {
+        return staleWindows.keep();
+    }
+
+    /**
+     * This request as its background refresh makes it ({@code stale_while_revalidate}): the policy's rules without the
+     * client's {@code Cache-Control}, no cache consulted, and {@code stale}, the entry it refreshes, left for requests
+     * that find the refresh in flight.
+     */
+    public CacheableRequest forRefresh(CacheEntry stale) {
+        CacheableRequest refresh = new CacheableRequest(dialect, body, routePolicy, tenant, key, decision,
+                CacheControl.NONE, context, ttl, tags, query, requestThreshold, staleWindows);
+        refresh.lookupsDone = true;
+        refresh.staleEntry = stale;
+        return refresh;
     }
 
     public Set<String> tags() {

@@ -45,6 +45,9 @@ import java.util.Optional;
  */
 public final class CachedAnswerWriter {
 
+    /** The reason a stale answer served while its entry is refreshed gives (header, metrics, access log). */
+    public static final String REVALIDATING = "revalidating";
+
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final AsciiString EXACT = AsciiString.cached("exact");
     private static final AsciiString SEMANTIC = AsciiString.cached("semantic");
@@ -107,6 +110,20 @@ public final class CachedAnswerWriter {
      * @param cause why the backend could not answer (see {@code ErrorKind.outage})
      */
     public static boolean stale(Exchange x, CacheEntry entry, long lookupNanos, String cause, long pastTtlMillis) {
+        return stale(x, entry, lookupNanos, "if-error", cause, pastTtlMillis);
+    }
+
+    /**
+     * Answers {@code x} from {@code entry}, an exact entry past its TTL, at once while one background call refreshes
+     * it ({@code stale_while_revalidate}): as {@link #stale(Exchange, CacheEntry, long, String, long)}, with {@code
+     * X-Cache-Stale: while-revalidate; reason=revalidating; past-ttl=N}.
+     */
+    public static boolean revalidating(Exchange x, CacheEntry entry, long lookupNanos, long pastTtlMillis) {
+        return stale(x, entry, lookupNanos, "while-revalidate", REVALIDATING, pastTtlMillis);
+    }
+
+    private static boolean stale(Exchange x, CacheEntry entry, long lookupNanos, String directive, String cause,
+                                 long pastTtlMillis) {
         Optional<List<byte[]>> events = Optional.empty();
         if (x.parsed().stream()) {
             events = replay(x.parsed().endpoint().dialect(), entry, x.parsed().includeUsage());
@@ -119,7 +136,7 @@ public final class CachedAnswerWriter {
         long nowMillis = x.ticker().wallMillis();
         x.record().stale(cause, entry.originRequestId(), Math.max(0, nowMillis - entry.createdAtMillis()),
                 entry.promptTokens(), entry.completionTokens(), entry.originSpan());
-        x.responseHeader(GatewayHeaders.X_CACHE_STALE, "if-error; reason=" + cause + "; past-ttl="
+        x.responseHeader(GatewayHeaders.X_CACHE_STALE, directive + "; reason=" + cause + "; past-ttl="
                 + Math.max(0, pastTtlMillis / 1000));
         write(x.answer(), entry, events, x.requestId(), x.keepAlive(), x.elapsedNanos(), nowMillis, lookupNanos,
                 null, GatewayHeaders.STALE);

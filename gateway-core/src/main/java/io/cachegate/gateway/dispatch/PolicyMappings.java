@@ -61,6 +61,7 @@ final class PolicyMappings {
         AdmissionSettings.Builder builder = AdmissionSettings.builder()
                 .overload(policy.overload())
                 .initialDrainRate(policy.initialDrainRate())
+                .shedOnPrior(policy.initialDrainRateSet())
                 .maxRetryAfter(policy.maxRetryAfter())
                 .fairShare(policy.fairShare())
                 .capacityRequests((int) Math.min(Integer.MAX_VALUE - 1, capacity));

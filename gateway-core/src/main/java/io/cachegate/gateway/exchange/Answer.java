@@ -50,6 +50,7 @@ public final class Answer {
     private int status;
     private boolean closeAfter;
     private boolean discarding;
+    private boolean detached;
     /** A decorator holds a part that must leave before the connection's next exchange starts. */
     private boolean held;
     private Runnable afterSent;
@@ -129,6 +130,12 @@ public final class Answer {
         discarding = true;
     }
 
+    /** No client ever waits for this answer ({@link Exchange#detach}): discarded, and the connection left alone. */
+    void detach() {
+        discarding = true;
+        detached = true;
+    }
+
     /** This answer's successful body comes from {@code rewriter} instead of its writer (see {@link BodyRewrite}). */
     public void rewrite(BodyRewrite.Rewriter rewriter) {
         rewrite = new BodyRewrite(this, rewriter);
@@ -201,7 +208,7 @@ public final class Answer {
         ChannelFuture written = write(last);
         ctx.flush();
         written.addListener((ChannelFutureListener) f -> {
-            if (!f.isSuccess() || closeAfter) {
+            if (!detached && (!f.isSuccess() || closeAfter)) { // a detached answer never touches the connection
                 f.channel().close();
             }
         });

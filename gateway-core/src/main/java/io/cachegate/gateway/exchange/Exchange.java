@@ -57,6 +57,7 @@ public final class Exchange {
     private StandIn standIn;
     private boolean cancelled;
     private boolean done;
+    private boolean detached;
 
     /**
      * Takes ownership of {@code request}; {@code onDone} runs once when the exchange finishes, however.
@@ -278,6 +279,15 @@ public final class Exchange {
         return done;
     }
 
+    /**
+     * No client waits for this exchange's answer (a background refresh started on another request's connection): what
+     * it writes reaches its taps only, and nothing it does closes that connection.
+     */
+    public void detach() {
+        detached = true;
+        answer.detach();
+    }
+
     /** Runs {@code task} on the exchange's loop (after an async step): a client error is answered, a bug a 500. */
     public void resume(Runnable task) {
         ctx.executor().execute(() -> run(task));
@@ -353,7 +363,9 @@ public final class Exchange {
         }
         if (cancelHook != null) {
             cancel();
-            ctx.close();
+            if (!detached) {
+                ctx.close();
+            }
             return;
         }
         answer.abort();

@@ -168,6 +168,17 @@ public final class GatewayMetrics implements AutoCloseable {
                 .increment();
     }
 
+    /**
+     * A background refresh of an entry served stale ({@code stale_while_revalidate}) ended: {@code refreshed} (this
+     * gateway's call answered), {@code shared} (another request's or gateway's call did), {@code failed}, or {@code
+     * dropped} (too many refreshes running: none started).
+     */
+    public void cacheRevalidated(String route, String outcome) {
+        counters.get("cachegate.cache.revalidations", "Background refreshes of exact entries served stale while they "
+                + "revalidate (stale_while_revalidate), by route and outcome", "route", route, "outcome", outcome)
+                .increment();
+    }
+
     public void cachePurged(long entries) {
         counters.get("cachegate.cache.purges", "Purge calls").increment();
         counters.get("cachegate.cache.purged.entries", "Entries removed by purges").increment(entries);

@@ -102,8 +102,9 @@ public final class RequestMetrics implements ExchangeObserver {
         if (r.layer() != null) {
             hit(r, route, x.tenant());
         } else if (r.staleCause() != null) {
-            counters.get("cachegate.cache.stale", "Answers served from an exact entry past its TTL because the "
-                    + "backend could not answer (stale_if_error), by route and reason", "route", route,
+            counters.get("cachegate.cache.stale", "Answers served from an exact entry past its TTL, while it is "
+                    + "refreshed (stale_while_revalidate) or because the backend could not answer (stale_if_error), by "
+                    + "route and reason", "route", route,
                     "reason", r.staleCause()).increment();
         } else if (r.isMiss()) {
             counters.get("cachegate.cache.misses", "Cacheable requests not found in the cache", "route", route)

@@ -22,6 +22,7 @@ class ReplicaChoiceStageTest {
                 urls: ["http://replica-a:8000", "http://replica-b:8000"]
                 model_version: "llama@1"
                 health: {failures_to_eject: 1, eject_for: 7s}
+            admission: {enabled: false} # the replica stage chooses; admission on would have leased one already
             """);
 
     private final Exchanges exchanges = new Exchanges(POLICY);

@@ -53,8 +53,8 @@ final class AnswerCapture implements ResponseTap {
      * @param afterStore runs with the entry once it was written (on the store's thread): the semantic write-back
      * @param retarget the target for an answer from a fallback (backend, model): its own key, or empty when it
      *                 cannot be keyed (its model version is unknown) and is not stored
-     * @param staleFor how long past its TTL the entry may answer when the backend cannot (zero: never); the store
-     *                 keeps it that much longer
+     * @param staleFor how long past its TTL the entry may still answer (the longer of {@code stale_if_error} and
+     *                 {@code stale_while_revalidate}; zero: never); the store keeps it that much longer
      */
     record Target(CacheStore store, CacheKey key, Duration ttl, Set<String> tags, EntryAccess access,
                   String originId, Set<String> storeFinishReasons, Consumer<CacheEntry> afterStore,

@@ -57,7 +57,7 @@ public final class CaptureStage implements Stage {
         }
         EntryAccess access = EntryAccess.of(x);
         AnswerCapture.Target base = new AnswerCapture.Target(store, c.key(), c.ttl(), c.tags(), access,
-                RequestIds.gatewayId(x), c.storeFinishReasons(), c.staleIfError());
+                RequestIds.gatewayId(x), c.storeFinishReasons(), c.staleKeep());
         AnswerCapture.Target target = base.retarget((backend, model) -> keys.keyAnsweredBy(c, backend, model)
                 .map(base::movedTo));
         if (writeBack != null && c.query() != null) {

@@ -155,6 +155,11 @@ public final class SharedAnswer implements ResponseTap {
         return mayRead && acceptsAgeMillis.test(Math.max(0, ticker.wallMillis() - completedAtMillis));
     }
 
+    /** True while the answer is being generated: neither complete nor ended badly. */
+    public synchronized boolean generating() {
+        return !overflowed && (state == State.WAITING || state == State.STREAMING);
+    }
+
     synchronized int pieceCount() {
         return pieces.size();
     }

@@ -21,17 +21,26 @@ import java.util.concurrent.CompletableFuture;
  * client's {@code Cache-Control} accepts. The store failing (Redis down or slow) is never an error: the request is a
  * miss that no cache answers but that still coalesces with identical ones. A request whose identical answer is being
  * generated right now skips the lookup: that answer is the freshest there is, and the coalescing stage will follow it.
- * An entry past its TTL but within the request's stale window does not answer: it stands by for the backend's failure
- * ({@link StaleIfError}).
+ * An entry past its TTL within the request's {@code stale_while_revalidate} window answers at once ({@code X-Cache:
+ * STALE}) while one background call refreshes it ({@link Revalidations}); one only within its {@code stale_if_error}
+ * window does not answer: it stands by for the backend's failure ({@link StaleIfError}).
  */
 public final class ExactCacheStage implements Stage {
 
     private final CacheStore store;
     private final Coalescer coalescer;
+    private final Revalidations revalidations;
 
+    /** Without background refreshes: an entry past its TTL never answers while the backend does. */
     public ExactCacheStage(CacheStore store, Coalescer coalescer) {
+        this(store, coalescer, null);
+    }
+
+    /** @param revalidations where entries served stale are refreshed, or null for never */
+    public ExactCacheStage(CacheStore store, Coalescer coalescer, Revalidations revalidations) {
         this.store = store;
         this.coalescer = coalescer;
+        this.revalidations = revalidations;
     }
 
     /** None from the chain: the trace's {@code cache.exact.lookup} span is the store lookup's own, from the record. */
@@ -50,6 +59,10 @@ public final class ExactCacheStage implements Stage {
         SharedAnswer flight = c.decision().write()
                 ? coalescer.inFlight(c.key(), x.parsed().stream(), x.parsed().includeUsage()) : null;
         if (flight != null && CoalesceStage.servable(x, c, flight)) {
+            if (flight.staleEntry() != null && flight.generating()
+                    && revalidating(x, c, flight.staleEntry(), 0, false)) {
+                return; // the call in flight refreshes the entry: this request need not wait for it
+            }
             if (flight.staleEntry() != null && c.decision().read()) {
                 standBy(x, c, flight.staleEntry(), 0); // the leader's lookup found it: it stands in here too
             }
@@ -99,7 +112,7 @@ public final class ExactCacheStage implements Stage {
         if (entry.isPresent() && EntryAccess.of(x).mayRead(entry.get())) {
             CacheEntry found = entry.get();
             long now = x.ticker().wallMillis();
-            Freshness freshness = Freshness.of(found, now, staleWindowMillis(c));
+            Freshness freshness = Freshness.of(found, now, Math.max(staleWindowMillis(c), revalidateWindowMillis(c)));
             if (freshness == Freshness.FRESH && c.control().accepts(now - found.createdAtMillis())) {
                 if (CachedAnswerWriter.answer(x, found, lookupNanos, null)) {
                     c.dropEarlyVector();
@@ -110,11 +123,36 @@ public final class ExactCacheStage implements Stage {
                 return;
             }
             if (freshness == Freshness.STALE) {
+                if (revalidating(x, c, found, lookupNanos, true)) {
+                    return;
+                }
                 standBy(x, c, found, lookupNanos);
             }
         }
         x.record().exactLookup(LookupStatus.MISS);
         next.proceed(x);
+    }
+
+    /**
+     * Answers {@code x} at once from {@code stale}, an entry past its TTL, when it is within the request's {@code
+     * stale_while_revalidate} window, and (with {@code refresh}) starts the entry's background refresh first; false
+     * when the window, the entry's labels or a stream's replay do not allow it. Only for a request whose answer would
+     * be stored: the refresh writes what a miss would.
+     */
+    private boolean revalidating(Exchange x, CacheableRequest c, CacheEntry stale, long lookupNanos, boolean refresh) {
+        if (revalidations == null || !c.decision().read() || !c.decision().write()) {
+            return false;
+        }
+        long now = x.ticker().wallMillis();
+        if (Freshness.of(stale, now, revalidateWindowMillis(c)) != Freshness.STALE
+                || !EntryAccess.of(x).mayRead(stale) || !CachedAnswerWriter.canAnswer(x, stale)) {
+            return false;
+        }
+        if (refresh) {
+            revalidations.refresh(x, c, stale);
+        }
+        c.endLookups();
+        return CachedAnswerWriter.revalidating(x, stale, lookupNanos, Freshness.pastTtlMillis(stale, now));
     }
 
     /**
@@ -136,5 +174,13 @@ public final class ExactCacheStage implements Stage {
      */
     static long staleWindowMillis(CacheableRequest c) {
         return c.control().staleIfErrorMillis(c.staleIfError().toMillis());
+    }
+
+    /**
+     * How long past its TTL an entry may answer this request at once while it is refreshed: the route's {@code
+     * stale_while_revalidate}, narrowed by the client's {@code Cache-Control}.
+     */
+    static long revalidateWindowMillis(CacheableRequest c) {
+        return c.control().staleWhileRevalidateMillis(c.staleWhileRevalidate().toMillis());
     }
 }
