@@ -108,10 +108,11 @@ final class BenchPrefixAffinityCommand extends Scenario {
 
     /**
      * One workload through one fleet of gateways; for kv_aware also how far the gateways' KV index was from the
-     * replicas' own count after the run (the largest relative error over gateways and replicas) and the event lag p99.
+     * replicas' own count after the run (the largest relative error over gateways and replicas), the event lag p99,
+     * and how long a gateway started after the run took, from its listener up, to hold 90% of the replicas' blocks.
      */
     record Run(String workload, Config config, BenchReport report, List<BenchScrapes.SimStats> replicas,
-               double indexError, double eventLagP99Ms) {
+               double indexError, double eventLagP99Ms, double lateGatewayMs) {
 
         String balance() {
             return config.balance();
@@ -256,6 +257,7 @@ final class BenchPrefixAffinityCommand extends Scenario {
             }
             double indexError = Double.NaN;
             double lag = Double.NaN;
+            double lateMs = Double.NaN;
             if (balance.equals("kv_aware")) {
                 indexError = 0;
                 lag = 0;
@@ -264,12 +266,15 @@ final class BenchPrefixAffinityCommand extends Scenario {
                     indexError = Math.max(indexError, accuracy.largestError());
                     lag = Math.max(lag, accuracy.lagP99Ms());
                 }
+                ChildGateway late = children.gateway(balance + "-late", List.of(), policy);
+                fleet.add(late);
+                lateMs = KvIndexAccuracy.lateGatewayMillis(http, late, sim);
             }
-            Run run = new Run(w.name(), config, report, stats, indexError, lag);
+            Run run = new Run(w.name(), config, report, stats, indexError, lag, lateMs);
             progress.info("TTFT mean %.1f ms, p90 %.1f ms; cached prompt share %.3f; requests per replica %s; "
-                            + "index error %.3f; event lag p99 %.1f ms; errors %s",
+                            + "index error %.3f; event lag p99 %.1f ms; a late gateway at 90%% after %.0f ms; errors %s",
                     report.firstByte().meanMs(), report.firstByte().p90Ms(), run.hitRate(),
-                    stats.stream().map(s -> Long.toString(s.requests())).toList(), indexError, lag,
+                    stats.stream().map(s -> Long.toString(s.requests())).toList(), indexError, lag, lateMs,
                     report.errorsByKind());
             return run;
         } finally {

@@ -40,6 +40,39 @@ record KvIndexAccuracy(double largestError, double lagP99Ms) {
         return new KvIndexAccuracy(largest, p99Ms(page));
     }
 
+    /**
+     * Milliseconds from {@code late}'s listener accepting connections to its index holding 90% of the replicas'
+     * blocks (polled every 20 ms, at most 30 s: NaN beyond).
+     */
+    static double lateGatewayMillis(HttpClient http, ChildGateway late, ChildSimulator sim)
+            throws IOException, InterruptedException {
+        LocalProcesses.awaitPort(late.uri().getPort());
+        long start = System.nanoTime();
+        long truth = 0;
+        for (URI replica : sim.uris()) {
+            truth += BenchScrapes.kvBlocks(http, replica);
+        }
+        while (System.nanoTime() - start < 30_000_000_000L) {
+            String page;
+            try {
+                page = BenchScrapes.get(http, late.admin().resolve("/metrics"));
+            } catch (IOException notYet) {
+                Thread.sleep(20);
+                continue;
+            }
+            double held = 0;
+            for (URI replica : sim.uris()) {
+                double blocks = BenchScrapes.metric(page, "cachegate_kv_index_blocks", "replica=\"" + replica + "\"");
+                held += Double.isNaN(blocks) ? 0 : blocks;
+            }
+            if (held >= 0.9 * truth) {
+                return (System.nanoTime() - start) / 1e6;
+            }
+            Thread.sleep(20);
+        }
+        return Double.NaN;
+    }
+
     /** The p99 of the lag histogram in {@code page}, in ms (summed over backends); NaN without samples. */
     static double p99Ms(String page) {
         Map<Double, Double> cumulative = new TreeMap<>();

@@ -2,6 +2,7 @@ package io.cachegate.kv;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -48,11 +49,12 @@ public final class KvEventSubscriber implements AutoCloseable {
     /**
      * A live replica answers a replay in milliseconds; one that is down must not hold up the other feeds for long
      * (they share this thread), so a silent replay socket is given up quickly and asked again later, less often
-     * each time (200 ms doubling to 30 s). A fresh DEALER each time: JeroMQ now and then loses the first request
+     * each time (200 ms doubling to 30 s); live batches of every feed wait meanwhile, so the wait is short (50 ms
+     * between replies). A fresh DEALER each time: JeroMQ now and then loses the first request
      * on a new connection (about 1 in 100 here), which the retry absorbs, and a reply that arrives late can never
      * be taken for the answer to a later request.
      */
-    private static final int REPLAY_TIMEOUT_MILLIS = 250;
+    private static final int REPLAY_TIMEOUT_MILLIS = 50;
     private static final long REPLAY_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
     private static final long REPLAY_RETRY_MAX_NANOS = TimeUnit.SECONDS.toNanos(30);
     static final Duration DEFAULT_CATCH_UP = Duration.ofSeconds(2);
@@ -177,7 +179,8 @@ public final class KvEventSubscriber implements AutoCloseable {
         KvEvent.Batch batch = apply(feed, seq, payload);
         feed.caughtUp = true;
         if (batch != null) {
-            long lag = Math.round((System.currentTimeMillis() / 1000.0 - batch.ts()) * 1e9);
+            Instant now = Instant.now(); // microseconds on Linux, as the publisher's time.time()
+            long lag = Math.round(((now.getEpochSecond() - batch.ts()) + now.getNano() / 1e9) * 1e9);
             listener.lag(feed, Math.max(0, lag));
         }
     }

@@ -147,7 +147,8 @@ public final class KvTestPublisher implements AutoCloseable {
         public byte[] pack() {
             try (MessageBufferPacker p = MessagePack.newDefaultBufferPacker()) {
                 p.packArrayHeader(3);
-                p.packDouble(System.currentTimeMillis() / 1000.0);
+                java.time.Instant now = java.time.Instant.now();
+                p.packDouble(now.getEpochSecond() + now.getNano() / 1e9);
                 p.packArrayHeader(events.size());
                 for (Object[] e : events) {
                     String type = (String) e[0];

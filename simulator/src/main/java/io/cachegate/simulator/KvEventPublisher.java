@@ -105,7 +105,7 @@ final class KvEventPublisher implements KvEventSink, AutoCloseable {
      */
     @Override
     public synchronized boolean publish(List<KvEvent> events) {
-        Batch batch = new Batch(nextSeq++, System.currentTimeMillis() / 1000.0, List.copyOf(events));
+        Batch batch = new Batch(nextSeq++, epochSeconds(), List.copyOf(events));
         if (!running || !queue.offer(batch)) {
             dropped.incrementAndGet();
             return false;
@@ -278,5 +278,11 @@ final class KvEventPublisher implements KvEventSink, AutoCloseable {
             return "127.0.0.1";
         }
         return host.contains(":") ? "[" + host + "]" : host;
+    }
+
+    /** Now in epoch seconds with microseconds (vLLM's {@code time.time()}): lag is measured in milliseconds. */
+    private static double epochSeconds() {
+        java.time.Instant now = java.time.Instant.now();
+        return now.getEpochSecond() + now.getNano() / 1e9;
     }
 }
