@@ -108,7 +108,39 @@ public final class HitEvidence {
     /** The estimated probability that {@code entryKey} rightly answers a query at {@code similarity}. */
     public double estimate(String pool, String entryKey, float similarity, double prior) {
         Calibration calibration = pools.get(pool);
-        double pooled = calibration == null ? prior : calibration.estimate(prior, strength.pool());
+        return entryEstimate(entryKey, similarity,
+                calibration == null ? prior : calibration.estimate(prior, strength.pool()));
+    }
+
+    /**
+     * The always-valid upper bound on the error rate of the candidates in {@code prior}'s bin of {@code pool}, from
+     * the verdicts filed there; 1 without any.
+     */
+    public double upperError(String pool, double prior, ErrorBound bound) {
+        Calibration calibration = pools.get(pool);
+        if (calibration == null) {
+            return 1;
+        }
+        long[] counts = calibration.counts(ProbabilityBins.of(prior));
+        return bound.upper(counts[1], counts[0] + counts[1]);
+    }
+
+    /** {right, wrong} verdicts filed in {@code prior}'s bin of {@code pool}. */
+    public long[] verdicts(String pool, double prior) {
+        Calibration calibration = pools.get(pool);
+        return calibration == null ? new long[2] : calibration.counts(ProbabilityBins.of(prior));
+    }
+
+    /** The scope of a budget's evidence: a route's verdicts are pooled per tenant. */
+    public static String scope(String route, String tenant) {
+        return tenant == null || tenant.isEmpty() ? route : route + '\u001f' + tenant;
+    }
+
+    /**
+     * {@code pooled}, the probability that an entry of the pool is right, read with {@code entryKey}'s own verdicts
+     * about its threshold.
+     */
+    public double entryEstimate(String entryKey, float similarity, double pooled) {
         EntryVerdicts verdicts;
         synchronized (entries) {
             verdicts = entries.get(entryKey);
@@ -181,6 +213,10 @@ public final class HitEvidence {
             } else {
                 wrong[ProbabilityBins.of(prior)]++;
             }
+        }
+
+        synchronized long[] counts(int bin) {
+            return new long[] {right[bin], wrong[bin]};
         }
 
         synchronized double estimate(double prior, double strength) {
