@@ -134,7 +134,7 @@ public final class SemanticCache implements AutoCloseable {
         if (budgeted()) {
             BudgetedDecision.Judgement judged = budgets.computeIfAbsent(threshold, t -> new BudgetedDecision(
                     LearnedDecision.bundled(t), new NeighbourhoodAgreement(evidence.answers()), evidence,
-                    settings.maxErrorRate())).judge(pool, text, neighbours, requestThreshold);
+                    settings.maxErrorRate(), settings.budgetDelta())).judge(pool, text, neighbours, requestThreshold);
             Optional<MatchDecision.Match> match = judged.served().map(BudgetedDecision.Candidate::match);
             return new Result(match, nearest(match, neighbours),
                     judged.served().map(BudgetedDecision.Candidate::prior).orElse(Double.NaN), judged.explore(),
@@ -155,6 +155,11 @@ public final class SemanticCache implements AutoCloseable {
     /** The error budget in force: 0 when the decision is static (by {@code max_error_rate: 0} or by its name). */
     public double maxErrorRate() {
         return budgeted() ? settings.maxErrorRate() : 0;
+    }
+
+    /** The error budget's confidence: 0 when it serves on the point estimate, or when there is no budget. */
+    public double budgetDelta() {
+        return budgeted() ? settings.budgetDelta() : 0;
     }
 
     /** The error budget refines the learned decision; {@code cosine} and {@code guarded} stay static. */
