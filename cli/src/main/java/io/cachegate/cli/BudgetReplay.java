@@ -83,15 +83,17 @@ final class BudgetReplay {
 
     /**
      * @param delta the bound's delta, 0 for the point estimate
+     * @param nested the bound's classes: nested (a bin and those above it) or one bin each
      * @param auditRate the share of hits audited
      * @param agreementFit another fit's agreement weights and bins, or null for the shipped ones
      */
-    Result run(double budget, double delta, double auditRate, double threshold, long seed, double[][] agreementFit) {
+    Result run(double budget, double delta, boolean nested, double auditRate, double threshold, long seed,
+               double[][] agreementFit) {
         HitEvidence evidence = new HitEvidence(Math.max(1, items.size()));
         NeighbourhoodAgreement agreement = agreementFit == null ? new NeighbourhoodAgreement(evidence.answers())
                 : new NeighbourhoodAgreement(evidence.answers(), agreementFit[0], agreementFit[1]);
         BudgetedDecision decision = new BudgetedDecision(LearnedDecision.bundled(threshold), agreement, evidence,
-                budget, delta);
+                budget, delta, nested);
         Random random = new Random(seed);
         boolean[] stored = new boolean[items.size()];
         int half = items.size() / 2;

@@ -146,6 +146,11 @@ final class EvalSemanticCommand implements Callable<Integer> {
                     + "(default ${DEFAULT-VALUE}).")
     List<Double> deltas;
 
+    @Option(names = "--classes", split = ",", defaultValue = "nested,bin",
+            description = "--replay's classes under a bound: nested (a bin of the prior with those above it) or bin "
+                    + "(each bin alone) (default ${DEFAULT-VALUE}).")
+    List<String> classes;
+
     @Option(names = "--stream-limit", defaultValue = "4000", description = "Requests per --replay stream (default ${DEFAULT-VALUE}).")
     int streamLimit;
 
@@ -268,11 +273,13 @@ final class EvalSemanticCommand implements Callable<Integer> {
                 BudgetReplay replayed = new BudgetReplay(items);
                 for (double budget : budgets) {
                     for (double delta : deltas) {
-                        BudgetReplay.Result r = replayed.run(budget, delta, auditRate, t, seed, fit);
+                      for (String kind : delta == 0 ? List.of("-") : classes) {
+                        BudgetReplay.Result r = replayed.run(budget, delta, "nested".equals(kind), auditRate, t, seed,
+                                fit);
                         Map<String, Object> row = new LinkedHashMap<>();
                         row.put("stream", spec);
                         row.put("budget", budget);
-                        row.put("rule", delta == 0 ? "estimate" : "bound delta " + delta);
+                        row.put("rule", delta == 0 ? "estimate" : kind + " " + delta);
                         row.put("requests", r.requests());
                         row.put("hit_rate", round(r.hitRate()));
                         row.put("wrong_rate", round(r.wrongRate()));
@@ -289,6 +296,7 @@ final class EvalSemanticCommand implements Callable<Integer> {
                                     100 * r.lastWrongRate(), r.lastWrongRate() > budget ? " OVER" : "", r.audits(),
                                     r.explored()));
                         }
+                      }
                     }
                 }
             }

@@ -73,6 +73,12 @@ public record SemanticCacheSettings(boolean enabled, SemanticStore store, double
                 qdrant, maxEntries, sweepInterval, embedder, audit, embedEarly, speculativeUpstream);
     }
 
+    /** These settings with another budget confidence and audits (the demo serves on the estimate and audits every hit). */
+    public SemanticCacheSettings withBudget(double delta, AuditSettings audits) {
+        return new SemanticCacheSettings(enabled, store, threshold, decision, maxErrorRate, delta, neighbours, ttl,
+                path, qdrant, maxEntries, sweepInterval, embedder, audits, embedEarly, speculativeUpstream);
+    }
+
     /** The embedding model, {@code bundled} or a file; the policy's older spelling of {@code embedder.model}. */
     public String model() {
         return embedder.model();

@@ -30,11 +30,12 @@ public final class BudgetedDecision {
     private final HitEvidence evidence;
     private final double maxErrorRate;
     private final ErrorBound bound;
+    private final boolean nested;
 
     /** The point-estimate rule (no bound). */
     public BudgetedDecision(LearnedDecision prior, NeighbourhoodAgreement agreement, HitEvidence evidence,
                             double maxErrorRate) {
-        this(prior, agreement, evidence, maxErrorRate, 0);
+        this(prior, agreement, evidence, maxErrorRate, 0, false);
     }
 
     /**
@@ -42,9 +43,11 @@ public final class BudgetedDecision {
      *              prior of a candidate whose answer no other neighbour shares
      * @param maxErrorRate the error budget, in (0, 0.5)
      * @param delta the probability that a bin's bound ever fails ({@link ErrorBound}), or 0 for the point estimate
+     * @param nested whether a candidate's class is "its bin or any above, down to the lowest within budget" (the
+     *               {@link ProbabilityBins#COUNT} nested classes share delta) rather than its bin alone
      */
     public BudgetedDecision(LearnedDecision prior, NeighbourhoodAgreement agreement, HitEvidence evidence,
-                            double maxErrorRate, double delta) {
+                            double maxErrorRate, double delta, boolean nested) {
         if (!(maxErrorRate > 0 && maxErrorRate < 0.5)) {
             throw new IllegalArgumentException("maxErrorRate must be in (0, 0.5), was " + maxErrorRate);
         }
@@ -52,7 +55,8 @@ public final class BudgetedDecision {
         this.agreement = Objects.requireNonNull(agreement, "agreement");
         this.evidence = Objects.requireNonNull(evidence, "evidence");
         this.maxErrorRate = maxErrorRate;
-        this.bound = delta == 0 ? null : new ErrorBound(maxErrorRate, delta);
+        this.bound = delta == 0 ? null : new ErrorBound(maxErrorRate, nested ? delta / ProbabilityBins.COUNT : delta);
+        this.nested = nested;
     }
 
     /**
@@ -95,7 +99,7 @@ public final class BudgetedDecision {
         if (bound == null) {
             return new Candidate(n, p, evidence.estimate(pool, n.entryKey(), n.similarity(), p), Double.NaN);
         }
-        double upper = evidence.upperError(pool, p, bound);
+        double upper = nested ? evidence.upperErrorNested(pool, p, bound) : evidence.upperError(pool, p, bound);
         return new Candidate(n, p, evidence.entryEstimate(n.entryKey(), n.similarity(), 1 - upper), upper);
     }
 

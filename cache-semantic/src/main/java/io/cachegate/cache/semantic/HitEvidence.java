@@ -125,6 +125,17 @@ public final class HitEvidence {
         return bound.upper(counts[1], counts[0] + counts[1]);
     }
 
+    /**
+     * The lowest upper bound among the nested classes that hold {@code prior}'s bin: "every candidate of {@code pool}
+     * whose prior is in bin j or above", for each j up to that bin. Serving a candidate when it is within the budget
+     * serves the class "bin j* or above" of the lowest such j*, whose error the bound covers; {@code bound} must
+     * carry delta / {@link ProbabilityBins#COUNT} for all the classes to hold at once. Computed once per new verdict.
+     */
+    public double upperErrorNested(String pool, double prior, ErrorBound bound) {
+        Calibration calibration = pools.get(pool);
+        return calibration == null ? 1 : calibration.nestedUpper(bound)[ProbabilityBins.of(prior)];
+    }
+
     /** {right, wrong} verdicts filed in {@code prior}'s bin of {@code pool}. */
     public long[] verdicts(String pool, double prior) {
         Calibration calibration = pools.get(pool);
@@ -208,11 +219,39 @@ public final class HitEvidence {
         private final long[] wrong = new long[ProbabilityBins.COUNT];
 
         synchronized void add(double prior, boolean r) {
+            nested = null;
             if (r) {
                 right[ProbabilityBins.of(prior)]++;
             } else {
                 wrong[ProbabilityBins.of(prior)]++;
             }
+        }
+
+        private double[] nested;
+        private ErrorBound nestedBound;
+
+        /** Per bin b: the lowest bound of the classes "bins j..COUNT-1" for j <= b; cached until the next verdict. */
+        synchronized double[] nestedUpper(ErrorBound bound) {
+            if (nested != null && nestedBound == bound) {
+                return nested;
+            }
+            double[] upper = new double[ProbabilityBins.COUNT];
+            long r = 0;
+            long w = 0;
+            double[] classUpper = new double[ProbabilityBins.COUNT];
+            for (int j = ProbabilityBins.COUNT - 1; j >= 0; j--) {
+                r += right[j];
+                w += wrong[j];
+                classUpper[j] = bound.upper(w, r + w);
+            }
+            double best = 1;
+            for (int b = 0; b < ProbabilityBins.COUNT; b++) {
+                best = Math.min(best, classUpper[b]);
+                upper[b] = best;
+            }
+            nested = upper;
+            nestedBound = bound;
+            return upper;
         }
 
         synchronized long[] counts(int bin) {

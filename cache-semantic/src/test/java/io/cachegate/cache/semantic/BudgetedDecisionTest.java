@@ -116,7 +116,7 @@ class BudgetedDecisionTest {
 
     @Test
     void underTheBound_aScopeWithoutVerdicts_servesNothing_evenAnAgreeingNeighbourhood() {
-        BudgetedDecision bounded = new BudgetedDecision(learned, agreement, evidence, 0.01, 0.05);
+        BudgetedDecision bounded = new BudgetedDecision(learned, agreement, evidence, 0.01, 0.05, false);
         List<Neighbour> neighbours = agreeingOnTheResetAnswer();
         assertThat(budget.judge("route", QUERY, neighbours, 0).served()).as("the point estimate serves it").isPresent();
 
@@ -128,7 +128,7 @@ class BudgetedDecisionTest {
 
     @Test
     void underTheBound_aBinOpensOnceItsVerdictsBringTheBoundUnderTheBudget_andAWrongOneClosesIt() {
-        BudgetedDecision bounded = new BudgetedDecision(learned, agreement, evidence, 0.01, 0.05);
+        BudgetedDecision bounded = new BudgetedDecision(learned, agreement, evidence, 0.01, 0.05, false);
         List<Neighbour> neighbours = agreeingOnTheResetAnswer();
         double prior = bounded.judge("route", QUERY, neighbours, 0).explore().get(0).prior();
         for (int i = 0; i < 450; i++) {
@@ -152,7 +152,7 @@ class BudgetedDecisionTest {
 
     @Test
     void underTheBound_anEntrysOwnWrongVerdict_stillVetoesIt() {
-        BudgetedDecision bounded = new BudgetedDecision(learned, agreement, evidence, 0.01, 0.05);
+        BudgetedDecision bounded = new BudgetedDecision(learned, agreement, evidence, 0.01, 0.05, false);
         List<Neighbour> neighbours = agreeingOnTheResetAnswer();
         for (BudgetedDecision.Candidate c : bounded.judge("route", QUERY, neighbours, 0).explore()) {
             for (int i = 0; i < 700; i++) {
@@ -165,6 +165,33 @@ class BudgetedDecisionTest {
 
         assertThat(bounded.judge("route", QUERY, neighbours, 0).served()).map(c -> c.neighbour().entryKey())
                 .isPresent().get().isNotEqualTo(first);
+    }
+
+    @Test
+    void nestedClasses_poolABinWithTheBinsAboveIt_soItOpensSooner() {
+        BudgetedDecision perBin = new BudgetedDecision(learned, agreement, evidence, 0.01, 0.05, false);
+        BudgetedDecision nested = new BudgetedDecision(learned, agreement, evidence, 0.01, 0.05, true);
+        List<Neighbour> neighbours = agreeingOnTheResetAnswer();
+        double prior = perBin.judge("route", QUERY, neighbours, 0).explore().get(0).prior();
+        double above = 1 - (1 - prior) / 10; // a decade closer to 1: two bins and more above
+        assertThat(ProbabilityBins.of(above)).isGreaterThan(ProbabilityBins.of(prior) + 1);
+        for (int i = 0; i < 400; i++) {
+            evidence.record("route", "x" + (i % 50), 0.9f, prior, true);
+        }
+        for (int i = 0; i < 600; i++) {
+            evidence.record("route", "y" + (i % 50), 0.9f, above, true);
+        }
+
+        assertThat(perBin.judge("route", QUERY, neighbours, 0).served()).as("400 verdicts in its own bin").isEmpty();
+        BudgetedDecision.Judgement judged = nested.judge("route", QUERY, neighbours, 0);
+        assertThat(judged.served()).as("1,000 in its bin and above, at delta / 20").isPresent();
+        assertThat(judged.served().get().upperError()).isLessThanOrEqualTo(0.01);
+
+        for (int i = 0; i < 6; i++) {
+            evidence.record("route", "z" + i, 0.9f, above, false);
+        }
+        assertThat(nested.judge("route", QUERY, neighbours, 0).served()).as("wrong verdicts above close it too")
+                .isEmpty();
     }
 
     /** Four entries between 0.91 and 0.93, all holding the same answer (filed with extra white space once). */
