@@ -143,7 +143,7 @@ final class DemoCommand implements Callable<Integer> {
         System.out.printf("  rephrased questions: %d, answered by meaning: %d%s%n", paraphrases, byMeaning, byMeaning == paraphrases
                 ? "" : "; the others went upstream: under the error budget (cache.semantic.max_error_rate, default 0.01)"
                 + " a paraphrase of a single cached question is served only when the gateway is 99% sure of it, which"
-                + " takes several cached questions agreeing on the answer, or verdicts from audits and explorations");
+                + " takes several cached questions agreeing on the answer, or verdicts (\"By meaning\" below)");
         semanticNotes.forEach(System.out::println);
         // Besides one call per miss, the gateway may audit a semantic hit (cache.semantic.audit.rate) in the background.
         long audits = Math.max(0, gatewayCalls - xCache.getOrDefault("MISS", 0));

@@ -38,8 +38,8 @@ final class DemoSemantic {
     };
     /** Rephrasings never sent before, each with its topic. */
     private static final String[][] REPHRASED = {
-        {"capital", "What's the capital of France?"}, {"reverse", "How can I reverse a list in Python?"},
-        {"http429", "What does the HTTP status code 429 mean?"}, {"hamlet", "Summarize the plot of Hamlet in one sentence."},
+        {"capital", "Which city is France's capital?"}, {"reverse", "How would I reverse a list in Python?"},
+        {"http429", "What does status code 429 mean in HTTP?"}, {"hamlet", "Sum up the plot of Hamlet in one sentence."},
         {"boiling", "What is water's boiling point at sea level?"}, {"capital", "Tell me the capital city of France."},
         {"reverse", "In Python, how do I reverse a list?"},
     };
@@ -64,24 +64,25 @@ final class DemoSemantic {
     /** @param send sends one chat request and gives its answer's X-Cache (with layer) and similarity */
     static void run(OpenAIClient gateway, String model, int adminPort, Sender send) throws InterruptedException {
         int warm = 0;
+        int warmByMeaning = 0;
         for (String[] topic : WARM) {
             for (int i = 1; i < topic.length; i++) {
-                send.send(gateway, params(model, topic[i]));
+                warmByMeaning += send.send(gateway, params(model, topic[i]))[0].equals("HIT (semantic)") ? 1 : 0;
                 warm++;
                 DemoCommand.awaitSemanticWrites(adminPort);
             }
         }
         Thread.sleep(300); // explorations compare answers in the background
-        System.out.printf("%nBy meaning: %d phrasings of %d questions sent first (misses: each fresh answer is compared "
-                + "with its near entries', the evidence of the error budget), then %d new rephrasings:%n", warm,
-                WARM.length, REPHRASED.length);
+        System.out.printf("%nBy meaning: %d phrasings of %d questions sent first (%d answered by meaning once several "
+                + "cached phrasings agreed; each miss's fresh answer is compared with its near entries', the evidence of "
+                + "the error budget), then %d new rephrasings:%n", warm, WARM.length, warmByMeaning, REPHRASED.length);
         int byMeaning = 0;
         for (String[] r : REPHRASED) {
             String[] answer = send.send(gateway, params(model, r[1]));
             boolean hit = answer[0].equals("HIT (semantic)");
             byMeaning += hit ? 1 : 0;
             System.out.printf("  %-48s %s%n", "\"" + r[1] + "\"", hit ? "answered by meaning (similarity " + answer[1]
-                    + ")" : answer[0] + ": went upstream");
+                    + ")" : answer[0].startsWith("HIT") ? answer[0] : answer[0] + ": went upstream");
         }
         Thread.sleep(500); // the audits of those hits run after them
         JsonNode semantic = stats(adminPort).path("semantic");
