@@ -51,6 +51,10 @@ final class BudgetStreams {
             name = name.substring(0, colon);
         }
         boolean intentSet = !List.of("qqp", "mrpc", "sick").contains(name);
+        if (!List.of("label", "merged", "split").contains(variant) || (!intentSet && !variant.equals("label"))) {
+            throw new IllegalArgumentException("unknown answer structure '" + variant + "' of " + name
+                    + ": label, merged or split, and only for the intent sets");
+        }
         Map<String, String> answers = switch (name) {
             case "banking77" -> intents(data.resolve("banking77_train.tsv"), variant, seed);
             case "clinc150" -> intents(data.resolve("clinc150_train.tsv"), variant, seed);

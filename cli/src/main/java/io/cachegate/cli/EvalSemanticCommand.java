@@ -127,48 +127,16 @@ final class EvalSemanticCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the results as JSON.")
     boolean json;
 
-    @Option(names = "--replay", split = ",", paramLabel = "STREAM",
-            description = "Replay streams through the error budget instead (cache from empty, audits, explorations, "
-                    + "last half measured): banking77, clinc150, qqp, mrpc, sick; :merged or :split change an "
-                    + "intent set's answers; @OFFSET skips rows of the shuffle. Data from --data.")
-    List<String> replay;
-
-    @Option(names = "--data", paramLabel = "DIR", defaultValue = "../shared/data",
-            description = "Where --replay finds its files (default ${DEFAULT-VALUE}).")
-    Path data;
-
-    @Option(names = "--budgets", split = ",", defaultValue = "0.005,0.01,0.02",
-            description = "Budgets --replay runs at (default ${DEFAULT-VALUE}).")
-    List<Double> budgets;
-
-    @Option(names = "--deltas", split = ",", defaultValue = "0.05,0",
-            description = "--replay's bounds: the anytime bound at each delta; 0 is the point estimate "
-                    + "(default ${DEFAULT-VALUE}).")
-    List<Double> deltas;
-
-    @Option(names = "--classes", split = ",", defaultValue = "nested,bin",
-            description = "--replay's classes under a bound: nested (a bin of the prior with those above it) or bin "
-                    + "(each bin alone) (default ${DEFAULT-VALUE}).")
-    List<String> classes;
-
-    @Option(names = "--stream-limit", defaultValue = "4000", description = "Requests per --replay stream (default ${DEFAULT-VALUE}).")
-    int streamLimit;
-
-    @Option(names = "--agreement-fit", paramLabel = "FILE",
-            description = "--replay with another agreement fit: the output of fit-agreement (its WEIGHTS and "
-                    + "CALIBRATED lines); default the shipped fit.")
-    Path agreementFit;
-
-    @Option(names = "--audit-rate", defaultValue = "0.05", description = "Share of --replay's hits audited (default ${DEFAULT-VALUE}).")
-    double auditRate;
+    @Mixin
+    ReplayOptions replay = new ReplayOptions();
 
     @Override
     @SuppressWarnings("unchecked")
     public Integer call() throws Exception {
         boolean pairMode = pairs != null;
         boolean cacheMode = warm != null || queries != null;
-        if (replay != null) {
-            return replay();
+        if (replay.streams != null) {
+            return replay.run(model, cacheDir, threshold, seed, json);
         }
         if (pairMode == cacheMode || (cacheMode && (warm == null || queries == null))) {
             System.err.println("eval-semantic: give either --pairs FILE, or --warm FILE and --queries FILE");
@@ -235,74 +203,6 @@ final class EvalSemanticCommand implements Callable<Integer> {
             if (report.containsKey("second_signal")) {
                 SecondSignalEval.print((Map<String, Object>) report.get("second_signal"), pairMode);
             }
-        }
-        return 0;
-    }
-
-    /** {@code --replay}: each stream through the error budget at each budget and bound. */
-    private int replay() throws Exception {
-        SemanticCacheSettings.EmbedderSettings settings;
-        try {
-            settings = model.settings();
-        } catch (IllegalArgumentException e) {
-            System.err.println("eval-semantic: " + e.getMessage());
-            return 2;
-        }
-        double t = threshold != null ? threshold : SemanticCacheSettings.defaults().threshold();
-        double[][] fit = agreementFit == null ? null : FitAgreementCommand.readFit(agreementFit);
-        List<Map<String, Object>> rows = new ArrayList<>();
-        try (MicroBatchingEmbedder embedder = MicroBatchingEmbedder.start(settings)) {
-            embedder.warmedUp().join();
-            EmbeddingDiskCache vectors = new EmbeddingDiskCache(embedder, EmbeddingDiskCache.root(cacheDir));
-            System.out.println("model " + embedder.modelId() + ", threshold " + t + ", audit rate " + auditRate
-                    + ", seed " + seed + ", agreement fit " + (agreementFit == null ? "shipped" : agreementFit)
-                    + "; hits and wrong among them, whole stream | last half");
-            for (String spec : replay) {
-                BudgetStreams.Stream stream;
-                try {
-                    stream = BudgetStreams.load(data, spec, seed, streamLimit);
-                } catch (IllegalArgumentException e) {
-                    System.err.println("eval-semantic: " + e.getMessage());
-                    return 2;
-                }
-                float[][] v = vectors.embed(stream.texts());
-                List<BudgetReplay.Item> items = new ArrayList<>();
-                for (int i = 0; i < v.length; i++) {
-                    items.add(new BudgetReplay.Item(stream.texts().get(i), stream.answers().get(i), v[i]));
-                }
-                BudgetReplay replayed = new BudgetReplay(items);
-                for (double budget : budgets) {
-                    for (double delta : deltas) {
-                      for (String kind : delta == 0 ? List.of("-") : classes) {
-                        BudgetReplay.Result r = replayed.run(budget, delta, "nested".equals(kind), auditRate, t, seed,
-                                fit);
-                        Map<String, Object> row = new LinkedHashMap<>();
-                        row.put("stream", spec);
-                        row.put("budget", budget);
-                        row.put("rule", delta == 0 ? "estimate" : kind + " " + delta);
-                        row.put("requests", r.requests());
-                        row.put("hit_rate", round(r.hitRate()));
-                        row.put("wrong_rate", round(r.wrongRate()));
-                        row.put("last_half_hit_rate", round(r.lastHitRate()));
-                        row.put("last_half_wrong_rate", round(r.lastWrongRate()));
-                        row.put("audits", r.audits());
-                        row.put("explored", r.explored());
-                        rows.add(row);
-                        if (!json) {
-                            System.out.println(String.format(Locale.ROOT,
-                                    "%-18s budget %.3f %-16s n %5d: %5.1f%% / %5.2f%% | %5.1f%% / %5.2f%%%s "
-                                            + "(audits %d, explored %d)", spec, budget, row.get("rule"),
-                                    r.requests(), 100 * r.hitRate(), 100 * r.wrongRate(), 100 * r.lastHitRate(),
-                                    100 * r.lastWrongRate(), r.lastWrongRate() > budget ? " OVER" : "", r.audits(),
-                                    r.explored()));
-                        }
-                      }
-                    }
-                }
-            }
-        }
-        if (json) {
-            System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(rows));
         }
         return 0;
     }
