@@ -233,10 +233,12 @@ final class DemoCommand implements Callable<Integer> {
                 s.adminToken(), s.shutdownGrace(), s.ioThreads(), s.json());
         // The semantic index goes to a fresh temporary directory: the demo leaves nothing in the working directory.
         // The budget serves on its estimate and every semantic hit is audited: a demo's dozen verdicts are far from
-        // what the anytime bound needs (DemoSemantic prints the bound beside the hits).
+        // what the anytime bound needs (DemoSemantic prints the bound beside the hits). No speculative upstream: the
+        // simulator answers faster than an embedding, and an answer that arrives first ends the lookup unjudged.
         AuditSettings a = base.cache().semantic().audit();
         CacheSettings cache = new CacheSettings(base.cache().exact(), base.cache().semantic().withPath(index.toString())
-                .withBudget(0, new AuditSettings(1, 100, a.answerSimilarity(), a.onWrong())),
+                .withBudget(0, new AuditSettings(1, 100, a.answerSimilarity(), a.onWrong()))
+                .withSpeculativeUpstream(false),
                 base.cache().sensitivePatterns(), base.cache().fleet());
         // No access log: its JSON lines on stdout would drown the demo's report (serve logs them by default).
         LogSettings l = base.log();

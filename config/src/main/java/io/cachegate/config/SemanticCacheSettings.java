@@ -79,6 +79,12 @@ public record SemanticCacheSettings(boolean enabled, SemanticStore store, double
                 path, qdrant, maxEntries, sweepInterval, embedder, audits, embedEarly, speculativeUpstream);
     }
 
+    /** These settings with speculative upstream calls on or off. */
+    public SemanticCacheSettings withSpeculativeUpstream(boolean on) {
+        return new SemanticCacheSettings(enabled, store, threshold, decision, maxErrorRate, budgetDelta, neighbours, ttl,
+                path, qdrant, maxEntries, sweepInterval, embedder, audit, embedEarly, on);
+    }
+
     /** The embedding model, {@code bundled} or a file; the policy's older spelling of {@code embedder.model}. */
     public String model() {
         return embedder.model();
