@@ -89,11 +89,16 @@ final class BudgetReplay {
      */
     Result run(double budget, double delta, boolean nested, double auditRate, double threshold, long seed,
                double[][] agreementFit) {
+        return run(budget, delta, nested, auditRate, LearnedDecision.bundled(threshold), seed, agreementFit);
+    }
+
+    /** The same with another pair classifier's vetoes (a guard measured as a lever). */
+    Result run(double budget, double delta, boolean nested, double auditRate, LearnedDecision pairs, long seed,
+               double[][] agreementFit) {
         HitEvidence evidence = new HitEvidence(Math.max(1, items.size()));
         NeighbourhoodAgreement agreement = agreementFit == null ? new NeighbourhoodAgreement(evidence.answers())
                 : new NeighbourhoodAgreement(evidence.answers(), agreementFit[0], agreementFit[1]);
-        BudgetedDecision decision = new BudgetedDecision(LearnedDecision.bundled(threshold), agreement, evidence,
-                budget, delta, nested);
+        BudgetedDecision decision = new BudgetedDecision(pairs, agreement, evidence, budget, delta, nested);
         Random random = new Random(seed);
         boolean[] stored = new boolean[items.size()];
         int half = items.size() / 2;

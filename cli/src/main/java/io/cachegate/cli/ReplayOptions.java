@@ -2,7 +2,9 @@ package io.cachegate.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.cachegate.cache.semantic.LearnedDecision;
 import io.cachegate.cache.semantic.MicroBatchingEmbedder;
+import io.cachegate.cache.semantic.PairGuard;
 import io.cachegate.config.SemanticCacheSettings;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -42,6 +44,10 @@ final class ReplayOptions {
             description = "--replay's classes under a bound: nested (a bin of the prior with those above it) or bin "
                     + "(each bin alone) (default ${DEFAULT-VALUE}).")
     List<String> classes;
+
+    @Option(names = "--polarity", description = "--replay with the polarity guard as a veto as well (a lever "
+            + "measured: enable/disable, lock/unlock, ...).")
+    boolean polarity;
 
     @Option(names = "--stream-limit", defaultValue = "4000", description = "Requests per --replay stream (default ${DEFAULT-VALUE}).")
     int streamLimit;
@@ -85,7 +91,7 @@ final class ReplayOptions {
             embedder.warmedUp().join();
             EmbeddingDiskCache vectors = new EmbeddingDiskCache(embedder, EmbeddingDiskCache.root(cacheDir));
             System.out.println("model " + embedder.modelId() + ", threshold " + t + ", audit rate " + auditRate
-                    + ", seed " + seed + ", agreement fit " + (agreementFit == null ? "shipped" : agreementFit)
+                    + ", seed " + seed + (polarity ? ", polarity guard" : "") + ", agreement fit " + (agreementFit == null ? "shipped" : agreementFit)
                     + "; hits and wrong among them, whole stream | last half");
             for (BudgetStreams.Stream stream : loaded) {
                 String spec = stream.name();
@@ -98,8 +104,9 @@ final class ReplayOptions {
                 for (double budget : budgets) {
                     for (double delta : deltas) {
                         for (String kind : delta == 0 ? List.of("estimate") : classes) {
-                            BudgetReplay.Result r = replayed.run(budget, delta, "nested".equals(kind), auditRate, t,
-                                    seed, fit);
+                            BudgetReplay.Result r = replayed.run(budget, delta, "nested".equals(kind), auditRate,
+                                    polarity ? LearnedDecision.bundled(t, List.of(PairGuard.polarity()))
+                                            : LearnedDecision.bundled(t), seed, fit);
                             rows.add(row(spec, budget, delta == 0 ? kind : kind + " " + delta, r, json));
                         }
                     }
