@@ -7,6 +7,7 @@ import com.openai.core.http.StreamResponse;
 import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import io.cachegate.config.AuditSettings;
 import io.cachegate.config.CacheSettings;
 import io.cachegate.config.LogSettings;
 import io.cachegate.config.LogSink;
@@ -14,6 +15,7 @@ import io.cachegate.config.Policy;
 import io.cachegate.config.PolicyLoader;
 import io.cachegate.config.ServerSettings;
 import io.cachegate.gateway.Gateway;
+import io.cachegate.simulator.AnswerBook;
 import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.SimulatorOptions;
 import java.io.IOException;
@@ -68,8 +70,10 @@ final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        try (BackendSimulator sim = BackendSimulator.start(SimulatorOptions.defaults().withTtftMs(ttftMs).withTpotMs(tpotMs))) {
-            Path index = Files.createTempDirectory("cachegate-demo-index");
+        Path index = Files.createTempDirectory("cachegate-demo-index");
+        AnswerBook answers = AnswerBook.load(DemoSemantic.writeAnswers(index));
+        try (BackendSimulator sim = BackendSimulator.start(SimulatorOptions.defaults().withTtftMs(ttftMs).withTpotMs(tpotMs)
+                .withAnswers(answers))) {
             Policy policy = demoPolicy(sim.baseUrl().toString(), index);
             Gateway gateway = Gateway.start(policy);
             try {
@@ -78,8 +82,12 @@ final class DemoCommand implements Callable<Integer> {
                 System.out.printf("  gateway    http://127.0.0.1:%d/v1  (admin http://127.0.0.1:%d/metrics)%n%n",
                         gateway.port(), gateway.adminPort());
                 awaitReady(gateway.adminPort());
-                run(client("http://127.0.0.1:" + gateway.port() + "/v1"), client(sim.baseUrl() + "/v1"), sim,
-                        gateway.adminPort());
+                OpenAIClient viaGateway = client("http://127.0.0.1:" + gateway.port() + "/v1");
+                run(viaGateway, client(sim.baseUrl() + "/v1"), sim, gateway.adminPort());
+                DemoSemantic.run(viaGateway, MODEL, gateway.adminPort(), (c, p) -> {
+                    Answer a = send(c, p, false);
+                    return new String[] {a.xCache(), a.similarity()};
+                });
             } finally {
                 gateway.shutdown(Duration.ofSeconds(5));
                 deleteTree(index);
@@ -135,7 +143,7 @@ final class DemoCommand implements Callable<Integer> {
         System.out.printf("  rephrased questions: %d, answered by meaning: %d%s%n", paraphrases, byMeaning, byMeaning == paraphrases
                 ? "" : "; the others went upstream: under the error budget (cache.semantic.max_error_rate, default 0.01)"
                 + " a paraphrase of a single cached question is served only when the gateway is 99% sure of it, which"
-                + " takes several cached questions agreeing on the answer, or verdicts from audits and explorations");
+                + " takes several cached questions agreeing on the answer, or verdicts (\"By meaning\" below)");
         semanticNotes.forEach(System.out::println);
         // Besides one call per miss, the gateway may audit a semantic hit (cache.semantic.audit.rate) in the background.
         long audits = Math.max(0, gatewayCalls - xCache.getOrDefault("MISS", 0));
@@ -177,7 +185,7 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     /** Waits (at most 5 s) until the gateway reports no semantic index write in progress. */
-    private static void awaitSemanticWrites(int adminPort) throws InterruptedException {
+    static void awaitSemanticWrites(int adminPort) throws InterruptedException {
         HttpClient http = HttpClient.newHttpClient();
         HttpRequest metrics = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/metrics")).build();
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
@@ -224,7 +232,13 @@ final class DemoCommand implements Callable<Integer> {
         ServerSettings server = new ServerSettings("127.0.0.1", 0, "127.0.0.1", 0, s.maxBodyBytes(), s.maxHeaderBytes(),
                 s.adminToken(), s.shutdownGrace(), s.ioThreads(), s.json());
         // The semantic index goes to a fresh temporary directory: the demo leaves nothing in the working directory.
-        CacheSettings cache = new CacheSettings(base.cache().exact(), base.cache().semantic().withPath(index.toString()),
+        // The budget serves on its estimate and every semantic hit is audited: a demo's dozen verdicts are far from
+        // what the anytime bound needs (DemoSemantic prints the bound beside the hits). No speculative upstream: the
+        // simulator answers faster than an embedding, and an answer that arrives first ends the lookup unjudged.
+        AuditSettings a = base.cache().semantic().audit();
+        CacheSettings cache = new CacheSettings(base.cache().exact(), base.cache().semantic().withPath(index.toString())
+                .withBudget(0, new AuditSettings(1, 100, a.answerSimilarity(), a.onWrong()))
+                .withSpeculativeUpstream(false),
                 base.cache().sensitivePatterns(), base.cache().fleet());
         // No access log: its JSON lines on stdout would drown the demo's report (serve logs them by default).
         LogSettings l = base.log();

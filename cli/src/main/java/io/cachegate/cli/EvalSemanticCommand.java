@@ -127,11 +127,17 @@ final class EvalSemanticCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the results as JSON.")
     boolean json;
 
+    @Mixin
+    ReplayOptions replay = new ReplayOptions();
+
     @Override
     @SuppressWarnings("unchecked")
     public Integer call() throws Exception {
         boolean pairMode = pairs != null;
         boolean cacheMode = warm != null || queries != null;
+        if (replay.streams != null) {
+            return replay.run(model, cacheDir, threshold, seed, json);
+        }
         if (pairMode == cacheMode || (cacheMode && (warm == null || queries == null))) {
             System.err.println("eval-semantic: give either --pairs FILE, or --warm FILE and --queries FILE");
             return 2;

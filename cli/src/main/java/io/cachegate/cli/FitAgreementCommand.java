@@ -180,6 +180,37 @@ final class FitAgreementCommand implements Callable<Integer> {
         return calibrated;
     }
 
+    /**
+     * The weights and bins of a fit from this command's output (its {@code WEIGHTS = {...};} and {@code CALIBRATED =
+     * {...};} lines), for {@code eval-semantic --agreement-fit}.
+     */
+    static double[][] readFit(Path output) throws java.io.IOException {
+        double[] weights = null;
+        double[] calibration = null;
+        for (String line : java.nio.file.Files.readAllLines(output, java.nio.charset.StandardCharsets.UTF_8)) {
+            int open = line.indexOf('{');
+            int close = line.indexOf('}');
+            if (open < 0 || close < open) {
+                continue;
+            }
+            String[] parts = line.substring(open + 1, close).split(",");
+            double[] values = new double[parts.length];
+            for (int i = 0; i < parts.length; i++) {
+                String v = parts[i].trim();
+                values[i] = v.equals("Double.NaN") ? Double.NaN : Double.parseDouble(v);
+            }
+            if (line.contains(" WEIGHTS = ")) {
+                weights = values;
+            } else if (line.contains(" CALIBRATED = ")) {
+                calibration = values;
+            }
+        }
+        if (weights == null || calibration == null) {
+            throw new IllegalArgumentException(output + " holds no WEIGHTS and CALIBRATED lines of fit-agreement");
+        }
+        return new double[][] {weights, calibration};
+    }
+
     private static String javaArray(double[] values) {
         StringBuilder line = new StringBuilder("{");
         for (int i = 0; i < values.length; i++) {

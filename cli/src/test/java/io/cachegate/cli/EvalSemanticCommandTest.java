@@ -48,4 +48,21 @@ class EvalSemanticCommandTest {
         assertThat(EvalSemanticCommand.dot(new float[] {0.6f, 0.8f}, new float[] {0.6f, 0.8f})).isCloseTo(1f, within(1e-6f));
         assertThat(EvalSemanticCommand.dot(new float[] {1f, 0f}, new float[] {0f, 1f})).isZero();
     }
+
+    @Test
+    void replay_unknownStreamOrMissingData_isAUsageErrorBeforeTheModelLoads() {
+        PrintStream err = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            assertThat(CachegateCli.commandLine().execute("eval-semantic", "--replay", "imdb")).isEqualTo(2);
+            assertThat(CachegateCli.commandLine().execute("eval-semantic", "--replay", "banking77:shuffled")).isEqualTo(2);
+            assertThat(CachegateCli.commandLine().execute("eval-semantic", "--replay", "sick", "--data",
+                    "no/such/dir")).isEqualTo(2);
+        } finally {
+            System.setErr(err);
+        }
+        assertThat(captured.toString(StandardCharsets.UTF_8)).contains("unknown stream 'imdb'")
+                .contains("unknown answer structure 'shuffled'").contains("no/such/dir");
+    }
 }

@@ -94,6 +94,11 @@ final class CacheKeys {
             v -> v + " is not in [0, 0.5): the share of semantic hits allowed to be wrong (e.g. 0.01)",
             "error budget: serve a semantic hit only when its estimated chance of being right is at least 1 minus "
                     + "this (with decision learned); 0 uses the static decision");
+    static final Key<Double> BUDGET_DELTA = Key.decimal("budget_delta", 0.05, "[0, 0.5]", v -> v >= 0 && v <= 0.5,
+            v -> v + " is not in [0, 0.5]: the chance that the error budget's bound fails (e.g. 0.05), or 0",
+            "the error budget's confidence: serve a semantic hit only while an always-valid upper bound on its "
+                    + "route's and tenant's error rate (per bin of the prior) is within max_error_rate, failing with "
+                    + "at most this chance; 0 uses the point estimate instead");
     static final Key<Boolean> EMBED_EARLY = Key.bool("embed_early", false,
             "start embedding the request's text while its exact lookup runs: a semantic miss saves the lookup's "
                     + "time, an exact hit spends an embedding (cancelled only while still queued)");
@@ -185,7 +190,7 @@ final class CacheKeys {
             "spot checks: semantic hits asked again upstream in the background, the answers compared",
             AUDIT_RATE, AUDIT_PER_SECOND, AUDIT_ANSWER_SIMILARITY, AUDIT_ON_WRONG);
     static final Section SEMANTIC = Section.mapping("semantic", "paraphrases of earlier deterministic requests",
-            ENABLED, SEMANTIC_STORE, THRESHOLD, DECISION, MAX_ERROR_RATE, NEIGHBOURS, SEMANTIC_TTL, PATH, MAX_ENTRIES,
+            ENABLED, SEMANTIC_STORE, THRESHOLD, DECISION, MAX_ERROR_RATE, BUDGET_DELTA, NEIGHBOURS, SEMANTIC_TTL, PATH, MAX_ENTRIES,
             SWEEP_INTERVAL, MODEL, EMBED_EARLY, SPECULATIVE_UPSTREAM).with(EMBEDDER, QDRANT, AUDIT).restart();
     static final Section FLEET = Section.mapping("fleet", "several gateways over one shared store",
             FLEET_COALESCE, FLEET_MAX_WAIT, FLEET_MAX_WAITERS, FLEET_LEASE_TTL).restart();

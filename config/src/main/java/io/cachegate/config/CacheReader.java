@@ -178,6 +178,7 @@ final class CacheReader {
                 semantic.get(THRESHOLD),
                 semantic.get(DECISION),
                 semantic.get(CacheKeys.MAX_ERROR_RATE),
+                semantic.get(CacheKeys.BUDGET_DELTA),
                 semantic.get(NEIGHBOURS),
                 semantic.get(SEMANTIC_TTL),
                 semantic.get(PATH),

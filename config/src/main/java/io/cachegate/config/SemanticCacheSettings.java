@@ -14,6 +14,9 @@ import java.util.Optional;
  * @param maxErrorRate the error budget of the {@code learned} decision: a semantic hit is served only when its
  *                     estimated chance of being right is at least {@code 1 - maxErrorRate}, from its neighbours'
  *                     answers, audits and explorations; 0 for none (the static {@code decision} alone decides)
+ * @param budgetDelta with an error budget, the chance that its always-valid bound fails: a hit is served only
+ *                    while the upper bound on its route's and tenant's error rate (in the hit's bin of the prior)
+ *                    is within {@code maxErrorRate}; 0 serves on the point estimate instead
  * @param neighbours how many nearest entries of the scope the decision sees
  * @param path directory of the embedded index
  * @param maxEntries entries kept in the index; the oldest are evicted beyond it
@@ -25,7 +28,7 @@ import java.util.Optional;
  *                            hit cancels the call
  */
 public record SemanticCacheSettings(boolean enabled, SemanticStore store, double threshold, String decision,
-                                    double maxErrorRate, int neighbours, Duration ttl,
+                                    double maxErrorRate, double budgetDelta, int neighbours, Duration ttl,
                                     String path, QdrantSettings qdrant, long maxEntries, Duration sweepInterval,
                                     EmbedderSettings embedder, AuditSettings audit, boolean embedEarly,
                                     boolean speculativeUpstream) {
@@ -45,6 +48,9 @@ public record SemanticCacheSettings(boolean enabled, SemanticStore store, double
         if (!(maxErrorRate >= 0 && maxErrorRate < 0.5)) {
             throw new IllegalArgumentException("maxErrorRate must be in [0, 0.5), was " + maxErrorRate);
         }
+        if (!(budgetDelta >= 0 && budgetDelta <= 0.5)) {
+            throw new IllegalArgumentException("budgetDelta must be in [0, 0.5], was " + budgetDelta);
+        }
         if (maxEntries < 1) {
             throw new IllegalArgumentException("maxEntries must be at least 1, was " + maxEntries);
         }
@@ -54,7 +60,7 @@ public record SemanticCacheSettings(boolean enabled, SemanticStore store, double
     public static SemanticCacheSettings defaults() {
         return new SemanticCacheSettings(CacheKeys.ENABLED.fallback(), CacheKeys.SEMANTIC_STORE.fallback(),
                 CacheKeys.THRESHOLD.fallback(), CacheKeys.DECISION.fallback(), CacheKeys.MAX_ERROR_RATE.fallback(),
-                CacheKeys.NEIGHBOURS.fallback(), CacheKeys.SEMANTIC_TTL.fallback(), CacheKeys.PATH.fallback(),
+                CacheKeys.BUDGET_DELTA.fallback(), CacheKeys.NEIGHBOURS.fallback(), CacheKeys.SEMANTIC_TTL.fallback(), CacheKeys.PATH.fallback(),
                 QdrantSettings.defaults(), CacheKeys.MAX_ENTRIES.fallback(), CacheKeys.SWEEP_INTERVAL.fallback(),
                 EmbedderSettings.defaults(), AuditSettings.defaults(), CacheKeys.EMBED_EARLY.fallback(),
                 CacheKeys.SPECULATIVE_UPSTREAM.fallback());
@@ -62,8 +68,21 @@ public record SemanticCacheSettings(boolean enabled, SemanticStore store, double
 
     /** These settings with the index under {@code directory} instead. */
     public SemanticCacheSettings withPath(String directory) {
-        return new SemanticCacheSettings(enabled, store, threshold, decision, maxErrorRate, neighbours, ttl, directory,
+        return new SemanticCacheSettings(enabled, store, threshold, decision, maxErrorRate, budgetDelta, neighbours, ttl,
+                directory,
                 qdrant, maxEntries, sweepInterval, embedder, audit, embedEarly, speculativeUpstream);
+    }
+
+    /** These settings with another budget confidence and audits (the demo serves on the estimate and audits every hit). */
+    public SemanticCacheSettings withBudget(double delta, AuditSettings audits) {
+        return new SemanticCacheSettings(enabled, store, threshold, decision, maxErrorRate, delta, neighbours, ttl,
+                path, qdrant, maxEntries, sweepInterval, embedder, audits, embedEarly, speculativeUpstream);
+    }
+
+    /** These settings with speculative upstream calls on or off. */
+    public SemanticCacheSettings withSpeculativeUpstream(boolean on) {
+        return new SemanticCacheSettings(enabled, store, threshold, decision, maxErrorRate, budgetDelta, neighbours, ttl,
+                path, qdrant, maxEntries, sweepInterval, embedder, audit, embedEarly, on);
     }
 
     /** The embedding model, {@code bundled} or a file; the policy's older spelling of {@code embedder.model}. */

@@ -129,7 +129,7 @@ class PolicyLoaderTest {
         assertThat(policy.cache()).isEqualTo(new CacheSettings(
                 new ExactCacheSettings(ExactStore.TIERED, "rediss://cache:6380", Duration.ofHours(2),
                         Duration.ofMillis(20), 64L << 20, Duration.ofSeconds(2), 8L << 20, 1024, 500),
-                new SemanticCacheSettings(true, SemanticStore.QDRANT, 0.85, "cosine", 0.01, 8, Duration.ofDays(1), "/var/lib/cachegate",
+                new SemanticCacheSettings(true, SemanticStore.QDRANT, 0.85, "cosine", 0.01, 0.05, 8, Duration.ofDays(1), "/var/lib/cachegate",
                         new QdrantSettings("qdrant", 6333, "answers", Optional.of("q"), true, Duration.ofSeconds(1)), 5000, Duration.ofSeconds(30),
                         new SemanticCacheSettings.EmbedderSettings("/models/minilm.onnx",
                                 Optional.of("/models/tokenizer.json"), SemanticCacheSettings.Pooling.MEAN, false, 256,

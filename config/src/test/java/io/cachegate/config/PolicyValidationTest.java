@@ -78,6 +78,13 @@ class PolicyValidationTest {
     }
 
     @Test
+    void parse_budgetDelta_outsideItsRange_saysWhatItIs() {
+        assertThat(problem(BACKEND + "cache: { semantic: { budget_delta: 0.7 } }\n"))
+                .startsWith("policy.yaml:4: cache.semantic.budget_delta: 0.7 is not in [0, 0.5]: the chance that the "
+                        + "error budget's bound fails");
+    }
+
+    @Test
     void parse_samePortTwice() {
         assertThat(problem(BACKEND + "server: { port: 9000, admin_port: 9000 }\n")).isEqualTo(
                 "policy.yaml:4: server.admin_port: 9000 is the same as port; the admin API needs its own port");

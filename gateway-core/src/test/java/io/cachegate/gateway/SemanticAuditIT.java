@@ -71,7 +71,7 @@ class SemanticAuditIT {
         // words, and the embedding comparison has a unit test of its own.
         audited = gateway(dir.resolve("audited"), "decision: cosine, threshold: 0.9",
                 "{rate: 1, per_second: 1000, answer_similarity: 1, on_wrong: demote}");
-        budgeted = gateway(dir.resolve("budgeted"), "threshold: 0.9, max_error_rate: 0.01",
+        budgeted = gateway(dir.resolve("budgeted"), "threshold: 0.9, max_error_rate: 0.01, budget_delta: 0",
                 "{rate: 0, answer_similarity: 1}");
         rationed = gateway(dir.resolve("rationed"), "decision: cosine, threshold: 0.9",
                 "{rate: 1, per_second: 0.2, answer_similarity: 1}");
@@ -164,17 +164,30 @@ class SemanticAuditIT {
         stream.addAll(List.of(RESET_OTHER_AGAIN, RESET_AGAIN, HOURS, HOURS_PARAPHRASE, RESET_OTHER_AGAIN + " ",
                 RESET_AGAIN + " ", HOURS_PARAPHRASE + " "));
         int wrong = 0;
+        int byMeaning = 0;
         for (String text : stream) {
             HttpResponse<String> r = askAndIndex(streamed, system, text);
             String truth = content(RawHttp.post(sim.port(), CHAT, "{\"model\":\"llama-3.1-8b\",\"messages\":[{"
                     + "\"role\":\"user\",\"content\":" + quote(text) + "}]}").body());
-            if ("semantic".equals(header(r, "X-Cache-Layer")) && !content(r.body()).equals(truth)) {
-                wrong++;
+            if ("semantic".equals(header(r, "X-Cache-Layer"))) {
+                byMeaning++;
+                wrong += content(r.body()).equals(truth) ? 0 : 1;
             }
         }
         assertThat(wrong).as("semantic hits whose answer is not the query's own").isZero();
         assertThat(verdicts(streamed, "explore", "wrong")).as("the confusable pair was explored and judged wrong")
                 .isPositive();
+        // Under the anytime bound (budget_delta 0.05 by default) a dozen verdicts are thin evidence: nothing is
+        // served by meaning, and the status page says the route's audits prove nothing yet.
+        assertThat(byMeaning).as("hits by meaning on thin evidence").isZero();
+        JsonNode semantic = stats(streamed).path("semantic");
+        assertThat(semantic.path("maxErrorRate").asDouble()).isEqualTo(0.01);
+        assertThat(semantic.path("budgetDelta").asDouble()).isEqualTo(0.05);
+        JsonNode route = semantic.path("verdicts").path("byRoute").path("0");
+        assertThat(route.path("explored").asLong()).isPositive();
+        assertThat(route.path("audited").asLong()).isZero();
+        assertThat(route.path("upperBound").asDouble()).isEqualTo(1.0);
+        assertThat(route.path("withinBudget").asBoolean(true)).isFalse();
     }
 
     @Test

@@ -6,8 +6,10 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The error-budgeted decision: a candidate is served only when the estimate that it is right is at least {@code
- * 1 - maxErrorRate}. The prior is the neighbourhood's agreement on the candidate's answer ({@link
+ * The error-budgeted decision: a candidate is served only when the always-valid upper bound on the error rate of its
+ * class (its scope's candidates in the same bin of the prior, {@link ErrorBound}) is at most {@code maxErrorRate}
+ * and its own entry's verdicts do not speak against it; with {@code delta} 0, the older rule: when the point
+ * estimate that it is right is at least {@code 1 - maxErrorRate}. The prior is the neighbourhood's agreement on the candidate's answer ({@link
  * NeighbourhoodAgreement}) when other neighbours share it, else the learned pair classifier's probability;
  * {@link HitEvidence} turns the verdicts of audits and explorations into the estimate, per route and per entry.
  * Candidates that were not served are handed back for exploration: the query goes upstream anyway, and comparing
@@ -16,6 +18,10 @@ import java.util.Optional;
  * <p>Candidates: every neighbour the learned decision's vetoes let through at or above its threshold; below it,
  * down to {@link NeighbourhoodAgreement#FLOOR}, only those whose answer other neighbours share. A request's
  * stricter threshold raises both floors.
+ *
+ * <p>With the bound, a scope without verdicts serves nothing by meaning: every candidate is explored, and a bin
+ * opens once its verdicts bring the bound under the budget (at 1% and {@code delta} 0.05, 473 right verdicts in
+ * a bin alone, 818 in a nested class); a wrong verdict can close it again.
  */
 public final class BudgetedDecision {
 
@@ -23,14 +29,25 @@ public final class BudgetedDecision {
     private final NeighbourhoodAgreement agreement;
     private final HitEvidence evidence;
     private final double maxErrorRate;
+    private final ErrorBound bound;
+    private final boolean nested;
+
+    /** The point-estimate rule (no bound). */
+    public BudgetedDecision(LearnedDecision prior, NeighbourhoodAgreement agreement, HitEvidence evidence,
+                            double maxErrorRate) {
+        this(prior, agreement, evidence, maxErrorRate, 0, false);
+    }
 
     /**
      * @param prior the learned decision: its threshold and vetoes choose the candidates, its probability is the
      *              prior of a candidate whose answer no other neighbour shares
      * @param maxErrorRate the error budget, in (0, 0.5)
+     * @param delta the probability that a bin's bound ever fails ({@link ErrorBound}), or 0 for the point estimate
+     * @param nested whether a candidate's class is "its bin or any above, down to the lowest within budget" (the
+     *               {@link ProbabilityBins#COUNT} nested classes share delta) rather than its bin alone
      */
     public BudgetedDecision(LearnedDecision prior, NeighbourhoodAgreement agreement, HitEvidence evidence,
-                            double maxErrorRate) {
+                            double maxErrorRate, double delta, boolean nested) {
         if (!(maxErrorRate > 0 && maxErrorRate < 0.5)) {
             throw new IllegalArgumentException("maxErrorRate must be in (0, 0.5), was " + maxErrorRate);
         }
@@ -38,6 +55,8 @@ public final class BudgetedDecision {
         this.agreement = Objects.requireNonNull(agreement, "agreement");
         this.evidence = Objects.requireNonNull(evidence, "evidence");
         this.maxErrorRate = maxErrorRate;
+        this.bound = delta == 0 ? null : new ErrorBound(maxErrorRate, nested ? delta / ProbabilityBins.COUNT : delta);
+        this.nested = nested;
     }
 
     /**
@@ -63,17 +82,25 @@ public final class BudgetedDecision {
             } else if (n.similarity() < floor) {
                 continue;
             }
-            Candidate c = new Candidate(n, p, evidence.estimate(pool, n.entryKey(), n.similarity(), p));
+            Candidate c = candidate(pool, n, p);
             candidates.add(c);
-            if (best == null || c.estimate() > best.estimate()) {
+            if (c.servable(maxErrorRate) && (best == null || c.estimate() > best.estimate())) {
                 best = c;
             }
         }
-        if (best != null && best.estimate() >= 1 - maxErrorRate) {
+        if (best != null) {
             candidates.remove(best);
             return new Judgement(Optional.of(best), candidates);
         }
         return new Judgement(Optional.empty(), candidates);
+    }
+
+    private Candidate candidate(String pool, Neighbour n, double p) {
+        if (bound == null) {
+            return new Candidate(n, p, evidence.estimate(pool, n.entryKey(), n.similarity(), p), Double.NaN);
+        }
+        double upper = nested ? evidence.upperErrorNested(pool, p, bound) : evidence.upperError(pool, p, bound);
+        return new Candidate(n, p, evidence.entryEstimate(n.entryKey(), n.similarity(), 1 - upper), upper);
     }
 
     public double maxErrorRate() {
@@ -84,8 +111,21 @@ public final class BudgetedDecision {
         return evidence;
     }
 
-    /** A candidate: the neighbour, its prior (agreement or the pair classifier's), and the estimate it is right. */
-    public record Candidate(Neighbour neighbour, double prior, double estimate) {
+    /** The bound in force, or null under the point-estimate rule. */
+    public ErrorBound bound() {
+        return bound;
+    }
+
+    /**
+     * A candidate: the neighbour, its prior (agreement or the pair classifier's), the estimate it is right and the
+     * upper bound on its class's error rate (NaN under the point-estimate rule).
+     */
+    public record Candidate(Neighbour neighbour, double prior, double estimate, double upperError) {
+
+        /** Within the budget: the class's bound (when there is one) and the entry's own estimate. */
+        boolean servable(double maxErrorRate) {
+            return estimate >= 1 - maxErrorRate && !(upperError > maxErrorRate);
+        }
 
         public MatchDecision.Match match() {
             return new MatchDecision.Match(neighbour, neighbour.similarity());

@@ -20,7 +20,11 @@ import java.util.concurrent.ConcurrentMap;
  *       the same way, with a sigmoid where this counts).</li>
  * </ol>
  *
- * Bounded: verdicts of at most {@code maxEntries} entries (the least recently judged are dropped first), the last
+ * The pool's counts by bin also give the always-valid upper bound on each class's error rate ({@link #upperError},
+ * {@link #upperErrorNested}) that the error budget serves under by default; a pool is a route and a tenant
+ * ({@link #scope}).
+ *
+ * <p>Bounded: verdicts of at most {@code maxEntries} entries (the least recently judged are dropped first), the last
  * {@link #PER_ENTRY} of each. Thread-safe; each call holds one entry's or one pool's lock for microseconds.
  */
 public final class HitEvidence {
@@ -108,7 +112,50 @@ public final class HitEvidence {
     /** The estimated probability that {@code entryKey} rightly answers a query at {@code similarity}. */
     public double estimate(String pool, String entryKey, float similarity, double prior) {
         Calibration calibration = pools.get(pool);
-        double pooled = calibration == null ? prior : calibration.estimate(prior, strength.pool());
+        return entryEstimate(entryKey, similarity,
+                calibration == null ? prior : calibration.estimate(prior, strength.pool()));
+    }
+
+    /**
+     * The always-valid upper bound on the error rate of the candidates in {@code prior}'s bin of {@code pool}, from
+     * the verdicts filed there; 1 without any.
+     */
+    public double upperError(String pool, double prior, ErrorBound bound) {
+        Calibration calibration = pools.get(pool);
+        if (calibration == null) {
+            return 1;
+        }
+        long[] counts = calibration.counts(ProbabilityBins.of(prior));
+        return bound.upper(counts[1], counts[0] + counts[1]);
+    }
+
+    /**
+     * The lowest upper bound among the nested classes that hold {@code prior}'s bin: "every candidate of {@code pool}
+     * whose prior is in bin j or above", for each j up to that bin. Serving a candidate when it is within the budget
+     * serves the class "bin j* or above" of the lowest such j*, whose error the bound covers; {@code bound} must
+     * carry delta / {@link ProbabilityBins#COUNT} for all the classes to hold at once. Computed once per new verdict.
+     */
+    public double upperErrorNested(String pool, double prior, ErrorBound bound) {
+        Calibration calibration = pools.get(pool);
+        return calibration == null ? 1 : calibration.nestedUpper(bound)[ProbabilityBins.of(prior)];
+    }
+
+    /** {right, wrong} verdicts filed in {@code prior}'s bin of {@code pool}. */
+    public long[] verdicts(String pool, double prior) {
+        Calibration calibration = pools.get(pool);
+        return calibration == null ? new long[2] : calibration.counts(ProbabilityBins.of(prior));
+    }
+
+    /** The scope of a budget's evidence: a route's verdicts are pooled per tenant. */
+    public static String scope(String route, String tenant) {
+        return tenant == null || tenant.isEmpty() ? route : route + '\u001f' + tenant;
+    }
+
+    /**
+     * {@code pooled}, the probability that an entry of the pool is right, read with {@code entryKey}'s own verdicts
+     * about its threshold.
+     */
+    public double entryEstimate(String entryKey, float similarity, double pooled) {
         EntryVerdicts verdicts;
         synchronized (entries) {
             verdicts = entries.get(entryKey);
@@ -176,11 +223,43 @@ public final class HitEvidence {
         private final long[] wrong = new long[ProbabilityBins.COUNT];
 
         synchronized void add(double prior, boolean r) {
+            nested = null;
             if (r) {
                 right[ProbabilityBins.of(prior)]++;
             } else {
                 wrong[ProbabilityBins.of(prior)]++;
             }
+        }
+
+        private double[] nested;
+        private ErrorBound nestedBound;
+
+        /** Per bin b: the lowest bound of the classes "bins j..COUNT-1" for j <= b; cached until the next verdict. */
+        synchronized double[] nestedUpper(ErrorBound bound) {
+            if (nested != null && nestedBound == bound) {
+                return nested;
+            }
+            double[] upper = new double[ProbabilityBins.COUNT];
+            long r = 0;
+            long w = 0;
+            double[] classUpper = new double[ProbabilityBins.COUNT];
+            for (int j = ProbabilityBins.COUNT - 1; j >= 0; j--) {
+                r += right[j];
+                w += wrong[j];
+                classUpper[j] = bound.upper(w, r + w);
+            }
+            double best = 1;
+            for (int b = 0; b < ProbabilityBins.COUNT; b++) {
+                best = Math.min(best, classUpper[b]);
+                upper[b] = best;
+            }
+            nested = upper;
+            nestedBound = bound;
+            return upper;
+        }
+
+        synchronized long[] counts(int bin) {
+            return new long[] {right[bin], wrong[bin]};
         }
 
         synchronized double estimate(double prior, double strength) {

@@ -46,6 +46,13 @@ public final class LearnedDecision implements MatchDecision {
                 PairGuard.identifiers(), PairGuard.negation()));
     }
 
+    /** The bundled decision with {@code extra} vetoes after the bundled ones. */
+    public static LearnedDecision bundled(double threshold, List<PairGuard> extra) {
+        List<PairGuard> vetoes = new java.util.ArrayList<>(bundled(threshold).vetoes);
+        vetoes.addAll(extra);
+        return new LearnedDecision(threshold, BundledParameters.INSTANCE, vetoes);
+    }
+
     @Override
     public Optional<Match> decide(String queryText, float[] queryVector, List<Neighbour> neighbours,
                                   double requestThreshold) {

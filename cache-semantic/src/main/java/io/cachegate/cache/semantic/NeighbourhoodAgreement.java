@@ -38,9 +38,25 @@ public final class NeighbourhoodAgreement {
         Double.NaN};
 
     private final AnswerGroups groups;
+    private final double[] weights;
+    private final double[] calibration;
 
     public NeighbourhoodAgreement(AnswerGroups groups) {
+        this(groups, WEIGHTS, CALIBRATED);
+    }
+
+    /**
+     * With another fit's weights and bins (as {@code cachegate fit-agreement} prints them): how {@code eval-semantic
+     * --replay} measures a fit on one data set against streams of the others.
+     */
+    public NeighbourhoodAgreement(AnswerGroups groups, double[] weights, double[] calibration) {
+        if (weights.length != FEATURES + 1 || calibration.length != ProbabilityBins.COUNT) {
+            throw new IllegalArgumentException("agreement needs " + (FEATURES + 1) + " weights and "
+                    + ProbabilityBins.COUNT + " bins, got " + weights.length + " and " + calibration.length);
+        }
         this.groups = groups;
+        this.weights = weights.clone();
+        this.calibration = calibration.clone();
     }
 
     /**
@@ -51,7 +67,7 @@ public final class NeighbourhoodAgreement {
      */
     public double probability(Neighbour candidate, List<Neighbour> neighbours) {
         double[] x = features(candidate, neighbours, groups::group);
-        return x == null ? Double.NaN : probability(x);
+        return x == null ? Double.NaN : calibrated(regression(weights, x), calibration);
     }
 
     /** The shipped model's probability for {@link #features}: the regression's, calibrated by its bin. */

@@ -34,6 +34,14 @@ public interface PairGuard {
         return NegationGuard.INSTANCE;
     }
 
+    /**
+     * The texts ask for opposite actions ("enable 2FA" against "disable 2FA"); not among {@link #all()}: measured
+     * as a lever of the error budget ({@code eval-semantic --replay --polarity}).
+     */
+    static PairGuard polarity() {
+        return PolarityGuard.INSTANCE;
+    }
+
     /** A capitalised word past the start of a sentence in one text does not occur in the other. */
     static PairGuard namedEntities() {
         return EntityGuard.INSTANCE;

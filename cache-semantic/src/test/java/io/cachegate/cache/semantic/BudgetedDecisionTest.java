@@ -114,6 +114,86 @@ class BudgetedDecisionTest {
         assertThat(stricter.explore()).isEmpty();
     }
 
+    @Test
+    void underTheBound_aScopeWithoutVerdicts_servesNothing_evenAnAgreeingNeighbourhood() {
+        BudgetedDecision bounded = new BudgetedDecision(learned, agreement, evidence, 0.01, 0.05, false);
+        List<Neighbour> neighbours = agreeingOnTheResetAnswer();
+        assertThat(budget.judge("route", QUERY, neighbours, 0).served()).as("the point estimate serves it").isPresent();
+
+        BudgetedDecision.Judgement judged = bounded.judge("route", QUERY, neighbours, 0);
+
+        assertThat(judged.served()).isEmpty();
+        assertThat(judged.explore()).hasSize(4).allSatisfy(c -> assertThat(c.upperError()).isEqualTo(1));
+    }
+
+    @Test
+    void underTheBound_aBinOpensOnceItsVerdictsBringTheBoundUnderTheBudget_andAWrongOneClosesIt() {
+        BudgetedDecision bounded = new BudgetedDecision(learned, agreement, evidence, 0.01, 0.05, false);
+        List<Neighbour> neighbours = agreeingOnTheResetAnswer();
+        double prior = bounded.judge("route", QUERY, neighbours, 0).explore().get(0).prior();
+        for (int i = 0; i < 450; i++) {
+            evidence.record("route", "other" + (i % 50), 0.9f, prior, true);
+        }
+        assertThat(bounded.judge("route", QUERY, neighbours, 0).served()).as("450 right verdicts: not yet").isEmpty();
+        for (int i = 0; i < 100; i++) {
+            evidence.record("route", "other" + (i % 50), 0.9f, prior, true);
+        }
+
+        BudgetedDecision.Judgement opened = bounded.judge("route", QUERY, neighbours, 0);
+        assertThat(opened.served()).isPresent();
+        assertThat(opened.served().get().upperError()).isLessThanOrEqualTo(0.01);
+        assertThat(bounded.judge("other-route", QUERY, neighbours, 0).served()).as("another scope").isEmpty();
+        assertThat(bounded.judge(HitEvidence.scope("route", "t2"), QUERY, neighbours, 0).served())
+                .as("another tenant of the route").isEmpty();
+
+        evidence.record("route", "other1", 0.9f, prior, false);
+        assertThat(bounded.judge("route", QUERY, neighbours, 0).served()).as("one wrong of 551").isEmpty();
+    }
+
+    @Test
+    void underTheBound_anEntrysOwnWrongVerdict_stillVetoesIt() {
+        BudgetedDecision bounded = new BudgetedDecision(learned, agreement, evidence, 0.01, 0.05, false);
+        List<Neighbour> neighbours = agreeingOnTheResetAnswer();
+        for (BudgetedDecision.Candidate c : bounded.judge("route", QUERY, neighbours, 0).explore()) {
+            for (int i = 0; i < 700; i++) {
+                evidence.record("route", "other" + (i % 50), 0.9f, c.prior(), true);
+            }
+        }
+        String first = bounded.judge("route", QUERY, neighbours, 0).served().orElseThrow().neighbour().entryKey();
+
+        evidence.record("route", first, 0.99f, 0.5, false);
+
+        assertThat(bounded.judge("route", QUERY, neighbours, 0).served()).map(c -> c.neighbour().entryKey())
+                .isPresent().get().isNotEqualTo(first);
+    }
+
+    @Test
+    void nestedClasses_poolABinWithTheBinsAboveIt_soItOpensSooner() {
+        BudgetedDecision perBin = new BudgetedDecision(learned, agreement, evidence, 0.01, 0.05, false);
+        BudgetedDecision nested = new BudgetedDecision(learned, agreement, evidence, 0.01, 0.05, true);
+        List<Neighbour> neighbours = agreeingOnTheResetAnswer();
+        double prior = perBin.judge("route", QUERY, neighbours, 0).explore().get(0).prior();
+        double above = 1 - (1 - prior) / 10; // a decade closer to 1: two bins and more above
+        assertThat(ProbabilityBins.of(above)).isGreaterThan(ProbabilityBins.of(prior) + 1);
+        for (int i = 0; i < 400; i++) {
+            evidence.record("route", "x" + (i % 50), 0.9f, prior, true);
+        }
+        for (int i = 0; i < 600; i++) {
+            evidence.record("route", "y" + (i % 50), 0.9f, above, true);
+        }
+
+        assertThat(perBin.judge("route", QUERY, neighbours, 0).served()).as("400 verdicts in its own bin").isEmpty();
+        BudgetedDecision.Judgement judged = nested.judge("route", QUERY, neighbours, 0);
+        assertThat(judged.served()).as("1,000 in its bin and above, at delta / 20").isPresent();
+        assertThat(judged.served().get().upperError()).isLessThanOrEqualTo(0.01);
+
+        for (int i = 0; i < 6; i++) {
+            evidence.record("route", "z" + i, 0.9f, above, false);
+        }
+        assertThat(nested.judge("route", QUERY, neighbours, 0).served()).as("wrong verdicts above close it too")
+                .isEmpty();
+    }
+
     /** Four entries between 0.91 and 0.93, all holding the same answer (filed with extra white space once). */
     private List<Neighbour> agreeingOnTheResetAnswer() {
         List<Neighbour> neighbours = List.of(

@@ -41,6 +41,8 @@ import java.util.Optional;
 @ChannelHandler.Sharable
 final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
+    /** The confidence of the audited rate's bound on the status page when the budget serves on its estimate. */
+    private static final double AUDIT_BOUND_DELTA = 0.05;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final AdminView view;
@@ -200,7 +202,9 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                 .put("pendingWrites", semantic.pendingWrites())
                 .put("indexEntries", semantic.indexSizeLastKnown())
                 .put("maxErrorRate", semantic.maxErrorRate())
-                .set("verdicts", JSON.valueToTree(services.metrics().audits().snapshot())));
+                .put("budgetDelta", semantic.budgetDelta())
+                .set("verdicts", JSON.valueToTree(services.metrics().audits().snapshot(semantic.maxErrorRate(),
+                        semantic.budgetDelta() > 0 ? semantic.budgetDelta() : AUDIT_BOUND_DELTA))));
         stats.set("embeddings", JSON.valueToTree(services.metrics().embeddingItems().snapshot()));
         stats.set("saved", JSON.valueToTree(SavingsReport.of(services.metrics().registry())));
         return stats;

@@ -1,5 +1,6 @@
 package io.cachegate.gateway.metrics;
 
+import io.cachegate.cache.semantic.ErrorBound;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -13,8 +14,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * Verdicts on semantic hits: audits (a served hit asked again upstream) and explorations (a candidate that was
  * not served, compared with the fresh answer its query got), counted by route and tenant. The audits of a route
  * estimate its wrong-hit rate, with a 95% Wilson interval: {@code /admin/stats} and
- * {@code cachegate_semantic_wrong_hit_rate{bound=estimate|low|high}}. Explorations are not in that rate: they judge
- * candidates the cache did not serve.
+ * {@code cachegate_semantic_wrong_hit_rate{bound=estimate|low|high}}; under an error budget, {@code /admin/stats} also
+ * gives its always-valid upper bound ({@link ErrorBound}) against the budget. Explorations are not in that rate: they
+ * judge candidates the cache did not serve.
  */
 public final class AuditMetrics {
 
@@ -58,24 +60,48 @@ public final class AuditMetrics {
 
     /** Verdict counts and wrong-hit rate estimates by route and by tenant, for {@code /admin/stats}. */
     public Map<String, Map<String, Estimate>> snapshot() {
+        return snapshot(0, 0);
+    }
+
+    /**
+     * The same, with each audited rate's always-valid upper bound against an error budget.
+     *
+     * @param budget the error budget, 0 for none (no bound then)
+     * @param delta the chance the bound may fail, 0 for none
+     */
+    public Map<String, Map<String, Estimate>> snapshot(double budget, double delta) {
+        ErrorBound bound = budget > 0 && budget < 0.5 && delta > 0 && delta < 1 ? new ErrorBound(budget, delta) : null;
         Map<String, Map<String, Estimate>> out = new TreeMap<>();
-        out.put("byRoute", snapshot(routes));
-        out.put("byTenant", snapshot(tenants));
+        out.put("byRoute", snapshot(routes, bound, budget));
+        out.put("byTenant", snapshot(tenants, bound, budget));
         return out;
     }
 
-    private static Map<String, Estimate> snapshot(Map<String, Tally> tallies) {
+    private static Map<String, Estimate> snapshot(Map<String, Tally> tallies, ErrorBound bound, double budget) {
         Map<String, Estimate> out = new TreeMap<>();
-        tallies.forEach((name, t) -> out.put(name, t.estimate()));
+        tallies.forEach((name, t) -> out.put(name, t.estimate().against(bound, budget)));
         return out;
     }
 
     /**
      * @param wrongHitRate wrong audits / audits, null before any; {@code low} and {@code high} its 95% Wilson
      *                     interval (0 and 1 before any audit)
+     * @param upperBound under an error budget, the always-valid upper bound on the rate ({@link ErrorBound}: it
+     *                   fails at any time with at most the budget's delta), 1 before any audit; null without a budget
+     * @param withinBudget whether that bound is within the budget: the audits alone prove the route's hits are;
+     *                     null without a budget
      */
     public record Estimate(long audited, long auditedWrong, Double wrongHitRate, double low, double high,
-                           long explored, long exploredWrong) {
+                           long explored, long exploredWrong, Double upperBound, Boolean withinBudget) {
+
+        Estimate against(ErrorBound bound, double budget) {
+            if (bound == null) {
+                return this;
+            }
+            double upper = bound.upper(auditedWrong, audited);
+            return new Estimate(audited, auditedWrong, wrongHitRate, low, high, explored, exploredWrong, upper,
+                    upper <= budget);
+        }
     }
 
     /** The 95% Wilson score interval of {@code wrong} in {@code n}: honest at small n and near 0, unlike p ± z·se. */
@@ -136,7 +162,7 @@ public final class AuditMetrics {
             long w = auditedWrong.get();
             double[] interval = wilson(w, n);
             return new Estimate(n, w, n == 0 ? null : (double) w / n, interval[0], interval[1], explored.get(),
-                    exploredWrong.get());
+                    exploredWrong.get(), null, null);
         }
     }
 }

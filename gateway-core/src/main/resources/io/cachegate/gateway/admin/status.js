@@ -94,6 +94,7 @@
     draw('cost', points, [{ label: 'cost saved/h', value: field('costSavedPerHour') }]);
     renderSimilarity(series.similarity || []);
     renderReplicas(stats);
+    renderBudget(stats.semantic);
     var last = points.length ? points[points.length - 1] : null;
     document.getElementById('summary').textContent = (last
       ? last.requests.toFixed(1) + ' req/s · hit ratio ' + Math.round(last.hitRatio * 100) + '% · ' + last.inFlight + ' in flight'
@@ -144,6 +145,29 @@
         row.insertCell().textContent = String(r.inflightRequests);
         row.insertCell().textContent = String(r.inflightTokens);
       });
+    });
+  }
+
+  // Each route's audited wrong-hit rate (what was served, checked upstream), its always-valid upper bound and the
+  // budget: "within" only once the audits themselves prove the rate is under it.
+  function renderBudget(semantic) {
+    var table = document.getElementById('budget');
+    table.innerHTML = '<tr><th>route</th><th>audits</th><th>wrong</th><th>bound</th><th>budget</th></tr>';
+    if (!semantic) {
+      return;
+    }
+    var routes = (semantic.verdicts || {}).byRoute || {};
+    Object.keys(routes).forEach(function (route) {
+      var r = routes[route];
+      var row = table.insertRow();
+      row.insertCell().textContent = route;
+      row.insertCell().textContent = String(r.audited);
+      row.insertCell().textContent = r.wrongHitRate === null ? '–' : (100 * r.wrongHitRate).toFixed(2) + '%';
+      var bound = row.insertCell();
+      bound.textContent = r.upperBound === null || r.upperBound === undefined ? '–'
+        : '≤ ' + (100 * r.upperBound).toFixed(2) + '%';
+      bound.className = r.withinBudget ? 'within' : 'over';
+      row.insertCell().textContent = semantic.maxErrorRate ? (100 * semantic.maxErrorRate).toFixed(2) + '%' : 'none';
     });
   }
 

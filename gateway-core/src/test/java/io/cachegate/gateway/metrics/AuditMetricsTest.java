@@ -39,5 +39,25 @@ class AuditMetricsTest {
                 .value()).isEqualTo(0.5);
         assertThat(registry.get("cachegate.semantic.verdicts").tag("source", "explore").tag("verdict", "wrong")
                 .counter().count()).isEqualTo(1);
+        assertThat(route.upperBound()).as("no budget, no bound").isNull();
+    }
+
+    @Test
+    void underABudget_eachRoutesAuditedRate_getsItsAnytimeBound_againstTheBudget() {
+        for (int i = 0; i < 600; i++) {
+            metrics.verdict("audit", "clean", "acme", true);
+            metrics.verdict("audit", "dirty", "acme", i % 50 != 0); // 12 wrong of 600: 2%
+        }
+        metrics.verdict("audit", "young", "acme", true);
+
+        var byRoute = metrics.snapshot(0.01, 0.05).get("byRoute");
+
+        assertThat(byRoute.get("clean").upperBound()).isBetween(0.0, 0.01);
+        assertThat(byRoute.get("clean").withinBudget()).isTrue();
+        assertThat(byRoute.get("dirty").upperBound()).isBetween(0.02, 0.06);
+        assertThat(byRoute.get("dirty").withinBudget()).isFalse();
+        assertThat(byRoute.get("young").upperBound()).as("one audit proves nothing").isGreaterThan(0.5);
+        assertThat(byRoute.get("young").withinBudget()).isFalse();
+        assertThat(metrics.snapshot(0, 0.05).get("byRoute").get("clean").upperBound()).isNull();
     }
 }

@@ -194,7 +194,7 @@ public final class HitAudits {
             return;
         }
         boolean right = verdict.get();
-        evidence.record(pool, neighbour.entryKey(), neighbour.similarity(), prior, right);
+        evidence.record(HitEvidence.scope(pool, tenant), neighbour.entryKey(), neighbour.similarity(), prior, right);
         metrics.verdict("audit", pool, tenant, right);
         if (right) {
             return;
@@ -247,7 +247,7 @@ public final class HitAudits {
                         ? CompletableFuture.completedFuture(Optional.<Boolean>empty())
                         : agreement.agree(agreement.answer(entry.get().body()), fresh))
                 .thenAccept(verdict -> verdict.ifPresent(right -> {
-                    evidence.recordPair(exploration.pool(), n.entryKey(), freshKey, n.similarity(),
+                    evidence.recordPair(HitEvidence.scope(exploration.pool(), exploration.tenant()), n.entryKey(), freshKey, n.similarity(),
                             candidate.prior(), right);
                     metrics.verdict("explore", exploration.pool(), exploration.tenant(), right);
                 }));

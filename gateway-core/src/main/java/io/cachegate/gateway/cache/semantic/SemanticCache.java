@@ -51,6 +51,11 @@ public final class SemanticCache implements AutoCloseable {
     private final SemanticMetrics metrics;
     private final Ticker ticker;
     private final ConcurrentMap<Double, MatchDecision> decisions = new ConcurrentHashMap<>();
+    /**
+     * The anytime bound's classes: a candidate's bin of the prior pooled with the bins above it (measured against
+     * one bin each with {@code eval-semantic --replay --classes nested,bin}, docs/caches.md).
+     */
+    private static final boolean NESTED_CLASSES = true;
     private final ConcurrentMap<Double, BudgetedDecision> budgets = new ConcurrentHashMap<>();
     /** Audit and exploration verdicts, and demotions: what the error budget learns from. */
     private final HitEvidence evidence = new HitEvidence(EVIDENCE_ENTRIES);
@@ -134,7 +139,7 @@ public final class SemanticCache implements AutoCloseable {
         if (budgeted()) {
             BudgetedDecision.Judgement judged = budgets.computeIfAbsent(threshold, t -> new BudgetedDecision(
                     LearnedDecision.bundled(t), new NeighbourhoodAgreement(evidence.answers()), evidence,
-                    settings.maxErrorRate())).judge(pool, text, neighbours, requestThreshold);
+                    settings.maxErrorRate(), settings.budgetDelta(), NESTED_CLASSES)).judge(pool, text, neighbours, requestThreshold);
             Optional<MatchDecision.Match> match = judged.served().map(BudgetedDecision.Candidate::match);
             return new Result(match, nearest(match, neighbours),
                     judged.served().map(BudgetedDecision.Candidate::prior).orElse(Double.NaN), judged.explore(),
@@ -155,6 +160,11 @@ public final class SemanticCache implements AutoCloseable {
     /** The error budget in force: 0 when the decision is static (by {@code max_error_rate: 0} or by its name). */
     public double maxErrorRate() {
         return budgeted() ? settings.maxErrorRate() : 0;
+    }
+
+    /** The error budget's confidence: 0 when it serves on the point estimate, or when there is no budget. */
+    public double budgetDelta() {
+        return budgeted() ? settings.budgetDelta() : 0;
     }
 
     /** The error budget refines the learned decision; {@code cosine} and {@code guarded} stay static. */

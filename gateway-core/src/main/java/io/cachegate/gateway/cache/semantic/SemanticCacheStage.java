@@ -3,6 +3,7 @@ package io.cachegate.gateway.cache.semantic;
 import io.cachegate.cache.exact.CacheEntry;
 import io.cachegate.cache.exact.CacheKey;
 import io.cachegate.cache.exact.CacheStore;
+import io.cachegate.cache.semantic.HitEvidence;
 import io.cachegate.cache.semantic.MatchDecision;
 import io.cachegate.gateway.cache.CacheableRequest;
 import io.cachegate.gateway.cache.CachedAnswerWriter;
@@ -63,7 +64,8 @@ public final class SemanticCacheStage implements Stage {
         if (speculation != null && c.earlyVector() == null) {
             c.earlyVector(semantic.embedEarly(c.query().text())); // an answer stored first writes back with it
         }
-        semantic.lookup(c.query(), x.route().route().cache(), x.routeLabel(), c.requestThreshold(),
+        semantic.lookup(c.query(), x.route().route().cache(), HitEvidence.scope(x.routeLabel(), x.tenant()),
+                        c.requestThreshold(),
                         EntryAccess.of(x).readable(), c.earlyVector())
                 .whenComplete((result, error) -> x.resume(() ->
                         looked(x, c, start, error == null ? result : SemanticCache.Result.FAILED, onMiss)));

@@ -1,0 +1,97 @@
+package io.cachegate.cache.semantic;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class ErrorBoundTest {
+
+    private static final double DELTA = 0.05;
+
+    /**
+     * The anytime guarantee: over many seeded Bernoulli streams, the share in which the true rate is above the bound
+     * at ANY step of the stream is at most delta (a fixed-n interval checked at every step would fail far more).
+     */
+    @ParameterizedTest
+    @CsvSource({"0.01, 0.01", "0.005, 0.01", "0.02, 0.01", "0.01, 0.02", "0.004, 0.005"})
+    void upper_coversTheTrueRateAtEveryStep_inAllButDeltaOfTheStreams(double trueRate, double budget) {
+        ErrorBound bound = new ErrorBound(budget, DELTA);
+        int seeds = 400;
+        int steps = 3000;
+        int failed = 0;
+        for (int seed = 0; seed < seeds; seed++) {
+            SplittableRandom random = new SplittableRandom(seed);
+            long wrong = 0;
+            for (int n = 1; n <= steps; n++) {
+                if (random.nextDouble() < trueRate) {
+                    wrong++;
+                }
+                if (bound.upper(wrong, n) < trueRate) {
+                    failed++;
+                    break;
+                }
+            }
+        }
+        assertThat((double) failed / seeds).isLessThanOrEqualTo(DELTA);
+    }
+
+    @Test
+    void aFixedSampleInterval_checkedAtEveryStep_failsMoreOftenThanItsNominalRate() {
+        // Why the bound is a confidence sequence: the one-sided 95% normal bound, looked at after every verdict.
+        int seeds = 400;
+        int failed = 0;
+        for (int seed = 0; seed < seeds; seed++) {
+            SplittableRandom random = new SplittableRandom(seed);
+            long wrong = 0;
+            for (int n = 1; n <= 3000; n++) {
+                wrong += random.nextDouble() < 0.05 ? 1 : 0;
+                double rate = (double) wrong / n;
+                if (n >= 30 && rate + 1.645 * Math.sqrt(rate * (1 - rate) / n) < 0.05) {
+                    failed++;
+                    break;
+                }
+            }
+        }
+        assertThat((double) failed / seeds).isGreaterThan(2 * DELTA);
+    }
+
+    @Test
+    void withoutVerdicts_theBoundIsOne_andItFallsUnderTheBudgetAfterAboutFiveHundredRightOnes() {
+        ErrorBound bound = new ErrorBound(0.01, DELTA);
+        assertThat(bound.upper(0, 0)).isEqualTo(1);
+        assertThat(bound.upper(0, 1)).isGreaterThan(0.5);
+        assertThat(bound.upper(0, 450)).isGreaterThan(0.01);
+        assertThat(bound.upper(0, 520)).isLessThan(0.01);
+        // (ln(1 + n/99) + ln 20) / n, the closed form with no wrong verdict
+        assertThat(-Math.log1p(-bound.upper(0, 1000))).isCloseTo((Math.log(1099 / 99.0) + Math.log(20)) / 1000,
+                within(1e-9));
+    }
+
+    @Test
+    void theBound_liesAboveTheObservedRate_andApproachesItAsVerdictsAccrue() {
+        ErrorBound bound = new ErrorBound(0.01, DELTA);
+        assertThat(bound.upper(5, 1000)).isBetween(0.005, 0.02);
+        assertThat(bound.upper(50, 10_000)).isBetween(0.005, 0.008);
+        assertThat(bound.upper(3, 3)).isEqualTo(1);
+        assertThat(bound.upper(1, 500)).as("one wrong verdict keeps a young bin closed").isGreaterThan(0.01);
+    }
+
+    @Test
+    void logGamma_matchesFactorials() {
+        assertThat(ErrorBound.logGamma(1)).isCloseTo(0, within(1e-12));
+        assertThat(ErrorBound.logGamma(11)).isCloseTo(Math.log(3628800), within(1e-10));
+        assertThat(ErrorBound.logGamma(0.5)).isCloseTo(0.5 * Math.log(Math.PI), within(1e-12));
+    }
+
+    @Test
+    void badArguments_areRefused() {
+        assertThatThrownBy(() -> new ErrorBound(0, DELTA)).hasMessageContaining("budget");
+        assertThatThrownBy(() -> new ErrorBound(0.01, 1)).hasMessageContaining("delta");
+        assertThatThrownBy(() -> new ErrorBound(0.01, DELTA).upper(2, 1)).hasMessageContaining("wrong");
+    }
+}

@@ -1,0 +1,155 @@
+package io.cachegate.cli;
+
+import io.cachegate.cache.semantic.BudgetedDecision;
+import io.cachegate.cache.semantic.HitEvidence;
+import io.cachegate.cache.semantic.LearnedDecision;
+import io.cachegate.cache.semantic.Neighbour;
+import io.cachegate.cache.semantic.NeighbourhoodAgreement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * Replays a labelled stream through the gateway's error-budgeted decision as the gateway runs it, offline: the
+ * cache starts empty, each request is judged against the entries stored before it, a hit is audited at the audit
+ * rate (a wrong audit demotes the entry), a miss is stored with its answer and its unserved candidates are explored
+ * (the fresh answer compared with theirs). A hit is wrong when its entry's answer is not the request's. What the
+ * gateway does asynchronously (audits, explorations) happens at once here, so the figures are those of a gateway
+ * whose background work keeps up.
+ */
+final class BudgetReplay {
+
+    /** Nearest earlier rows kept per request; the decision sees the first {@link NeighbourhoodAgreement#NEIGHBOURS} stored ones. */
+    private static final int EARLIER = 24;
+    private static final String SCOPE = "route";
+
+    /** One request of a stream: its text, the answer it gets upstream, its vector. */
+    record Item(String text, String answer, float[] vector) {
+    }
+
+    /** Figures of one replay: all of the stream and its last half. */
+    record Result(long requests, long hits, long wrong, long lastRequests, long lastHits, long lastWrong,
+                  long audits, long explored) {
+
+        double hitRate() {
+            return requests == 0 ? 0 : (double) hits / requests;
+        }
+
+        double wrongRate() {
+            return hits == 0 ? 0 : (double) wrong / hits;
+        }
+
+        double lastHitRate() {
+            return lastRequests == 0 ? 0 : (double) lastHits / lastRequests;
+        }
+
+        double lastWrongRate() {
+            return lastHits == 0 ? 0 : (double) lastWrong / lastHits;
+        }
+    }
+
+    private final List<Item> items;
+    private final int[][] earlier;
+    private final float[][] earlierSimilarity;
+
+    /** Finds each request's nearest earlier requests once; every replay of the stream reuses them. */
+    BudgetReplay(List<Item> items) {
+        this.items = List.copyOf(items);
+        this.earlier = new int[items.size()][];
+        this.earlierSimilarity = new float[items.size()][];
+        for (int i = 0; i < items.size(); i++) {
+            int size = Math.min(EARLIER, i);
+            int[] best = new int[size];
+            float[] scores = new float[size];
+            java.util.Arrays.fill(scores, Float.NEGATIVE_INFINITY);
+            float[] q = items.get(i).vector();
+            for (int j = 0; j < i; j++) {
+                float s = BruteForceNeighbours.dot(q, items.get(j).vector());
+                if (size > 0 && s > scores[size - 1]) {
+                    int at = size - 1;
+                    while (at > 0 && s > scores[at - 1]) {
+                        scores[at] = scores[at - 1];
+                        best[at] = best[at - 1];
+                        at--;
+                    }
+                    scores[at] = s;
+                    best[at] = j;
+                }
+            }
+            earlier[i] = best;
+            earlierSimilarity[i] = scores;
+        }
+    }
+
+    /**
+     * @param delta the bound's delta, 0 for the point estimate
+     * @param nested the bound's classes: nested (a bin and those above it) or one bin each
+     * @param auditRate the share of hits audited
+     * @param agreementFit another fit's agreement weights and bins, or null for the shipped ones
+     */
+    Result run(double budget, double delta, boolean nested, double auditRate, double threshold, long seed,
+               double[][] agreementFit) {
+        return run(budget, delta, nested, auditRate, LearnedDecision.bundled(threshold), seed, agreementFit);
+    }
+
+    /** The same with another pair classifier's vetoes (a guard measured as a lever). */
+    Result run(double budget, double delta, boolean nested, double auditRate, LearnedDecision pairs, long seed,
+               double[][] agreementFit) {
+        HitEvidence evidence = new HitEvidence(Math.max(1, items.size()));
+        NeighbourhoodAgreement agreement = agreementFit == null ? new NeighbourhoodAgreement(evidence.answers())
+                : new NeighbourhoodAgreement(evidence.answers(), agreementFit[0], agreementFit[1]);
+        BudgetedDecision decision = new BudgetedDecision(pairs, agreement, evidence, budget, delta, nested);
+        Random random = new Random(seed);
+        boolean[] stored = new boolean[items.size()];
+        int half = items.size() / 2;
+        long hits = 0;
+        long wrong = 0;
+        long lastHits = 0;
+        long lastWrong = 0;
+        long audits = 0;
+        long explored = 0;
+        for (int i = 0; i < items.size(); i++) {
+            Item item = items.get(i);
+            List<Neighbour> neighbours = new ArrayList<>(NeighbourhoodAgreement.NEIGHBOURS);
+            for (int r = 0; r < earlier[i].length && neighbours.size() < NeighbourhoodAgreement.NEIGHBOURS; r++) {
+                int j = earlier[i][r];
+                String key = Integer.toString(j);
+                if (stored[j] && !evidence.demoted(key)) {
+                    neighbours.add(new Neighbour(key, earlierSimilarity[i][r], items.get(j).text(), 0, Long.MAX_VALUE));
+                }
+            }
+            BudgetedDecision.Judgement judged = decision.judge(SCOPE, item.text(), neighbours, 0);
+            if (judged.served().isPresent()) {
+                BudgetedDecision.Candidate c = judged.served().get();
+                boolean right = answerOf(c).equals(item.answer());
+                hits++;
+                wrong += right ? 0 : 1;
+                if (i >= half) {
+                    lastHits++;
+                    lastWrong += right ? 0 : 1;
+                }
+                if (random.nextDouble() < auditRate) {
+                    audits++;
+                    evidence.record(SCOPE, c.neighbour().entryKey(), c.neighbour().similarity(), c.prior(), right);
+                    if (!right) {
+                        evidence.demote(c.neighbour().entryKey());
+                    }
+                }
+                continue;
+            }
+            String key = Integer.toString(i);
+            stored[i] = true;
+            evidence.answers().file(key, item.answer());
+            for (BudgetedDecision.Candidate c : judged.explore()) {
+                explored++;
+                evidence.recordPair(SCOPE, c.neighbour().entryKey(), key, c.neighbour().similarity(), c.prior(),
+                        answerOf(c).equals(item.answer()));
+            }
+        }
+        return new Result(items.size(), hits, wrong, items.size() - half, lastHits, lastWrong, audits, explored);
+    }
+
+    private String answerOf(BudgetedDecision.Candidate c) {
+        return items.get(Integer.parseInt(c.neighbour().entryKey())).answer();
+    }
+}

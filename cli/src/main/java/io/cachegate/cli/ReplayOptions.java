@@ -1,0 +1,149 @@
+package io.cachegate.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.cachegate.cache.semantic.LearnedDecision;
+import io.cachegate.cache.semantic.MicroBatchingEmbedder;
+import io.cachegate.cache.semantic.PairGuard;
+import io.cachegate.config.SemanticCacheSettings;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code eval-semantic --replay}: labelled streams ({@link BudgetStreams}) replayed through the error budget
+ * ({@link BudgetReplay}) at each budget, under the anytime bound and under the point estimate, with the shipped or
+ * another agreement fit: how the leave-one-dataset-out table of docs/caches.md is made.
+ */
+final class ReplayOptions {
+
+    @Option(names = "--replay", split = ",", paramLabel = "STREAM",
+            description = "Replay streams through the error budget instead (cache from empty, audits, explorations, "
+                    + "last half measured): banking77, clinc150, qqp, mrpc, sick; :merged or :split change an "
+                    + "intent set's answers; @OFFSET skips rows of the shuffle. Data from --data.")
+    List<String> streams;
+
+    @Option(names = "--data", paramLabel = "DIR", defaultValue = "../shared/data",
+            description = "Where --replay finds its files (default ${DEFAULT-VALUE}).")
+    Path data;
+
+    @Option(names = "--budgets", split = ",", defaultValue = "0.005,0.01,0.02",
+            description = "Budgets --replay runs at (default ${DEFAULT-VALUE}).")
+    List<Double> budgets;
+
+    @Option(names = "--deltas", split = ",", defaultValue = "0.05,0",
+            description = "--replay's bounds: the anytime bound at each delta; 0 is the point estimate "
+                    + "(default ${DEFAULT-VALUE}).")
+    List<Double> deltas;
+
+    @Option(names = "--classes", split = ",", defaultValue = "nested,bin",
+            description = "--replay's classes under a bound: nested (a bin of the prior with those above it) or bin "
+                    + "(each bin alone) (default ${DEFAULT-VALUE}).")
+    List<String> classes;
+
+    @Option(names = "--polarity", description = "--replay with the polarity guard as a veto as well (a lever "
+            + "measured: enable/disable, lock/unlock, ...).")
+    boolean polarity;
+
+    @Option(names = "--stream-limit", defaultValue = "4000", description = "Requests per --replay stream (default ${DEFAULT-VALUE}).")
+    int streamLimit;
+
+    @Option(names = "--agreement-fit", paramLabel = "FILE",
+            description = "--replay with another agreement fit: the output of fit-agreement (its WEIGHTS and "
+                    + "CALIBRATED lines); default the shipped fit.")
+    Path agreementFit;
+
+    @Option(names = "--audit-rate", defaultValue = "0.05", description = "Share of --replay's hits audited (default ${DEFAULT-VALUE}).")
+    double auditRate;
+
+    /** Each stream through the error budget at each budget and bound; 2 on a usage error. */
+    int run(EmbedderModelOptions model, Path cacheDir, Double threshold, long seed, boolean json) throws Exception {
+        SemanticCacheSettings.EmbedderSettings settings;
+        try {
+            settings = model.settings();
+        } catch (IllegalArgumentException e) {
+            System.err.println("eval-semantic: " + e.getMessage());
+            return 2;
+        }
+        double t = threshold != null ? threshold : SemanticCacheSettings.defaults().threshold();
+        List<BudgetStreams.Stream> loaded = new ArrayList<>();
+        double[][] fit;
+        try {
+            for (String spec : streams) {
+                loaded.add(BudgetStreams.load(data, spec, seed, streamLimit));
+            }
+            fit = agreementFit == null ? null : FitAgreementCommand.readFit(agreementFit);
+            for (String kind : classes) {
+                if (!kind.equals("nested") && !kind.equals("bin")) {
+                    throw new IllegalArgumentException("--classes are nested or bin, not '" + kind + "'");
+                }
+            }
+        } catch (IllegalArgumentException | java.io.IOException e) {
+            System.err.println("eval-semantic: " + e.getMessage());
+            return 2;
+        }
+        List<Map<String, Object>> rows = new ArrayList<>();
+        try (MicroBatchingEmbedder embedder = MicroBatchingEmbedder.start(settings)) {
+            embedder.warmedUp().join();
+            EmbeddingDiskCache vectors = new EmbeddingDiskCache(embedder, EmbeddingDiskCache.root(cacheDir));
+            System.out.println("model " + embedder.modelId() + ", threshold " + t + ", audit rate " + auditRate
+                    + ", seed " + seed + (polarity ? ", polarity guard" : "") + ", agreement fit " + (agreementFit == null ? "shipped" : agreementFit)
+                    + "; hits and wrong among them, whole stream | last half");
+            for (BudgetStreams.Stream stream : loaded) {
+                String spec = stream.name();
+                float[][] v = vectors.embed(stream.texts());
+                List<BudgetReplay.Item> items = new ArrayList<>();
+                for (int i = 0; i < v.length; i++) {
+                    items.add(new BudgetReplay.Item(stream.texts().get(i), stream.answers().get(i), v[i]));
+                }
+                BudgetReplay replayed = new BudgetReplay(items);
+                for (double budget : budgets) {
+                    for (double delta : deltas) {
+                        for (String kind : delta == 0 ? List.of("estimate") : classes) {
+                            BudgetReplay.Result r = replayed.run(budget, delta, "nested".equals(kind), auditRate,
+                                    polarity ? LearnedDecision.bundled(t, List.of(PairGuard.polarity()))
+                                            : LearnedDecision.bundled(t), seed, fit);
+                            rows.add(row(spec, budget, delta == 0 ? kind : kind + " " + delta, r, json));
+                        }
+                    }
+                }
+            }
+        }
+        if (json) {
+            System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(rows));
+        }
+        return 0;
+    }
+
+    /** One replay's figures as a row of the JSON report, printed as a line unless {@code --json}. */
+    private static Map<String, Object> row(String spec, double budget, String rule, BudgetReplay.Result r,
+                                           boolean json) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("stream", spec);
+        row.put("budget", budget);
+        row.put("rule", rule);
+        row.put("requests", r.requests());
+        row.put("hit_rate", round(r.hitRate()));
+        row.put("wrong_rate", round(r.wrongRate()));
+        row.put("last_half_hit_rate", round(r.lastHitRate()));
+        row.put("last_half_wrong_rate", round(r.lastWrongRate()));
+        row.put("audits", r.audits());
+        row.put("explored", r.explored());
+        if (!json) {
+            boolean over = r.wrongRate() > budget || r.lastWrongRate() > budget;
+            System.out.println(String.format(Locale.ROOT, "%-18s budget %.3f %-16s n %5d: %5.1f%% / %5.2f%% | "
+                            + "%5.1f%% / %5.2f%%%s (audits %d, explored %d)", spec, budget, rule, r.requests(),
+                    100 * r.hitRate(), 100 * r.wrongRate(), 100 * r.lastHitRate(), 100 * r.lastWrongRate(),
+                    over ? " OVER" : "", r.audits(), r.explored()));
+        }
+        return row;
+    }
+
+    private static double round(double value) {
+        return Math.round(value * 10_000) / 10_000.0;
+    }
+}

@@ -1,0 +1,91 @@
+package io.cachegate.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The replay on synthetic streams: questions drawn around 40 centroids (neighbours at cosine about 0.94, other
+ * topics near 0), answered by topic, or, adversarially, each topic's questions split between two answers at random
+ * (neighbours as close, half of them wrong: nothing in the vectors or the text tells them apart).
+ */
+class BudgetReplayTest {
+
+    private static final int DIMENSIONS = 64;
+    private static final String TEXT = "How do I reset my password?";
+
+    @Test
+    void underTheBound_aStreamWhoseNeighboursShareAnswers_opensAndServesByMeaning_withinBudget() {
+        BudgetReplay replay = new BudgetReplay(stream(3000, false, 1));
+
+        BudgetReplay.Result bound = replay.run(0.01, 0.05, true, 0.05, 0.92, 7, null);
+
+        assertThat(bound.lastHitRate()).as("once evidence accrued").isGreaterThan(0.5);
+        assertThat(bound.lastWrongRate()).isLessThanOrEqualTo(0.01);
+        assertThat(bound.hitRate()).as("the first half pays for the evidence").isLessThan(bound.lastHitRate());
+    }
+
+    @Test
+    void onAStreamWhereNeighboursDisagreeAtRandom_theBoundServesNothingWrong_whileThePointEstimateDoes() {
+        BudgetReplay replay = new BudgetReplay(stream(3000, true, 2));
+
+        BudgetReplay.Result bound = replay.run(0.01, 0.05, true, 0.05, 0.92, 7, null);
+        BudgetReplay.Result perBin = replay.run(0.01, 0.05, false, 0.05, 0.92, 7, null);
+        BudgetReplay.Result estimate = replay.run(0.01, 0, false, 0.05, 0.92, 7, null);
+
+        assertThat(bound.wrongRate()).isLessThanOrEqualTo(0.01);
+        assertThat(perBin.wrongRate()).isLessThanOrEqualTo(0.01);
+        assertThat(bound.explored()).as("every candidate explored instead").isGreaterThan(1000);
+        assertThat(estimate.wrong()).as("the prior believes agreeing neighbours; the point estimate follows it for a while")
+                .isGreaterThan(0);
+        assertThat(estimate.wrongRate()).isGreaterThan(0.01);
+    }
+
+    /** Questions around 40 centroids; {@code split}: each question's answer is its topic's A or B at random. */
+    private static List<BudgetReplay.Item> stream(int size, boolean split, long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        float[][] centroids = new float[40][];
+        for (int c = 0; c < centroids.length; c++) {
+            centroids[c] = unit(gaussian(random, 1.0), null, 0);
+        }
+        List<BudgetReplay.Item> items = new ArrayList<>();
+        for (int i = 0; i < size; i++) {
+            int topic = random.nextInt(centroids.length);
+            float[] v = unit(centroids[topic], gaussian(random, 0.25 / Math.sqrt(DIMENSIONS)), 1);
+            String answer = "topic " + topic + (split ? (random.nextBoolean() ? " A" : " B") : "");
+            items.add(new BudgetReplay.Item(TEXT, answer, v));
+        }
+        return items;
+    }
+
+    private static double[] gaussian(SplittableRandom random, double sigma) {
+        double[] g = new double[DIMENSIONS];
+        for (int i = 0; i < DIMENSIONS; i++) {
+            // Box-Muller
+            g[i] = sigma * Math.sqrt(-2 * Math.log(1 - random.nextDouble())) * Math.cos(2 * Math.PI * random.nextDouble());
+        }
+        return g;
+    }
+
+    private static float[] unit(Object base, double[] noise, int withNoise) {
+        double[] v = new double[DIMENSIONS];
+        for (int i = 0; i < DIMENSIONS; i++) {
+            v[i] = base instanceof float[] f ? f[i] : ((double[]) base)[i];
+            if (withNoise == 1) {
+                v[i] += noise[i];
+            }
+        }
+        double norm = 0;
+        for (double x : v) {
+            norm += x * x;
+        }
+        float[] out = new float[DIMENSIONS];
+        for (int i = 0; i < DIMENSIONS; i++) {
+            out[i] = (float) (v[i] / Math.sqrt(norm));
+        }
+        return out;
+    }
+}
