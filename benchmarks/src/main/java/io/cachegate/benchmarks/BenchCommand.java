@@ -33,7 +33,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "bench", mixinStandardHelpOptions = true,
         subcommands = {BenchOverheadCommand.class, BenchExactCacheCommand.class, BenchSemanticCommand.class,
             BenchOverloadCommand.class, BenchPrefixAffinityCommand.class, BenchCompareCommand.class,
-            BenchFleetCommand.class, BenchChaosCommand.class, BenchTrickleCommand.class},
+            BenchFleetCommand.class, BenchChaosCommand.class, BenchTrickleCommand.class,
+            BenchKvEventsCommand.class},
         description = {
             "Load-tests an OpenAI-compatible endpoint: closed loop (each connection sends when its answer is "
                     + "complete) or open loop (a fixed request rate; latency counted from each request's intended "
