@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -53,6 +54,19 @@ class LoadGeneratorIT {
             assertThat(report.durationSeconds()).isGreaterThanOrEqualTo(0.5);
             assertThat(report.throughput()).isPositive();
             assertThat(report.sendLag().count()).isZero();
+        }
+    }
+
+    @Test
+    void run_overSeveralTargets_spreadsTheConnectionsOverEach() throws Exception {
+        try (BackendSimulator a = BackendSimulator.start(FAST); BackendSimulator b = BackendSimulator.start(FAST)) {
+            BenchReport report = LoadGenerator.run(options(a.baseUrl(), chat(0)).alsoTargets(List.of(b.baseUrl()))
+                    .closedLoop(4).build());
+
+            assertThat(report.errors()).isZero();
+            assertThat(a.stats().requests()).isPositive();
+            assertThat(b.stats().requests()).isPositive();
+            assertThat(a.stats().requests() + b.stats().requests()).isEqualTo(report.requests());
         }
     }
 

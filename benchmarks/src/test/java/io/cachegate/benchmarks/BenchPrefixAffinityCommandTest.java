@@ -99,4 +99,48 @@ class BenchPrefixAffinityCommandTest {
         assertThat(d.queued()).isEqualTo(2);
         assertThat(d.prefixBlocksHit()).isEqualTo(200);
     }
+
+    @Test
+    void eventLagP99_isTheFirstBucketEdgeHoldingNinetyNinePercent() {
+        String page = """
+                cachegate_kv_event_lag_seconds_bucket{backend="sim",le="0.001"} 90.0
+                cachegate_kv_event_lag_seconds_bucket{backend="sim",le="0.004"} 98.0
+                cachegate_kv_event_lag_seconds_bucket{backend="sim",le="0.008"} 100.0
+                cachegate_kv_event_lag_seconds_bucket{backend="sim",le="+Inf"} 100.0
+                """;
+        assertThat(KvIndexAccuracy.p99Ms(page)).isCloseTo(8.0, within(1e-9));
+        assertThat(KvIndexAccuracy.p99Ms("")).isNaN();
+    }
+
+    @Test
+    void json_hasOneResultPerBalanceAndFleetSize() throws Exception {
+        BenchPrefixAffinityCommand command = new BenchPrefixAffinityCommand();
+        new picocli.CommandLine(command).parseArgs("--balance", "kv_aware,prefix_affinity", "--gateways", "1,2");
+        io.cachegate.bench.BenchReport report = io.cachegate.bench.BenchReport.fromJson(
+                "{\"requests\":10,\"errors\":0,\"durationSeconds\":1,\"throughput\":10,"
+                        + "\"firstByte\":{\"count\":10,\"meanMs\":100,\"p50Ms\":90,\"p90Ms\":150,\"p99Ms\":200,"
+                        + "\"p999Ms\":200,\"maxMs\":200}}");
+        List<BenchScrapes.SimStats> replicas = List.of(new BenchScrapes.SimStats(10, 10, 0, 0, 0, 0, 100, 40, 5));
+        PrefixWorkloads.Workload w = PrefixWorkloads.sharedPrefix(2, 100, 2, 1, 8, "m", 1);
+        List<BenchPrefixAffinityCommand.Run> runs = new ArrayList<>();
+        for (int g : List.of(1, 2)) {
+            runs.add(new BenchPrefixAffinityCommand.Run(w.name(), new BenchPrefixAffinityCommand.Config("kv_aware", g),
+                    report, replicas, 0.01, 3.0, 800));
+            runs.add(new BenchPrefixAffinityCommand.Run(w.name(),
+                    new BenchPrefixAffinityCommand.Config("prefix_affinity", g), report, replicas, Double.NaN,
+                    Double.NaN, Double.NaN));
+        }
+        JsonNode json = new PrefixAffinityReport(command, List.of(w), runs).json();
+        assertThat(json.path("results")).hasSize(4);
+        JsonNode first = json.path("results").get(0);
+        assertThat(first.path("balance").asText()).isEqualTo("kv_aware");
+        assertThat(first.path("gateways").asInt()).isEqualTo(1);
+        assertThat(first.path("ttft_mean_ms").asDouble()).isEqualTo(100);
+        assertThat(first.path("ttft_p90_ms").asDouble()).isEqualTo(150);
+        assertThat(first.path("cached_prompt_share").asDouble()).isCloseTo(0.4, within(1e-9));
+        assertThat(first.path("index_error").asDouble()).isCloseTo(0.01, within(1e-9));
+        assertThat(json.path("results").get(3).path("gateways").asInt()).isEqualTo(2);
+        assertThat(new PrefixAffinityReport(command, List.of(w), runs).toText())
+                .contains("kv_aware x2").contains("index within 2% of the replicas' blocks: 0.010 met");
+    }
 }
