@@ -128,7 +128,7 @@ public final class ReplicaSet {
             throw new IllegalArgumentException("uncached tokens for " + uncached.length + " replicas given to backend "
                     + name + " which has " + replicas.size());
         }
-        int[] matches = blocks.isEmpty() ? null : matches(blocks);
+        int[] matches = uncached != null || blocks.isEmpty() ? null : matches(blocks);
         List<StateChange> changes = new ArrayList<>(0);
         ReplicaLease lease = null;
         synchronized (lock) {
@@ -150,11 +150,7 @@ public final class ReplicaSet {
                 for (int i = 0; i < loads.length; i++) {
                     loads[i] = candidates.get(i).load(now, staleNanos);
                 }
-                // kv_aware decides where the engines hold more of the prompt on one replica than another; where they
-                // hold the same (nothing, typically: evicted everywhere), the prompt goes back where it went before
-                // (prefix affinity), rather than to whichever is least loaded: under eviction pressure a prefix that
-                // wanders evicts other prefixes wherever it lands.
-                Replica chosen = candidates.get(uncached != null && !allEqual(candidates, uncached)
+                Replica chosen = candidates.get(uncached != null
                         ? kvSelector.select(candidates, loads, uncached)
                         : selector.select(candidates, loads, matches));
                 long id = ++leaseIds;
@@ -333,15 +329,6 @@ public final class ReplicaSet {
                     + " chars given to backend " + name + " which hashes " + settings.affinity().blockChars());
         }
         return given;
-    }
-
-    private static boolean allEqual(List<Replica> candidates, int[] uncached) {
-        for (Replica r : candidates) {
-            if (uncached[r.position] != uncached[candidates.get(0).position]) {
-                return false;
-            }
-        }
-        return true;
     }
 
     private int[] matches(PrefixHashes blocks) {
