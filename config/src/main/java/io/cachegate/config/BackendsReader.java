@@ -102,6 +102,11 @@ final class BackendsReader {
         if (items.isEmpty()) {
             backend.problem(key, "at least one URL is required");
         }
+        return baseUrls(backend, key, items, "/v1/...");
+    }
+
+    /** The items of {@code key} checked as base URLs, to which the gateway appends {@code appended}. */
+    private static List<URI> baseUrls(Fields backend, String key, List<Node> items, String appended) {
         List<URI> urls = new ArrayList<>();
         for (int i = 0; i < items.size(); i++) {
             String path = backend.path(key) + "[" + i + "]";
@@ -111,7 +116,8 @@ final class BackendsReader {
                 if (problem == null) {
                     urls.add(normalise(URI.create(text.strip())));
                 } else {
-                    backend.reader().problem(items.get(i), path, Durations.quote(text) + " " + problem);
+                    backend.reader().problem(items.get(i), path, Durations.quote(text) + " "
+                            + problem.replace("/v1/...", appended));
                 }
             }
         }
@@ -233,24 +239,7 @@ final class BackendsReader {
     private static List<URI> siblings(Fields backend) {
         String key = BackendKeys.KV_SIBLINGS.name();
         List<Node> items = backend.has(key) ? backend.items(key) : null;
-        if (items == null) {
-            return List.of();
-        }
-        List<URI> out = new ArrayList<>();
-        for (int i = 0; i < items.size(); i++) {
-            String path = backend.path(key) + "[" + i + "]";
-            String text = backend.reader().text(items.get(i), path);
-            if (text != null) {
-                String problem = check(text.strip());
-                if (problem == null) {
-                    out.add(normalise(URI.create(text.strip())));
-                } else {
-                    backend.reader().problem(items.get(i), path, Durations.quote(text) + " " + problem
-                            .replace("/v1/...", "/admin/kv-index"));
-                }
-            }
-        }
-        return out;
+        return items == null ? List.of() : baseUrls(backend, key, items, "/admin/kv-index");
     }
 
     /** A list of ZeroMQ endpoints ({@code tcp://host:port}), or {@code none} where allowed. */
