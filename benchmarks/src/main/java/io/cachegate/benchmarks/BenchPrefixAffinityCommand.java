@@ -109,10 +109,11 @@ final class BenchPrefixAffinityCommand extends Scenario {
     /**
      * One workload through one fleet of gateways; for kv_aware also how far the gateways' KV index was from the
      * replicas' own count after the run (the largest relative error over gateways and replicas), the event lag p99,
-     * and how long a gateway started after the run took, from its listener up, to hold 90% of the replicas' blocks.
+     * and how long a gateway started after the run took, from its listener up, to hold 90% of the replicas' blocks;
+     * for every policy the admission cost model's error against the replicas' cached-token counts.
      */
     record Run(String workload, Config config, BenchReport report, List<BenchScrapes.SimStats> replicas,
-               double indexError, double eventLagP99Ms, double lateGatewayMs) {
+               double indexError, double eventLagP99Ms, double lateGatewayMs, double uncachedEstimateError) {
 
         String balance() {
             return config.balance();
@@ -258,6 +259,7 @@ final class BenchPrefixAffinityCommand extends Scenario {
             double indexError = Double.NaN;
             double lag = Double.NaN;
             double lateMs = Double.NaN;
+            double estimateError = KvIndexAccuracy.uncachedEstimateError(http, fleet);
             if (balance.equals("kv_aware")) {
                 indexError = 0;
                 lag = 0;
@@ -270,12 +272,13 @@ final class BenchPrefixAffinityCommand extends Scenario {
                 fleet.add(late);
                 lateMs = KvIndexAccuracy.lateGatewayMillis(http, late, sim);
             }
-            Run run = new Run(w.name(), config, report, stats, indexError, lag, lateMs);
+            Run run = new Run(w.name(), config, report, stats, indexError, lag, lateMs, estimateError);
             progress.info("TTFT mean %.1f ms, p90 %.1f ms; cached prompt share %.3f; requests per replica %s; "
-                            + "index error %.3f; event lag p99 %.1f ms; a late gateway at 90%% after %.0f ms; errors %s",
+                            + "index error %.3f; event lag p99 %.1f ms; a late gateway at 90%% after %.0f ms; uncached tokens "
+                            + "estimate error %.3f; errors %s",
                     report.firstByte().meanMs(), report.firstByte().p90Ms(), run.hitRate(),
                     stats.stream().map(s -> Long.toString(s.requests())).toList(), indexError, lag, lateMs,
-                    report.errorsByKind());
+                    estimateError, report.errorsByKind());
             return run;
         } finally {
             for (ChildGateway gw : fleet) {

@@ -3,6 +3,7 @@ package io.cachegate.benchmarks;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
@@ -71,6 +72,25 @@ record KvIndexAccuracy(double largestError, double lagP99Ms) {
             Thread.sleep(20);
         }
         return Double.NaN;
+    }
+
+    /**
+     * The admission cost model's error over a fleet: the absolute differences between the uncached prompt tokens
+     * each request was charged and the backend's own count, summed, over that count's sum (NaN without answers that
+     * report cached tokens).
+     */
+    static double uncachedEstimateError(HttpClient http, List<ChildGateway> fleet)
+            throws IOException, InterruptedException {
+        double error = 0;
+        double actual = 0;
+        for (ChildGateway gw : fleet) {
+            String page = BenchScrapes.get(http, gw.admin().resolve("/metrics"));
+            double e = BenchScrapes.metric(page, "cachegate_admission_uncached_error_tokens_total");
+            double a = BenchScrapes.metric(page, "cachegate_admission_uncached_actual_tokens_total");
+            error += Double.isNaN(e) ? 0 : e;
+            actual += Double.isNaN(a) ? 0 : a;
+        }
+        return actual == 0 ? Double.NaN : error / actual;
     }
 
     /** The p99 of the lag histogram in {@code page}, in ms (summed over backends); NaN without samples. */

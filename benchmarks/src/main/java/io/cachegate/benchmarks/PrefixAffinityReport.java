@@ -123,6 +123,8 @@ final class PrefixAffinityReport implements ScenarioReport {
                         .put("index_error", median(w.name(), c, BenchPrefixAffinityCommand.Run::indexError))
                         .put("event_lag_p99_ms", median(w.name(), c, BenchPrefixAffinityCommand.Run::eventLagP99Ms))
                         .put("late_gateway_90pct_ms", median(w.name(), c, BenchPrefixAffinityCommand.Run::lateGatewayMs))
+                        .put("uncached_estimate_error",
+                                median(w.name(), c, BenchPrefixAffinityCommand.Run::uncachedEstimateError))
                         .put("rounds", of(w.name(), c).size());
                 ObjectNode m = bm.addObject().put("balance", c.balance()).put("gateways", c.gateways())
                         .put("ttftMeanMs", meanTtft(w.name(), c))

@@ -135,6 +135,8 @@ final class PrefixWorkloads {
     private static ObjectNode body(String model, int maxTokens) {
         ObjectNode body = JSON.createObjectNode();
         body.put("model", model).put("temperature", 0.7).put("max_tokens", maxTokens).put("stream", true);
+        // The streamed usage says how many prompt tokens the replica found cached: the cost model is checked on it.
+        body.putObject("stream_options").put("include_usage", true);
         return body;
     }
 }

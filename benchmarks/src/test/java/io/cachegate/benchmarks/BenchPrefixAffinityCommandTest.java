@@ -125,10 +125,10 @@ class BenchPrefixAffinityCommandTest {
         List<BenchPrefixAffinityCommand.Run> runs = new ArrayList<>();
         for (int g : List.of(1, 2)) {
             runs.add(new BenchPrefixAffinityCommand.Run(w.name(), new BenchPrefixAffinityCommand.Config("kv_aware", g),
-                    report, replicas, 0.01, 3.0, 800));
+                    report, replicas, 0.01, 3.0, 800, 0.05));
             runs.add(new BenchPrefixAffinityCommand.Run(w.name(),
                     new BenchPrefixAffinityCommand.Config("prefix_affinity", g), report, replicas, Double.NaN,
-                    Double.NaN, Double.NaN));
+                    Double.NaN, Double.NaN, 0.4));
         }
         JsonNode json = new PrefixAffinityReport(command, List.of(w), runs).json();
         assertThat(json.path("results")).hasSize(4);
@@ -139,6 +139,7 @@ class BenchPrefixAffinityCommandTest {
         assertThat(first.path("ttft_p90_ms").asDouble()).isEqualTo(150);
         assertThat(first.path("cached_prompt_share").asDouble()).isCloseTo(0.4, within(1e-9));
         assertThat(first.path("index_error").asDouble()).isCloseTo(0.01, within(1e-9));
+        assertThat(first.path("uncached_estimate_error").asDouble()).isCloseTo(0.05, within(1e-9));
         assertThat(json.path("results").get(3).path("gateways").asInt()).isEqualTo(2);
         assertThat(new PrefixAffinityReport(command, List.of(w), runs).toText())
                 .contains("kv_aware x2").contains("index within 2% of the replicas' blocks: 0.010 met");

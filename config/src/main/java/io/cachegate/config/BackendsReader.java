@@ -207,10 +207,11 @@ final class BackendsReader {
                 || backend.has(BackendKeys.KV_AWARE.name());
         if (any && balanceKnown && balance != Balance.KV_AWARE) {
             backend.problem(BackendKeys.KV_EVENTS.name(), "kv_events, kv_replay, kv_siblings, tokenizer,"
-                    + " chat_template and kv_aware are only used with balance: kv_aware (balance is " + balance.name().toLowerCase(Locale.ROOT)
-                    + ")");
+                    + " chat_template and kv_aware are only used with balance: kv_aware (balance is "
+                    + balance.name().toLowerCase(Locale.ROOT) + ")");
         }
-        int urls = backend.has(URLS.name()) && backend.items(URLS.name()) != null ? backend.items(URLS.name()).size() : 0;
+        List<Node> urlItems = backend.has(URLS.name()) ? backend.items(URLS.name()) : null;
+        int urls = urlItems == null ? 0 : urlItems.size();
         if (!publish.isEmpty() && publish.size() != urls) {
             backend.problem(BackendKeys.KV_EVENTS.name(), "has " + publish.size() + " endpoints for " + urls
                     + " urls: give one per url, in the same order");

@@ -120,6 +120,12 @@ class KvAwareRoutingIT {
                 }
                 assertThat((double) hit / queried).as("after each group's first request its prefix is found")
                         .isGreaterThan(0.6);
+                // Admission charged the uncached tokens the events showed; the simulator's answers say how many
+                // it really prefilled (usage.prompt_tokens_details.cached_tokens).
+                double actual = metric(gw, "cachegate_admission_uncached_actual_tokens_total", "backend=\"main\"");
+                double error = metric(gw, "cachegate_admission_uncached_error_tokens_total", "backend=\"main\"");
+                assertThat(actual).isPositive();
+                assertThat(error / actual).as("the cost model's error against the engine's own count").isLessThan(0.1);
             }
         }
     }
@@ -127,11 +133,11 @@ class KvAwareRoutingIT {
     @Test
     void aGatewayStartingAfterTheReplayTurnedOverTakesItsSiblingsIndex() throws Exception {
         try (SimulatorReplicas sims = BackendSimulator.startReplicas(1, SimulatorOptions.defaults());
-             KvTestPublisher publisher = new KvTestPublisher(2); // the replay keeps 2 batches
+             KvTestPublisher publisher = new KvTestPublisher(10_000);
              Gateway first = Gateway.start(RoutingIT.policy(sims.baseUrls(), "kv_aware",
                      kvPolicy(List.of(publisher))))) {
             String replica = "replica=\"" + sims.baseUrls().get(0) + "\"";
-            // Live from the first batch on: the first gateway hears every block.
+            // The first gateway hears every block, live or (while its subscription starts) from the replay.
             assertThat(Poll.until(Duration.ofSeconds(20), () -> {
                 publisher.send(new KvTestPublisher.Events().stored(new long[] {0}, null, chainTokens(0), 16, "GPU")
                         .pack());
@@ -143,6 +149,7 @@ class KvAwareRoutingIT {
             }
             assertThat(Poll.until(Duration.ofSeconds(20), () -> metric(first, "cachegate_kv_index_blocks", replica)
                     == 10)).isTrue();
+            publisher.keep(2); // the replay turns over: a gateway starting now gets only the last 2 batches from it
             assertThat(RawHttp.get(first.adminPort(), "/admin/kv-index?backend=nope").statusCode()).isEqualTo(404);
             String sibling = "    kv_siblings: [\"http://127.0.0.1:" + first.adminPort() + "\"]\n";
             try (Gateway late = Gateway.start(RoutingIT.policy(sims.baseUrls(), "kv_aware",

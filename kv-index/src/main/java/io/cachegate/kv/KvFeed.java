@@ -18,7 +18,7 @@ public final class KvFeed {
     private final ReplicaBlocks blocks;
     volatile long lastSeq = -1;
     /** A live batch newer than everything replayed has been applied: an older sequence number now means a restart. */
-    boolean caughtUp;
+    volatile boolean caughtUp;
     /** When a bootstrap or gap replay failed (replica not up yet), the subscriber's clock when to try again. */
     long retryReplayAtNanos = Long.MIN_VALUE;
     long replayBackoffNanos;

@@ -47,8 +47,8 @@ public final class KvSnapshot {
 
     /**
      * Loads the part of {@code snapshot} about {@code feed}'s replica (matched by publish endpoint) unless it is
-     * behind what the feed has applied: replaces its blocks and moves its sequence there. Returns the snapshot's sequence
-     * number when it was taken; empty when it has nothing for the feed. Malformed input throws {@link
+     * behind what the feed has applied: replaces its blocks and moves its sequence there. Returns the snapshot's
+     * sequence number when it was taken; empty when it has nothing for the feed. Malformed input throws {@link
      * IllegalArgumentException}.
      */
     static Optional<Long> load(byte[] snapshot, KvFeed feed) {

@@ -28,19 +28,20 @@ class KvSnapshotTest {
 
     @Test
     void aLateGatewayBootstrapsFromASiblingWhenTheReplayNoLongerHoldsTheHistory() throws Exception {
-        try (KvTestPublisher publisher = new KvTestPublisher(2)) { // keeps only the last 2 batches
+        try (KvTestPublisher publisher = new KvTestPublisher(10_000)) {
             KvFeed early = new KvFeed("b", 0, publisher.publish(), Optional.of(publisher.replay()),
                     new ReplicaBlocks(1000));
             try (KvEventSubscriber first = new KvEventSubscriber(List.of(early), KvEventSubscriber.Listener.NONE,
                     Duration.ofMillis(200), KvEventSubscriber.SnapshotSource.NONE).start()) {
                 within20s(() -> {
-                    publisher.send(block(0)); // until the early gateway hears it live
-                    return early.blocks().size() == 1;
+                    publisher.send(block(0)); // until the early gateway hears it live, not only from the replay
+                    return early.blocks().size() == 1 && early.caughtUp;
                 });
                 for (int h = 1; h < 6; h++) {
                     publisher.send(block(h));
                 }
                 within20s(() -> early.blocks().size() == 6);
+                publisher.keep(2); // the replay turns over: the late gateways can get only the last 2 batches
 
                 KvFeed alone = new KvFeed("b", 0, publisher.publish(), Optional.of(publisher.replay()),
                         new ReplicaBlocks(1000));

@@ -27,7 +27,7 @@ public final class KvTestPublisher implements AutoCloseable {
     private final Thread replays;
     private volatile boolean running = true;
     private long seq;
-    private final int keep;
+    private volatile int keep;
 
     public KvTestPublisher(int keep) {
         this.keep = keep;
@@ -78,6 +78,11 @@ public final class KvTestPublisher implements AutoCloseable {
         synchronized (sent) {
             sent.add(payload);
         }
+    }
+
+    /** From now on the replay keeps only the last {@code batches}: as if the buffer had turned over. */
+    public void keep(int batches) {
+        this.keep = batches;
     }
 
     /** The publisher restarts: its sequence starts again at 0 and its replay buffer is empty. */

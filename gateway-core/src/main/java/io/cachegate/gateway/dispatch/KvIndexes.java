@@ -58,7 +58,8 @@ public final class KvIndexes implements AutoCloseable {
                 feeds.add(new KvFeed(b.name(), i, kv.publish().get(i), kv.replay().get(i),
                         new ReplicaBlocks(kv.maxBlocksPerReplica())));
             }
-            Optional<PromptTokens> tokens = kv.tokenizer().map(t -> PromptTokens.load(t, kv.chatTemplate().map(Path::of)));
+            Optional<PromptTokens> tokens = kv.tokenizer()
+                    .map(t -> PromptTokens.load(t, kv.chatTemplate().map(Path::of)));
             tokens.ifPresent(loaded::add);
             if (tokens.isEmpty()) {
                 log.warn("backend {}: balance kv_aware without a tokenizer: prompts cannot be matched to the replicas'"

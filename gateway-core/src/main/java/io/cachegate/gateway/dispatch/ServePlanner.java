@@ -10,6 +10,7 @@ import io.cachegate.config.Route;
 import io.cachegate.config.Tenant;
 import io.cachegate.config.TrafficClass;
 import io.cachegate.gateway.exchange.Exchange;
+import io.cachegate.gateway.exchange.UsageTail;
 import io.cachegate.kv.BackendKvIndex;
 import io.cachegate.routing.FallbackResolver;
 import io.cachegate.routing.KvFigures;
@@ -127,7 +128,11 @@ public final class ServePlanner {
         }
         int held = serving.replicas().expectedCachedChars(blocks) - head.length();
         String uncached = prompt.substring(Math.max(0, Math.min(prompt.length(), held)));
-        return new ServePlan(serving, target, model, RoutingRequest.withBlocks(cost(x, uncached), blocks));
+        long cost = cost(x, uncached);
+        if (x.parsed() != null) {
+            estimated(x, cost - completionCost(x, 0));
+        }
+        return new ServePlan(serving, target, model, RoutingRequest.withBlocks(cost, blocks));
     }
 
     /**
@@ -150,7 +155,19 @@ public final class ServePlanner {
         }
         x.record().kvBlocks(held.append('/').append(match.promptBlocks()).toString());
         BackendKvIndex index = kv.get().index();
-        return Optional.of(new KvFigures(uncached, replica -> index.routed(replica, match.keys())));
+        return Optional.of(new KvFigures(uncached, replica -> {
+            index.routed(replica, match.keys());
+            estimated(x, uncached[replica]);
+        }));
+    }
+
+    /**
+     * Keeps the uncached prompt tokens admission charged, to be set against the backend's own count when its answer
+     * says how many it found cached (metrics: cachegate_admission_uncached_estimate_*); asks for the answer's usage.
+     */
+    private static void estimated(Exchange x, long tokens) {
+        x.record().uncachedEstimate((int) Math.min(Integer.MAX_VALUE, Math.max(0, tokens)));
+        UsageTail.of(x);
     }
 
     /**

@@ -39,6 +39,7 @@ public final class ExchangeRecord {
     private String modelVersion;
     private String trafficClass;
     private String kvBlocks;
+    private int uncachedEstimate = -1;
     private long queueWaitNanos = -1;
     private String backend;
     /** Set when a hop of the route's fallback chain serves: its position (1 for the first) and its model. */
@@ -311,6 +312,18 @@ public final class ExchangeRecord {
 
     public void kvBlocks(String perReplica) {
         this.kvBlocks = perReplica;
+    }
+
+    /**
+     * The prompt tokens admission charged as not in the chosen replica's prefix cache (prefix affinity's estimate, or
+     * kv_aware's from the replicas' events); -1 when the backend does not route by prefix.
+     */
+    public int uncachedEstimate() {
+        return uncachedEstimate;
+    }
+
+    public void uncachedEstimate(int tokens) {
+        this.uncachedEstimate = tokens;
     }
 
     /**

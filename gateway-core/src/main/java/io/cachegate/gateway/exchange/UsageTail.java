@@ -25,8 +25,16 @@ public final class UsageTail {
     private static final int TAIL_BYTES = 16 * 1024;
     private static final byte[] USAGE = "\"usage\"".getBytes(StandardCharsets.US_ASCII);
 
-    /** An answer's usage; a count the answer does not give is 0, and {@code total} is their sum unless given. */
-    public record Usage(long prompt, long completion, long total) {
+    /**
+     * An answer's usage; a count the answer does not give is 0, and {@code total} is their sum unless given; {@code
+     * cached} the prompt tokens the backend's prefix cache held ({@code prompt_tokens_details.cached_tokens}, or
+     * {@code input_tokens_details} in the Responses API), -1 when the answer does not say.
+     */
+    public record Usage(long prompt, long completion, long total, long cached) {
+
+        public Usage(long prompt, long completion, long total) {
+            this(prompt, completion, total, -1);
+        }
     }
 
     /** The API of the answer, which names its usage counts; null for a request of none (read either name). */
@@ -48,6 +56,11 @@ public final class UsageTail {
             x.addTap(tail.feeder(x.answer()));
         }
         return tail;
+    }
+
+    /** The exchange's tail if something asked for it before the answer came ({@link #of}); null otherwise. */
+    public static UsageTail existing(Exchange x) {
+        return x.get(KEY);
     }
 
     /** A tail for answers in {@code dialect} (null: either name); {@link #of} makes the exchange's. */
@@ -118,8 +131,12 @@ public final class UsageTail {
                     long completion = dialect != null ? dialect.completionTokens(usage)
                             : Math.max(Dialect.CHAT.completionTokens(usage), Dialect.RESPONSES.completionTokens(usage));
                     JsonNode total = usage.get("total_tokens");
+                    JsonNode cached = usage.has("prompt_tokens_details")
+                            ? usage.path("prompt_tokens_details").path("cached_tokens")
+                            : usage.path("input_tokens_details").path("cached_tokens");
                     return Optional.of(new Usage(prompt, completion,
-                            total != null && total.canConvertToLong() ? total.asLong() : prompt + completion));
+                            total != null && total.canConvertToLong() ? total.asLong() : prompt + completion,
+                            cached.canConvertToLong() ? cached.asLong() : -1));
                 }
             } catch (IOException e) {
                 // not a usage object after all: look further back

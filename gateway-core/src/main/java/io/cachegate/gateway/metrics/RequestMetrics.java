@@ -2,6 +2,7 @@ package io.cachegate.gateway.metrics;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import io.cachegate.gateway.exchange.Answer;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.ExchangeObserver;
 import io.cachegate.gateway.exchange.ExchangeRecord;
@@ -9,6 +10,7 @@ import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.exchange.LookupStatus;
 import io.cachegate.gateway.exchange.Speculation;
 import io.cachegate.gateway.exchange.StageStamps;
+import io.cachegate.gateway.exchange.UsageTail;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
@@ -140,6 +142,9 @@ public final class RequestMetrics implements ExchangeObserver {
             quotaFailOpen();
         }
         quotaLimited(status, r.reason(), x.tenant());
+        if (r.uncachedEstimate() >= 0) {
+            uncachedEstimate(x, r);
+        }
         StageStamps stages = r.stages();
         StageTime[] slots = stageSlots.get(stages.chain(), chain -> new StageTime[stages.size()]);
         for (int i = 0; i < slots.length; i++) {
@@ -153,6 +158,28 @@ public final class RequestMetrics implements ExchangeObserver {
                 time.add(stages.elapsedNanos(i));
             }
         }
+    }
+
+    /**
+     * The uncached prompt tokens admission charged against the backend's count (prompt tokens minus those its answer
+     * says its prefix cache held): the cost model's error, by backend. Only answers that say it count.
+     */
+    private void uncachedEstimate(Exchange x, ExchangeRecord r) {
+        UsageTail tail = UsageTail.existing(x);
+        UsageTail.Usage usage = tail == null || x.answer().source() != Answer.Source.BACKEND ? null
+                : tail.usage().orElse(null);
+        if (usage == null || usage.cached() < 0 || r.backend() == null) {
+            return;
+        }
+        long actual = Math.max(0, usage.prompt() - usage.cached());
+        counters.get("cachegate.admission.uncached.estimated.tokens", "Uncached prompt tokens admission charged, for "
+                + "answers that report their cached tokens, by backend", "backend", r.backend())
+                .increment(r.uncachedEstimate());
+        counters.get("cachegate.admission.uncached.actual.tokens", "Uncached prompt tokens the backend reported "
+                + "(prompt minus cached), for the same answers, by backend", "backend", r.backend()).increment(actual);
+        counters.get("cachegate.admission.uncached.error.tokens", "Absolute difference of the two, summed: the cost "
+                + "model's error, by backend", "backend", r.backend())
+                .increment(Math.abs(r.uncachedEstimate() - actual));
     }
 
     /** A request refused on its head: by a tenant's limit, it counts as one. */

@@ -49,6 +49,9 @@ final class AccessLine {
         millis(out, "queue_wait_ms", r.queueWaitNanos());
         string(out, "backend", r.backend());
         string(out, "kv_blocks", r.kvBlocks());
+        if (r.uncachedEstimate() >= 0) {
+            out.writeNumberField("uncached_estimate", r.uncachedEstimate());
+        }
         if (r.fallbackHop() > 0) {
             out.writeNumberField("fallback_hop", r.fallbackHop());
             string(out, "served_model", r.fallbackModel());
