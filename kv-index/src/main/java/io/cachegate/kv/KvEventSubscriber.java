@@ -58,6 +58,8 @@ public final class KvEventSubscriber implements AutoCloseable {
     private static final long REPLAY_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
     private static final long REPLAY_RETRY_MAX_NANOS = TimeUnit.SECONDS.toNanos(30);
     static final Duration DEFAULT_CATCH_UP = Duration.ofSeconds(2);
+    /** How long after a replay live batches it already gave are taken for duplicates, not for a restart. */
+    private static final long DUPLICATES_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final List<KvFeed> feeds;
     private final Listener listener;
@@ -150,8 +152,10 @@ public final class KvEventSubscriber implements AutoCloseable {
     }
 
     private void live(ZContext context, KvFeed feed, long seq, byte[] payload) {
-        feed.heardAtNanos = System.nanoTime();
-        if (feed.caughtUp && seq <= feed.lastSeq) {
+        long now = System.nanoTime();
+        feed.heardAtNanos = now;
+        // Right after a replay the socket still holds live copies of what it gave: old numbers then are duplicates.
+        if (feed.caughtUp && seq <= feed.lastSeq && now - feed.replayedAtNanos > DUPLICATES_NANOS) {
             // The sequence started again: the publisher (the replica) restarted and its cache is gone.
             feed.restarts++;
             feed.blocks().clear();
@@ -226,6 +230,7 @@ public final class KvEventSubscriber implements AutoCloseable {
                 long seq = reply.size() > 0 ? seq(reply.pop().getData()) : Long.MIN_VALUE;
                 if (seq == END_OF_REPLAY) {
                     feed.refillFrom = -1;
+                    feed.replayedAtNanos = System.nanoTime();
                     if (lost) {
                         fromSibling(context, feed);
                     }

@@ -22,6 +22,8 @@ public final class KvFeed {
     /** When a bootstrap or gap replay failed (replica not up yet), the subscriber's clock when to try again. */
     long retryReplayAtNanos = Long.MIN_VALUE;
     long replayBackoffNanos;
+    /** The subscriber's clock when a replay last completed. */
+    long replayedAtNanos = Long.MIN_VALUE / 2;
     /** The first sequence number of an open gap, to be replayed (and everything after it); -1 when none. */
     long refillFrom = 0;
     /** The subscriber's clock when this feed last delivered a live batch or was last asked to catch up. */
