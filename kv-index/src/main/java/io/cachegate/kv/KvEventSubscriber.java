@@ -58,8 +58,6 @@ public final class KvEventSubscriber implements AutoCloseable {
     private static final long REPLAY_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
     private static final long REPLAY_RETRY_MAX_NANOS = TimeUnit.SECONDS.toNanos(30);
     static final Duration DEFAULT_CATCH_UP = Duration.ofSeconds(2);
-    /** How long after a replay live batches it already gave are taken for duplicates, not for a restart. */
-    private static final long DUPLICATES_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final List<KvFeed> feeds;
     private final Listener listener;
@@ -154,8 +152,9 @@ public final class KvEventSubscriber implements AutoCloseable {
     private void live(ZContext context, KvFeed feed, long seq, byte[] payload) {
         long now = System.nanoTime();
         feed.heardAtNanos = now;
-        // Right after a replay the socket still holds live copies of what it gave: old numbers then are duplicates.
-        if (feed.caughtUp && seq <= feed.lastSeq && now - feed.replayedAtNanos > DUPLICATES_NANOS) {
+        // After a replay the socket may still hold live copies of batches it gave (the same bytes under the same
+        // number); an old number with other bytes means the sequence started again.
+        if (feed.caughtUp && seq <= feed.lastSeq && !feed.applied(seq, payload)) {
             // The sequence started again: the publisher (the replica) restarted and its cache is gone.
             feed.restarts++;
             feed.blocks().clear();
@@ -183,8 +182,8 @@ public final class KvEventSubscriber implements AutoCloseable {
         KvEvent.Batch batch = apply(feed, seq, payload);
         feed.caughtUp = true;
         if (batch != null) {
-            Instant now = Instant.now(); // microseconds on Linux, as the publisher's time.time()
-            long lag = Math.round(((now.getEpochSecond() - batch.ts()) + now.getNano() / 1e9) * 1e9);
+            Instant wall = Instant.now(); // microseconds on Linux, as the publisher's time.time()
+            long lag = Math.round(((wall.getEpochSecond() - batch.ts()) + wall.getNano() / 1e9) * 1e9);
             listener.lag(feed, Math.max(0, lag));
         }
     }
@@ -230,7 +229,6 @@ public final class KvEventSubscriber implements AutoCloseable {
                 long seq = reply.size() > 0 ? seq(reply.pop().getData()) : Long.MIN_VALUE;
                 if (seq == END_OF_REPLAY) {
                     feed.refillFrom = -1;
-                    feed.replayedAtNanos = System.nanoTime();
                     if (lost) {
                         fromSibling(context, feed);
                     }
@@ -288,6 +286,7 @@ public final class KvEventSubscriber implements AutoCloseable {
 
     private static KvEvent.Batch apply(KvFeed feed, long seq, byte[] payload) {
         feed.lastSeq = Math.max(feed.lastSeq, seq);
+        feed.remember(seq, payload);
         feed.batches++;
         KvEvent.Batch batch;
         try {

@@ -22,8 +22,10 @@ public final class KvFeed {
     /** When a bootstrap or gap replay failed (replica not up yet), the subscriber's clock when to try again. */
     long retryReplayAtNanos = Long.MIN_VALUE;
     long replayBackoffNanos;
-    /** The subscriber's clock when a replay last completed. */
-    long replayedAtNanos = Long.MIN_VALUE / 2;
+    /** The numbers and payload hashes of the last {@link #RECENT} batches applied, to know a copy from a restart. */
+    private static final int RECENT = 4096;
+    private final long[] recentSeqs = new long[RECENT];
+    private final long[] recentHashes = new long[RECENT];
     /** The first sequence number of an open gap, to be replayed (and everything after it); -1 when none. */
     long refillFrom = 0;
     /** The subscriber's clock when this feed last delivered a live batch or was last asked to catch up. */
@@ -43,6 +45,27 @@ public final class KvFeed {
         this.publish = Objects.requireNonNull(publish, "publish");
         this.replay = Objects.requireNonNull(replay, "replay");
         this.blocks = Objects.requireNonNull(blocks, "blocks");
+    }
+
+    /** Notes batch {@code seq} as applied with these bytes. Subscriber thread only. */
+    void remember(long seq, byte[] payload) {
+        int slot = (int) Math.floorMod(seq, (long) RECENT);
+        recentSeqs[slot] = seq + 1; // + 1: an empty slot (0) never matches
+        recentHashes[slot] = hash(payload);
+    }
+
+    /** Whether batch {@code seq} was applied with exactly these bytes (among the last {@link #RECENT}). */
+    boolean applied(long seq, byte[] payload) {
+        int slot = (int) Math.floorMod(seq, (long) RECENT);
+        return recentSeqs[slot] == seq + 1 && recentHashes[slot] == hash(payload);
+    }
+
+    private static long hash(byte[] bytes) {
+        long h = 0xcbf29ce484222325L;
+        for (byte b : bytes) {
+            h = (h ^ (b & 0xFF)) * 0x100000001b3L;
+        }
+        return h;
     }
 
     public String backend() {
