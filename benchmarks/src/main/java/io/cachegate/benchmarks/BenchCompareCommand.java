@@ -28,8 +28,8 @@ import picocli.CommandLine.Option;
  * they install, Portkey's open-source gateway and LiteLLM; caches the one chat request where a target caches;
  * then drives every target with wrk and with our own load generator, closed loop, targets and clients
  * alternating in rounds ({@link CompareReport}). With {@code --java}, every Cachegate target runs once per JVM
- * given, in the same rounds; with {@code --flame}, one measured run of memory hits and one of proxying are
- * profiled ({@link FlameProfiler}).
+ * given, in the same rounds; with {@code --flame}, one measured run each of memory hits, Redis hits and proxying
+ * is profiled ({@link FlameProfiler}).
  */
 @Command(name = "compare", mixinStandardHelpOptions = true,
         description = {
@@ -45,7 +45,7 @@ import picocli.CommandLine.Option;
                     + "of Cachegate or nginx, or a failed cache check.",
             "--java runs every Cachegate target once per JVM given (cachegate-memory@25, ...), in the same rounds: "
                     + "a same-run A/B of JDKs. --flame writes async-profiler's CPU flame graphs of one measured run "
-                    + "of memory hits and one of proxying (the last round, the first client)."
+                    + "each of memory hits, Redis hits and proxying (the last round, the first client)."
         })
 final class BenchCompareCommand extends Scenario {
 
@@ -78,9 +78,9 @@ final class BenchCompareCommand extends Scenario {
     List<String> java = new ArrayList<>();
 
     @Option(names = "--flame", paramLabel = "DIR",
-            description = "Write async-profiler CPU flame graphs of one measured run of cachegate-memory and one of "
-                    + "cachegate-off into DIR: hit-memory.html and proxy.html (hit-memory@LABEL.html, ... when --java "
-                    + "gives several JVMs).")
+            description = "Write async-profiler CPU flame graphs of one measured run each of cachegate-memory, "
+                    + "cachegate-redis and cachegate-off into DIR: hit-memory.html, hit-redis.html and proxy.html "
+                    + "(hit-memory@LABEL.html, ... when --java gives several JVMs).")
     Path flame;
 
     /** The JVMs the Cachegate targets run on: those of --java, or this one, unlabelled. */
@@ -111,8 +111,9 @@ final class BenchCompareCommand extends Scenario {
                     () -> problems.add("--java " + jvm.label() + ": " + jvm.java() + " -version did not run"));
         }
         if (flame != null) {
-            if (skip.contains("cachegate-memory") && skip.contains("cachegate-off")) {
-                problems.add("--flame profiles cachegate-memory and cachegate-off, and --skip leaves both out");
+            if (skip.containsAll(List.of("cachegate-memory", "cachegate-redis", "cachegate-off"))) {
+                problems.add("--flame profiles cachegate-memory, cachegate-redis and cachegate-off, and --skip leaves "
+                        + "them all out");
             }
             if (Files.exists(flame) && !Files.isDirectory(flame)) {
                 problems.add("--flame " + flame + " is not a directory");
@@ -213,7 +214,7 @@ final class BenchCompareCommand extends Scenario {
 
     /**
      * Cachegate with each exact-cache store, and with caching off, each on every JVM of {@link #jvms}; with
-     * --flame, the memory-store and caching-off gateways load the profiler's agent.
+     * --flame, the memory-store, Redis-store and caching-off gateways load the profiler's agent.
      */
     private List<CompareTarget> gateways(BenchChildren children, ChildSimulator sim) throws Exception {
         List<CompareTarget> out = new ArrayList<>();
@@ -239,7 +240,7 @@ final class BenchCompareCommand extends Scenario {
         return out;
     }
 
-    /** One Cachegate target: {@code name} on {@code jvm}, profiled with --flame when it is one of the two. */
+    /** One Cachegate target: {@code name} on {@code jvm}, profiled with --flame when it is one of the three. */
     private CompareTarget gateway(BenchChildren children, String name, ChildJvm jvm, CompareTarget.Kind kind,
                                   String hitHeader, GatewayPolicy policy) throws IOException {
         String target = targetName(name, jvm);
@@ -286,6 +287,7 @@ final class BenchCompareCommand extends Scenario {
         String label = labelled && at >= 0 ? target.substring(at) : "";
         return switch (name) {
             case "cachegate-memory" -> Optional.of("hit-memory" + label + ".html");
+            case "cachegate-redis" -> Optional.of("hit-redis" + label + ".html");
             case "cachegate-off" -> Optional.of("proxy" + label + ".html");
             default -> Optional.empty();
         };

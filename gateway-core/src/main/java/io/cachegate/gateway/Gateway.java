@@ -87,7 +87,7 @@ public final class Gateway implements AutoCloseable {
         ServerSettings server = policy.server();
         checkExposure(policy);
         this.transport = Transport.best();
-        LettuceLoops.steer();
+        LettuceLoops.steer(transport);
         int threads = server.ioThreads() > 0 ? server.ioThreads() : Runtime.getRuntime().availableProcessors();
         this.group = transport.newGroup(threads, "cachegate-io");
         this.adminGroup = transport.newGroup(1, "cachegate-admin");

@@ -18,9 +18,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The gateway on each native transport: epoll (the default) and io_uring ({@code -Dcachegate.transport=io_uring},
- * Lettuce then on epoll threads of its own): a miss relayed, its repeat answered from the memory store and from
- * Redis, a stream relayed, and the gateway closed. The io_uring rows are skipped where the kernel does not allow it.
+ * The gateway on each native transport: io_uring (the default where the kernel allows it, Lettuce then on the
+ * gateway's loops) and epoll ({@code -Dcachegate.transport=epoll}; Lettuce, whose transport is chosen once per
+ * JVM, then on threads of its own): a miss relayed, its repeat answered from the memory store and from Redis, a
+ * stream relayed, and the gateway closed. The io_uring rows are skipped where the kernel does not allow it.
  */
 class IoUringTransportIT {
 

@@ -154,7 +154,7 @@ final class L1Invalidations implements AutoCloseable {
         live = false;
         StatefulRedisPubSubConnection<String, byte[]> open = subscription;
         if (open != null) {
-            open.close();
+            open.closeAsync(); // the client's bounded shutdown (RedisShutdown) waits for it
         }
     }
 

@@ -252,7 +252,7 @@ public final class RedisCacheStore implements TtlAwareCacheStore {
         connections.close();
         // Quiet periods let a connection attempt already under way finish registering and be closed
         // (its channel buffers released) before the event loops stop.
-        connector.client().shutdown(Duration.ofMillis(100), Duration.ofSeconds(2));
+        RedisShutdown.of(connector.client(), 100, "redis cache " + target);
         resources.shutdown(100, 2000, TimeUnit.MILLISECONDS).awaitUninterruptibly(3000);
     }
 

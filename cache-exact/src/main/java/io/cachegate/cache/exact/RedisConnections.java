@@ -109,13 +109,16 @@ final class RedisConnections {
         }
     }
 
-    /** Closes every connection; later calls of {@link #commands} answer null. */
+    /**
+     * Starts closing every connection, without waiting (the client's bounded shutdown, {@link RedisShutdown}, waits
+     * for them); later calls of {@link #commands} answer null.
+     */
     void close() {
         closed = true;
         for (int i = 0; i < slots.length(); i++) {
             RedisConnector.Connected c = slots.get(i);
             if (c != null) {
-                c.connection().close();
+                c.connection().closeAsync();
             }
         }
     }

@@ -331,7 +331,7 @@ public final class RedisFlightLeases implements FlightLeases {
         commands = null;
         resources.timer().stop();
         // The client closes both connections (closing them here first would make it warn about each).
-        client.shutdown(Duration.ofMillis(100), Duration.ofSeconds(2));
+        RedisShutdown.of(client, 100, "flight leases");
         resources.shutdown(100, 2000, TimeUnit.MILLISECONDS).awaitUninterruptibly(3000);
     }
 }

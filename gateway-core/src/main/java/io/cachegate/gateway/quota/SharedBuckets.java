@@ -1,5 +1,6 @@
 package io.cachegate.gateway.quota;
 
+import io.cachegate.cache.exact.RedisShutdown;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.proxy.AsyncProxyManager;
@@ -110,11 +111,8 @@ final class SharedBuckets implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        StatefulRedisConnection<byte[], byte[]> open = connection;
-        if (open != null) {
-            open.close();
-        }
-        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        // The client closes its connection (a close of our own would wait for it without a bound).
+        RedisShutdown.of(client, 0, "shared limits");
         resources.shutdown(0, 2, TimeUnit.SECONDS);
     }
 }

@@ -26,14 +26,18 @@ public final class LettuceLoops implements EventLoopGroupProvider {
     }
 
     /**
-     * Keeps Lettuce on epoll, unless its own system property says otherwise: with both native transports on the
-     * class path it prefers epoll anyway but warns at start, and a Lettuce client on io_uring sharing a gateway's
-     * io_uring loops hung in its shutdown in the test suite (Netty 4.2.18, Lettuce 7.7). A gateway on io_uring then
-     * does not lend Lettuce its loops ({@link #of}): Lettuce keeps epoll threads of its own. Lettuce reads the
-     * choice once, as its transport classes load, so this runs before the first Redis client is made.
+     * Puts Lettuce on the gateway's {@code transport}, unless Lettuce's own system properties say otherwise: with
+     * both native transports on the class path it prefers epoll (and warns at start), and its sockets register
+     * only on loops of their own transport, so a gateway on io_uring could not lend it its loops ({@link #of}).
+     * Lettuce reads the choice once, as its transport classes load, so this runs before the first Redis client is
+     * made.
      */
-    public static void steer() {
-        System.getProperties().putIfAbsent("io.lettuce.core.iouring", "false");
+    public static void steer(Transport transport) {
+        if (transport == Transport.IO_URING) {
+            System.getProperties().putIfAbsent("io.lettuce.core.epoll", "false");
+        } else {
+            System.getProperties().putIfAbsent("io.lettuce.core.iouring", "false");
+        }
     }
 
     /**

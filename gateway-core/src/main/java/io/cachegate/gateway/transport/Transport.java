@@ -20,14 +20,14 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import java.util.Locale;
 
 /**
- * The network transport, chosen once at start: Netty's native epoll on Linux, NIO elsewhere; io_uring when asked
- * for with {@code -Dcachegate.transport=io_uring} and the kernel allows it (measured cheaper than epoll for memory
- * hits and proxying, docs/benchmarks.md; not the default while a Redis client on io_uring can hang at shutdown).
+ * The network transport, chosen once at start: Netty's io_uring where the kernel allows it (measured cheaper than
+ * epoll for hits and proxying, docs/benchmarks.md), else its native epoll on Linux, NIO elsewhere; {@code
+ * -Dcachegate.transport=epoll|nio} picks one (a container whose seccomp profile refuses io_uring gets epoll anyway).
  */
 public enum Transport {
     EPOLL, IO_URING, NIO;
 
-    /** The system property that picks a transport: {@code epoll} (the default on Linux), {@code io_uring} or {@code nio}. */
+    /** The system property that picks a transport: {@code io_uring} (the default where available), {@code epoll} or {@code nio}. */
     public static final String PROPERTY = "cachegate.transport";
 
     public static Transport best() {
@@ -35,7 +35,7 @@ public enum Transport {
         if (asked.equals("nio")) {
             return NIO;
         }
-        if (asked.equals("io_uring") && IoUring.isAvailable()) {
+        if (!asked.equals("epoll") && IoUring.isAvailable()) {
             return IO_URING;
         }
         return Epoll.isAvailable() ? EPOLL : NIO;

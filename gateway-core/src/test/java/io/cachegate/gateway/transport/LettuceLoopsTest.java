@@ -13,7 +13,7 @@ class LettuceLoopsTest {
 
     @Test
     void of_sameTransportAsLettuce_lendsTheGroupAndNeverShutsItDown() throws Exception {
-        // Lettuce's choice is made once per JVM (steer() keeps it on epoll before its first client).
+        // Lettuce's choice is made once per JVM (steer() puts it on the gateway's transport before its first client).
         Transport transport = Arrays.stream(Transport.values())
                 .filter(t -> t.clientChannel() == Transports.socketChannelClass()).findFirst().orElseThrow();
         EventLoopGroup group = transport.newGroup(2, "lettuce-loops-test");
@@ -31,23 +31,37 @@ class LettuceLoopsTest {
     }
 
     @Test
-    void steer_keepsLettuceOffIoUring_unlessItsPropertyIsSet() {
-        String name = "io.lettuce.core.iouring";
-        String before = System.getProperty(name);
+    void steer_putsLettuceOnTheGatewaysTransport_unlessItsPropertiesAreSet() {
+        String epoll = "io.lettuce.core.epoll";
+        String uring = "io.lettuce.core.iouring";
+        String epollBefore = System.getProperty(epoll);
+        String uringBefore = System.getProperty(uring);
         try {
-            System.clearProperty(name);
-            LettuceLoops.steer();
-            assertThat(System.getProperty(name)).isEqualTo("false");
+            System.clearProperty(epoll);
+            System.clearProperty(uring);
+            LettuceLoops.steer(Transport.IO_URING);
+            assertThat(System.getProperty(epoll)).isEqualTo("false"); // Lettuce prefers epoll when both are there
+            assertThat(System.getProperty(uring)).isNull();
 
-            System.setProperty(name, "true"); // the operator's word wins
-            LettuceLoops.steer();
-            assertThat(System.getProperty(name)).isEqualTo("true");
+            System.clearProperty(epoll);
+            LettuceLoops.steer(Transport.EPOLL);
+            assertThat(System.getProperty(uring)).isEqualTo("false");
+            assertThat(System.getProperty(epoll)).isNull();
+
+            System.setProperty(epoll, "true"); // the operator's word wins
+            LettuceLoops.steer(Transport.IO_URING);
+            assertThat(System.getProperty(epoll)).isEqualTo("true");
         } finally {
-            if (before == null) {
-                System.clearProperty(name);
-            } else {
-                System.setProperty(name, before);
-            }
+            restore(epoll, epollBefore);
+            restore(uring, uringBefore);
+        }
+    }
+
+    private static void restore(String name, String value) {
+        if (value == null) {
+            System.clearProperty(name);
+        } else {
+            System.setProperty(name, value);
         }
     }
 
