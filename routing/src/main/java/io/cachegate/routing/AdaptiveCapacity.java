@@ -20,8 +20,18 @@ final class AdaptiveCapacity {
 
     private static final int PROBE_MULTIPLIER = 100_000;
 
+    /**
+     * A time to first token within this of the least seen reads as the least seen: no queue. A model server that
+     * queues a request keeps it at least one decode step (tens of milliseconds); below a millisecond the differences
+     * are the gateway's own event-loop delays and a busy core. Without it a backend answering in a few hundred
+     * microseconds (a small model, an embedder, the simulator) read as queued whenever the gateway was busy, and its
+     * limit shrank until half of a fully loaded gateway's requests waited in the class queue.
+     */
+    static final long NOISE_NANOS = 1_000_000;
+
     private final VegasLimit limit;
     private final int ceiling;
+    private long least = Long.MAX_VALUE;
 
     /** A limit starting at {@link #INITIAL_LIMIT} (or {@code ceiling} if lower), never above {@code ceiling}. */
     AdaptiveCapacity(int ceiling) {
@@ -67,6 +77,8 @@ final class AdaptiveCapacity {
         if (rttNanos <= 0) {
             return; // the library rejects a zero sample; a clock that did not move says nothing
         }
-        limit.onSample(startNanos, rttNanos, inflight, backendQueued);
+        least = Math.min(least, rttNanos);
+        long seen = rttNanos - least < NOISE_NANOS ? least : rttNanos;
+        limit.onSample(startNanos, seen, inflight, backendQueued);
     }
 }

@@ -30,6 +30,11 @@ class AdaptiveCapacityTest {
     private final SplittableRandom random = new SplittableRandom(7);
     /** Each first token comes up to this much later than 100 ms, at random: scheduling noise, not queueing. */
     private int jitterMs;
+    /** The server's unqueued time to first token and answer (100 and 250 ms unless a test says otherwise). */
+    private long firstTokenNanos = FIRST_TOKEN.toNanos();
+    private long answerNanos = ANSWER.toNanos();
+    /** Noise in microseconds, for a server that answers in less than a millisecond. */
+    private int jitterMicros;
 
     private ReplicaSet adaptive(int ceiling) {
         return set(ReplicaSetSettings.defaults().withAdaptiveCapacity(ceiling, ReplicaSetSettings.UNLIMITED_TOKENS),
@@ -62,7 +67,7 @@ class AdaptiveCapacityTest {
                 if (busy[0] < slots) {
                     busy[0]++;
                     events.add(new Event(now + firstToken(), false, now, lease.get()));
-                    events.add(new Event(now + ANSWER.toNanos(), true, now, lease.get()));
+                    events.add(new Event(now + answerNanos, true, now, lease.get()));
                 } else {
                     waiting.add(new long[] {now});
                     waitingLeases.add(lease.get());
@@ -93,13 +98,13 @@ class AdaptiveCapacityTest {
                 ReplicaLease next = waitingLeases.remove(0);
                 busy[0]++;
                 events.add(new Event(e.at() + firstToken(), false, sentAt, next));
-                events.add(new Event(e.at() + ANSWER.toNanos(), true, sentAt, next));
+                events.add(new Event(e.at() + answerNanos, true, sentAt, next));
             }
         }
     }
 
     private long firstToken() {
-        return FIRST_TOKEN.toNanos() + random.nextInt(jitterMs + 1) * MS;
+        return firstTokenNanos + random.nextInt(jitterMs + 1) * MS + random.nextInt(jitterMicros + 1) * 1_000L;
     }
 
     @Test
@@ -143,6 +148,36 @@ class AdaptiveCapacityTest {
         // it, so noise alone does not shrink the limit, and it grows. The allowance is in requests, so it stops
         // where noise reads as alpha queued: about 20 here (20 x (1 - 100 / 115) = 2.6).
         assertThat(limit(set)).isGreaterThan(2 * AdaptiveCapacity.INITIAL_LIMIT);
+    }
+
+    @Test
+    void recordSuccess_fastServerWithSubMillisecondNoise_limitStillGrows() {
+        // A server answering in 0.2 ms, each first token up to 0.8 ms late (the gateway's own loop delays): the
+        // noise is four times the latency, which without the 1 ms floor read as most of the limit queued (8 x (1 -
+        // 0.2 / 0.6) = 5.3, above beta) and took the limit down to 1.
+        firstTokenNanos = 200_000;
+        answerNanos = 1_200_000;
+        jitterMicros = 800;
+
+        ReplicaSet set = adaptive(ReplicaSetSettings.ADAPTIVE_CEILING);
+        saturate(set, UNBOUNDED, 5);
+
+        assertThat(limit(set)).isGreaterThan(4 * AdaptiveCapacity.INITIAL_LIMIT);
+    }
+
+    @Test
+    void recordSuccess_fastServerThatQueues_limitStillShrinksToWhatItRuns() {
+        // The same server running 8 at once: a queued request waits a whole answer (several ms), past the floor.
+        firstTokenNanos = 200_000;
+        answerNanos = 5_000_000;
+        jitterMicros = 800;
+        ReplicaSet set = adaptive(ReplicaSetSettings.ADAPTIVE_CEILING);
+        saturate(set, UNBOUNDED, 5);
+
+        int most = saturate(set, 8, 20);
+
+        assertThat(limit(set)).isBetween(7, 11);
+        assertThat(most).isBetween(8, 11);
     }
 
     @Test

@@ -60,7 +60,9 @@ public final class CachedAnswerWriter {
      * of its key alone, so two entries with the same key share a block correctly; bounded, as hits on many entries
      * only rebuild what falls out.
      */
-    private static final Cache<BlockKey, HeaderBlock> BLOCKS = Caffeine.newBuilder().maximumSize(4_096).build();
+    private static final Cache<BlockKey, HeaderBlock> BLOCKS = Caffeine.newBuilder().maximumSize(4_096)
+            .executor(Runnable::run) // its upkeep on the hit's loop, not a wake-up of the common ForkJoinPool
+            .build();
 
     /** {@code xCache} too: a stale answer on an entry never shares the block of a hit on it. */
     private record BlockKey(AsciiString xCache, AsciiString layer, int length, String originRequestId) {
