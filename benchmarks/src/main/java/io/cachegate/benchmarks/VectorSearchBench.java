@@ -128,7 +128,8 @@ final class VectorSearchBench {
     private double load(LuceneIndexOptions options, String label, int scopes, SplittableRandom random, long now)
             throws IOException {
         // Loading only: every add queued at once and refreshed every 5 s, so the load flushes a few large
-        // segments instead of one per refresh interval (which makes the load merge HNSW graphs for minutes).
+        // segments instead of one per refresh interval (which made the load merge HNSW graphs for minutes, when
+        // segments had them).
         LuceneIndexOptions bulk = options.withQueueCapacity(entries + 1).withRefreshInterval(Duration.ofSeconds(5))
                 .withRecentCapacity(0);
         LuceneVectorIndex index = LuceneVectorIndex.open(bulk);
