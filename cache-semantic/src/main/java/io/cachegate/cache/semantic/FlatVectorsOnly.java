@@ -21,7 +21,8 @@ public final class FlatVectorsOnly extends KnnVectorsFormat {
     /** Written into each segment's field infos; renaming it makes the segments already written unreadable. */
     public static final String NAME = "CachegateFlatVectors99";
 
-    private final KnnVectorsFormat flat = new Lucene99FlatVectorsFormat(FlatVectorScorerUtil.getLucene99FlatVectorsScorer());
+    private final KnnVectorsFormat flat =
+            new Lucene99FlatVectorsFormat(FlatVectorScorerUtil.getLucene99FlatVectorsScorer());
 
     public FlatVectorsOnly() {
         super(NAME);

@@ -94,6 +94,7 @@ final class LuceneDocuments {
             return Codec.getDefault();
         }
         KnnVectorsFormat flat = new FlatVectorsOnly();
+        // Lucene's current default codec with one field's format changed (a Lucene upgrade names its new default here).
         return new Lucene912Codec() {
             @Override
             public KnnVectorsFormat getKnnVectorsFormatForField(String field) {

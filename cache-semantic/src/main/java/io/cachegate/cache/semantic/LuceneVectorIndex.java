@@ -116,9 +116,10 @@ public final class LuceneVectorIndex implements VectorIndex {
                 if (!options.modelId().equals(found.get(META_MODEL))
                         || !Integer.toString(options.dimension()).equals(found.get(META_DIMENSION))
                         || !LuceneDocuments.READABLE_SCHEMAS.contains(found.getOrDefault(META_SCHEMA, ""))) {
-                    LOG.warn("Semantic index at {} was built for model {} (dimension {}); recreating it for {} (dimension {})",
-                            options.directory(), found.get(META_MODEL), found.get(META_DIMENSION),
-                            options.modelId(), options.dimension());
+                    LOG.warn("Semantic index at {} was built for model {} (dimension {}, schema {}); "
+                            + "recreating it for {} (dimension {}, schema {})", options.directory(),
+                            found.get(META_MODEL), found.get(META_DIMENSION), found.get(META_SCHEMA),
+                            options.modelId(), options.dimension(), SCHEMA);
                     mode = IndexWriterConfig.OpenMode.CREATE;
                 }
             }
@@ -129,7 +130,8 @@ public final class LuceneVectorIndex implements VectorIndex {
                     // Larger flushes mean fewer, larger segments: fewer per-segment scans per query.
                     .setRAMBufferSizeMB(64);
             IndexWriter writer = new IndexWriter(directory, config);
-            // An index of schema 1 is now marked 2: its next segments may lack graphs, which a schema-1 build cannot read.
+            // An index of schema 1 is now marked 2: its next segments may lack graphs, which a schema-1 build
+            // cannot read.
             writer.setLiveCommitData(wanted.entrySet());
             writer.commit();
             return new LuceneVectorIndex(options, directory, writer);

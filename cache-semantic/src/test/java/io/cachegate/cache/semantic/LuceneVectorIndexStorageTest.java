@@ -114,7 +114,8 @@ class LuceneVectorIndexStorageTest {
 
         // Merged into one segment, the old graph is gone and nothing else.
         try (Directory directory = FSDirectory.open(path);
-             IndexWriter writer = new IndexWriter(directory, new IndexWriterConfig().setCodec(LuceneDocuments.codec(false)))) {
+             IndexWriter writer = new IndexWriter(directory,
+                     new IndexWriterConfig().setCodec(LuceneDocuments.codec(false)))) {
             writer.forceMerge(1);
         }
         assertThat(vectorFormats(path)).containsExactly(FlatVectorsOnly.NAME);
@@ -152,7 +153,8 @@ class LuceneVectorIndexStorageTest {
             for (int from = 0; from < entries.size(); from += 100) {
                 List<CompletableFuture<Void>> adds = new ArrayList<>();
                 entries.subList(from, Math.min(entries.size(), from + 100)).forEach(e -> adds.add(index.add(e)));
-                CompletableFuture.allOf(adds.toArray(CompletableFuture[]::new)).orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join();
+                CompletableFuture.allOf(adds.toArray(CompletableFuture[]::new))
+                        .orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join();
                 index.size().join();
             }
         }
