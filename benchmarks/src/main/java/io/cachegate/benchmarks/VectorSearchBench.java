@@ -97,7 +97,10 @@ final class VectorSearchBench {
             if (kept != null && !Files.isDirectory(kept)) {
                 copyTree(dir, kept);
             }
+            long opening = System.nanoTime();
             try (LuceneVectorIndex index = LuceneVectorIndex.open(options)) {
+                index.size().join();  // the first searcher: every segment's facts read
+                PROGRESS.info("%s: opened in %.1f s", label, (System.nanoTime() - opening) / 1e9);
                 List<Result> results = new ArrayList<>();
                 for (String kind : kinds) {
                     results.add(measure(label, kind, index, scopes, loadSeconds, 0, random, now));
@@ -125,10 +128,12 @@ final class VectorSearchBench {
     private double load(LuceneIndexOptions options, String label, int scopes, SplittableRandom random, long now)
             throws IOException {
         // Loading only: every add queued at once and refreshed every 5 s, so the load flushes a few large
-        // segments instead of one per refresh interval (which makes the load merge HNSW graphs for minutes).
+        // segments instead of one per refresh interval (which made the load merge HNSW graphs for minutes, when
+        // segments had them).
         LuceneIndexOptions bulk = options.withQueueCapacity(entries + 1).withRefreshInterval(Duration.ofSeconds(5))
                 .withRecentCapacity(0);
-        try (LuceneVectorIndex index = LuceneVectorIndex.open(bulk)) {
+        LuceneVectorIndex index = LuceneVectorIndex.open(bulk);
+        try {
             long start = System.nanoTime();
             List<CompletableFuture<Void>> adds = new ArrayList<>(entries);
             for (int i = 0; i < entries; i++) {
@@ -142,6 +147,10 @@ final class VectorSearchBench {
             PROGRESS.info("%s: loaded %d entries in %d scope(s) in %.1f s; closing (waits for merges)", label, entries,
                     scopes, loadSeconds);
             return loadSeconds;
+        } finally {
+            long closing = System.nanoTime();
+            index.close();
+            PROGRESS.info("%s: closed in %.1f s", label, (System.nanoTime() - closing) / 1e9);
         }
     }
 

@@ -2,6 +2,9 @@ package io.cachegate.cache.semantic;
 
 import java.util.List;
 import java.util.Set;
+import org.apache.lucene.codecs.Codec;
+import org.apache.lucene.codecs.KnnVectorsFormat;
+import org.apache.lucene.codecs.lucene912.Lucene912Codec;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.KnnFloatVectorField;
@@ -22,9 +25,9 @@ import org.apache.lucene.util.automaton.Automaton;
 import org.apache.lucene.util.automaton.Operations;
 
 /**
- * The embedded index's schema: the fields of an entry's document, the commit metadata that says which model
- * built the index, and the queries over them (purges, the label filter), apart from how {@link LuceneVectorIndex}
- * writes, refreshes and searches.
+ * The embedded index's schema: the fields of an entry's document, how its vectors are stored, the commit metadata that
+ * says which model built the index, and the queries over them (purges, the label filter), apart from how
+ * {@link LuceneVectorIndex} writes, refreshes and searches.
  */
 final class LuceneDocuments {
 
@@ -45,7 +48,14 @@ final class LuceneDocuments {
     static final String META_MODEL = "cachegate.model";
     static final String META_DIMENSION = "cachegate.dimension";
     static final String META_SCHEMA = "cachegate.schema";
-    static final String SCHEMA = "1";
+    /**
+     * 2: vectors may be stored without a graph ({@link FlatVectorsOnly}). A build that knows only schema 1 cannot
+     * open such segments; seeing "2" it recreates the index instead of failing to start, so a rollback costs the
+     * cached vectors, not the gateway.
+     */
+    static final String SCHEMA = "2";
+    /** Schemas this build opens as they are: schema 1 differs only in that every segment has an HNSW graph. */
+    static final Set<String> READABLE_SCHEMAS = Set.of("1", SCHEMA);
 
     private LuceneDocuments() {
     }
@@ -72,6 +82,25 @@ final class LuceneDocuments {
         doc.add(new LongField(CREATED, entry.createdAtMillis(), Field.Store.YES));
         doc.add(new LongField(EXPIRES, entry.expiresAtMillis(), Field.Store.YES));
         return doc;
+    }
+
+    /**
+     * The codec new segments are written with: Lucene's default, with the vector field's HNSW graph only when
+     * {@code graphs} (a search may walk it); otherwise {@link FlatVectorsOnly}. Segments written either way stay
+     * readable by both: each names its own vector format.
+     */
+    static Codec codec(boolean graphs) {
+        if (graphs) {
+            return Codec.getDefault();
+        }
+        KnnVectorsFormat flat = new FlatVectorsOnly();
+        // Lucene's current default codec with one field's format changed (a Lucene upgrade names its new default here).
+        return new Lucene912Codec() {
+            @Override
+            public KnnVectorsFormat getKnnVectorsFormatForField(String field) {
+                return VECTOR.equals(field) ? flat : super.getKnnVectorsFormatForField(field);
+            }
+        };
     }
 
     /** The search result a stored document stands for; {@code score} is Lucene's, (1 + dot) / 2 for DOT_PRODUCT. */

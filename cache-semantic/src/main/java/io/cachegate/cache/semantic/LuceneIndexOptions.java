@@ -20,7 +20,8 @@ import java.util.Objects;
  * @param exactSearchLimit a segment where the scope filter leaves at most this many entries is searched without its
  *     HNSW graph: by comparing every vector when they are few, else by scanning their sign codes and comparing the
  *     vectors of the nearest by code ({@link ScopeSearch}); beyond it, through the graph, faster for a huge scope but
- *     missing near entries that the scan finds. 0 always searches the graph
+ *     missing near entries that the scan finds. {@link #NO_GRAPHS} (the default) writes no graph at all, so adds
+ *     and merges do not build one, and every scope is scanned; 0 always searches the graph
  * @param recentCapacity entries added since the last refresh that are searched by comparing every vector, so an add
  *     is searchable at once without a refresh; 0 turns this off (every add waits for a refresh). About 1.7 KB each
  *     at 384 dimensions plus the text
@@ -31,8 +32,11 @@ public record LuceneIndexOptions(Path directory, String modelId, int dimension, 
                                  int queueCapacity, Duration refreshInterval, Duration commitInterval,
                                  int exactSearchLimit, int recentCapacity, Duration recentRefreshInterval) {
 
-    /** A scan of this many codes takes a few milliseconds: every scope of an index at its default size. */
-    static final int DEFAULT_EXACT_SEARCH_LIMIT = 1 << 20;
+    /**
+     * The exact search limit that writes no HNSW graph: every scope is scanned however large. A scan of a million
+     * codes takes a few milliseconds, and the default index holds a million entries in all.
+     */
+    public static final int NO_GRAPHS = Integer.MAX_VALUE;
     /** Scanned in about 0.1 ms when all in one scope; at 100 writes/s, half of it lasts 5 s. */
     static final int DEFAULT_RECENT_CAPACITY = 1024;
 
@@ -67,8 +71,13 @@ public record LuceneIndexOptions(Path directory, String modelId, int dimension, 
     public static LuceneIndexOptions of(Path directory, String modelId, int dimension) {
         return new LuceneIndexOptions(directory, modelId, dimension, 1_000_000,
                 Math.max(2, Runtime.getRuntime().availableProcessors() / 2), 1024,
-                Duration.ofMillis(10), Duration.ofSeconds(5), DEFAULT_EXACT_SEARCH_LIMIT, DEFAULT_RECENT_CAPACITY,
+                Duration.ofMillis(10), Duration.ofSeconds(5), NO_GRAPHS, DEFAULT_RECENT_CAPACITY,
                 Duration.ofSeconds(1));
+    }
+
+    /** True when segments are written with an HNSW graph: only then may a search walk one. */
+    public boolean graphs() {
+        return exactSearchLimit != NO_GRAPHS;
     }
 
     public LuceneIndexOptions withMaxEntries(long value) {

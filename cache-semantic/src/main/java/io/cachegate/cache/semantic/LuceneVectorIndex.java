@@ -47,8 +47,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The embedded index: Lucene HNSW on local disk, one {@link IndexWriter} and a near-real-time
- * {@link SearcherManager}. The scope is a k-NN pre-filter, so a search only ever sees one scope. An add is
+ * The embedded index: Lucene on local disk, one {@link IndexWriter} and a near-real-time {@link SearcherManager};
+ * vectors are stored without an HNSW graph unless {@link LuceneIndexOptions#graphs()}, and searched by
+ * {@link ScopeSearch}. The scope is a pre-filter, so a search only ever sees one scope. An add is
  * searchable as soon as it completes: it is kept in {@link RecentEntries} (searched next to Lucene) until a lazy
  * refresh, at most every {@code recentRefreshInterval}, puts it in the searcher; deletes and purges complete once
  * a (coalesced) refresh makes them visible. Changes are committed every commit interval and on close, so the index
@@ -112,20 +113,25 @@ public final class LuceneVectorIndex implements VectorIndex {
             IndexWriterConfig.OpenMode mode = IndexWriterConfig.OpenMode.CREATE_OR_APPEND;
             if (DirectoryReader.indexExists(directory)) {
                 Map<String, String> found = SegmentInfos.readLatestCommit(directory).getUserData();
-                if (!wanted.equals(Map.of(META_MODEL, found.getOrDefault(META_MODEL, ""),
-                        META_DIMENSION, found.getOrDefault(META_DIMENSION, ""), META_SCHEMA, found.getOrDefault(META_SCHEMA, "")))) {
-                    LOG.warn("Semantic index at {} was built for model {} (dimension {}); recreating it for {} (dimension {})",
-                            options.directory(), found.get(META_MODEL), found.get(META_DIMENSION),
-                            options.modelId(), options.dimension());
+                if (!options.modelId().equals(found.get(META_MODEL))
+                        || !Integer.toString(options.dimension()).equals(found.get(META_DIMENSION))
+                        || !LuceneDocuments.READABLE_SCHEMAS.contains(found.getOrDefault(META_SCHEMA, ""))) {
+                    LOG.warn("Semantic index at {} was built for model {} (dimension {}, schema {}); "
+                            + "recreating it for {} (dimension {}, schema {})", options.directory(),
+                            found.get(META_MODEL), found.get(META_DIMENSION), found.get(META_SCHEMA),
+                            options.modelId(), options.dimension(), SCHEMA);
                     mode = IndexWriterConfig.OpenMode.CREATE;
                 }
             }
             IndexWriterConfig config = new IndexWriterConfig()
                     .setOpenMode(mode)
+                    .setCodec(LuceneDocuments.codec(options.graphs()))
                     .setCommitOnClose(true)
-                    // Larger flushes mean fewer, larger HNSW graphs: fewer per-segment searches per query.
+                    // Larger flushes mean fewer, larger segments: fewer per-segment scans per query.
                     .setRAMBufferSizeMB(64);
             IndexWriter writer = new IndexWriter(directory, config);
+            // An index of schema 1 is now marked 2: its next segments may lack graphs, which a schema-1 build
+            // cannot read.
             writer.setLiveCommitData(wanted.entrySet());
             writer.commit();
             return new LuceneVectorIndex(options, directory, writer);

@@ -11,8 +11,9 @@ import org.apache.lucene.util.VectorUtil;
 /**
  * The entries added to the Lucene index since its searcher was last refreshed, searched by comparing every
  * vector. They make an add searchable at once without a Lucene refresh per write: each refresh flushes a new
- * segment (with its own HNSW graph) that every later search visits and that merges rebuild, which is what made
- * searches slow right after writes. The index refreshes lazily and then drops the entries its new searcher holds.
+ * segment that every later search visits and that merges rewrite (when segments had HNSW graphs, each its own),
+ * which is what made searches slow right after writes. The index refreshes lazily and then drops the entries its
+ * new searcher holds.
  *
  * <p>Bounded by {@code capacity} entries (an add beyond it is refused and waits for a refresh instead). Writes
  * copy the map (at most {@code capacity} references) and publish it, so a search reads one immutable snapshot

@@ -32,9 +32,11 @@ import org.apache.lucene.util.FixedBitSet;
  * up to {@code exactLimit}, their {@link SignCodes} are scanned, and the vectors of the {@link #rescored} nearest by
  * code over all such segments are compared: the entries near the query, which a hit is made of, are found as
  * comparing every vector finds them, where each segment's HNSW graph searched with a beam of k missed the near entry
- * of a scope of 100,000 random vectors 32% of the time (docs/benchmarks.md). Beyond {@code exactLimit} the search goes through the segment's graph with a filter
- * answering per document from the scope's bits (none when the whole segment is in the scope), the live docs and the
- * expiry times.
+ * of a scope of 100,000 random vectors 32% of the time (docs/benchmarks.md). By default {@code exactLimit} is
+ * {@link LuceneIndexOptions#NO_GRAPHS} and no segment is written with a graph. Below it, a scope beyond
+ * {@code exactLimit} goes through the segment's graph with a filter answering per document from the scope's bits
+ * (none when the whole segment is in the scope), the live docs and the expiry times; a segment written without a
+ * graph then has every accepted vector compared.
  * Unlike Lucene's filtered {@code KnnFloatVectorQuery}, no filter query is evaluated into a bit set over the whole
  * segment, and no term is looked up, on every search. The segments are searched as separate tasks: by the calling
  * thread, and by a helper when one is idle (a large scope spread over many segments takes half as long on two

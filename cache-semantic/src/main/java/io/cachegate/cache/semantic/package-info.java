@@ -1,7 +1,7 @@
 /**
  * The semantic cache's parts: an {@link io.cachegate.cache.semantic.Embedder} running
  * bge-small-en-v1.5 (int8) on ONNX Runtime behind a bounded micro-batching queue, and a
- * {@link io.cachegate.cache.semantic.VectorIndex} with an embedded (Lucene HNSW on disk) and a Qdrant
+ * {@link io.cachegate.cache.semantic.VectorIndex} with an embedded (Lucene on disk, scanned by sign codes) and a Qdrant
  * store, searched within one exact scope. Index entries point at exact-cache keys, so an answer is
  * stored once. A {@link io.cachegate.cache.semantic.MatchDecision} turns a query's neighbours into a hit or
  * a miss: a bare cosine threshold, the threshold plus {@link io.cachegate.cache.semantic.PairGuard}s over the
