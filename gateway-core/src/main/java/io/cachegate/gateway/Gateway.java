@@ -26,6 +26,7 @@ import io.opentelemetry.sdk.trace.export.SpanExporter;
 import io.cachegate.gateway.server.tls.TlsFileException;
 import io.cachegate.config.TlsSettings;
 import io.cachegate.gateway.transport.LettuceLoops;
+import io.cachegate.gateway.transport.LoopLag;
 import io.cachegate.gateway.transport.Transport;
 import io.cachegate.gateway.upstream.UpstreamClient;
 import io.netty.bootstrap.ServerBootstrap;
@@ -90,6 +91,7 @@ public final class Gateway implements AutoCloseable {
         LettuceLoops.steer(transport);
         int threads = server.ioThreads() > 0 ? server.ioThreads() : Runtime.getRuntime().availableProcessors();
         this.group = transport.newGroup(threads, "cachegate-io");
+        LoopLag.start(group);
         this.adminGroup = transport.newGroup(1, "cachegate-admin");
         this.metrics = new GatewayMetrics();
         this.ticker = Ticker.system();

@@ -8,6 +8,7 @@ import io.cachegate.gateway.exchange.ClientResponses;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.ResponseTap;
 import io.cachegate.gateway.exchange.Speculation;
+import io.cachegate.gateway.transport.LoopLag;
 import io.cachegate.gateway.upstream.UpstreamCall;
 import io.cachegate.gateway.upstream.UpstreamFailure;
 import io.cachegate.gateway.upstream.UpstreamSettings;
@@ -164,7 +165,9 @@ final class Relay {
                 return false;
             }
         } else {
-            plan.serving().replicas().recordSuccess(replicas.current(), now - upstream.sentAtNanos());
+            // What the backend took: the answer was read as late as this loop runs (LoopLag), which is not its queue.
+            long backendNanos = Math.max(1, now - upstream.sentAtNanos() - LoopLag.here());
+            plan.serving().replicas().recordSuccess(replicas.current(), backendNanos);
         }
         stage.metrics().upstreamResponded(settings.backend(), now - upstream.sentAtNanos());
         x.record().upstreamFirstByteNanos(now - x.record().upstreamStartNanos());
