@@ -26,7 +26,8 @@ import picocli.CommandLine.Option;
         description = {
             "Prefix-affinity routing against least_loaded and round_robin (the baseline), in one run.",
             "For each workload and each --balance policy: starts --replicas fresh simulator replicas with prefix "
-                    + "caches and a gateway in front of them (admission off, cache off), warms them for --warmup with "
+                    + "caches and a gateway in front of them (cache off; admission on, its capacity per --capacity), "
+                    + "warms them for --warmup with "
                     + "prompts shorter than a block, sends the workload once in file order at --rate (open loop, "
                     + "streamed, sampled), and reads each replica's /sim/stats. "
                     + "Prefill is made the dominant cost: --prefill-ms-per-token (default 0.5) on prompts of hundreds "
