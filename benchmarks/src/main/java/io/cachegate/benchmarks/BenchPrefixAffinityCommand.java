@@ -26,7 +26,8 @@ import picocli.CommandLine.Option;
         description = {
             "Prefix-affinity routing against least_loaded and round_robin (the baseline), in one run.",
             "For each workload and each --balance policy: starts --replicas fresh simulator replicas with prefix "
-                    + "caches and a gateway in front of them (admission off, cache off), warms them for --warmup with "
+                    + "caches and a gateway in front of them (cache off; admission on, its capacity per --capacity), "
+                    + "warms them for --warmup with "
                     + "prompts shorter than a block, sends the workload once in file order at --rate (open loop, "
                     + "streamed, sampled), and reads each replica's /sim/stats. "
                     + "Prefill is made the dominant cost: --prefill-ms-per-token (default 0.5) on prompts of hundreds "
@@ -94,6 +95,12 @@ final class BenchPrefixAffinityCommand extends Scenario {
                     + "prefix cache token-exact, whatever the balance) (default ${DEFAULT-VALUE}: a few of the "
                     + "shared-prefix system prompts fit per replica, all of them do not).")
     int prefixCacheBlocks;
+
+    @Option(names = "--capacity", defaultValue = "auto",
+            description = "The gateways' max_concurrency per replica: auto (adaptive, found from time to first token, "
+                    + "the policy's default) or fixed (the simulator's --max-concurrency, as an operator who knows the "
+                    + "engines' max_num_seqs sets it) (default ${DEFAULT-VALUE}).")
+    String capacity;
 
     @Mixin
     final SimulatorOptions simulator = new SimulatorOptions(8, 20, 5);
@@ -164,6 +171,9 @@ final class BenchPrefixAffinityCommand extends Scenario {
         if (gateways.isEmpty() || gateways.stream().anyMatch(g -> g < 1 || g > 8)) {
             problems.add("--gateways: each between 1 and 8");
         }
+        if (!List.of("auto", "fixed").contains(capacity)) {
+            problems.add("--capacity: auto or fixed, was \"" + capacity + "\"");
+        }
         if (replicas < 1 || !(rate > 0)) {
             problems.add("--replicas and --rate must be positive");
         }
@@ -216,6 +226,11 @@ final class BenchPrefixAffinityCommand extends Scenario {
         ChildSimulator sim = children.simulator("sim-" + balance, replicas, simArgs.toArray(String[]::new)).awaitReady();
         GatewayPolicy policy = GatewayPolicy.of(options.gatewayThreads(), sim).pinModelVersion()
                 .backend("balance: " + balance).route("*", "cache: { exact: false }");
+        if (capacity.equals("fixed")) {
+            // The adaptive limit takes a long uncached prefill for queueing and lowers the hashed or holding
+            // replica's limit, so requests spill to replicas without their prefix: fixed, locality is the policy's.
+            policy = policy.backend("max_concurrency: " + simulator.maxConcurrency());
+        }
         if (balance.equals("kv_aware")) {
             List<String> endpoints = new ArrayList<>();
             for (URI replica : sim.uris()) {

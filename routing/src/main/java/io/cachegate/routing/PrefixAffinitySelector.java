@@ -38,10 +38,11 @@ final class PrefixAffinitySelector implements ReplicaSelector {
             holders[i] = matches[candidates.get(i).position] == longest;
         }
         int sticky = leastLoaded.selectAmong(candidates, loads, holders);
-        return saturated(sticky, loads) ? leastLoaded.select(candidates, loads, null) : sticky;
+        return saturated(sticky, loads, loadFactor, loadSlack) ? leastLoaded.select(candidates, loads, null) : sticky;
     }
 
-    private boolean saturated(int chosen, long[] loads) {
+    /** Whether {@code chosen}'s load exceeds {@code loadFactor × mean load of the others + loadSlack}. */
+    static boolean saturated(int chosen, long[] loads, double loadFactor, long loadSlack) {
         if (loads.length < 2) {
             return false;
         }

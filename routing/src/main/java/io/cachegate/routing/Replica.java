@@ -12,6 +12,8 @@ final class Replica {
     final int position;
     final CircuitBreaker breaker;
     final PrefixIndex index;
+    /** Its URL's hash, for {@link Rendezvous}: the same in every gateway. */
+    final long placementHash;
     /** Null when the set's capacity is fixed. */
     final AdaptiveCapacity adaptive;
     int inflightRequests;
@@ -28,6 +30,7 @@ final class Replica {
         this.position = position;
         this.breaker = new CircuitBreaker(breaker);
         this.index = new PrefixIndex(indexEntries);
+        this.placementHash = Rendezvous.replicaHash(uri.toString());
     }
 
     /** In-flight tokens plus the replica's own fresh load report, the quantity balancing compares. */

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.SplittableRandom;
 import java.util.random.RandomGenerator;
 
@@ -31,7 +32,7 @@ public final class ReplicaSet {
     private final List<URI> uris;
     private final Map<URI, Replica> byUri;
     private final ReplicaSelector selector;
-    private final ReplicaSelector kvSelector;
+    private final KvAwareSelector kvSelector;
     private final Ticker ticker;
     private final ReplicaStateListener listener;
     private final long staleNanos;
@@ -63,7 +64,8 @@ public final class ReplicaSet {
         this.uris = List.copyOf(b.uris);
         this.byUri = Map.copyOf(map);
         this.selector = ReplicaSelector.of(settings.balance(), settings.affinity(), b.random, list.size());
-        this.kvSelector = new KvAwareSelector(new LeastLoadedSelector(b.random));
+        this.kvSelector = new KvAwareSelector(settings.affinity().loadFactor(), settings.affinity().loadSlackTokens(),
+                new LeastLoadedSelector(b.random));
         this.requestCapacity = sumOfLimits();
     }
 
@@ -129,6 +131,8 @@ public final class ReplicaSet {
                     + name + " which has " + replicas.size());
         }
         int[] matches = uncached != null || blocks.isEmpty() ? null : matches(blocks);
+        // kv_aware places a prompt by its first block: prompts that share it share a system prompt or a conversation.
+        OptionalLong placement = blocks.isEmpty() ? OptionalLong.empty() : OptionalLong.of(blocks.get(0));
         List<StateChange> changes = new ArrayList<>(0);
         ReplicaLease lease = null;
         synchronized (lock) {
@@ -151,7 +155,7 @@ public final class ReplicaSet {
                     loads[i] = candidates.get(i).load(now, staleNanos);
                 }
                 Replica chosen = candidates.get(uncached != null
-                        ? kvSelector.select(candidates, loads, uncached)
+                        ? kvSelector.select(candidates, loads, uncached, placement)
                         : selector.select(candidates, loads, matches));
                 long id = ++leaseIds;
                 boolean trial = chosen.breaker.startTrial(id);
