@@ -51,9 +51,9 @@ final class BenchCompareCommand extends Scenario {
 
     /**
      * The request limit of every Cachegate target's backend. Fixed, as nginx's proxy has none: admission still runs
-     * (its queues, classes and fair shares cost about 2% here), but the adaptive limit, made for model servers
-     * whose time to first token is tens of milliseconds, read the saturated gateway's own loop delays as a queue
-     * in this zero-latency simulator and held half the requests back (docs/benchmarks.md).
+     * (its queues, classes and fair shares cost about 2% here), but no limit learnt from the latency of a
+     * zero-latency simulator, which a saturated gateway's own delays dominate, decides the comparison
+     * (docs/benchmarks.md).
      */
     static final int MAX_CONCURRENCY = 256;
 
@@ -150,8 +150,7 @@ final class BenchCompareCommand extends Scenario {
         }
         notes.put("java", javaNote());
         notes.put("cachegate", "backend max_concurrency " + MAX_CONCURRENCY + " (a fixed request limit, as nginx "
-                + "has none; the adaptive one would read a saturated gateway's own delays as a queue at this "
-                + "sub-millisecond backend)");
+                + "has none, rather than one learnt from this zero-latency backend's latency)");
         List<CompareTarget> targets = new ArrayList<>(gateways(children, sim));
         targets.addAll(nginx(children, sim, answer, notes));
         targets.addAll(peers(children, sim, notes));
