@@ -103,6 +103,13 @@ class AdaptiveCapacityTest {
         }
     }
 
+    /** A server whose first token comes 0.2 ms after a sequence starts, up to 0.8 ms late, its last {@code answer} after. */
+    private void fastServer(long answer) {
+        firstTokenNanos = 200_000;
+        answerNanos = answer;
+        jitterMicros = 800;
+    }
+
     private long firstToken() {
         return firstTokenNanos + random.nextInt(jitterMs + 1) * MS + random.nextInt(jitterMicros + 1) * 1_000L;
     }
@@ -155,9 +162,7 @@ class AdaptiveCapacityTest {
         // A server answering in 0.2 ms, each first token up to 0.8 ms late (the gateway's own loop delays): the
         // noise is four times the latency, which without the 1 ms floor read as most of the limit queued (8 x (1 -
         // 0.2 / 0.6) = 5.3, above beta) and took the limit down to 1.
-        firstTokenNanos = 200_000;
-        answerNanos = 1_200_000;
-        jitterMicros = 800;
+        fastServer(1_200_000);
 
         ReplicaSet set = adaptive(ReplicaSetSettings.ADAPTIVE_CEILING);
         saturate(set, UNBOUNDED, 5);
@@ -168,9 +173,7 @@ class AdaptiveCapacityTest {
     @Test
     void recordSuccess_fastServerThatQueues_limitStillShrinksToWhatItRuns() {
         // The same server running 8 at once: a queued request waits a whole answer (several ms), past the floor.
-        firstTokenNanos = 200_000;
-        answerNanos = 5_000_000;
-        jitterMicros = 800;
+        fastServer(5_000_000);
         ReplicaSet set = adaptive(ReplicaSetSettings.ADAPTIVE_CEILING);
         saturate(set, UNBOUNDED, 5);
 

@@ -2,13 +2,10 @@ package io.cachegate.gateway.cache.exact;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cachegate.cache.exact.CacheEntry;
-import io.cachegate.cache.exact.CacheKey;
 import io.cachegate.config.Policy;
 import io.cachegate.gateway.api.ErrorKind;
 import io.cachegate.gateway.cache.CacheKeyStage;
 import io.cachegate.gateway.cache.CacheKeys;
-import io.cachegate.gateway.cache.CacheableRequest;
 import io.cachegate.gateway.cache.ModelVersions;
 import io.cachegate.gateway.cache.ScriptedStore;
 import io.cachegate.gateway.cache.coalesce.CoalesceStage;
@@ -21,9 +18,7 @@ import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.exchange.RecordingNext;
 import io.cachegate.gateway.exchange.RecordingTap;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -53,6 +48,7 @@ class StaleIfErrorTest {
     private final CacheKeyStage keys = new CacheKeyStage(POLICY, new CacheKeys(POLICY, new ModelVersions()));
     private final ExactCacheStage stage = new ExactCacheStage(store, new Coalescer(1 << 20));
     private final RecordingNext next = new RecordingNext();
+    private final StoredEntries entries = new StoredEntries(exchanges, keys, store, TTL);
 
     @AfterEach
     void close() {
@@ -62,7 +58,7 @@ class StaleIfErrorTest {
 
     @Test
     void handle_entryPastTtl_goesUpstreamAsAMiss() {
-        Exchange x = storedThenLater(HELLO, TTL.plusMinutes(3));
+        Exchange x = entries.storedThenLater(HELLO, TTL.plusMinutes(3));
 
         stage.handle(x, next);
 
@@ -73,7 +69,7 @@ class StaleIfErrorTest {
 
     @Test
     void fail_backendUnreachable_entryInWindowAnswersStale() {
-        Exchange x = storedThenLater(HELLO, TTL.plusMinutes(3));
+        Exchange x = entries.storedThenLater(HELLO, TTL.plusMinutes(3));
         RecordingTap capture = new RecordingTap();
         x.addTap(capture);
         stage.handle(x, next);
@@ -98,7 +94,7 @@ class StaleIfErrorTest {
 
     @Test
     void retryLater_overloaded_answersStale_withItsCause() {
-        Exchange x = storedThenLater(HELLO, TTL.plusSeconds(1));
+        Exchange x = entries.storedThenLater(HELLO, TTL.plusSeconds(1));
         stage.handle(x, next);
 
         x.retryLater(ErrorKind.QUEUE_FULL, "queue full", 3);
@@ -111,7 +107,7 @@ class StaleIfErrorTest {
 
     @Test
     void fail_errorAboutTheRequest_isAnsweredAsItIs() {
-        Exchange x = storedThenLater(HELLO, TTL.plusMinutes(3));
+        Exchange x = entries.storedThenLater(HELLO, TTL.plusMinutes(3));
         stage.handle(x, next);
 
         x.fail(ErrorKind.INVALID_REQUEST, "bad", null);
@@ -122,7 +118,7 @@ class StaleIfErrorTest {
 
     @Test
     void fail_entryPastItsWindow_theErrorIsAnswered() {
-        Exchange x = storedThenLater(HELLO, TTL.plusMinutes(10));
+        Exchange x = entries.storedThenLater(HELLO, TTL.plusMinutes(10));
         stage.handle(x, next);
 
         x.fail(ErrorKind.UPSTREAM_UNREACHABLE, "backend down", null);
@@ -133,7 +129,7 @@ class StaleIfErrorTest {
     @Test
     void fail_windowEndsWhileTheCallFails_theErrorIsAnswered() {
         // Judged again when the failure comes: a first-byte timeout may outlast the window.
-        Exchange x = storedThenLater(HELLO, TTL.plusMinutes(9));
+        Exchange x = entries.storedThenLater(HELLO, TTL.plusMinutes(9));
         stage.handle(x, next);
         exchanges.ticker().advance(Duration.ofMinutes(2));
 
@@ -144,7 +140,7 @@ class StaleIfErrorTest {
 
     @Test
     void fail_routeWithoutAWindow_theErrorIsAnswered() {
-        Exchange x = storedThenLater(Exchanges.chatBody("small-model", "hello"), TTL.plusSeconds(1));
+        Exchange x = entries.storedThenLater(Exchanges.chatBody("small-model", "hello"), TTL.plusSeconds(1));
         stage.handle(x, next);
 
         x.fail(ErrorKind.UPSTREAM_UNREACHABLE, "backend down", null);
@@ -154,7 +150,7 @@ class StaleIfErrorTest {
 
     @Test
     void fail_clientBoundedTheAgeWithMaxAge_theErrorIsAnswered() {
-        Exchange x = storedThenLater(HELLO, TTL.plusSeconds(1), "Cache-Control", "max-age=7200");
+        Exchange x = entries.storedThenLater(HELLO, TTL.plusSeconds(1), "Cache-Control", "max-age=7200");
         stage.handle(x, next);
 
         x.fail(ErrorKind.UPSTREAM_UNREACHABLE, "backend down", null);
@@ -164,12 +160,12 @@ class StaleIfErrorTest {
 
     @Test
     void fail_clientStaleIfError_narrowsTheWindow() {
-        Exchange narrowed = storedThenLater(HELLO, TTL.plusMinutes(3), "Cache-Control", "stale-if-error=60");
+        Exchange narrowed = entries.storedThenLater(HELLO, TTL.plusMinutes(3), "Cache-Control", "stale-if-error=60");
         stage.handle(narrowed, next);
         narrowed.fail(ErrorKind.UPSTREAM_UNREACHABLE, "backend down", null);
         assertThat(Exchanges.written(narrowed).status()).as("3m past the TTL, the client takes 1m").isEqualTo(502);
 
-        Exchange within = keyed(HELLO, "Cache-Control", "stale-if-error=300");
+        Exchange within = entries.keyed(HELLO, "Cache-Control", "stale-if-error=300");
         stage.handle(within, next);
         within.fail(ErrorKind.UPSTREAM_UNREACHABLE, "backend down", null);
         assertThat(Exchanges.written(within).header(GatewayHeaders.X_CACHE)).isEqualTo("STALE");
@@ -178,7 +174,7 @@ class StaleIfErrorTest {
     @Test
     void fail_clientAsksForMoreThanThePolicy_getsThePolicysWindow() {
         // max-stale=1 day, the policy's 10m: 11m past the TTL is too far.
-        Exchange x = storedThenLater(HELLO, TTL.plusMinutes(11), "Cache-Control", "max-stale=86400");
+        Exchange x = entries.storedThenLater(HELLO, TTL.plusMinutes(11), "Cache-Control", "max-stale=86400");
         stage.handle(x, next);
         x.fail(ErrorKind.UPSTREAM_UNREACHABLE, "backend down", null);
         assertThat(Exchanges.written(x).status()).isEqualTo(502);
@@ -186,7 +182,7 @@ class StaleIfErrorTest {
 
     @Test
     void fail_maxAgeWithMaxStale_staleWithinTheClientsBound() {
-        Exchange x = storedThenLater(HELLO, TTL.plusSeconds(30), "Cache-Control", "max-age=60, max-stale=120");
+        Exchange x = entries.storedThenLater(HELLO, TTL.plusSeconds(30), "Cache-Control", "max-age=60, max-stale=120");
         stage.handle(x, next);
         x.fail(ErrorKind.UPSTREAM_TIMEOUT, "timeout", null);
         Written written = Exchanges.written(x);
@@ -198,13 +194,13 @@ class StaleIfErrorTest {
     @Test
     void handle_hitThenStaleOnOneEntry_eachSaysWhatItIs() {
         // The shared header block of a hit is keyed by X-Cache too: a stale answer never borrows the HIT block.
-        Exchange hit = keyed(HELLO);
-        store(hit);
+        Exchange hit = entries.keyed(HELLO);
+        entries.store(hit);
         stage.handle(hit, next);
         assertThat(Exchanges.written(hit).header(GatewayHeaders.X_CACHE)).isEqualTo("HIT");
 
         exchanges.ticker().advance(TTL.plusSeconds(30));
-        Exchange stale = keyed(HELLO);
+        Exchange stale = entries.keyed(HELLO);
         stage.handle(stale, next);
         stale.fail(ErrorKind.UPSTREAM_BAD_RESPONSE, "garbage", null);
 
@@ -218,12 +214,12 @@ class StaleIfErrorTest {
         // A follower skips the lookup (the leader's answer is the freshest there is), so it gets the leader's entry.
         Coalescer coalescer = new Coalescer(1 << 20);
         ExactCacheStage exact = new ExactCacheStage(store, coalescer);
-        Exchange leader = storedThenLater(HELLO, TTL.plusMinutes(3));
+        Exchange leader = entries.storedThenLater(HELLO, TTL.plusMinutes(3));
         exact.handle(leader, next);
         new CoalesceStage(coalescer).handle(leader, next);
         assertThat(leader.get(CoalesceStage.LEADING)).as("leads the call").isNotNull();
 
-        Exchange follower = keyed(HELLO);
+        Exchange follower = entries.keyed(HELLO);
         exact.handle(follower, next);
         assertThat(follower.get(CoalesceStage.FOLLOW)).as("follows it").isNotNull();
         leader.fail(ErrorKind.UPSTREAM_UNREACHABLE, "backend down", null);
@@ -237,34 +233,11 @@ class StaleIfErrorTest {
 
     @Test
     void handle_freshEntryWrittenWithAWindow_isAHit() {
-        Exchange x = storedThenLater(HELLO, TTL.minusSeconds(1));
+        Exchange x = entries.storedThenLater(HELLO, TTL.minusSeconds(1));
 
         stage.handle(x, next);
 
         assertThat(next.called()).isFalse();
         assertThat(Exchanges.written(x).header(GatewayHeaders.X_CACHE)).isEqualTo("HIT");
-    }
-
-    /** A request whose entry was written (ttl 1h, kept 10m longer) {@code later} before it is looked up. */
-    private Exchange storedThenLater(String body, Duration later, String... headers) {
-        Exchange first = keyed(body);
-        store(first);
-        exchanges.ticker().advance(later);
-        return keyed(body, headers);
-    }
-
-    private void store(Exchange x) {
-        CacheKey key = x.get(CacheableRequest.KEY).key();
-        CacheEntry entry = new CacheEntry(Answers.HELLO.getBytes(StandardCharsets.UTF_8),
-                exchanges.ticker().wallMillis(), "llama@1", "origin-1", 5, 2, Set.of()).freshFor(TTL.toMillis());
-        store.put(key, entry, TTL.plusMinutes(10)).join();
-    }
-
-    private Exchange keyed(String body, String... headers) {
-        Exchange x = exchanges.chat(body, headers);
-        RecordingNext keyed = new RecordingNext();
-        keys.handle(x, keyed);
-        assertThat(x.get(CacheableRequest.KEY)).as("cacheable").isNotNull();
-        return x;
     }
 }

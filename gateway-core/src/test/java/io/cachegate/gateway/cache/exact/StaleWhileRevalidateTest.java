@@ -2,8 +2,6 @@ package io.cachegate.gateway.cache.exact;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cachegate.cache.exact.CacheEntry;
-import io.cachegate.cache.exact.CacheKey;
 import io.cachegate.config.Policy;
 import io.cachegate.gateway.api.ErrorKind;
 import io.cachegate.gateway.cache.CacheKeyStage;
@@ -21,11 +19,9 @@ import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.exchange.RecordingNext;
 import io.cachegate.gateway.exchange.StageChain;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -60,6 +56,7 @@ class StaleWhileRevalidateTest {
             StageChain.of(new CoalesceStage(coalescer), (x, next) -> upstream.add(x)), exchanges.metrics());
     private final ExactCacheStage stage = new ExactCacheStage(store, coalescer, revalidations);
     private final RecordingNext next = new RecordingNext();
+    private final StoredEntries entries = new StoredEntries(exchanges, keys, store, TTL);
 
     @AfterEach
     void close() {
@@ -72,7 +69,7 @@ class StaleWhileRevalidateTest {
 
     @Test
     void handle_entryWithinTheWindow_answersStaleAtOnce_andStartsOneRefresh() {
-        Exchange x = storedThenLater(HELLO, TTL.plusSeconds(20));
+        Exchange x = entries.storedThenLater(HELLO, TTL.plusSeconds(20));
 
         stage.handle(x, next);
 
@@ -101,13 +98,13 @@ class StaleWhileRevalidateTest {
 
     @Test
     void handle_manyRequestsWhileRefreshing_allStale_oneRefresh() {
-        Exchange first = storedThenLater(HELLO, TTL.plusSeconds(5));
+        Exchange first = entries.storedThenLater(HELLO, TTL.plusSeconds(5));
         stage.handle(first, next);
         Exchanges.runPending(first);
 
         for (int i = 0; i < 5; i++) {
             exchanges.ticker().advance(Duration.ofSeconds(1));
-            Exchange later = keyed(HELLO);
+            Exchange later = entries.keyed(HELLO);
             stage.handle(later, next);
             Exchanges.runPending(later);
             assertThat(Exchanges.written(later).header(GatewayHeaders.X_CACHE)).isEqualTo("STALE");
@@ -118,11 +115,11 @@ class StaleWhileRevalidateTest {
 
     @Test
     void handle_streamWhileTheRefreshIsInFlight_answersStaleWithoutWaiting() {
-        Exchange first = storedThenLater(HELLO, TTL.plusSeconds(5));
+        Exchange first = entries.storedThenLater(HELLO, TTL.plusSeconds(5));
         stage.handle(first, next);
         Exchanges.runPending(first);
 
-        Exchange later = keyed(HELLO); // finds the refresh in flight instead of looking the key up
+        Exchange later = entries.keyed(HELLO); // finds the refresh in flight instead of looking the key up
         stage.handle(later, next);
 
         assertThat(later.get(CoalesceStage.FOLLOW)).as("does not follow the refresh").isNull();
@@ -132,7 +129,7 @@ class StaleWhileRevalidateTest {
 
     @Test
     void refresh_ended_countedByOutcome_andTheKeyMayBeRefreshedAgain() {
-        Exchange first = storedThenLater(HELLO, TTL.plusSeconds(5));
+        Exchange first = entries.storedThenLater(HELLO, TTL.plusSeconds(5));
         stage.handle(first, next);
         Exchanges.runPending(first);
         Exchange refresh = upstream.remove(0);
@@ -145,7 +142,7 @@ class StaleWhileRevalidateTest {
         assertThat(exchanges.count("cachegate.cache.revalidations", "outcome", "failed")).isEqualTo(1);
         assertThat(revalidations.running()).isZero();
 
-        Exchange again = keyed(HELLO);
+        Exchange again = entries.keyed(HELLO);
         stage.handle(again, next);
         Exchanges.runPending(again);
         assertThat(Exchanges.written(again).header(GatewayHeaders.X_CACHE)).as("the entry keeps serving").isEqualTo(
@@ -155,7 +152,7 @@ class StaleWhileRevalidateTest {
 
     @Test
     void handle_pastTheRevalidateWindow_withinStaleIfError_goesUpstreamAsAMiss() {
-        Exchange x = storedThenLater(HELLO, TTL.plusMinutes(2));
+        Exchange x = entries.storedThenLater(HELLO, TTL.plusMinutes(2));
 
         stage.handle(x, next);
 
@@ -168,15 +165,15 @@ class StaleWhileRevalidateTest {
 
     @Test
     void handle_clientNarrowsTheWindow_orTurnsItOff() {
-        Exchange narrowed = storedThenLater(HELLO, TTL.plusSeconds(30), "Cache-Control", "stale-while-revalidate=10");
+        Exchange narrowed = entries.storedThenLater(HELLO, TTL.plusSeconds(30), "Cache-Control", "stale-while-revalidate=10");
         stage.handle(narrowed, next);
         assertThat(next.count(narrowed)).as("30s past the TTL, the client takes 10s").isEqualTo(1);
 
-        Exchange off = keyed(HELLO, "Cache-Control", "stale-while-revalidate=0");
+        Exchange off = entries.keyed(HELLO, "Cache-Control", "stale-while-revalidate=0");
         stage.handle(off, next);
         assertThat(next.count(off)).isEqualTo(1);
 
-        Exchange wider = keyed(HELLO, "Cache-Control", "stale-while-revalidate=86400");
+        Exchange wider = entries.keyed(HELLO, "Cache-Control", "stale-while-revalidate=86400");
         stage.handle(wider, next);
         assertThat(Exchanges.written(wider).header(GatewayHeaders.X_CACHE)).as("within the policy's 1m")
                 .isEqualTo("STALE");
@@ -184,11 +181,11 @@ class StaleWhileRevalidateTest {
 
     @Test
     void handle_maxAgeOrNoCache_neverStale() {
-        Exchange maxAge = storedThenLater(HELLO, TTL.plusSeconds(5), "Cache-Control", "max-age=7200");
+        Exchange maxAge = entries.storedThenLater(HELLO, TTL.plusSeconds(5), "Cache-Control", "max-age=7200");
         stage.handle(maxAge, next);
         assertThat(next.count(maxAge)).isEqualTo(1);
 
-        Exchange noCache = keyed(HELLO, "Cache-Control", "no-cache");
+        Exchange noCache = entries.keyed(HELLO, "Cache-Control", "no-cache");
         stage.handle(noCache, next);
         assertThat(next.count(noCache)).isEqualTo(1);
         assertThat(upstream).isEmpty();
@@ -196,33 +193,11 @@ class StaleWhileRevalidateTest {
 
     @Test
     void handle_routeWithoutTheWindow_goesUpstream() {
-        Exchange x = storedThenLater(Exchanges.chatBody("small-model", "hello"), TTL.plusSeconds(5));
+        Exchange x = entries.storedThenLater(Exchanges.chatBody("small-model", "hello"), TTL.plusSeconds(5));
 
         stage.handle(x, next);
 
         assertThat(next.count(x)).isEqualTo(1);
         assertThat(upstream).isEmpty();
-    }
-
-    /** A request whose entry was written (ttl 1h, kept 10m longer) {@code later} before it is looked up. */
-    private Exchange storedThenLater(String body, Duration later, String... headers) {
-        Exchange first = keyed(body);
-        store(first);
-        exchanges.ticker().advance(later);
-        return keyed(body, headers);
-    }
-
-    private void store(Exchange x) {
-        CacheKey key = x.get(CacheableRequest.KEY).key();
-        CacheEntry entry = new CacheEntry(Answers.HELLO.getBytes(StandardCharsets.UTF_8),
-                exchanges.ticker().wallMillis(), "llama@1", "origin-1", 5, 2, Set.of()).freshFor(TTL.toMillis());
-        store.put(key, entry, TTL.plusMinutes(10)).join();
-    }
-
-    private Exchange keyed(String body, String... headers) {
-        Exchange x = exchanges.chat(body, headers);
-        keys.handle(x, new RecordingNext());
-        assertThat(x.get(CacheableRequest.KEY)).as("cacheable").isNotNull();
-        return x;
     }
 }
