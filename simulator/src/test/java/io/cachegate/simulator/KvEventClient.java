@@ -29,14 +29,27 @@ final class KvEventClient implements AutoCloseable {
     }
 
     private final ZMQ.Context context = ZMQ.context(1);
-    private final ZMQ.Socket sub;
+    private final String endpoint;
+    private ZMQ.Socket sub;
     private final Map<String, ZMQ.Socket> dealers = new LinkedHashMap<>();
 
     KvEventClient(String endpoint) {
-        sub = context.socket(SocketType.SUB);
-        sub.setLinger(0);
-        sub.subscribe(new byte[0]);
-        sub.connect(endpoint);
+        this.endpoint = endpoint;
+        sub = subscriber();
+    }
+
+    private ZMQ.Socket subscriber() {
+        ZMQ.Socket socket = context.socket(SocketType.SUB);
+        socket.setLinger(0);
+        socket.subscribe(new byte[0]);
+        socket.connect(endpoint);
+        return socket;
+    }
+
+    /** Replaces the SUB socket with a new one (a new connection and subscription), as a subscriber does when none arrives. */
+    void resubscribe() {
+        sub.close();
+        sub = subscriber();
     }
 
     /** The next batch on the SUB socket, or null after {@code timeout}. */

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -78,19 +79,29 @@ class KvEventsTest {
 
     /**
      * Sends distinct prompts until the subscriber receives a batch, so its subscription is live (ZeroMQ's slow
-     * joiner); returns what it received.
+     * joiner); returns what it received. A subscription that has received nothing after 5 s is replaced by a new
+     * one (CI once saw one stay silent for 10 s on a loaded machine), for 30 s at most in all.
      */
     private static TreeMap<Long, KvEventClient.Batch> warmUp(BackendSimulator replica, KvEventClient client) {
         TreeMap<Long, KvEventClient.Batch> received = new TreeMap<>();
-        for (int i = 0; i < 50 && received.isEmpty(); i++) {
-            post(replica, CHAT, chat("llama-3.1-8b", "warm up number " + i + " " + "x ".repeat(40), "hi",
-                    false));
+        List<Integer> statuses = new ArrayList<>();
+        long start = System.nanoTime();
+        long resubscribed = start;
+        for (int i = 0; received.isEmpty() && System.nanoTime() - start < Duration.ofSeconds(30).toNanos(); i++) {
+            if (System.nanoTime() - resubscribed > Duration.ofSeconds(5).toNanos()) {
+                client.resubscribe();
+                resubscribed = System.nanoTime();
+            }
+            statuses.add(post(replica, CHAT, chat("llama-3.1-8b", "warm up number " + i + " " + "x ".repeat(40),
+                    "hi", false)).statusCode());
             KvEventClient.Batch batch = client.receive(Duration.ofMillis(200));
             if (batch != null) {
                 received.put(batch.seq(), batch);
             }
         }
-        assertThat(received).as("the subscription became live").isNotEmpty();
+        assertThat(received).as("the subscription became live (answers %s, batches published %d, dropped %d)",
+                statuses.stream().collect(Collectors.groupingBy(s -> s, TreeMap::new, Collectors.counting())),
+                replica.stats().kvEvents().published(), replica.stats().kvEvents().dropped()).isNotEmpty();
         return received;
     }
 
