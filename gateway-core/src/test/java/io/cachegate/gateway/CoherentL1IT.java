@@ -22,8 +22,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Two gateways with {@code store: tiered} (an L1 of ten minutes) over one redis-server of this class's own: what one
- * of them purges or overwrites leaves the other's L1 at once (the L1 invalidation channel), and while a gateway cannot
- * hear that channel its L1 is emptied and not used.
+ * of them purges or overwrites leaves the other's L1 at once (the L1 invalidation channel), so does a change made
+ * behind both gateways' backs (Redis's own tracking), and while a gateway cannot hear that channel its L1 is emptied
+ * and not used.
  */
 class CoherentL1IT {
 
@@ -110,6 +111,9 @@ class CoherentL1IT {
     @Test
     void invalidationConnectionLost_l1EmptiedAndBypassedUntilBack() throws Exception {
         String pin = "m" + nonce();
+        // Without Redis's tracking (refused here as an ACL would: the gateways fall back to the channel alone), an
+        // entry deleted behind the gateways' backs stays in B's L1: what shows whether the L1 was emptied.
+        RedisTestServer.command(redis.uri(), "ACL", "SETUSER", "default", "-client|tracking");
         try (Gateway a = tiered(pin); Gateway b = tiered(pin)) {
             awaitSubscribers(2);
             String body = chat("lost " + nonce());
@@ -132,6 +136,25 @@ class CoherentL1IT {
             deleteQuietly(pin); // a write-back of B's last miss may have landed after the loop's delete
             assertThat(xCache(post(b, "k0", body))).as("the L1 was emptied: what it missed meanwhile is unknown")
                     .isEqualTo("MISS");
+        } finally {
+            RedisTestServer.command(redis.uri(), "ACL", "SETUSER", "default", "+@all");
+        }
+    }
+
+    @Test
+    void entryDeletedBehindTheGateways_trackedByRedis_bMissesAtOnce() throws Exception {
+        String pin = "m" + nonce();
+        try (Gateway a = tiered(pin); Gateway b = tiered(pin)) {
+            awaitSubscribers(2);
+            String body = chat("tracked " + nonce());
+            post(a, "k0", body);
+            assertThat(hitWithin(Duration.ofSeconds(5), b, "k0", body)).isTrue();
+            Thread.sleep(200); // A's write's own invalidations, which may drop B's first copy, have arrived
+            assertThat(hitWithin(Duration.ofSeconds(5), b, "k0", body)).as("B hits, from its L1 of ten minutes").isTrue();
+
+            deleteQuietly(pin); // an operator's DEL: no gateway publishes anything
+            assertThat(answeredWithin(Duration.ofSeconds(1), b, "k0", body, "MISS"))
+                    .as("Redis told B's L1 that the entry is gone").isTrue();
         }
     }
 

@@ -20,6 +20,8 @@ import org.slf4j.LoggerFactory;
  * subscription has a connection of its own; while it is down the L1 is emptied and bypassed (an invalidation could
  * be missed), and once it is subscribed again the L1 is emptied once more (one may have been missed) and used again.
  * Classic PUBLISH reaches subscribers on every node of a Redis Cluster, and a Sentinel URI follows the master.
+ * Changes made without a gateway (an operator's delete or flush, an eviction) come from Redis's own tracking
+ * ({@link RedisTracking}); the L1 is used only while both are heard.
  */
 final class L1Invalidations implements AutoCloseable {
 
@@ -30,6 +32,7 @@ final class L1Invalidations implements AutoCloseable {
     private static final long MAX_CONNECT_BACKOFF_MILLIS = 1000;
 
     private final RedisCacheStore l2;
+    private final RedisTracking tracking;
     private final String sender = UUID.randomUUID().toString();
     private final RateLimitedLog warnings;
     private volatile TieredCacheStore l1Owner;
@@ -39,6 +42,7 @@ final class L1Invalidations implements AutoCloseable {
 
     L1Invalidations(RedisCacheStore l2) {
         this.l2 = l2;
+        this.tracking = new RedisTracking(l2);
         this.warnings = new RateLimitedLog(LOG, l2.warnInterval());
     }
 
@@ -46,11 +50,17 @@ final class L1Invalidations implements AutoCloseable {
     void start(TieredCacheStore owner) {
         this.l1Owner = owner;
         subscribeLoop(0);
+        tracking.start(owner);
     }
 
-    /** True while subscribed: the L1 may serve and keep entries. */
+    /** True while subscribed and tracked (or tracking is not available): the L1 may serve and keep entries. */
     boolean live() {
-        return live && !closed;
+        return live && !closed && tracking.usable();
+    }
+
+    /** Where Redis's own tracking stands. */
+    RedisTracking.State tracking() {
+        return tracking.state();
     }
 
     /** Tells the other gateways that {@code key} was overwritten (after the write reached Redis). */
@@ -152,6 +162,7 @@ final class L1Invalidations implements AutoCloseable {
     public void close() {
         closed = true;
         live = false;
+        tracking.close();
         StatefulRedisPubSubConnection<String, byte[]> open = subscription;
         if (open != null) {
             open.closeAsync(); // the client's bounded shutdown (RedisShutdown) waits for it

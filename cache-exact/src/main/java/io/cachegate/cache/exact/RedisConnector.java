@@ -7,6 +7,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -23,6 +24,7 @@ import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -46,12 +48,16 @@ final class RedisConnector {
     private final AbstractRedisClient client;
     private final Supplier<CompletableFuture<Connected>> connect;
     private final Supplier<CompletableFuture<StatefulRedisPubSubConnection<String, byte[]>>> connectPubSub;
+    /** Null on a Cluster: tracking is per node there, and a node's keys move (see {@link RedisTracking}). */
+    private final Supplier<CompletableFuture<StatefulRedisConnection<String, byte[]>>> connectTracking;
 
     private RedisConnector(AbstractRedisClient client, Supplier<CompletableFuture<Connected>> connect,
-                           Supplier<CompletableFuture<StatefulRedisPubSubConnection<String, byte[]>>> connectPubSub) {
+                           Supplier<CompletableFuture<StatefulRedisPubSubConnection<String, byte[]>>> connectPubSub,
+                           Supplier<CompletableFuture<StatefulRedisConnection<String, byte[]>>> connectTracking) {
         this.client = client;
         this.connect = connect;
         this.connectPubSub = connectPubSub;
+        this.connectTracking = connectTracking;
     }
 
     /** A connection and its async command API (the part common to standalone and Cluster). */
@@ -79,7 +85,7 @@ final class RedisConnector {
                     () -> cluster.refreshPartitionsAsync().toCompletableFuture()
                             .thenCompose(loaded -> cluster.connectAsync(CODEC))
                             .thenCompose(c -> openMasterConnections(c).thenApply(opened -> new Connected(c, c.async()))),
-                    () -> cluster.connectPubSubAsync(CODEC).thenApply(c -> c));
+                    () -> cluster.connectPubSubAsync(CODEC).thenApply(c -> c), null);
         }
         RedisURI redisUri = RedisURI.create(text);
         RedisClient client = RedisClient.create(resources, redisUri);
@@ -88,7 +94,8 @@ final class RedisConnector {
         // failover the reconnect lands on the promoted replica.
         return new RedisConnector(client,
                 () -> client.connectAsync(CODEC, redisUri).toCompletableFuture().thenApply(c -> new Connected(c, c.async())),
-                () -> client.connectPubSubAsync(CODEC, redisUri).toCompletableFuture());
+                () -> client.connectPubSubAsync(CODEC, redisUri).toCompletableFuture(),
+                () -> client.connectAsync(CODEC, redisUri).toCompletableFuture());
     }
 
     /**
@@ -134,6 +141,11 @@ final class RedisConnector {
     /** A pub/sub connection of its own (a subscribed connection can send nothing else); after {@link #connect()}. */
     CompletableFuture<StatefulRedisPubSubConnection<String, byte[]>> connectPubSub() {
         return connectPubSub.get();
+    }
+
+    /** A plain connection of its own for {@link RedisTracking}; empty on a Cluster. */
+    Optional<CompletableFuture<StatefulRedisConnection<String, byte[]>>> connectTracking() {
+        return Optional.ofNullable(connectTracking).map(Supplier::get);
     }
 
     private static ClientOptions clientOptions(RedisStoreOptions options, LongSupplier commandTimeoutNanos) {

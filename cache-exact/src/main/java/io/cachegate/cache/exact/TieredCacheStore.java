@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * A small in-process L1 in front of a shared L2 (Redis). An L1 copy lives at most {@code l1Ttl} (and never longer
@@ -13,14 +14,18 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class TieredCacheStore implements CacheStore {
 
+    private static final int STRIPES = 1024;
+
     private final MemoryCacheStore l1;
     private final Duration l1Ttl;
     private final TtlAwareCacheStore l2;
     /** Null when nothing else shares the L2 (tests over an in-memory L2): the L1 is then always coherent. */
     private final L1Invalidations invalidations;
-    // Moves on every invalidation: a lookup that read Redis before one arrived must not put its (maybe older) copy
-    // into the L1 after the L1 was cleared.
+    // A lookup that read Redis before an invalidation of its key arrived must not put its (maybe older) copy into
+    // the L1 after it. `epoch` moves on a purge or clear, a stripe on an invalidation of a key hashed to it: with
+    // Redis tracking every write anywhere invalidates, and one counter would turn most fills away under writes.
     private final AtomicLong epoch = new AtomicLong();
+    private final AtomicLongArray stripes = new AtomicLongArray(STRIPES);
 
     /** Takes ownership of both stores: {@link #close()} closes them. The L1 is not shared with other gateways. */
     public TieredCacheStore(MemoryCacheStore l1, Duration l1Ttl, TtlAwareCacheStore l2) {
@@ -54,17 +59,20 @@ public final class TieredCacheStore implements CacheStore {
         if (local.isPresent()) {
             return CompletableFuture.completedFuture(local);
         }
-        long seen = epoch.get();
+        long seen = version(key);
         return l2.getWithTtl(key).thenApply(found -> found.map(timed -> {
             Duration keep = min(l1Ttl, timed.remaining());
-            if (!keep.isZero() && coherent() && epoch.get() == seen) {
+            if (!keep.isZero() && coherent() && version(key) == seen) {
                 l1.put(key, timed.entry(), keep);
             }
             return timed.entry();
         }));
     }
 
-    /** Writes through; over Redis, the other gateways then drop their copies of {@code key}. */
+    /**
+     * Writes through; over Redis, the other gateways then drop their copies of {@code key}, and so does this one when
+     * Redis's tracking echoes the write back: the next lookup reads the entry once and keeps it.
+     */
     @Override
     public CompletableFuture<Void> put(CacheKey key, CacheEntry entry, Duration ttl) {
         if (coherent()) {
@@ -92,7 +100,7 @@ public final class TieredCacheStore implements CacheStore {
 
     /** Another gateway overwrote {@code key}: the next lookup reads Redis. */
     void invalidate(CacheKey key) {
-        epoch.incrementAndGet();
+        stripes.incrementAndGet(stripe(key));
         l1.invalidate(key);
     }
 
@@ -107,9 +115,23 @@ public final class TieredCacheStore implements CacheStore {
         invalidate(PurgeScope.everything());
     }
 
+    /** Moves whenever {@code key}'s L1 copy is invalidated (both terms only grow). */
+    private long version(CacheKey key) {
+        return epoch.get() + stripes.get(stripe(key));
+    }
+
+    private static int stripe(CacheKey key) {
+        return (key.hashCode() & 0x7fffffff) % STRIPES;
+    }
+
     /** True while the L1 may be read and filled. */
     boolean coherent() {
         return invalidations == null || invalidations.live();
+    }
+
+    /** Where Redis's own tracking of this L1 stands; {@code UNSUPPORTED} without a shared Redis. */
+    RedisTracking.State tracking() {
+        return invalidations == null ? RedisTracking.State.UNSUPPORTED : invalidations.tracking();
     }
 
     /** The in-process tier, for its size in metrics. */

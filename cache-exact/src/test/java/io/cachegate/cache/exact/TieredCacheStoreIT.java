@@ -70,14 +70,7 @@ class TieredCacheStoreIT {
                     RedisStores.open(server.uri(), Duration.ofMillis(50), health))) {
                 await(Duration.ofSeconds(10), () -> health.available() && tiered.coherent());
                 CacheKey key = key("t", "m@1");
-                await(Duration.ofSeconds(10), () -> {
-                    try {
-                        tiered.put(key, entry("kept"), Duration.ofMinutes(5)).join();
-                        return true;
-                    } catch (RuntimeException e) {
-                        return false;
-                    }
-                });
+                keptInL1(tiered, key);
 
                 // Redis answers nothing, yet the connections (the subscription's too) stay up: lookups time out.
                 RedisTestServer.command(server.uri(), "CLIENT", "PAUSE", "5000", "ALL");
@@ -94,5 +87,67 @@ class TieredCacheStoreIT {
                 assertThat(tiered.get(key("t", "m@1"))).as("an L1 miss fails fast").failsWithin(Duration.ofSeconds(1));
             }
         }
+    }
+
+    @Test
+    void coherent_changesMadeWithoutAGateway_leaveTheL1() {
+        try (RedisTestServer server = RedisTestServer.startPrivate();
+             TieredCacheStore tiered = TieredCacheStore.coherent(new MemoryCacheStore(1 << 20), Duration.ofMinutes(10),
+                     RedisStores.connected(server.uri()))) {
+            await(Duration.ofSeconds(10), () -> tiered.coherent() && tiered.tracking() == RedisTracking.State.LIVE);
+            CacheKey deleted = key("t", "m@1");
+            CacheKey flushed = key("t", "m@2");
+            for (CacheKey key : List.of(deleted, flushed)) {
+                keptInL1(tiered, key);
+            }
+
+            RedisTestServer.command(server.uri(), "DEL", deleted.redisKey()); // an operator, not a gateway
+            await(Duration.ofSeconds(2), () -> tiered.l1().get(deleted).join().isEmpty());
+            assertThat(tiered.get(deleted).join()).isEmpty();
+            assertThat(tiered.l1().get(flushed).join()).as("only the deleted key's copy left").isPresent();
+
+            RedisTestServer.command(server.uri(), "FLUSHDB");
+            await(Duration.ofSeconds(2), () -> tiered.l1().get(flushed).join().isEmpty());
+            assertThat(tiered.get(flushed).join()).isEmpty();
+        }
+    }
+
+    @Test
+    void tracking_connectionKilled_l1BypassedUntilArmedAgain_thenFollowsChanges() {
+        try (RedisTestServer server = RedisTestServer.startPrivate();
+             TieredCacheStore tiered = TieredCacheStore.coherent(new MemoryCacheStore(1 << 20), Duration.ofMinutes(10),
+                     RedisStores.connected(server.uri()))) {
+            await(Duration.ofSeconds(10), () -> tiered.coherent() && tiered.tracking() == RedisTracking.State.LIVE);
+            CacheKey key = key("t", "m@1");
+            keptInL1(tiered, key);
+
+            // Every plain connection (the store's and the tracking one; not the subscription) is cut: the server
+            // forgets the tracking with the connection, so until it is armed again the L1 must not serve.
+            RedisTestServer.command(server.uri(), "CLIENT", "KILL", "TYPE", "normal");
+            await(Duration.ofSeconds(2), () -> tiered.tracking() != RedisTracking.State.LIVE || !tiered.coherent()
+                    || tiered.l1().get(key).join().isEmpty());
+            await(Duration.ofSeconds(10), () -> tiered.coherent() && tiered.tracking() == RedisTracking.State.LIVE);
+
+            keptInL1(tiered, key);
+            RedisTestServer.command(server.uri(), "DEL", key.redisKey());
+            await(Duration.ofSeconds(2), () -> tiered.l1().get(key).join().isEmpty());
+            assertThat(tiered.get(key).join()).as("armed again: the delete was heard").isEmpty();
+        }
+    }
+
+    /**
+     * Writes {@code key} through {@code tiered} (again while the store reconnects), then reads it until its L1 holds
+     * it: the write's own invalidation, coming back from Redis, may drop the first copy.
+     */
+    private static void keptInL1(TieredCacheStore tiered, CacheKey key) {
+        await(Duration.ofSeconds(10), () -> {
+            try {
+                tiered.put(key, entry("kept"), Duration.ofMinutes(5)).join();
+                return true;
+            } catch (RuntimeException e) {
+                return false;
+            }
+        });
+        await(Duration.ofSeconds(2), () -> tiered.get(key).join().isPresent() && tiered.l1().get(key).join().isPresent());
     }
 }
