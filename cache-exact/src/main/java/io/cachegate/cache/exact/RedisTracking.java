@@ -174,13 +174,13 @@ final class RedisTracking implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops listening. The connection is left to the store's client, whose bounded shutdown ({@link RedisShutdown})
+     * closes it next: closing it here as well only made Lettuce log "Connection is already closed".
+     */
     @Override
     public void close() {
         state = State.CLOSED;
-        StatefulRedisConnection<String, byte[]> open = connection;
-        if (open != null) {
-            open.closeAsync(); // the client's bounded shutdown (RedisShutdown) waits for it
-        }
     }
 
     private final class ConnectionState implements RedisConnectionStateListener {
