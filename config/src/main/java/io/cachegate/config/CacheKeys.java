@@ -41,7 +41,8 @@ final class CacheKeys {
     static final Key<Long> MAX_BYTES = Key.size("max_bytes", 256L << 20, 1 << 20, Long.MAX_VALUE,
             "memory store bound, in bytes of stored answers").restart();
     static final Key<Duration> L1_TTL = Key.duration("l1_ttl", Duration.ofSeconds(5),
-            "tiered: L1 entry lifetime; other gateways' purges and overwrites reach it at once (Redis pub/sub)")
+            "tiered: L1 entry lifetime; purges, overwrites and any other change to an entry in Redis reach it at once"
+                    + " (pub/sub, CLIENT TRACKING)")
             .restart();
     static final Key<Long> L1_MAX_BYTES = Key.size("l1_max_bytes", 32L << 20, 1 << 20, Long.MAX_VALUE,
             "tiered: L1 bound").restart();
