@@ -39,7 +39,9 @@ class StreamingIT {
         int maxTokens = 100_000; // about 19 MB of SSE
         try (BackendSimulator sim = BackendSimulator.start(SimulatorOptions.defaults());
              CountingRelay relay = new CountingRelay(sim.baseUrl());
-             Gateway gw = Gateway.start(TestPolicies.forBackend(List.of(relay.url())))) {
+             // A whole answer's total timeout of 2 min: reading 19 MB through a 4 KiB window took 34 s at load 10.
+             Gateway gw = Gateway.start(TestPolicies.parse(TestPolicies.yaml(List.of(relay.url()), "2s", "", "")
+                     .replace("total: 30s", "total: 2m")))) {
             try (Socket socket = new Socket()) {
                 socket.setReceiveBufferSize(4096);
                 socket.connect(new InetSocketAddress("127.0.0.1", gw.port()), 5000);
