@@ -4,6 +4,7 @@ import io.cachegate.cache.exact.CacheStores;
 import io.cachegate.cache.exact.FlightLeases;
 import io.cachegate.cache.exact.RedisFlightLeases;
 import io.cachegate.cache.exact.StoreHealth;
+import io.cachegate.cache.exact.TieredCacheStore;
 import io.cachegate.config.AdminExposure;
 import io.cachegate.config.ExactCacheSettings;
 import io.cachegate.config.ExactStore;
@@ -106,6 +107,9 @@ public final class Gateway implements AutoCloseable {
         ExactCacheSettings exact = policy.cache().exact();
         if (exact.store() != ExactStore.MEMORY) {
             metrics.watchStoreHealth(storeHealth);
+        }
+        if (store instanceof TieredCacheStore tiered) {
+            metrics.watchL1(tiered::coherent, tiered::tracked);
         }
         this.fleet = policy.cache().fleet().coalesce() && exact.store() != ExactStore.MEMORY
                 // A claim that times out costs a second upstream call: it may take as long as the store's slowest.

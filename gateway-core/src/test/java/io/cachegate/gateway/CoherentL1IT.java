@@ -2,6 +2,7 @@ package io.cachegate.gateway;
 
 import static io.cachegate.gateway.CacheCalls.chat;
 import static io.cachegate.gateway.CacheCalls.header;
+import static io.cachegate.gateway.CacheCalls.metric;
 import static io.cachegate.gateway.CacheCalls.nonce;
 import static io.cachegate.gateway.CacheCalls.purge;
 import static io.cachegate.gateway.CacheCalls.xCache;
@@ -116,6 +117,9 @@ class CoherentL1IT {
         RedisTestServer.command(redis.uri(), "ACL", "SETUSER", "default", "-client|tracking");
         try (Gateway a = tiered(pin); Gateway b = tiered(pin)) {
             awaitSubscribers(2);
+            assertThat(Poll.untilChecked(Duration.ofSeconds(5), () -> metric(b, "cachegate_cache_l1_serving") == 1))
+                    .as("the L1 serves on the channel alone").isTrue();
+            assertThat(metric(b, "cachegate_cache_l1_tracked")).as("Redis refused the tracking").isZero();
             String body = chat("lost " + nonce());
             post(a, "k0", body);
             assertThat(hitWithin(Duration.ofSeconds(5), b, "k0", body)).isTrue();
@@ -146,6 +150,8 @@ class CoherentL1IT {
         String pin = "m" + nonce();
         try (Gateway a = tiered(pin); Gateway b = tiered(pin)) {
             awaitSubscribers(2);
+            assertThat(Poll.untilChecked(Duration.ofSeconds(5), () -> metric(b, "cachegate_cache_l1_tracked") == 1
+                    && metric(b, "cachegate_cache_l1_serving") == 1)).as("tracked and serving").isTrue();
             String body = chat("tracked " + nonce());
             post(a, "k0", body);
             assertThat(hitWithin(Duration.ofSeconds(5), b, "k0", body)).isTrue();
@@ -169,6 +175,8 @@ class CoherentL1IT {
             redis.stop();
             try {
                 assertThat(Poll.until(Duration.ofSeconds(5), () -> !RedisGateways.storeAvailable(b))).isTrue();
+                assertThat(Poll.untilChecked(Duration.ofSeconds(5), () -> metric(b, "cachegate_cache_l1_serving") == 0))
+                        .as("the L1 reported bypassed").isTrue();
                 for (int i = 0; i < 5; i++) {
                     assertThat(xCache(post(b, "k0", body))).as("no L1 hit while invalidations cannot be heard")
                             .isEqualTo("MISS");

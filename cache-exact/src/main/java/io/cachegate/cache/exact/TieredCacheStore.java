@@ -124,9 +124,14 @@ public final class TieredCacheStore implements CacheStore {
         return (key.hashCode() & 0x7fffffff) % STRIPES;
     }
 
-    /** True while the L1 may be read and filled. */
-    boolean coherent() {
+    /** True while the L1 may be read and filled (its metric: {@code cachegate_cache_l1_serving}). */
+    public boolean coherent() {
         return invalidations == null || invalidations.live();
+    }
+
+    /** True while Redis's own tracking keeps the L1 coherent (its metric: {@code cachegate_cache_l1_tracked}). */
+    public boolean tracked() {
+        return tracking() == RedisTracking.State.LIVE;
     }
 
     /** Where Redis's own tracking of this L1 stands; {@code UNSUPPORTED} without a shared Redis. */

@@ -199,6 +199,18 @@ public final class GatewayMetrics implements AutoCloseable {
                 .description("Exact-cache store operations that failed or timed out").register(registry);
     }
 
+    /** Exposes a tiered store's L1: whether it serves now, and whether Redis's own tracking keeps it coherent. */
+    public void watchL1(BooleanSupplier serving, BooleanSupplier tracked) {
+        Gauge.builder("cachegate.cache.l1.serving", () -> serving.getAsBoolean() ? 1 : 0)
+                .description("1 while the tiered store's L1 serves and keeps entries; 0 while it is emptied and"
+                        + " bypassed (the invalidation channel or Redis's tracking not heard)")
+                .register(registry);
+        Gauge.builder("cachegate.cache.l1.tracked", () -> tracked.getAsBoolean() ? 1 : 0)
+                .description("1 while Redis's own tracking (CLIENT TRACKING) keeps the tiered store's L1 coherent;"
+                        + " 0 while it is armed again or Redis cannot track (a Cluster, a refusal)")
+                .register(registry);
+    }
+
     /**
      * Exposes a shared (Redis) store's health decision: a gauge per state, 1 for the one it is in; the changes into
      * each state; and the command timeout it uses now (it follows measured latency). An in-process store has none.
