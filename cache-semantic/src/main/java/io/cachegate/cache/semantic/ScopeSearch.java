@@ -173,74 +173,19 @@ final class ScopeSearch {
 
     /**
      * The {@code n} accepted documents of {@code inScope} whose codes are nearest to {@code code}, as
-     * {@code distance << 32 | index-wide doc}, in no order. A bounded max-heap: most documents are rejected by their
-     * distance alone, before their liveness and expiry are read.
+     * {@code distance << 32 | index-wide doc}, in no order; liveness and expiry are read only for documents whose
+     * distance would enter the n nearest.
      */
     private static long[] nearestByCode(LeafReaderContext leaf, int[] inScope, SegmentFacts.Facts known, long[] code,
                                        int n, long nowMillis, Bits unreadable) {
-        SignCodes codes = known.codes();
         long[] expires = known.expires();
         Bits live = leaf.reader().getLiveDocs();
-        long[] heap = new long[n];
-        int size = 0;
-        for (int doc : inScope) {
-            int distance = codes.distance(doc, code);
-            if (size == n && distance >= (int) (heap[0] >>> 32)) {
-                continue;
-            }
-            if ((live != null && !live.get(doc)) || !SegmentFacts.live(expires[doc], nowMillis)
-                    || (unreadable != null && unreadable.get(doc))) {
-                continue;
-            }
-            long packed = (long) distance << 32 | doc;
-            if (size < n) {
-                heap[size] = packed;
-                siftUp(heap, size++);
-            } else {
-                heap[0] = packed;
-                siftDown(heap, size);
-            }
+        long[] nearest = known.codes().nearest(inScope, code, n, doc -> (live == null || live.get(doc))
+                && SegmentFacts.live(expires[doc], nowMillis) && (unreadable == null || !unreadable.get(doc)));
+        for (int i = 0; i < nearest.length; i++) {
+            nearest[i] += leaf.docBase;
         }
-        for (int i = 0; i < size; i++) {
-            heap[i] += leaf.docBase;
-        }
-        return size == n ? heap : Arrays.copyOf(heap, size);
-    }
-
-    private static void siftUp(long[] heap, int at) {
-        while (at > 0) {
-            int parent = (at - 1) >>> 1;
-            if (heap[parent] >= heap[at]) {
-                return;
-            }
-            swap(heap, parent, at);
-            at = parent;
-        }
-    }
-
-    private static void siftDown(long[] heap, int size) {
-        int at = 0;
-        while (true) {
-            int largest = at;
-            int left = 2 * at + 1;
-            if (left < size && heap[left] > heap[largest]) {
-                largest = left;
-            }
-            if (left + 1 < size && heap[left + 1] > heap[largest]) {
-                largest = left + 1;
-            }
-            if (largest == at) {
-                return;
-            }
-            swap(heap, at, largest);
-            at = largest;
-        }
-    }
-
-    private static void swap(long[] heap, int i, int j) {
-        long t = heap[i];
-        heap[i] = heap[j];
-        heap[j] = t;
+        return nearest;
     }
 
     private static void exact(LeafReaderContext leaf, int[] inScope, FloatVectorValues vectors,
