@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.PriorityQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.lucene.index.FloatVectorValues;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
@@ -76,9 +77,10 @@ final class ScopeSearch {
         Weight hidden = unreadable == null ? null
                 : searcher.createWeight(searcher.rewrite(unreadable), ScoreMode.COMPLETE_NO_SCORES, 1f);
         long[] code = SignCodes.of(vector);
+        AtomicInteger under = new AtomicInteger(Integer.MAX_VALUE);
         List<Callable<Found>> segments = new ArrayList<>();
         for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
-            segments.add(() -> nearestIn(leaf, scope, vector, code, k, nowMillis, hidden));
+            segments.add(() -> nearestIn(leaf, scope, vector, code, under, k, nowMillis, hidden));
         }
         PriorityQueue<ScoreDoc> best = new PriorityQueue<>(k + 1, WORST_FIRST);
         List<long[]> byCode = new ArrayList<>();
@@ -107,8 +109,12 @@ final class ScopeSearch {
     private record Found(PriorityQueue<ScoreDoc> scored, long[] byCode) {
     }
 
-    private Found nearestIn(LeafReaderContext leaf, String scope, float[] vector, long[] code, int k, long nowMillis,
-                            Weight hidden) throws IOException {
+    /**
+     * @param under the distance by code a document must be under to be among the {@link #rescored} nearest of all
+     *              segments: one past the farthest of the nearest of a segment already scanned that found as many
+     */
+    private Found nearestIn(LeafReaderContext leaf, String scope, float[] vector, long[] code, AtomicInteger under,
+                            int k, long nowMillis, Weight hidden) throws IOException {
         PriorityQueue<ScoreDoc> best = new PriorityQueue<>(k + 1, WORST_FIRST);
         LeafReader segment = leaf.reader();
         SegmentFacts.Facts known = facts.of(segment);
@@ -123,7 +129,7 @@ final class ScopeSearch {
                     segment.getFieldInfos().fieldInfo(vectorField).getVectorSimilarityFunction();
             exact(leaf, inScope, vectors, similarity, vector, known.expires(), nowMillis, unreadableDocs, best, k);
         } else if (inScope.length <= exactLimit) {
-            return new Found(best, nearestByCode(leaf, inScope, known, code, rescored(k), nowMillis, unreadableDocs));
+            return new Found(best, nearestByCode(leaf, inScope, known, code, rescored(k), under, nowMillis, unreadableDocs));
         } else {
             Bits scopeBits = inScope.length == segment.maxDoc() ? null : bits(inScope, segment.maxDoc());
             Bits accepted = accepted(segment.getLiveDocs(), scopeBits, known.expires(), nowMillis, unreadableDocs);
@@ -174,14 +180,23 @@ final class ScopeSearch {
     /**
      * The {@code n} accepted documents of {@code inScope} whose codes are nearest to {@code code}, as
      * {@code distance << 32 | index-wide doc}, in no order; liveness and expiry are read only for documents whose
-     * distance would enter the n nearest.
+     * distance would enter the n nearest. A document farther than the n nearest of a segment scanned before cannot be
+     * among the n nearest of all: each segment scanned lowers the bound of those after it, so a scope of 10 segments
+     * does not fill 10 heaps from scratch (ties at the bound are kept, and the result is that of no bound).
      */
     private static long[] nearestByCode(LeafReaderContext leaf, int[] inScope, SegmentFacts.Facts known, long[] code,
-                                       int n, long nowMillis, Bits unreadable) {
+                                       int n, AtomicInteger under, long nowMillis, Bits unreadable) {
         long[] expires = known.expires();
         Bits live = leaf.reader().getLiveDocs();
-        long[] nearest = known.codes().nearest(inScope, code, n, doc -> (live == null || live.get(doc))
+        long[] nearest = known.codes().nearest(inScope, code, n, under.get(), doc -> (live == null || live.get(doc))
                 && SegmentFacts.live(expires[doc], nowMillis) && (unreadable == null || !unreadable.get(doc)));
+        if (nearest.length == n && n > 0) {
+            int farthest = 0;
+            for (long packed : nearest) {
+                farthest = Math.max(farthest, (int) (packed >>> 32));
+            }
+            under.accumulateAndGet(farthest + 1, Math::min);
+        }
         for (int i = 0; i < nearest.length; i++) {
             nearest[i] += leaf.docBase;
         }

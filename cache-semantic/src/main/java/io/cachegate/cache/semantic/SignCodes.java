@@ -52,15 +52,16 @@ final class SignCodes {
     }
 
     /**
-     * The {@code n} documents of {@code docs} (ascending) whose codes are nearest to the query's {@code code} and that
-     * {@code accepted} admits, as {@code distance << 32 | doc}, in no order; of equally distant ones, the lowest docs. A
-     * bounded max-heap: most documents are turned away by their distance alone, before {@code accepted} is asked.
+     * The {@code n} documents of {@code docs} (ascending) whose codes are nearest to the query's {@code code}, under
+     * {@code under} ({@link Integer#MAX_VALUE} for no bound), and that {@code accepted} admits, as
+     * {@code distance << 32 | doc}, in no order; of equally distant ones, the lowest docs. A bounded max-heap: most
+     * documents are turned away by their distance alone, before {@code accepted} is asked.
      * The scan is a search's main cost (a scope of 100,000 is 4.8 MB of codes at 384 dimensions), so codes of six
      * words, the 384 dimensions of the bundled models, have a loop of their own with the query's words in
      * registers: 0.5× the CPU of the general loop on Java 25 (docs/benchmarks.md).
      */
-    long[] nearest(int[] docs, long[] code, int n, IntPredicate accepted) {
-        Heap heap = new Heap(n);
+    long[] nearest(int[] docs, long[] code, int n, int under, IntPredicate accepted) {
+        Heap heap = new Heap(n, under);
         if (words == 6) {
             long q0 = code[0], q1 = code[1], q2 = code[2], q3 = code[3], q4 = code[4], q5 = code[5];
             long[] c = codes;
@@ -105,14 +106,12 @@ final class SignCodes {
     private static final class Heap {
         private final long[] heap;
         private int size;
-        /** A distance a document must be under to enter: past any code's until the heap is full. */
-        int worst = Integer.MAX_VALUE;
+        /** A distance a document must be under to enter: the bound given until the heap is full. */
+        int worst;
 
-        Heap(int n) {
+        Heap(int n, int under) {
             heap = new long[n];
-            if (n == 0) {
-                worst = 0;
-            }
+            worst = n == 0 ? 0 : under;
         }
 
         void offer(int distance, int doc) {

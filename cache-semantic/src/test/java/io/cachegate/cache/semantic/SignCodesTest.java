@@ -33,12 +33,35 @@ class SignCodesTest {
     }
 
     @Test
+    void nearest_underABound_areTheNearestAdmittedUnderIt_tiesAtItsEdgeKept() throws IOException {
+        float[][] vectors = vectors(3_000, 384);
+        SignCodes codes = SignCodes.of(values(vectors), vectors.length);
+        int[] docs = IntStream.range(0, vectors.length).toArray();
+        long[] code = SignCodes.of(TestVectors.random(random, 384));
+        List<Long> all = new ArrayList<>();
+        for (int doc : docs) {
+            all.add((long) codes.distance(doc, code) << 32 | doc);
+        }
+        all.sort(null);
+        // The bound another segment's 80 nearest would give: one past the 40th distance here, so fewer than 80 enter.
+        int under = (int) (all.get(40) >>> 32) + 1;
+
+        long[] found = codes.nearest(docs, code, 80, under, doc -> true);
+
+        Arrays.sort(found);
+        long[] expected = all.stream().filter(p -> (p >>> 32) < under).limit(80).mapToLong(Long::longValue).toArray();
+        assertThat(expected.length).isBetween(41, 79);
+        assertThat(found).containsExactly(expected);
+    }
+
+    @Test
     void nearest_fewerAdmittedThanAsked_returnsEveryAdmitted() throws IOException {
         float[][] vectors = vectors(50, 384);
         SignCodes codes = SignCodes.of(values(vectors), vectors.length);
         int[] docs = IntStream.range(0, 50).toArray();
 
-        long[] found = codes.nearest(docs, SignCodes.of(TestVectors.random(random, 384)), 80, doc -> doc % 2 == 0);
+        long[] found = codes.nearest(docs, SignCodes.of(TestVectors.random(random, 384)), 80, Integer.MAX_VALUE,
+                doc -> doc % 2 == 0);
 
         assertThat(Arrays.stream(found).mapToInt(p -> (int) p).sorted().toArray())
                 .containsExactly(IntStream.range(0, 50).filter(d -> d % 2 == 0).toArray());
@@ -61,7 +84,7 @@ class SignCodesTest {
             }
             all.sort(null);
 
-            long[] found = codes.nearest(docs, code, 80, accepted);
+            long[] found = codes.nearest(docs, code, 80, Integer.MAX_VALUE, accepted);
 
             Arrays.sort(found);
             assertThat(found).as("dimension %d, query %d", dimension, q)
