@@ -12,8 +12,9 @@ import java.util.*;
 
 /**
  * One 25-token prompt embedded one call at a time on one intra-op thread by each model and ONNX Runtime session
- * option variant, interleaved in blocks of 20 calls so that the machine's load falls on all alike; p50/p90 of wall
- * time and the calling thread's CPU time per call (docs/benchmarks.md, "Embedding on one core"). A probe, run
+ * option variant, interleaved in blocks of 20 calls so that the machine's load falls on all alike; p50/p90/p99 of
+ * wall time and the calling thread's CPU time per call, and first the prompt's length and CPU a call through the
+ * gateway's tokenizer options (docs/benchmarks.md, "Embedding on one core" and the eighth session). A probe, run
  * from source and not compiled by the build: the JMH jar leaves the embedder out on purpose.
  *
  * <pre>
