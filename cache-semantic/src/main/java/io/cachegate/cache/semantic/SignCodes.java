@@ -58,7 +58,7 @@ final class SignCodes {
      * documents are turned away by their distance alone, before {@code accepted} is asked.
      * The scan is a search's main cost (a scope of 100,000 is 4.8 MB of codes at 384 dimensions), so codes of six
      * words, the 384 dimensions of the bundled models, have a loop of their own with the query's words in
-     * registers: 0.5× the CPU of the general loop on Java 25 (docs/benchmarks.md).
+     * registers: 0.5–0.7× the CPU of the general loop on Java 25 (docs/benchmarks.md).
      */
     long[] nearest(int[] docs, long[] code, int n, int under, IntPredicate accepted) {
         Heap heap = new Heap(n, under);
