@@ -12,8 +12,7 @@ public class SignCodeScan {
     static long[] codes = new long[N * W];
     static int[] docs = new int[N];
     static long sink;
-    // current: per-doc method with loop over words, heap
-    static int dist(int doc, long[] q) { int at = doc * W, b = 0; for (int w = 0; w < W; w++) b += Long.bitCount(codes[at + w] ^ q[w]); return b; }
+    // "general": a call per entry and a loop over the words, as SignCodes.distance
     static int wordsField = W;
     static int distF(int doc, long[] q) { int words = wordsField; int at = doc * words, b = 0; for (int w = 0; w < words; w++) b += Long.bitCount(codes[at + w] ^ q[w]); return b; }
     static long[] heapScan(long[] q) {
@@ -26,7 +25,7 @@ public class SignCodeScan {
         }
         return heap;
     }
-    // unrolled + heap
+    // "sixWords": as SignCodes.nearest for six-word codes
     static long[] unrolledHeap(long[] q) {
         long q0=q[0],q1=q[1],q2=q[2],q3=q[3],q4=q[4],q5=q[5];
         long[] c = codes; long[] heap = new long[K]; int size = 0; int worst = Integer.MAX_VALUE;
