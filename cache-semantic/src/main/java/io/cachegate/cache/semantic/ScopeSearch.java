@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.PriorityQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.lucene.index.FloatVectorValues;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
@@ -76,9 +77,10 @@ final class ScopeSearch {
         Weight hidden = unreadable == null ? null
                 : searcher.createWeight(searcher.rewrite(unreadable), ScoreMode.COMPLETE_NO_SCORES, 1f);
         long[] code = SignCodes.of(vector);
+        AtomicInteger under = new AtomicInteger(Integer.MAX_VALUE);
         List<Callable<Found>> segments = new ArrayList<>();
         for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
-            segments.add(() -> nearestIn(leaf, scope, vector, code, k, nowMillis, hidden));
+            segments.add(() -> nearestIn(leaf, scope, vector, code, under, k, nowMillis, hidden));
         }
         PriorityQueue<ScoreDoc> best = new PriorityQueue<>(k + 1, WORST_FIRST);
         List<long[]> byCode = new ArrayList<>();
@@ -107,8 +109,12 @@ final class ScopeSearch {
     private record Found(PriorityQueue<ScoreDoc> scored, long[] byCode) {
     }
 
-    private Found nearestIn(LeafReaderContext leaf, String scope, float[] vector, long[] code, int k, long nowMillis,
-                            Weight hidden) throws IOException {
+    /**
+     * @param under the distance by code a document must be under to be among the {@link #rescored} nearest of all
+     *              segments: one past the farthest of the nearest of a segment already scanned that found as many
+     */
+    private Found nearestIn(LeafReaderContext leaf, String scope, float[] vector, long[] code, AtomicInteger under,
+                            int k, long nowMillis, Weight hidden) throws IOException {
         PriorityQueue<ScoreDoc> best = new PriorityQueue<>(k + 1, WORST_FIRST);
         LeafReader segment = leaf.reader();
         SegmentFacts.Facts known = facts.of(segment);
@@ -123,7 +129,7 @@ final class ScopeSearch {
                     segment.getFieldInfos().fieldInfo(vectorField).getVectorSimilarityFunction();
             exact(leaf, inScope, vectors, similarity, vector, known.expires(), nowMillis, unreadableDocs, best, k);
         } else if (inScope.length <= exactLimit) {
-            return new Found(best, nearestByCode(leaf, inScope, known, code, rescored(k), nowMillis, unreadableDocs));
+            return new Found(best, nearestByCode(leaf, inScope, known, code, rescored(k), under, nowMillis, unreadableDocs));
         } else {
             Bits scopeBits = inScope.length == segment.maxDoc() ? null : bits(inScope, segment.maxDoc());
             Bits accepted = accepted(segment.getLiveDocs(), scopeBits, known.expires(), nowMillis, unreadableDocs);
@@ -173,74 +179,28 @@ final class ScopeSearch {
 
     /**
      * The {@code n} accepted documents of {@code inScope} whose codes are nearest to {@code code}, as
-     * {@code distance << 32 | index-wide doc}, in no order. A bounded max-heap: most documents are rejected by their
-     * distance alone, before their liveness and expiry are read.
+     * {@code distance << 32 | index-wide doc}, in no order; liveness and expiry are read only for documents whose
+     * distance would enter the n nearest. A document farther than the n nearest of a segment scanned before cannot be
+     * among the n nearest of all: each segment scanned lowers the bound of those after it, so a scope of 10 segments
+     * does not fill 10 heaps from scratch (ties at the bound are kept, and the result is that of no bound).
      */
     private static long[] nearestByCode(LeafReaderContext leaf, int[] inScope, SegmentFacts.Facts known, long[] code,
-                                       int n, long nowMillis, Bits unreadable) {
-        SignCodes codes = known.codes();
+                                       int n, AtomicInteger under, long nowMillis, Bits unreadable) {
         long[] expires = known.expires();
         Bits live = leaf.reader().getLiveDocs();
-        long[] heap = new long[n];
-        int size = 0;
-        for (int doc : inScope) {
-            int distance = codes.distance(doc, code);
-            if (size == n && distance >= (int) (heap[0] >>> 32)) {
-                continue;
+        long[] nearest = known.codes().nearest(inScope, code, n, under.get(), doc -> (live == null || live.get(doc))
+                && SegmentFacts.live(expires[doc], nowMillis) && (unreadable == null || !unreadable.get(doc)));
+        if (nearest.length == n && n > 0) {
+            int farthest = 0;
+            for (long packed : nearest) {
+                farthest = Math.max(farthest, (int) (packed >>> 32));
             }
-            if ((live != null && !live.get(doc)) || !SegmentFacts.live(expires[doc], nowMillis)
-                    || (unreadable != null && unreadable.get(doc))) {
-                continue;
-            }
-            long packed = (long) distance << 32 | doc;
-            if (size < n) {
-                heap[size] = packed;
-                siftUp(heap, size++);
-            } else {
-                heap[0] = packed;
-                siftDown(heap, size);
-            }
+            under.accumulateAndGet(farthest + 1, Math::min);
         }
-        for (int i = 0; i < size; i++) {
-            heap[i] += leaf.docBase;
+        for (int i = 0; i < nearest.length; i++) {
+            nearest[i] += leaf.docBase;
         }
-        return size == n ? heap : Arrays.copyOf(heap, size);
-    }
-
-    private static void siftUp(long[] heap, int at) {
-        while (at > 0) {
-            int parent = (at - 1) >>> 1;
-            if (heap[parent] >= heap[at]) {
-                return;
-            }
-            swap(heap, parent, at);
-            at = parent;
-        }
-    }
-
-    private static void siftDown(long[] heap, int size) {
-        int at = 0;
-        while (true) {
-            int largest = at;
-            int left = 2 * at + 1;
-            if (left < size && heap[left] > heap[largest]) {
-                largest = left;
-            }
-            if (left + 1 < size && heap[left + 1] > heap[largest]) {
-                largest = left + 1;
-            }
-            if (largest == at) {
-                return;
-            }
-            swap(heap, at, largest);
-            at = largest;
-        }
-    }
-
-    private static void swap(long[] heap, int i, int j) {
-        long t = heap[i];
-        heap[i] = heap[j];
-        heap[j] = t;
+        return nearest;
     }
 
     private static void exact(LeafReaderContext leaf, int[] inScope, FloatVectorValues vectors,
