@@ -5,20 +5,15 @@ import java.util.OptionalLong;
 
 /**
  * The replica for a request by the engines' own record (vLLM's KV-cache events): the one holding the most of the
- * prompt, unless its load exceeds {@code load_factor × the others' mean + 4,096 tokens} (prefix affinity's bound).
- * Among equal holders, and for a prompt that no replica holds: the replica its placement key (first block) went to
- * last, else the first in the key's rendezvous order whose footprint ({@link PlacementFootprints}, the prompt tokens
- * of the prefixes recently placed there) is at most the candidates' mean — consistent hashing with bounded loads on
- * the footprint — under the same load bound. When every holder is saturated: the cheapest by in-flight tokens plus
- * the prompt tokens it would prefill.
+ * prompt, unless its load exceeds {@code load_factor × the others' mean + 4,096 tokens} (prefix affinity's bound);
+ * among equal holders, and for a prompt that no replica holds, the one its first block hashes to (rendezvous hashing,
+ * under the same bound), so every gateway places a prefix on the same replica without asking the others. When every
+ * holder is saturated: the cheapest by in-flight tokens plus the prompt tokens it would prefill.
  *
  * <p>Why sticky and not the cheapest outright: a replica's in-flight tokens are mostly decoding or already
  * prefilled, which delays a new prompt's prefill far less than recomputing its prefix does, and a prefix recomputed
  * elsewhere evicts another there. Under eviction pressure sending a prefix held nowhere to the least loaded replica
  * scattered every prefix over every replica (docs/benchmarks.md, issue 33); the hash sends it back where it was.
- * Why the footprint bound: a dozen prefixes hashed over three replicas split unevenly (up to 6/4/2), and the
- * replica asked to keep the most evicts the most; the bound splits them 4/4/4, as prefix affinity's first placement
- * by load does, and every gateway that routed the same prefixes computes the same split.
  */
 final class KvAwareSelector {
 
@@ -38,12 +33,9 @@ final class KvAwareSelector {
      * @param uncached per replica position, the prompt tokens it would prefill
      * @param key the prompt's placement key (the hash of its first block); empty for a prompt shorter than a block,
      *     which goes to the cheapest
-     * @param footprints where recent keys went and each replica's footprint, by replica position
-     * @param now the ticker's time, for {@code footprints}
      * @return the index in {@code candidates} of the chosen replica
      */
-    int select(List<Replica> candidates, long[] loads, int[] uncached, OptionalLong key,
-               PlacementFootprints footprints, long now) {
+    int select(List<Replica> candidates, long[] loads, int[] uncached, OptionalLong key) {
         long[] costs = new long[loads.length];
         int fewest = Integer.MAX_VALUE;
         for (int i = 0; i < costs.length; i++) {
@@ -55,33 +47,11 @@ final class KvAwareSelector {
             return leastLoaded.selectAmong(candidates, costs, null);
         }
         int[] order = Rendezvous.order(candidates, key.getAsLong());
-        int last = footprints.replicaOf(key.getAsLong(), now);
-        double mean = 0;
-        for (Replica r : candidates) {
-            mean += footprints.footprint(r.position) / (double) candidates.size();
-        }
-        int firstEligible = -1;
-        int lightest = -1;
         for (int i : order) {
-            Replica r = candidates.get(i);
-            if (uncached[r.position] != fewest || PrefixAffinitySelector.saturated(i, loads, loadFactor, loadSlack)) {
-                continue;
-            }
-            if (r.position == last) {
+            if (uncached[candidates.get(i).position] == fewest
+                    && !PrefixAffinitySelector.saturated(i, loads, loadFactor, loadSlack)) {
                 return i;
             }
-            if (firstEligible < 0 && footprints.footprint(r.position) <= mean) {
-                firstEligible = i;
-            }
-            if (lightest < 0 || footprints.footprint(r.position) < footprints.footprint(candidates.get(lightest).position)) {
-                lightest = i;
-            }
-        }
-        if (firstEligible >= 0) {
-            return firstEligible;
-        }
-        if (lightest >= 0) {
-            return lightest;
         }
         // Every holder of the most is saturated: the cheapest, ties in the hash's order.
         int best = order[0];

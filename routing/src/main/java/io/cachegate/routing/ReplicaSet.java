@@ -33,8 +33,6 @@ public final class ReplicaSet {
     private final Map<URI, Replica> byUri;
     private final ReplicaSelector selector;
     private final KvAwareSelector kvSelector;
-    /** kv_aware's placements by key; guarded by {@link #lock}. */
-    private final PlacementFootprints footprints;
     private final Ticker ticker;
     private final ReplicaStateListener listener;
     private final long staleNanos;
@@ -68,7 +66,6 @@ public final class ReplicaSet {
         this.selector = ReplicaSelector.of(settings.balance(), settings.affinity(), b.random, list.size());
         this.kvSelector = new KvAwareSelector(settings.affinity().loadFactor(), settings.affinity().loadSlackTokens(),
                 new LeastLoadedSelector(b.random));
-        this.footprints = new PlacementFootprints(list.size());
         this.requestCapacity = sumOfLimits();
     }
 
@@ -158,11 +155,8 @@ public final class ReplicaSet {
                     loads[i] = candidates.get(i).load(now, staleNanos);
                 }
                 Replica chosen = candidates.get(uncached != null
-                        ? kvSelector.select(candidates, loads, uncached, placement, footprints, now)
+                        ? kvSelector.select(candidates, loads, uncached, placement)
                         : selector.select(candidates, loads, matches));
-                if (uncached != null && placement.isPresent()) {
-                    footprints.placed(placement.getAsLong(), chosen.position, promptTokens(uncached), now);
-                }
                 long id = ++leaseIds;
                 boolean trial = chosen.breaker.startTrial(id);
                 chosen.inflightRequests++;
@@ -185,15 +179,6 @@ public final class ReplicaSet {
             throw e;
         }
         return Optional.ofNullable(lease);
-    }
-
-    /** The prompt's tokens as far as kv_aware knows: what a replica holding none of it would prefill. */
-    private static long promptTokens(int[] uncached) {
-        long most = 0;
-        for (int u : uncached) {
-            most = Math.max(most, u);
-        }
-        return most;
     }
 
     /** A request to {@code replica} succeeded: resets its failure count, closes a half-open circuit. */

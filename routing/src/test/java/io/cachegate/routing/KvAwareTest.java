@@ -79,41 +79,6 @@ class KvAwareTest {
     }
 
     @Test
-    void prefixesHeldNowhereAreSplitEvenlyByFootprint() {
-        // A dozen system prompts of equal size, each held nowhere, on one gateway: hashed alone they split unevenly
-        // over three replicas (6/4/2 for these keys by rendezvous alone); bounded by the footprint, 4/4/4.
-        ReplicaSet set = set(Balance.KV_AWARE, A, B, C);
-        Map<URI, Integer> prefixes = new HashMap<>();
-        Map<Integer, URI> placed = new HashMap<>();
-        for (int g = 0; g < 12; g++) {
-            URI r = acquire(set, kvPrompt(set, "Group " + g + " instructions. " + SYSTEM + "q", 10, 2000, 2000, 2000))
-                    .replica();
-            prefixes.merge(r, 1, Integer::sum);
-            placed.put(g, r);
-        }
-        assertThat(prefixes).containsOnlyKeys(A, B, C).allSatisfy((r, n) -> assertThat(n).as("%s", r).isEqualTo(4));
-        // Evicted everywhere later (held nowhere again), each goes back where it was.
-        for (int g = 11; g >= 0; g--) {
-            URI r = acquire(set, kvPrompt(set, "Group " + g + " instructions. " + SYSTEM + "again", 10, 2000, 2000, 2000))
-                    .replica();
-            assertThat(r).as("group %d", g).isEqualTo(placed.get(g));
-        }
-    }
-
-    @Test
-    void anEqualSequenceOfPrefixesSplitsAlikeInTwoGateways() {
-        ReplicaSet one = set(Balance.KV_AWARE, A, B, C);
-        ReplicaSet two = ReplicaSet.builder("main", List.of(A, B, C)).settings(ReplicaSetSettings.defaults()
-                .withBalance(Balance.KV_AWARE)).ticker(new FakeTicker()).random(new SplittableRandom(7)).build();
-        for (int g = 0; g < 12; g++) {
-            String system = "Group " + g + " instructions. " + SYSTEM;
-            URI first = acquire(one, kvPrompt(one, system + "first", 10, 2000, 2000, 2000)).replica();
-            assertThat(acquire(two, kvPrompt(two, system + "second", 10, 2000, 2000, 2000)).replica())
-                    .as("group %d", g).isEqualTo(first);
-        }
-    }
-
-    @Test
     void theHashedReplicaIsPassedOverWhenItsLoadExceedsTheBound() {
         ReplicaSet set = set(Balance.KV_AWARE, A, B, C);
         String system = "Group 1 instructions. " + SYSTEM;
