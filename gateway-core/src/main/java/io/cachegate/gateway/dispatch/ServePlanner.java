@@ -167,8 +167,9 @@ public final class ServePlanner {
 
     /**
      * For a kv_aware backend whose replicas' events have arrived and whose tokenizer turned the prompt into the
-     * engine's tokens ({@link #tokenizeAhead}): those tokens matched against each replica's blocks, giving per replica the prompt tokens it would prefill; the
-     * blocks each holds go to the access log and trace. Empty otherwise (prefix affinity decides).
+     * engine's tokens ({@link #tokenizeAhead}): those tokens matched against each replica's blocks, giving per
+     * replica the prompt tokens it would prefill; the blocks each holds go to the access log and trace. Empty
+     * otherwise (prefix affinity decides).
      */
     private Optional<KvFigures> kvFigures(Exchange x, BackendDispatch serving) {
         Optional<KvIndexes.Entry> kv = backends.kv().of(serving.name());
