@@ -160,7 +160,7 @@ public final class ServePlanner {
         return backends.kv().tokenize(() -> KvPrompts.tokens(tokenizer, request)).orElse(null);
     }
 
-    /** Keeps {@code tokens}, {@code primary}'s tokenization of the prompt, for {@link #plan}. On the exchange's loop. */
+    /** Keeps {@code tokens}, {@code primary}'s tokenization of the prompt, for {@link #plan}; on the loop. */
     void keepTokens(Exchange x, BackendDispatch primary, int[] tokens) {
         x.set(KV_TOKENS, new KvTokens(primary.name(), tokens));
     }
