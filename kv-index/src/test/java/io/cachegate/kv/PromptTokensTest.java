@@ -2,10 +2,14 @@ package io.cachegate.kv;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,6 +25,19 @@ class PromptTokensTest {
             assertThat(chat).doesNotContain(101, 102); // BERT's [CLS] and [SEP]: the engine's prompt has none
             String longText = "the quick brown fox jumps over the lazy dog ".repeat(200);
             assertThat(tokens.text(longText).length).isGreaterThan(1_500);
+        }
+    }
+
+    @Test
+    void text_fetchingOnlyTheIds_equalsTheTokenizersFullEncoding() throws IOException {
+        String text = "Group 7 instructions. Ünïcode, punctuation (a/b), CamelCase words and numbers 12345 "
+                .repeat(50) + "\n\ttabs  and  spaces\n";
+        Map<String, String> options = Map.of("addSpecialTokens", "false", "truncation", "false", "padding", "false");
+        try (PromptTokens tokens = PromptTokens.load(PromptTokens.BUNDLED, Optional.empty());
+             InputStream in = PromptTokens.class.getResourceAsStream(PromptTokens.BUNDLED_RESOURCE);
+             HuggingFaceTokenizer reference = HuggingFaceTokenizer.newInstance(in, options)) {
+            long[] expected = reference.encode(text, false, false).getIds();
+            assertThat(Arrays.stream(tokens.text(text)).asLongStream().toArray()).containsExactly(expected);
         }
     }
 

@@ -12,9 +12,11 @@ import io.cachegate.gateway.exchange.Stage;
 import io.cachegate.routing.ServeReason;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
- * Admission: plans where a request goes ({@link ServePlanner}) and, when the serving backend has admission
+ * Admission: plans where a request goes ({@link ServePlanner}; for a kv_aware backend after its prompt is tokenized
+ * on the tokenizing threads, resuming on the exchange's loop) and, when the serving backend has admission
  * control, offers it to the backend's class queues: admitted (a replica reserved), queued (it resumes on its
  * event loop when admission decides; a client that leaves takes it out of the queue), or turned away with
  * {@code Retry-After} (429 queue full or wait too long, 503 timed out or paused). Every replica down and no
@@ -45,6 +47,23 @@ public final class AdmissionStage implements Stage {
         String trafficClass = planner.trafficClass(x);
         x.record().trafficClass(trafficClass);
         BackendDispatch primary = planner.primary(x);
+        CompletableFuture<int[]> tokens = planner.tokenizeAhead(x, primary);
+        if (tokens == null) {
+            plan(x, primary, trafficClass, next);
+            return;
+        }
+        tokens.whenComplete((t, error) -> x.resume(() -> {
+            if (x.isDone()) {
+                return; // the client left meanwhile
+            }
+            if (t != null) {
+                planner.keepTokens(x, primary, t);
+            } // a tokenizer failure: prefix affinity decides
+            plan(x, primary, trafficClass, next);
+        }));
+    }
+
+    private void plan(Exchange x, BackendDispatch primary, String trafficClass, Next next) {
         ServePlan plan = planner.plan(x, primary, trafficClass);
         if (!Speculation.pending(x)) {
             offer(x, primary, plan, next);

@@ -9,9 +9,11 @@ import io.cachegate.config.Policy;
 import io.cachegate.config.Route;
 import io.cachegate.config.Tenant;
 import io.cachegate.config.TrafficClass;
+import io.cachegate.gateway.api.OpenAiRequest;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.UsageTail;
 import io.cachegate.kv.BackendKvIndex;
+import io.cachegate.kv.PromptTokens;
 import io.cachegate.routing.FallbackResolver;
 import io.cachegate.routing.KvFigures;
 import io.cachegate.config.FallbackHop;
@@ -33,6 +35,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Decides where a request goes and what it costs: its traffic class ({@code X-Priority} if the tenant may, else
@@ -44,6 +47,11 @@ import java.util.Set;
 public final class ServePlanner {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The prompt's tokens by the tokenizer of the backend named, from {@link #tokenizeAhead}. */
+    private static final Exchange.Key<KvTokens> KV_TOKENS = Exchange.Key.named("dispatch.kv_tokens");
+
+    private record KvTokens(String backend, int[] tokens) {
+    }
 
     private final Backends backends;
     private final ClassResolver classes;
@@ -136,16 +144,41 @@ public final class ServePlanner {
     }
 
     /**
-     * For a kv_aware backend whose replicas' events have arrived and which has a tokenizer: the prompt as the engine's
-     * tokens, matched against each replica's blocks, giving per replica the prompt tokens it would prefill; the
-     * blocks each holds go to the access log and trace. Empty otherwise (prefix affinity decides).
+     * For a request whose route's backend is kv_aware with a tokenizer and events: its prompt as the engine's tokens,
+     * computed on the tokenizing threads ({@link KvIndexes#tokenize}) — the event loop never tokenizes. Null when
+     * there is nothing to wait for (not kv_aware, no tokenizer, no events yet, or the tokenizing queue is full: then
+     * prefix affinity decides). Once it completes, {@link #keepTokens} on the exchange's loop, then {@link #plan}.
+     */
+    CompletableFuture<int[]> tokenizeAhead(Exchange x, BackendDispatch primary) {
+        Optional<KvIndexes.Entry> kv = backends.kv().of(primary.name());
+        if (kv.isEmpty() || kv.get().tokens().isEmpty() || !kv.get().index().live() || x.parsed() == null
+                || x.get(KV_TOKENS) != null) {
+            return null;
+        }
+        PromptTokens tokenizer = kv.get().tokens().get();
+        OpenAiRequest request = x.parsed();
+        return backends.kv().tokenize(() -> KvPrompts.tokens(tokenizer, request)).orElse(null);
+    }
+
+    /** Keeps {@code tokens}, {@code primary}'s tokenization of the prompt, for {@link #plan}; on the loop. */
+    void keepTokens(Exchange x, BackendDispatch primary, int[] tokens) {
+        x.set(KV_TOKENS, new KvTokens(primary.name(), tokens));
+    }
+
+    /**
+     * For a kv_aware backend whose replicas' events have arrived and whose tokenizer turned the prompt into the
+     * engine's tokens ({@link #tokenizeAhead}): those tokens matched against each replica's blocks, giving per
+     * replica the prompt tokens it would prefill; the blocks each holds go to the access log and trace. Empty
+     * otherwise (prefix affinity decides).
      */
     private Optional<KvFigures> kvFigures(Exchange x, BackendDispatch serving) {
         Optional<KvIndexes.Entry> kv = backends.kv().of(serving.name());
-        if (kv.isEmpty() || kv.get().tokens().isEmpty() || !kv.get().index().live() || x.parsed() == null) {
+        KvTokens computed = x.get(KV_TOKENS);
+        if (kv.isEmpty() || computed == null || !computed.backend().equals(serving.name())
+                || !kv.get().index().live()) {
             return Optional.empty();
         }
-        int[] tokens = KvPrompts.tokens(kv.get().tokens().get(), x.parsed());
+        int[] tokens = computed.tokens();
         BackendKvIndex.Match match = kv.get().index().match(tokens);
         int[] uncached = new int[match.heldTokens().length];
         StringBuilder held = new StringBuilder();
