@@ -69,8 +69,8 @@ public final class PrefixHashes {
         return blockChars;
     }
 
-    private static long mix(long h) {
-        // MurmurHash3's fmix64: spreads FNV's weak high bits.
+    /** MurmurHash3's fmix64: spreads FNV's weak high bits (and mixes {@link Rendezvous}'s weights). */
+    static long mix(long h) {
         h ^= h >>> 33;
         h *= 0xFF51AFD7ED558CCDL;
         h ^= h >>> 33;

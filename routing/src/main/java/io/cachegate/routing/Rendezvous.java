@@ -23,12 +23,12 @@ final class Rendezvous {
             h ^= b & 0xFF;
             h *= FNV_PRIME;
         }
-        return mix(h);
+        return PrefixHashes.mix(h);
     }
 
     /** The weight of {@code replicaHash} for {@code key}: the highest weight is the replica preferred. */
     static long weight(long key, long replicaHash) {
-        return mix(key ^ replicaHash);
+        return PrefixHashes.mix(key ^ replicaHash);
     }
 
     /** Indexes into {@code candidates}, the most preferred for {@code key} first. */
@@ -49,15 +49,5 @@ final class Rendezvous {
             order[j] = i;
         }
         return order;
-    }
-
-    private static long mix(long h) {
-        // MurmurHash3's fmix64.
-        h ^= h >>> 33;
-        h *= 0xFF51AFD7ED558CCDL;
-        h ^= h >>> 33;
-        h *= 0xC4CEB9FE1A85EC53L;
-        h ^= h >>> 33;
-        return h;
     }
 }
