@@ -36,7 +36,10 @@ class BenchOutageIT {
         assertThat(hits).as("fresh hits before the entries expire").isPositive();
         assertThat(stale).as("stale answers once they expired, the simulator down").isPositive();
         assertThat(outageErrors).as("new prompts fail while the simulator is down").isPositive();
-        assertThat(report.path("outage_errors_uncached").has("502")).as(report.toString()).isTrue();
+        // 502 while the gateway still tries the dead replica, 503 once its health check has ejected it (which of them
+        // new prompts meet depends on when the check runs: CI once saw only 503s); nothing else.
+        assertThat(report.path("outage_errors_uncached").fieldNames()).toIterable().as(report.toString())
+                .isNotEmpty().isSubsetOf("502", "503");
         JsonNode after = report.path("after_restart");
         assertThat(after.path("entries_refreshed").asLong()).isPositive();
         assertThat(after.path("stale_entry_calls").asLong()).isEqualTo(after.path("entries_refreshed").asLong());
