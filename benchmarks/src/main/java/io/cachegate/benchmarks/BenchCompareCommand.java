@@ -163,9 +163,18 @@ final class BenchCompareCommand extends Scenario {
         for (CompareTarget t : targets) {
             sizes.put(t.name(), fillAndCheck(http, t, body, answer, children));
         }
+        List<String> warmups = new ArrayList<>();
         for (CompareTarget t : targets) {
             phase("warm-up " + t.name() + " (not recorded)", load(t, body), options.warmup(), Duration.ZERO);
+            if (t.server() != null) {
+                JitWarmup.untilQuiet(t.server().pid(), length -> phase("warm-up " + t.name()
+                        + " until its JIT is quiet (not recorded)", load(t, body), length, Duration.ZERO))
+                        .ifPresent(o -> warmups.add(t.name() + " " + o.describe()));
+            }
         }
+        notes.put("warm-up", options.warmup().toSeconds() + "s each" + (warmups.isEmpty() ? ""
+                : "; JVM targets until their JIT compiler used under " + Math.round(JitWarmup.QUIET_SHARE * 100)
+                + "% of their CPU over " + JitWarmup.SLICE.toSeconds() + "s: " + String.join(", ", warmups)));
         List<String> clients = wrk.isPresent() ? List.of("wrk", "cachegate-bench") : List.of("cachegate-bench");
         List<Run> runs = new ArrayList<>();
         for (CompareTarget t : targets) {

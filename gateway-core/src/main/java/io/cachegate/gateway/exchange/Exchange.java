@@ -45,6 +45,8 @@ public final class Exchange {
     private final Answer answer;
     private final Holdings holdings = new Holdings();
     private Map<Key<?>, Object> state;
+    /** A semantic lookup deciding while the stages go on ({@link Speculation}); read by each stage, so a field. */
+    Speculation speculation;
     private FullHttpRequest request;
     private Endpoint endpoint;
     private String tenant = DEFAULT_TENANT;

@@ -10,8 +10,6 @@ package io.cachegate.gateway.exchange;
  */
 public final class Speculation {
 
-    public static final Exchange.Key<Speculation> KEY = Exchange.Key.named("speculation");
-
     private boolean decided;
     private boolean committed;
     private Runnable parked;
@@ -21,13 +19,18 @@ public final class Speculation {
     /** Starts a speculation on {@code x}: the stages after the caller see it pending until it is decided. */
     public static Speculation start(Exchange x) {
         Speculation s = new Speculation();
-        x.set(KEY, s);
+        x.speculation = s;
         return s;
+    }
+
+    /** The speculation started on {@code x}, or null: a field of the exchange, as every stage asks for it. */
+    public static Speculation of(Exchange x) {
+        return x.speculation;
     }
 
     /** Whether a lookup of {@code x} is still deciding. */
     public static boolean pending(Exchange x) {
-        Speculation s = x.get(KEY);
+        Speculation s = x.speculation;
         return s != null && !s.decided;
     }
 
@@ -36,7 +39,7 @@ public final class Speculation {
      * exchange is in one place at a time, so one step parks at a time.
      */
     public static void afterDecision(Exchange x, Runnable step) {
-        Speculation s = x.get(KEY);
+        Speculation s = x.speculation;
         if (s == null || s.decided) {
             step.run();
             return;
@@ -46,7 +49,7 @@ public final class Speculation {
 
     /** While pending, what a hit must undo first (a call in flight); replaced by the next holder's. */
     public static void onHit(Exchange x, Runnable undoIt) {
-        Speculation s = x.get(KEY);
+        Speculation s = x.speculation;
         if (s != null && !s.decided) {
             s.undo = undoIt;
         }
@@ -83,7 +86,7 @@ public final class Speculation {
      * the lookup can no longer answer, and its outcome counts as a miss.
      */
     public static void commit(Exchange x) {
-        Speculation s = x.get(KEY);
+        Speculation s = x.speculation;
         if (s != null && !s.decided) {
             s.decide();
             s.committed = true;

@@ -133,7 +133,7 @@ public final class RequestMetrics implements ExchangeObserver {
         if (r.fleetOutcome() != null) {
             fleetCoalesce(r.fleetOutcome());
         }
-        Speculation speculation = x.get(Speculation.KEY);
+        Speculation speculation = Speculation.of(x);
         if (speculation != null && speculation.outcome() != null) {
             semantic.speculation(speculation.outcome());
         }

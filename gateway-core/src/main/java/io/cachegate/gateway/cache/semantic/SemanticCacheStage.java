@@ -79,7 +79,7 @@ public final class SemanticCacheStage implements Stage {
      * fetched its entry): then whatever the lookup found, the request was a miss, and nothing more is written.
      */
     private boolean answeredFirst(Exchange x, CacheableRequest c, SemanticCache.Result result) {
-        Speculation speculation = x.get(Speculation.KEY);
+        Speculation speculation = Speculation.of(x);
         if (speculation == null || !speculation.committed()) {
             return false;
         }
@@ -162,7 +162,7 @@ public final class SemanticCacheStage implements Stage {
      * this one let go (the flight it leads, the capture), as when a client leaves.
      */
     private void undoSpeculation(Exchange x, CacheEntry entry) {
-        Speculation speculation = x.get(Speculation.KEY);
+        Speculation speculation = Speculation.of(x);
         if (speculation == null || speculation.decided() || !CachedAnswerWriter.canAnswer(x, entry)) {
             return; // not speculative; or a miss after all, whose call goes on
         }
