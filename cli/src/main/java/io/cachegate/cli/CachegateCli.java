@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
         description = "An inference caching reverse proxy for OpenAI-compatible model servers.",
         subcommands = {ServeCommand.class, DemoCommand.class, SimulateBackendCommand.class, BenchCommand.class,
                 ValidateCommand.class, HashKeyCommand.class, EvalSemanticCommand.class, EvalGuardsCommand.class, FitDecisionCommand.class, FitAgreementCommand.class,
-                AnalyzeCommand.class,
+                AnalyzeCommand.class, TrainAotCommand.class,
                 CommandLine.HelpCommand.class})
 public final class CachegateCli implements Runnable {
 

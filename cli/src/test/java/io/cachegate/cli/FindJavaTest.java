@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
@@ -128,6 +129,43 @@ class FindJavaTest {
             assertThat(run.out()).as(java.toString()).isEmpty();
         }
         assertThat(run(Map.of("CACHEGATE_VECTOR_API", "off"), "--vector-api", java25.toString()).out()).isEmpty();
+    }
+
+    @Test
+    void aotCache_java25_trainsWithTheOutputFlag_andStartsFromACacheNewerThanTheJar() throws Exception {
+        Path java = jdk("jdk-25", "25.0.1", "java.base");
+        Path jar = Files.writeString(tmp.resolve("cachegate.jar"), "jar");
+        Path cache = tmp.resolve("cachegate.aot");
+
+        assertThat(run(Map.of(), "--aot-cache", java.toString(), cache.toString(), jar.toString(), "train-aot").out()
+                .lines()).containsExactly("-XX:AOTCacheOutput=" + cache, "-Xlog:aot*=off", "-Xlog:aot=error:stderr");
+        assertThat(run(Map.of(), "--aot-cache", java.toString(), cache.toString(), jar.toString(), "serve").out())
+                .as("no cache yet").isEmpty();
+
+        Files.writeString(cache, "cache");
+        Files.setLastModifiedTime(cache, FileTime.fromMillis(
+                Files.getLastModifiedTime(jar).toMillis() + 5_000));
+        assertThat(run(Map.of(), "--aot-cache", java.toString(), cache.toString(), jar.toString(), "serve").out()
+                .lines()).containsExactly("-XX:AOTCache=" + cache, "-Xlog:aot*=off", "-Xlog:aot=error:stderr");
+        assertThat(run(Map.of("CACHEGATE_AOT", "off"), "--aot-cache", java.toString(), cache.toString(),
+                jar.toString(), "serve").out()).isEmpty();
+
+        // A jar rebuilt after the training: the cache is of other classes, so it is left out.
+        Files.setLastModifiedTime(jar, FileTime.fromMillis(
+                Files.getLastModifiedTime(cache).toMillis() + 5_000));
+        assertThat(run(Map.of(), "--aot-cache", java.toString(), cache.toString(), jar.toString(), "serve").out())
+                .isEmpty();
+    }
+
+    @Test
+    void aotCache_none_beforeJava25() throws Exception {
+        Path java21 = jdk("jdk-21", "21.0.5", "java.base");
+        Path jar = Files.writeString(tmp.resolve("cachegate.jar"), "jar");
+        Path cache = tmp.resolve("cachegate.aot");
+
+        Run run = run(Map.of(), "--aot-cache", java21.toString(), cache.toString(), jar.toString(), "train-aot");
+        assertThat(run.exit()).isZero();
+        assertThat(run.out()).isEmpty();
     }
 
     /** A JDK whose release file names its version and modules; its java fails when run, so only the file counts. */
