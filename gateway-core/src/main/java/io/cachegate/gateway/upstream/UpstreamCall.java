@@ -40,9 +40,13 @@ public final class UpstreamCall {
     private boolean reused;
     private long sentAtNanos;
     private long readPendingSinceNanos;
-    private ScheduledFuture<?> firstByteTimer;
-    private ScheduledFuture<?> idleTimer;
-    private ScheduledFuture<?> totalTimer;
+    private long startedAtNanos;
+    /**
+     * One timer for the call's three deadlines (first byte, idle, total), armed for the earliest one that may be due and
+     * re-armed when it fires early: a call that answers in time costs one schedule and one cancel, not three of each.
+     */
+    private ScheduledFuture<?> watchdog;
+    private long watchdogAtNanos;
 
     UpstreamCall(EventLoop loop, ChannelPool pool, UpstreamSettings settings, FullHttpRequest request,
                  UpstreamListener listener, Ticker ticker) {
@@ -55,8 +59,10 @@ public final class UpstreamCall {
     }
 
     void start() {
-        totalTimer = loop.schedule(() -> fail(UpstreamFailure.TOTAL_TIMEOUT, null),
-                settings.totalNanos(), TimeUnit.NANOSECONDS);
+        startedAtNanos = ticker.nanos();
+        // No deadline can fall sooner: the request is sent, and its head arrives (idle counts from then), after now.
+        armWatchdog(startedAtNanos + Math.min(settings.totalNanos(),
+                Math.min(settings.firstByteNanos(), settings.idleNanos())), startedAtNanos);
         pool.acquire().addListener(this::acquired);
     }
 
@@ -123,8 +129,6 @@ public final class UpstreamCall {
                         : UpstreamFailure.CLOSED_BEFORE_RESPONSE, f.cause());
             }
         });
-        firstByteTimer = loop.schedule(() -> fail(UpstreamFailure.FIRST_BYTE_TIMEOUT, null),
-                settings.firstByteNanos(), TimeUnit.NANOSECONDS);
         ch.read();
     }
 
@@ -159,10 +163,14 @@ public final class UpstreamCall {
             fail(UpstreamFailure.BAD_RESPONSE, null);
             return false;
         }
-        firstByteTimer.cancel(false);
-        state = State.STREAMING;
+        state = State.STREAMING; // the watchdog now keeps the idle deadline instead of the first byte's
+        if (watchdogAtNanos > sentAtNanos + settings.idleNanos()) {
+            // Re-armed for a late first byte: idle may now fall due sooner (the head came after the send).
+            watchdog.cancel(false);
+            long now = ticker.nanos();
+            armWatchdog(Math.min(watchdogAtNanos, now + settings.idleNanos()), now);
+        }
         keepAlive &= HttpUtil.isKeepAlive(head);
-        armIdleTimer(settings.idleNanos());
         if (!listener.onResponseHead(this, head)) {
             abandon();
             return false;
@@ -229,32 +237,47 @@ public final class UpstreamCall {
         listener.onFailure(this, failure, cause);
     }
 
-    private void armIdleTimer(long delayNanos) {
-        idleTimer = loop.schedule(this::checkIdle, delayNanos, TimeUnit.NANOSECONDS);
+    private void armWatchdog(long atNanos, long nowNanos) {
+        watchdogAtNanos = atNanos;
+        watchdog = loop.schedule(this::checkDeadlines, Math.max(0, atNanos - nowNanos), TimeUnit.NANOSECONDS);
     }
 
-    private void checkIdle() {
-        if (state != State.STREAMING) {
+    /**
+     * Fails the call with the deadline that has passed, if one has, else arms the watchdog for the next: the total
+     * from the start; the first byte from the request's write (not sent yet: at least a whole first-byte time from
+     * now); idle from when a read was asked for and not answered (none pending: a whole idle time from now).
+     */
+    private void checkDeadlines() {
+        if (state == State.DONE) {
             return;
         }
-        long since = readPendingSinceNanos;
-        long waited = since == 0 ? 0 : ticker.nanos() - since;
-        if (waited >= settings.idleNanos()) {
-            fail(UpstreamFailure.IDLE_TIMEOUT, null);
+        long now = ticker.nanos();
+        long next = startedAtNanos + settings.totalNanos();
+        UpstreamFailure due = now >= next ? UpstreamFailure.TOTAL_TIMEOUT : null;
+        if (state == State.STREAMING) {
+            long since = readPendingSinceNanos;
+            long idleAt = (since == 0 ? now : since) + settings.idleNanos();
+            if (now >= idleAt && (due == null || idleAt < next)) {
+                due = UpstreamFailure.IDLE_TIMEOUT;
+            }
+            next = Math.min(next, idleAt);
         } else {
-            armIdleTimer(settings.idleNanos() - waited);
+            long firstByteAt = (state == State.WAITING_HEAD ? sentAtNanos : now) + settings.firstByteNanos();
+            if (now >= firstByteAt && (due == null || firstByteAt < next)) {
+                due = UpstreamFailure.FIRST_BYTE_TIMEOUT;
+            }
+            next = Math.min(next, firstByteAt);
+        }
+        if (due != null) {
+            fail(due, null);
+        } else {
+            armWatchdog(next, now);
         }
     }
 
     private void cancelTimers() {
-        if (firstByteTimer != null) {
-            firstByteTimer.cancel(false);
-        }
-        if (idleTimer != null) {
-            idleTimer.cancel(false);
-        }
-        if (totalTimer != null) {
-            totalTimer.cancel(false);
+        if (watchdog != null) {
+            watchdog.cancel(false);
         }
     }
 
