@@ -1,10 +1,12 @@
 package io.cachegate.cli;
 
 import io.cachegate.cache.semantic.BudgetedDecision;
+import io.cachegate.cache.semantic.ClassSpending;
 import io.cachegate.cache.semantic.HitEvidence;
 import io.cachegate.cache.semantic.LearnedDecision;
 import io.cachegate.cache.semantic.Neighbour;
 import io.cachegate.cache.semantic.NeighbourhoodAgreement;
+import io.cachegate.cache.semantic.ProbabilityBins;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -27,9 +29,19 @@ final class BudgetReplay {
     record Item(String text, String answer, float[] vector) {
     }
 
-    /** Figures of one replay: all of the stream and its last half. */
+    /**
+     * Figures of one replay: all of the stream and its last half; the verdicts filed by the end per bin of the prior
+     * ({right, wrong} each) and the hits served per bin, to see where the classes open.
+     */
     record Result(long requests, long hits, long wrong, long lastRequests, long lastHits, long lastWrong,
-                  long audits, long explored) {
+                  long audits, long explored, long[][] binVerdicts, long[] binHits, long[][] firstHalfVerdicts) {
+
+        Result(long requests, long hits, long wrong, long lastRequests, long lastHits, long lastWrong, long audits,
+               long explored) {
+            this(requests, hits, wrong, lastRequests, lastHits, lastWrong, audits, explored,
+                    new long[ProbabilityBins.COUNT][2], new long[ProbabilityBins.COUNT],
+                    new long[ProbabilityBins.COUNT][2]);
+        }
 
         double hitRate() {
             return requests == 0 ? 0 : (double) hits / requests;
@@ -89,16 +101,20 @@ final class BudgetReplay {
      */
     Result run(double budget, double delta, boolean nested, double auditRate, double threshold, long seed,
                double[][] agreementFit) {
-        return run(budget, delta, nested, auditRate, LearnedDecision.bundled(threshold), seed, agreementFit);
+        return run(budget, delta, nested ? ClassSpending.Plan.DEFAULT : null, auditRate,
+                LearnedDecision.bundled(threshold), seed, agreementFit);
     }
 
-    /** The same with another pair classifier's vetoes (a guard measured as a lever). */
-    Result run(double budget, double delta, boolean nested, double auditRate, LearnedDecision pairs, long seed,
-               double[][] agreementFit) {
+    /**
+     * The same with another pair classifier's vetoes (a guard measured as a lever) and the nested classes' plan
+     * ({@link ClassSpending}; null: each bin alone).
+     */
+    Result run(double budget, double delta, ClassSpending.Plan plan, double auditRate, LearnedDecision pairs,
+               long seed, double[][] agreementFit) {
         HitEvidence evidence = new HitEvidence(Math.max(1, items.size()));
         NeighbourhoodAgreement agreement = agreementFit == null ? new NeighbourhoodAgreement(evidence.answers())
                 : new NeighbourhoodAgreement(evidence.answers(), agreementFit[0], agreementFit[1]);
-        BudgetedDecision decision = new BudgetedDecision(pairs, agreement, evidence, budget, delta, nested);
+        BudgetedDecision decision = new BudgetedDecision(pairs, agreement, evidence, budget, delta, plan);
         Random random = new Random(seed);
         boolean[] stored = new boolean[items.size()];
         int half = items.size() / 2;
@@ -108,7 +124,12 @@ final class BudgetReplay {
         long lastWrong = 0;
         long audits = 0;
         long explored = 0;
+        long[] binHits = new long[ProbabilityBins.COUNT];
+        long[][] firstHalf = null;
         for (int i = 0; i < items.size(); i++) {
+            if (i == half) {
+                firstHalf = binVerdicts(evidence);
+            }
             Item item = items.get(i);
             List<Neighbour> neighbours = new ArrayList<>(NeighbourhoodAgreement.NEIGHBOURS);
             for (int r = 0; r < earlier[i].length && neighbours.size() < NeighbourhoodAgreement.NEIGHBOURS; r++) {
@@ -123,6 +144,7 @@ final class BudgetReplay {
                 BudgetedDecision.Candidate c = judged.served().get();
                 boolean right = answerOf(c).equals(item.answer());
                 hits++;
+                binHits[ProbabilityBins.of(c.prior())]++;
                 wrong += right ? 0 : 1;
                 if (i >= half) {
                     lastHits++;
@@ -146,7 +168,17 @@ final class BudgetReplay {
                         answerOf(c).equals(item.answer()));
             }
         }
-        return new Result(items.size(), hits, wrong, items.size() - half, lastHits, lastWrong, audits, explored);
+        return new Result(items.size(), hits, wrong, items.size() - half, lastHits, lastWrong, audits, explored,
+                binVerdicts(evidence), binHits, firstHalf == null ? binVerdicts(evidence) : firstHalf);
+    }
+
+    /** {right, wrong} verdicts filed so far by bin of the prior. */
+    private static long[][] binVerdicts(HitEvidence evidence) {
+        long[][] counts = new long[ProbabilityBins.COUNT][];
+        for (int b = 0; b < ProbabilityBins.COUNT; b++) {
+            counts[b] = evidence.verdicts(SCOPE, 1 - Math.pow(10, -(b + 0.5) / 4));
+        }
+        return counts;
     }
 
     private String answerOf(BudgetedDecision.Candidate c) {

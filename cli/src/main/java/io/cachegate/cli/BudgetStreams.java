@@ -37,6 +37,15 @@ final class BudgetStreams {
      *             banking77@8000} are the rows the shipped fits never saw)
      */
     static Stream load(Path data, String spec, long seed, int limit) throws IOException {
+        return load(data, spec, seed, null, limit);
+    }
+
+    /**
+     * The same, with the rows the spec selects (after {@code @OFFSET}, before the limit) shuffled again with {@code
+     * streamSeed} when it is not null: another order of the same rows (e.g. {@code banking77@8000}, unseen by the
+     * shipped fits, in an order no run measured before), cut to {@code limit} after the shuffle.
+     */
+    static Stream load(Path data, String spec, long seed, Long streamSeed, int limit) throws IOException {
         String name = spec;
         int offset = 0;
         int at = name.indexOf('@');
@@ -70,7 +79,13 @@ final class BudgetStreams {
         if (!intentSet) {
             Collections.shuffle(texts, new Random(seed)); // intent rows come shuffled as eval-semantic's --seed does
         }
-        texts = texts.subList(Math.min(offset, texts.size()), Math.min(texts.size(), offset + limit));
+        if (streamSeed == null) {
+            texts = texts.subList(Math.min(offset, texts.size()), Math.min(texts.size(), offset + limit));
+        } else {
+            texts = new ArrayList<>(texts.subList(Math.min(offset, texts.size()), texts.size()));
+            Collections.shuffle(texts, new Random(streamSeed));
+            texts = texts.subList(0, Math.min(texts.size(), limit));
+        }
         List<String> answerList = texts.stream().map(answers::get).toList();
         return new Stream(spec, List.copyOf(texts), answerList);
     }

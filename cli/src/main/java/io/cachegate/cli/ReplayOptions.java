@@ -2,6 +2,7 @@ package io.cachegate.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.cachegate.cache.semantic.ClassSpending;
 import io.cachegate.cache.semantic.LearnedDecision;
 import io.cachegate.cache.semantic.MicroBatchingEmbedder;
 import io.cachegate.cache.semantic.PairGuard;
@@ -45,12 +46,25 @@ final class ReplayOptions {
                     + "(each bin alone) (default ${DEFAULT-VALUE}).")
     List<String> classes;
 
+    @Option(names = "--spending", split = ",", defaultValue = "default",
+            description = "How --replay's nested classes share delta: default (uniform weights handed down a chain, "
+                    + "the prior's mean at a third of the budget), bonferroni (the earlier delta / 20 each), or "
+                    + "WEIGHTS[/chain|/flat][/prior=S] with WEIGHTS uniform, top=J or geometric=R "
+                    + "(default ${DEFAULT-VALUE}).")
+    List<String> spending;
+
     @Option(names = "--polarity", description = "--replay with the polarity guard as a veto as well (a lever "
             + "measured: enable/disable, lock/unlock, ...).")
     boolean polarity;
 
     @Option(names = "--stream-limit", defaultValue = "4000", description = "Requests per --replay stream (default ${DEFAULT-VALUE}).")
     int streamLimit;
+
+    @Option(names = "--stream-seed", paramLabel = "SEED",
+            description = "Shuffle each --replay stream's rows (those its @OFFSET leaves, before --stream-limit) again "
+                    + "with this seed: another order of the same rows, e.g. 2,400 of clinc150val or banking77@8000 "
+                    + "in an order no run was measured on (default: the --seed shuffle's order).")
+    Long streamSeed;
 
     @Option(names = "--agreement-fit", paramLabel = "FILE",
             description = "--replay with another agreement fit: the output of fit-agreement (its WEIGHTS and "
@@ -72,9 +86,13 @@ final class ReplayOptions {
         double t = threshold != null ? threshold : SemanticCacheSettings.defaults().threshold();
         List<BudgetStreams.Stream> loaded = new ArrayList<>();
         double[][] fit;
+        List<ClassSpending.Plan> plans = new ArrayList<>();
         try {
+            for (String spec : spending) {
+                plans.add(ClassSpending.Plan.parse(spec));
+            }
             for (String spec : streams) {
-                loaded.add(BudgetStreams.load(data, spec, seed, streamLimit));
+                loaded.add(BudgetStreams.load(data, spec, seed, streamSeed, streamLimit));
             }
             fit = agreementFit == null ? null : FitAgreementCommand.readFit(agreementFit);
             for (String kind : classes) {
@@ -82,7 +100,7 @@ final class ReplayOptions {
                     throw new IllegalArgumentException("--classes are nested or bin, not '" + kind + "'");
                 }
             }
-        } catch (IllegalArgumentException | java.io.IOException e) {
+        } catch (IllegalArgumentException | java.io.IOException e) { // NumberFormatException included
             System.err.println("eval-semantic: " + e.getMessage());
             return 2;
         }
@@ -91,7 +109,7 @@ final class ReplayOptions {
             embedder.warmedUp().join();
             EmbeddingDiskCache vectors = new EmbeddingDiskCache(embedder, EmbeddingDiskCache.root(cacheDir));
             System.out.println("model " + embedder.modelId() + ", threshold " + t + ", audit rate " + auditRate
-                    + ", seed " + seed + (polarity ? ", polarity guard" : "") + ", agreement fit " + (agreementFit == null ? "shipped" : agreementFit)
+                    + ", seed " + seed + (streamSeed == null ? "" : ", stream seed " + streamSeed) + (polarity ? ", polarity guard" : "") + ", agreement fit " + (agreementFit == null ? "shipped" : agreementFit)
                     + "; hits and wrong among them, whole stream | last half");
             for (BudgetStreams.Stream stream : loaded) {
                 String spec = stream.name();
@@ -104,10 +122,15 @@ final class ReplayOptions {
                 for (double budget : budgets) {
                     for (double delta : deltas) {
                         for (String kind : delta == 0 ? List.of("estimate") : classes) {
-                            BudgetReplay.Result r = replayed.run(budget, delta, "nested".equals(kind), auditRate,
-                                    polarity ? LearnedDecision.bundled(t, List.of(PairGuard.polarity()))
-                                            : LearnedDecision.bundled(t), seed, fit);
-                            rows.add(row(spec, budget, delta == 0 ? kind : kind + " " + delta, r, json));
+                            for (int p = 0; p < (kind.equals("nested") ? plans.size() : 1); p++) {
+                                BudgetReplay.Result r = replayed.run(budget, delta,
+                                        kind.equals("nested") ? plans.get(p) : null, auditRate,
+                                        polarity ? LearnedDecision.bundled(t, List.of(PairGuard.polarity()))
+                                                : LearnedDecision.bundled(t), seed, fit);
+                                String rule = delta == 0 ? kind : kind.equals("nested") && plans.size() > 1
+                                        ? "nested " + spending.get(p) + " " + delta : kind + " " + delta;
+                                rows.add(row(spec, budget, rule, r, json));
+                            }
                         }
                     }
                 }
@@ -133,9 +156,12 @@ final class ReplayOptions {
         row.put("last_half_wrong_rate", round(r.lastWrongRate()));
         row.put("audits", r.audits());
         row.put("explored", r.explored());
+        row.put("bin_verdicts", r.binVerdicts());
+        row.put("bin_hits", r.binHits());
+        row.put("first_half_bin_verdicts", r.firstHalfVerdicts());
         if (!json) {
             boolean over = r.wrongRate() > budget || r.lastWrongRate() > budget;
-            System.out.println(String.format(Locale.ROOT, "%-18s budget %.3f %-16s n %5d: %5.1f%% / %5.2f%% | "
+            System.out.println(String.format(Locale.ROOT, "%-18s budget %.3f %-28s n %5d: %5.1f%% / %5.2f%% | "
                             + "%5.1f%% / %5.2f%%%s (audits %d, explored %d)", spec, budget, rule, r.requests(),
                     100 * r.hitRate(), 100 * r.wrongRate(), 100 * r.lastHitRate(), 100 * r.lastWrongRate(),
                     over ? " OVER" : "", r.audits(), r.explored()));

@@ -19,9 +19,13 @@ import java.util.Optional;
  * down to {@link NeighbourhoodAgreement#FLOOR}, only those whose answer other neighbours share. A request's
  * stricter threshold raises both floors.
  *
- * <p>With the bound, a scope without verdicts serves nothing by meaning: every candidate is explored, and a bin
- * opens once its verdicts bring the bound under the budget (at 1% and {@code delta} 0.05, 473 right verdicts in
- * a bin alone, 818 in a nested class); a wrong verdict can close it again.
+ * <p>With the bound, a scope without verdicts serves nothing by meaning: every candidate is explored, and a class
+ * opens once its verdicts bring its bound under the budget; a wrong verdict can close it again. With {@code nested}
+ * the classes are "bin j of the prior or above", sharing delta as {@link ClassSpending.Plan#DEFAULT} says (classes 4-12
+ * at delta / 9 each, an open class handing its share to the next one down, the mixture's prior mean at a third of the
+ * budget): at 1% and {@code delta} 0.05 a class opens after 630 right verdicts on its own share, down to 474 once the
+ * four classes above it are open (818 under the earlier delta / 20 each, {@link ClassSpending.Plan#BONFERRONI}); a
+ * bin alone at delta needs 473.
  */
 public final class BudgetedDecision {
 
@@ -30,7 +34,7 @@ public final class BudgetedDecision {
     private final HitEvidence evidence;
     private final double maxErrorRate;
     private final ErrorBound bound;
-    private final boolean nested;
+    private final ClassSpending spending;
 
     /** The point-estimate rule (no bound). */
     public BudgetedDecision(LearnedDecision prior, NeighbourhoodAgreement agreement, HitEvidence evidence,
@@ -44,10 +48,19 @@ public final class BudgetedDecision {
      * @param maxErrorRate the error budget, in (0, 0.5)
      * @param delta the probability that a bin's bound ever fails ({@link ErrorBound}), or 0 for the point estimate
      * @param nested whether a candidate's class is "its bin or any above, down to the lowest within budget" (the
-     *               {@link ProbabilityBins#COUNT} nested classes share delta) rather than its bin alone
+     *               {@link ProbabilityBins#COUNT} nested classes share delta by {@link ClassSpending.Plan#DEFAULT})
+     *               rather than its bin alone
      */
     public BudgetedDecision(LearnedDecision prior, NeighbourhoodAgreement agreement, HitEvidence evidence,
                             double maxErrorRate, double delta, boolean nested) {
+        this(prior, agreement, evidence, maxErrorRate, delta, nested ? ClassSpending.Plan.DEFAULT : null);
+    }
+
+    /**
+     * @param plan how the nested classes share delta ({@link ClassSpending}), or null for each bin alone at delta
+     */
+    public BudgetedDecision(LearnedDecision prior, NeighbourhoodAgreement agreement, HitEvidence evidence,
+                            double maxErrorRate, double delta, ClassSpending.Plan plan) {
         if (!(maxErrorRate > 0 && maxErrorRate < 0.5)) {
             throw new IllegalArgumentException("maxErrorRate must be in (0, 0.5), was " + maxErrorRate);
         }
@@ -55,8 +68,8 @@ public final class BudgetedDecision {
         this.agreement = Objects.requireNonNull(agreement, "agreement");
         this.evidence = Objects.requireNonNull(evidence, "evidence");
         this.maxErrorRate = maxErrorRate;
-        this.bound = delta == 0 ? null : new ErrorBound(maxErrorRate, nested ? delta / ProbabilityBins.COUNT : delta);
-        this.nested = nested;
+        this.bound = delta == 0 || plan != null ? null : new ErrorBound(maxErrorRate, delta);
+        this.spending = delta == 0 || plan == null ? null : new ClassSpending(maxErrorRate, delta, plan);
     }
 
     /**
@@ -96,10 +109,11 @@ public final class BudgetedDecision {
     }
 
     private Candidate candidate(String pool, Neighbour n, double p) {
-        if (bound == null) {
+        if (bound == null && spending == null) {
             return new Candidate(n, p, evidence.estimate(pool, n.entryKey(), n.similarity(), p), Double.NaN);
         }
-        double upper = nested ? evidence.upperErrorNested(pool, p, bound) : evidence.upperError(pool, p, bound);
+        double upper = spending != null ? evidence.upperErrorNested(pool, p, spending)
+                : evidence.upperError(pool, p, bound);
         return new Candidate(n, p, evidence.entryEstimate(n.entryKey(), n.similarity(), 1 - upper), upper);
     }
 
@@ -111,9 +125,14 @@ public final class BudgetedDecision {
         return evidence;
     }
 
-    /** The bound in force, or null under the point-estimate rule. */
+    /** The bound of each bin alone, or null under the nested classes or the point-estimate rule. */
     public ErrorBound bound() {
         return bound;
+    }
+
+    /** How the nested classes share delta, or null under bins alone or the point-estimate rule. */
+    public ClassSpending spending() {
+        return spending;
     }
 
     /**

@@ -131,13 +131,13 @@ public final class HitEvidence {
 
     /**
      * The lowest upper bound among the nested classes that hold {@code prior}'s bin: "every candidate of {@code pool}
-     * whose prior is in bin j or above", for each j up to that bin. Serving a candidate when it is within the budget
-     * serves the class "bin j* or above" of the lowest such j*, whose error the bound covers; {@code bound} must
-     * carry delta / {@link ProbabilityBins#COUNT} for all the classes to hold at once. Computed once per new verdict.
+     * whose prior is in bin j or above", for each j up to that bin, each at its share of delta ({@link
+     * ClassSpending}). Serving a candidate when it is within the budget serves the class "bin j* or above" of the
+     * lowest open j*, whose error the bound covers. Computed once per new verdict.
      */
-    public double upperErrorNested(String pool, double prior, ErrorBound bound) {
+    public double upperErrorNested(String pool, double prior, ClassSpending spending) {
         Calibration calibration = pools.get(pool);
-        return calibration == null ? 1 : calibration.nestedUpper(bound)[ProbabilityBins.of(prior)];
+        return calibration == null ? 1 : calibration.nestedUpper(spending)[ProbabilityBins.of(prior)];
     }
 
     /** {right, wrong} verdicts filed in {@code prior}'s bin of {@code pool}. */
@@ -232,30 +232,16 @@ public final class HitEvidence {
         }
 
         private double[] nested;
-        private ErrorBound nestedBound;
+        private ClassSpending nestedSpending;
 
         /** Per bin b: the lowest bound of the classes "bins j..COUNT-1" for j <= b; cached until the next verdict. */
-        synchronized double[] nestedUpper(ErrorBound bound) {
-            if (nested != null && nestedBound == bound) {
+        synchronized double[] nestedUpper(ClassSpending spending) {
+            if (nested != null && nestedSpending == spending) {
                 return nested;
             }
-            double[] upper = new double[ProbabilityBins.COUNT];
-            long r = 0;
-            long w = 0;
-            double[] classUpper = new double[ProbabilityBins.COUNT];
-            for (int j = ProbabilityBins.COUNT - 1; j >= 0; j--) {
-                r += right[j];
-                w += wrong[j];
-                classUpper[j] = bound.upper(w, r + w);
-            }
-            double best = 1;
-            for (int b = 0; b < ProbabilityBins.COUNT; b++) {
-                best = Math.min(best, classUpper[b]);
-                upper[b] = best;
-            }
-            nested = upper;
-            nestedBound = bound;
-            return upper;
+            nested = spending.nestedUpper(right, wrong);
+            nestedSpending = spending;
+            return nested;
         }
 
         synchronized long[] counts(int bin) {
