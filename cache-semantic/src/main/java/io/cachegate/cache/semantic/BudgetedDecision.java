@@ -21,11 +21,11 @@ import java.util.Optional;
  *
  * <p>With the bound, a scope without verdicts serves nothing by meaning: every candidate is explored, and a class
  * opens once its verdicts bring its bound under the budget; a wrong verdict can close it again. With {@code nested}
- * the classes are "bin j of the prior or above", sharing delta as {@link ClassSpending.Plan#DEFAULT} says (classes 4-12
- * at delta / 9 each, an open class handing its share to the next one down, the mixture's prior mean at a third of the
- * budget): at 1% and {@code delta} 0.05 a class opens after 630 right verdicts on its own share, down to 474 once the
- * four classes above it are open (818 under the earlier delta / 20 each, {@link ClassSpending.Plan#BONFERRONI}); a
- * bin alone at delta needs 473.
+ * the classes are "bin j of the prior or above", sharing delta as {@link ClassSpending.Plan#DEFAULT} says (delta / 20
+ * each, {@link ClassSpending.Plan#BONFERRONI}): at 1% and {@code delta} 0.05 a class opens after 818 right verdicts.
+ * Under {@link ClassSpending.Plan#CHAINED} (classes 4-12 at delta / 9 each, an open class handing its share to the next
+ * one down, the mixture's prior mean at a third of the budget) it opens after 630, down to 474 once the four classes
+ * above it are open; a bin alone at delta needs 473.
  */
 public final class BudgetedDecision {
 

@@ -23,16 +23,16 @@ class ClassSpendingTest {
     }
 
     @Test
-    void theDefaultWeights_sumToOne_onTheNineClassesOfPriorsFromNinetyPercentTo999() {
+    void theChainedWeights_sumToOne_onTheNineClassesOfPriorsFromNinetyPercentTo999() {
         for (double budget : new double[] {0.005, 0.01, 0.02}) {
-            double[] w = ClassSpending.Plan.DEFAULT.weights(budget);
+            double[] w = ClassSpending.Plan.CHAINED.weights(budget);
             assertThat(Arrays.stream(w).sum()).isCloseTo(1, within(1e-12));
             for (int j = 0; j < COUNT; j++) {
                 assertThat(w[j]).as("class " + j).isCloseTo(j >= 4 && j <= 12 ? 1.0 / 9 : 0, within(1e-12));
             }
         }
-        assertThat(ClassSpending.Plan.DEFAULT.chain()).isTrue();
-        assertThat(ClassSpending.Plan.DEFAULT.priorShrink()).isEqualTo(3);
+        assertThat(ClassSpending.Plan.CHAINED.chain()).isTrue();
+        assertThat(ClassSpending.Plan.CHAINED.priorShrink()).isEqualTo(3);
         double[] relative = ClassSpending.Plan.parse("rel=-2..3").weights(0.005);
         assertThat(relative[7]).isCloseTo(1.0 / 6, within(1e-12));
         assertThat(relative[12]).isCloseTo(1.0 / 6, within(1e-12));
@@ -55,6 +55,9 @@ class ClassSpendingTest {
         assertThat(anchored[12]).isCloseTo(0.125, within(1e-12));
         assertThat(ClassSpending.Plan.parse("rel=15..30").weights(0.01)[19]).as("all on the top class").isEqualTo(1);
         assertThat(ClassSpending.Plan.parse("bonferroni")).isSameAs(ClassSpending.Plan.BONFERRONI);
+        assertThat(ClassSpending.Plan.parse("chained")).isSameAs(ClassSpending.Plan.CHAINED);
+        assertThat(ClassSpending.Plan.parse("default")).as("the gateway's: delta / 20 a class")
+                .isSameAs(ClassSpending.Plan.BONFERRONI);
         assertThatThrownBy(() -> ClassSpending.Plan.parse("band=9-3")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> ClassSpending.Plan.parse("uniform/sideways")).hasMessageContaining("sideways");
         assertThatThrownBy(() -> ClassSpending.Plan.parse("uniform/prior=0.5")).hasMessageContaining("priorShrink");
@@ -84,7 +87,7 @@ class ClassSpendingTest {
         right[12] = 650; // C_9..C_12: 650 right; C_12 opens at delta / 9 (630 needed), C_11, C_10, C_9 after it
         right[8] = 100;  // C_8 (and C_4..C_7 alike): 751 verdicts, 1 wrong: 904 needed at delta / 9, 709 at 5/9
         wrong[8] = 1;
-        ClassSpending chain = new ClassSpending(0.01, 0.05, ClassSpending.Plan.DEFAULT);
+        ClassSpending chain = new ClassSpending(0.01, 0.05, ClassSpending.Plan.CHAINED);
         ClassSpending flat = new ClassSpending(0.01, 0.05, ClassSpending.Plan.parse("band=4-12/flat/prior=3"));
 
         double[] chained = chain.classUpper(right, wrong);
@@ -136,7 +139,7 @@ class ClassSpendingTest {
             classRate += share[j] * rate[j];
         }
         assertThat(classRate).isGreaterThan(budget);
-        ClassSpending spending = new ClassSpending(budget, delta, ClassSpending.Plan.DEFAULT);
+        ClassSpending spending = new ClassSpending(budget, delta, ClassSpending.Plan.CHAINED);
         int seeds = 300;
         int failed = 0;
         int naive = 0;
