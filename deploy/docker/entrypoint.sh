@@ -32,7 +32,7 @@ if [ "${CACHEGATE_VECTOR_API:-}" != "off" ] && [ -f "$java_home/release" ] \
 fi
 
 # The JDK 25 AOT cache the image's build trained (`entrypoint.sh train-aot` writes $CACHEGATE_AOT_CACHE; every later
-# start loads from it: half the start-up time, the hot paths compiled sooner; docs/benchmarks.md). Through this script
+# start loads from it: ready sooner, the hot paths compiled sooner; docs/benchmarks.md). Through this script
 # both ways, so the training's JVM flags are a start's. Its notes go to stderr; a cache it cannot use, it says so and
 # starts without. Nothing before Java 25 or with CACHEGATE_AOT=off.
 aot_opts=""
