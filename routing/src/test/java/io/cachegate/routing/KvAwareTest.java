@@ -132,4 +132,62 @@ class KvAwareTest {
         assertThatThrownBy(() -> set.tryAcquire(kv(set, 10, 1, 2)))
                 .isInstanceOf(IllegalArgumentException.class);
     }
+
+    private static RoutingRequest placed(ReplicaSet set, String prompt, int[] prefixes, int... uncached) {
+        return RoutingRequest.withKv(10, set.prefixHashes(prompt), new KvFigures(uncached, prefixes, r -> { }));
+    }
+
+    private static int position(URI replica) {
+        return List.of(A, B, C).indexOf(replica);
+    }
+
+    @Test
+    void newPrefixesFillTheReplicasEvenlyByThePrefixesTheyHold() {
+        // Twelve system prompts placed one after the other, each replica's count of held prefixes (its events'
+        // chain roots) growing with what it was given: 4/4/4. The hash alone splits these twelve unevenly.
+        int[] prefixes = new int[3];
+        int[] byHash = new int[3];
+        for (int g = 0; g < 12; g++) {
+            String system = "Group " + g + " instructions. " + SYSTEM;
+            ReplicaSet set = set(Balance.KV_AWARE, A, B, C);
+            byHash[position(acquire(set, kvPrompt(set, system + "q", 10, 2000, 2000, 2000)).replica())]++;
+            ReplicaSet fresh = set(Balance.KV_AWARE, A, B, C);
+            prefixes[position(acquire(fresh, placed(fresh, system + "q", prefixes, 2000, 2000, 2000)).replica())]++;
+        }
+        assertThat(byHash).as("the premise: the hash alone is uneven for these keys").isNotEqualTo(new int[] {4, 4, 4});
+        assertThat(prefixes).containsExactly(4, 4, 4);
+    }
+
+    @Test
+    void theHashedReplicaKeepsANewPrefixUnlessItHoldsMoreThanItsShare() {
+        String system = "Group 5 instructions. " + SYSTEM;
+        ReplicaSet set = set(Balance.KV_AWARE, A, B, C);
+        URI hashed = acquire(set, placed(set, system + "q", new int[] {3, 3, 3}, 2000, 2000, 2000)).replica();
+        assertThat(acquire(set(Balance.KV_AWARE, A, B, C), kvPrompt(set, system + "q", 10, 2000, 2000, 2000))
+                .replica()).as("equal counts: the hash's choice").isEqualTo(hashed);
+        int[] crowded = {3, 3, 3};
+        crowded[position(hashed)] = 4; // 4 + 1 > ceil((10 + 1) / 3) = 4: over its share
+        ReplicaSet again = set(Balance.KV_AWARE, A, B, C);
+        assertThat(acquire(again, placed(again, system + "q", crowded, 2000, 2000, 2000)).replica())
+                .isNotEqualTo(hashed);
+        // Two gateways with the same counts (the replicas' events) and different loads agree.
+        ReplicaSet one = set(Balance.KV_AWARE, A, B, C);
+        ReplicaSet two = set(Balance.KV_AWARE, A, B, C);
+        acquire(two, RoutingRequest.of(300));
+        assertThat(acquire(one, placed(one, system + "q", crowded, 2000, 2000, 2000)).replica())
+                .isEqualTo(acquire(two, placed(two, system + "r", crowded, 2000, 2000, 2000)).replica());
+    }
+
+    @Test
+    void aReplicaHoldingMoreOfThePromptKeepsItWhateverItsPrefixCount() {
+        ReplicaSet set = set(Balance.KV_AWARE, A, B, C);
+        assertThat(acquire(set, placed(set, SYSTEM + "q", new int[] {9, 0, 0}, 500, 2000, 2000)).replica())
+                .isEqualTo(A);
+    }
+
+    @Test
+    void prefixCountsForAnotherNumberOfReplicasAreRefused() {
+        assertThatThrownBy(() -> new KvFigures(new int[] {1, 2, 3}, new int[] {1, 2}, r -> { }))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
 }
