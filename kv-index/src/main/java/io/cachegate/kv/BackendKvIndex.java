@@ -67,10 +67,8 @@ public final class BackendKvIndex {
         long[] keys = BlockKeys.of(promptTokens, blockSize);
         int[] held = new int[feeds.size()];
         int[] blocks = new int[feeds.size()];
-        int[] prefixes = new int[feeds.size()];
         for (int i = 0; i < held.length; i++) {
             ReplicaBlocks b = feeds.get(i).blocks();
-            prefixes[i] = b.prefixes();
             held[i] = (int) Math.round(b.heldTokens(keys, blockSize, cpuWeight));
             int n = 0;
             while (n < keys.length && b.holds(keys[n])) {
@@ -78,7 +76,7 @@ public final class BackendKvIndex {
             }
             blocks[i] = n;
         }
-        return new Match(promptTokens.length, keys.length, held, blocks, keys, prefixes);
+        return new Match(promptTokens.length, keys.length, held, blocks, keys);
     }
 
     /**
@@ -88,9 +86,7 @@ public final class BackendKvIndex {
      *                   of requests just routed there, see {@link #routed})
      * @param heldBlocks per replica, its leading blocks held there in any medium per its events (traces, logs)
      * @param keys the prompt's block keys, for {@link #routed}
-     * @param prefixes per replica, the distinct prefixes it holds (see {@link ReplicaBlocks#prefixes})
      */
-    public record Match(int promptTokens, int promptBlocks, int[] heldTokens, int[] heldBlocks, long[] keys,
-                        int[] prefixes) {
+    public record Match(int promptTokens, int promptBlocks, int[] heldTokens, int[] heldBlocks, long[] keys) {
     }
 }

@@ -28,14 +28,6 @@ public final class ReplicaBlocks {
      * would compute it again. An event storing or evicting the block ends it; so does {@link #PENDING_NANOS}.
      */
     private final ConcurrentHashMap<Long, Long> pending = new ConcurrentHashMap<>();
-    /**
-     * The keys of the held blocks that begin a chain (stored with no parent): one per distinct prefix the replica
-     * holds any of. An engine evicts a chain's tail first (vLLM and the simulator touch a chain tail first, so its
-     * head is the most recent), so this is about the number of prefixes (system prompts, conversations) it serves.
-     */
-    private final java.util.Set<Long> roots = ConcurrentHashMap.newKeySet();
-    /** Roots of requests just routed here, not yet stored, with when they stop counting (as {@link #pending}). */
-    private final ConcurrentHashMap<Long, Long> pendingRoots = new ConcurrentHashMap<>();
     static final long PENDING_NANOS = TimeUnit.SECONDS.toNanos(10);
     /** Pending blocks kept at most (beyond, the expired are purged, then new ones are not kept). */
     static final int MAX_PENDING = 65_536;
@@ -85,10 +77,6 @@ public final class ReplicaBlocks {
             keys.put(s.hashes()[i], key);
             held.merge(key, bit, (a, b) -> a | b);
             pending.remove(key);
-            if (i == 0 && !s.hasParent()) {
-                roots.add(key);
-                pendingRoots.remove(key);
-            }
         }
     }
 
@@ -103,7 +91,6 @@ public final class ReplicaBlocks {
             Integer left = held.computeIfPresent(key, (k, media) -> (media & ~bit) == 0 ? null : media & ~bit);
             if (left == null) {
                 keys.remove(hash);
-                roots.remove(key);
             }
         }
     }
@@ -112,8 +99,6 @@ public final class ReplicaBlocks {
         held.clear();
         keys.clear();
         pending.clear();
-        roots.clear();
-        pendingRoots.clear();
     }
 
     /** A request with these prompt block keys was routed here: they count as held until confirmed or evicted. */
@@ -126,14 +111,6 @@ public final class ReplicaBlocks {
             }
         }
         long expiry = now + PENDING_NANOS;
-        if (promptKeys.length > 0 && !held.containsKey(promptKeys[0])) {
-            if (pendingRoots.size() >= MAX_PENDING) {
-                pendingRoots.values().removeIf(e -> e - now < 0);
-            }
-            if (pendingRoots.size() < MAX_PENDING) {
-                pendingRoots.put(promptKeys[0], expiry);
-            }
-        }
         for (long key : promptKeys) {
             if (!held.containsKey(key)) {
                 pending.put(key, expiry);
@@ -199,26 +176,6 @@ public final class ReplicaBlocks {
             tokens += (media & GPU) != 0 ? promptBlockSize : cpuWeight * promptBlockSize;
         }
         return tokens;
-    }
-
-    /**
-     * The distinct prefixes this replica holds any of by its events (blocks that begin a chain), plus those of
-     * requests just routed here whose first block is not stored yet ({@link #routed}, until {@link #PENDING_NANOS}).
-     * Under eviction pressure every cache is full, so its block count says nothing; this says how many prefixes share
-     * it. Blocks put back from a sibling's snapshot ({@link #restore}) do not count: a snapshot does not say which
-     * begin a chain.
-     */
-    public int prefixes() {
-        long now = System.nanoTime();
-        int n = roots.size();
-        for (var e : pendingRoots.entrySet()) {
-            if (e.getValue() - now >= 0 && !roots.contains(e.getKey())) {
-                n++;
-            } else if (e.getValue() - now < 0) {
-                pendingRoots.remove(e.getKey(), e.getValue());
-            }
-        }
-        return n;
     }
 
     /** Whether the replica holds the block keyed {@code key} in any medium. */

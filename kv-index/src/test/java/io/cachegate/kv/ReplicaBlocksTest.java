@@ -81,39 +81,4 @@ class ReplicaBlocksTest {
         blocks.apply(stored(new long[] {3}, 1L, new int[] {99, 98}, "GPU"));
         assertThat(blocks.size()).isEqualTo(2);
     }
-
-    @Test
-    void countsTheDistinctPrefixesItHoldsByTheirFirstBlock() {
-        ReplicaBlocks blocks = new ReplicaBlocks(100);
-        assertThat(blocks.prefixes()).isZero();
-        blocks.apply(stored(new long[] {1, 2}, null, new int[] {10, 11, 12, 13}, "GPU"));
-        blocks.apply(stored(new long[] {3}, 2L, new int[] {14, 15}, "GPU")); // the same prefix, longer
-        blocks.apply(stored(new long[] {7}, 1L, new int[] {50, 51}, "GPU")); // a branch of it
-        assertThat(blocks.prefixes()).isEqualTo(1);
-        blocks.apply(stored(new long[] {20, 21}, null, new int[] {30, 31, 32, 33}, "GPU"));
-        assertThat(blocks.prefixes()).isEqualTo(2);
-        blocks.apply(new KvEvent.BlockRemoved(new long[] {2, 3}, KvEvent.Medium.GPU)); // tail evicted: still held
-        assertThat(blocks.prefixes()).isEqualTo(2);
-        blocks.apply(new KvEvent.BlockRemoved(new long[] {20, 21}, KvEvent.Medium.GPU));
-        assertThat(blocks.prefixes()).isEqualTo(1);
-        blocks.apply(new KvEvent.AllBlocksCleared());
-        assertThat(blocks.prefixes()).isZero();
-    }
-
-    @Test
-    void aPrefixJustRoutedHereCountsOnceUntilItsFirstBlockIsStored() {
-        ReplicaBlocks blocks = new ReplicaBlocks(100);
-        long[] keys = BlockKeys.of(PROMPT, 2);
-        blocks.routed(keys);
-        blocks.routed(BlockKeys.of(new int[] {10, 11, 77, 78}, 2)); // the same first block: the same prefix
-        assertThat(blocks.prefixes()).isEqualTo(1);
-        blocks.apply(stored(new long[] {1}, null, new int[] {10, 11}, "GPU"));
-        assertThat(blocks.prefixes()).as("stored: counted once, by the event").isEqualTo(1);
-        blocks.apply(new KvEvent.BlockRemoved(new long[] {1}, KvEvent.Medium.GPU));
-        assertThat(blocks.prefixes()).isZero();
-        blocks.routed(keys); // a held prefix routed here again does not count twice
-        blocks.apply(stored(new long[] {1}, null, new int[] {10, 11}, "GPU"));
-        blocks.routed(keys);
-        assertThat(blocks.prefixes()).isEqualTo(1);
-    }
 }

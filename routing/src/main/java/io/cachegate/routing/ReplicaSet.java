@@ -126,7 +126,6 @@ public final class ReplicaSet {
         PrefixHashes blocks = affinity ? blocksOf(request) : PrefixHashes.empty();
         KvFigures kv = settings.balance() == Balance.KV_AWARE ? request.kv().orElse(null) : null;
         int[] uncached = kv == null ? null : kv.uncachedTokens();
-        int[] prefixes = kv == null || kv.prefixes().length == 0 ? null : kv.prefixes();
         if (uncached != null && uncached.length != replicas.size()) {
             throw new IllegalArgumentException("uncached tokens for " + uncached.length + " replicas given to backend "
                     + name + " which has " + replicas.size());
@@ -156,7 +155,7 @@ public final class ReplicaSet {
                     loads[i] = candidates.get(i).load(now, staleNanos);
                 }
                 Replica chosen = candidates.get(uncached != null
-                        ? kvSelector.select(candidates, loads, uncached, placement, prefixes)
+                        ? kvSelector.select(candidates, loads, uncached, placement)
                         : selector.select(candidates, loads, matches));
                 long id = ++leaseIds;
                 boolean trial = chosen.breaker.startTrial(id);

@@ -188,7 +188,7 @@ public final class ServePlanner {
         }
         x.record().kvBlocks(held.append('/').append(match.promptBlocks()).toString());
         BackendKvIndex index = kv.get().index();
-        return Optional.of(new KvFigures(uncached, match.prefixes(), replica -> {
+        return Optional.of(new KvFigures(uncached, replica -> {
             index.routed(replica, match.keys());
             estimated(x, uncached[replica]);
         }));
