@@ -102,6 +102,12 @@ final class BenchPrefixAffinityCommand extends Scenario {
                     + "engines' max_num_seqs sets it) (default ${DEFAULT-VALUE}).")
     String capacity;
 
+    @Option(names = "--replica-metrics", defaultValue = "false",
+            description = "The gateways also read each replica's vLLM /metrics every 200 ms (backends[].metrics: its "
+                    + "waiting requests and KV cache use counted in its load, the same for every gateway) "
+                    + "(default ${DEFAULT-VALUE}).")
+    boolean replicaMetrics;
+
     @Mixin
     final SimulatorOptions simulator = new SimulatorOptions(8, 20, 5);
 
@@ -230,6 +236,9 @@ final class BenchPrefixAffinityCommand extends Scenario {
             // The adaptive limit takes a long uncached prefill for queueing and lowers the hashed or holding
             // replica's limit, so requests spill to replicas without their prefix: fixed, locality is the policy's.
             policy = policy.backend("max_concurrency: " + simulator.maxConcurrency());
+        }
+        if (replicaMetrics) {
+            policy = policy.backend("metrics: true", "health: { interval: 200ms }");
         }
         if (balance.equals("kv_aware")) {
             List<String> endpoints = new ArrayList<>();
