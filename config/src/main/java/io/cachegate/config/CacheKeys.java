@@ -98,8 +98,8 @@ final class CacheKeys {
     static final Key<Double> BUDGET_DELTA = Key.decimal("budget_delta", 0.05, "[0, 0.5]", v -> v >= 0 && v <= 0.5,
             v -> v + " is not in [0, 0.5]: the chance that the error budget's bound fails (e.g. 0.05), or 0",
             "the error budget's confidence: serve a semantic hit only while an always-valid upper bound on its "
-                    + "route's and tenant's error rate (per bin of the prior) is within max_error_rate, failing with "
-                    + "at most this chance; 0 uses the point estimate instead");
+                    + "route's and tenant's error rate (per class of the prior: its bin and those above) is within "
+                    + "max_error_rate, failing with at most this chance; 0 uses the point estimate instead");
     static final Key<Boolean> EMBED_EARLY = Key.bool("embed_early", false,
             "start embedding the request's text while its exact lookup runs: a semantic miss saves the lookup's "
                     + "time, an exact hit spends an embedding (cancelled only while still queued)");
