@@ -152,8 +152,9 @@ final class BenchCompareCommand extends Scenario {
         notes.put("cachegate", "backend max_concurrency " + MAX_CONCURRENCY + " (a fixed request limit, as nginx "
                 + "has none, rather than one learnt from this zero-latency backend's latency)");
         List<CompareTarget> targets = new ArrayList<>(gateways(children, sim));
-        targets.addAll(nginx(children, sim, answer, notes));
-        targets.addAll(peers(children, sim, notes));
+        ReferenceTargets references = new ReferenceTargets(skip, progress, children, sim, notes);
+        targets.addAll(references.nginx(nginxBinary, answer));
+        targets.addAll(references.peers());
         Optional<Wrk> wrk = wrk(notes);
         for (CompareTarget t : targets) {
             LocalProcesses.awaitPort(t.uri().getPort());
@@ -324,72 +325,6 @@ final class BenchCompareCommand extends Scenario {
             each.add("@" + jvm.label() + " = " + jvm.java() + " (" + versions.get(jvm.label()) + ")");
         }
         return "Cachegate targets: " + String.join("; ", each) + "; the simulator on " + ChildLauncher.currentJava();
-    }
-
-    /** One nginx with the proxy_cache, plain proxy and constant sites, installed with apt-get when missing. */
-    private List<CompareTarget> nginx(BenchChildren children, ChildSimulator sim, byte[] answer,
-                                      Map<String, String> notes) throws Exception {
-        Map<String, NginxReference.Kind> sites = new LinkedHashMap<>();
-        sites.put(CompareTable.NGINX_CACHE, NginxReference.Kind.CACHE);
-        sites.put(CompareTable.NGINX_PROXY, NginxReference.Kind.PROXY);
-        sites.put(CompareTable.CEILING, NginxReference.Kind.CONSTANT);
-        sites.keySet().removeAll(skip);
-        if (sites.isEmpty()) {
-            return List.of();
-        }
-        Optional<String> binary = NginxReference.findOrInstall(nginxBinary, progress);
-        if (binary.isEmpty()) {
-            notes.put("nginx", "skipped: not installed and apt-get could not install it");
-            return List.of();
-        }
-        Map<String, NginxReference.Site> config = new LinkedHashMap<>();
-        for (Map.Entry<String, NginxReference.Kind> site : sites.entrySet()) {
-            config.put(site.getKey(), new NginxReference.Site(site.getValue(), LocalProcesses.freePort()));
-        }
-        ProcessHandle nginx = NginxReference.start(binary.get(), children, sim.port(), List.copyOf(config.values()),
-                answer).toHandle();
-        List<CompareTarget> out = new ArrayList<>();
-        config.forEach((name, site) -> {
-            CompareTarget.Kind kind = switch (site.kind()) {
-                case CACHE -> CompareTarget.Kind.HIT;
-                case PROXY -> CompareTarget.Kind.PROXY;
-                case CONSTANT -> CompareTarget.Kind.CEILING;
-            };
-            out.add(new CompareTarget(name, kind, URI.create("http://127.0.0.1:" + site.port()), Map.of(),
-                    site.kind() == NginxReference.Kind.CACHE ? "x-cache-status" : null, nginx));
-        });
-        notes.put("nginx", "nginx " + NginxReference.version(binary.get()) + ", worker_processes auto");
-        return out;
-    }
-
-    /** Portkey and LiteLLM, each where it installs (else a note saying why not). */
-    private List<CompareTarget> peers(BenchChildren children, ChildSimulator sim, Map<String, String> notes)
-            throws Exception {
-        List<CompareTarget> out = new ArrayList<>();
-        if (!skip.contains("portkey")) {
-            Optional<Path> script = new PortkeyPeer(progress).install();
-            if (script.isPresent()) {
-                StartedServer portkey = PortkeyPeer.start(script.get(), children);
-                out.add(new CompareTarget("portkey", CompareTarget.Kind.PROXY, portkey.uri(),
-                        PortkeyPeer.headers(sim.uri()), null, portkey.process()));
-                notes.put("portkey", PortkeyPeer.PACKAGE + "@" + PortkeyPeer.VERSION + " on node "
-                        + PortkeyPeer.nodeVersion());
-            } else {
-                notes.put("portkey", "skipped: could not be installed (node/npm missing or npm install failed)");
-            }
-        }
-        if (!skip.contains("litellm")) {
-            Optional<String> installed = new LiteLlmPeer(progress).install();
-            if (installed.isPresent()) {
-                StartedServer litellm = LiteLlmPeer.start(installed.get(), sim.uri(), ChatRequests.MODEL, children);
-                out.add(new CompareTarget("litellm", CompareTarget.Kind.PROXY, litellm.uri(),
-                        Map.of("Authorization", "Bearer sk-bench"), null, litellm.process()));
-                notes.put("litellm", installed.get());
-            } else {
-                notes.put("litellm", "skipped: could not be installed (pip could not fetch litellm[proxy])");
-            }
-        }
-        return out;
     }
 
     private Optional<Wrk> wrk(Map<String, String> notes) throws InterruptedException {
