@@ -4,7 +4,11 @@ import java.io.File;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * How a scenario starts {@code cachegate <sub-command>} (a simulator, a gateway) in a JVM of its own, so load
@@ -13,6 +17,10 @@ import java.util.Objects;
  * runs the benchmarks (the cli's, which this module cannot name).
  */
 public final class ChildLauncher {
+
+    private static final Pattern MAJOR = Pattern.compile(" version \"(?:1\\.)?(\\d+)");
+    /** Each java executable's major version, asked once (0 when unknown). */
+    private static final Map<String, Integer> MAJORS = new ConcurrentHashMap<>();
 
     private final String mainClass;
 
@@ -37,6 +45,10 @@ public final class ChildLauncher {
         // As the cachegate jar's manifest does for `java -jar`: no warning from Java 22 on when Netty or ONNX Runtime
         // loads its native library (Java 17 takes the option too).
         command.add("--enable-native-access=ALL-UNNAMED");
+        // As ./cachegate does (bin/find-java --unsafe-access): Netty's buffers through sun.misc.Unsafe from Java 23 on.
+        if (major(java) >= 23) {
+            command.add("--sun-misc-unsafe-memory-access=allow");
+        }
         if (!jvmOptions.isBlank()) {
             command.addAll(List.of(jvmOptions.trim().split("\\s+")));
         }
@@ -46,5 +58,14 @@ public final class ChildLauncher {
         command.add(mainClass);
         command.addAll(List.of(args));
         return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log).start();
+    }
+
+    /** The major version of {@code java} (this JVM's own without asking), 0 when it says none. */
+    static int major(String java) {
+        if (java.equals(currentJava())) {
+            return Runtime.version().feature();
+        }
+        return MAJORS.computeIfAbsent(java, j -> ChildJvm.version(j).map(MAJOR::matcher).filter(Matcher::find)
+                .map(m -> Integer.parseInt(m.group(1))).orElse(0));
     }
 }

@@ -132,6 +132,22 @@ class FindJavaTest {
     }
 
     @Test
+    void unsafeAccess_allowedFromJava23_noneBefore_orWhenOff() throws Exception {
+        Path java25 = jdk("jdk-25", "25.0.1", "java.base");
+        Path java23 = jdk("jdk-23", "23.0.2", "java.base");
+        Path java21 = jdk("jdk-21", "21.0.5", "java.base");
+
+        assertThat(run(Map.of(), "--unsafe-access", java25.toString()).out().lines())
+                .containsExactly("--sun-misc-unsafe-memory-access=allow");
+        assertThat(run(Map.of(), "--unsafe-access", java23.toString()).out().lines())
+                .containsExactly("--sun-misc-unsafe-memory-access=allow");
+        Run old = run(Map.of(), "--unsafe-access", java21.toString());
+        assertThat(old.exit()).isZero();
+        assertThat(old.out()).isEmpty();
+        assertThat(run(Map.of("CACHEGATE_UNSAFE_ACCESS", "off"), "--unsafe-access", java25.toString()).out()).isEmpty();
+    }
+
+    @Test
     void aotCache_java25_trainsWithTheOutputFlag_andStartsFromACacheNewerThanTheJar() throws Exception {
         Path java = jdk("jdk-25", "25.0.1", "java.base");
         Path jar = Files.writeString(tmp.resolve("cachegate.jar"), "jar");

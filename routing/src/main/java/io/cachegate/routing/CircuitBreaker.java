@@ -121,6 +121,10 @@ final class CircuitBreaker {
     }
 
     private void close() {
+        if (state == CircuitState.CLOSED && consecutiveFailures == 0 && failingTenants.isEmpty()) {
+            return; // the common case, every answer of a healthy replica: no write, so the event loops answering
+                    // from this replica do not pass its cache line back and forth
+        }
         state = CircuitState.CLOSED;
         consecutiveFailures = 0;
         failingTenants.clear();

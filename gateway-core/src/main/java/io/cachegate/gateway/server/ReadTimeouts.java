@@ -18,6 +18,7 @@ import io.netty.util.ReferenceCountUtil;
 import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The proxy listener's read timeouts, one timer per connection on its event loop: a request head must be whole
@@ -45,6 +46,8 @@ final class ReadTimeouts extends ChannelDuplexHandler {
     /** The longest a pending check waits: a later phase's deadline is then never before it. */
     private final long checkEveryNanos;
     private ChannelHandlerContext ctx;
+    /** The connection's idle mark ({@link IdleConnections}), kept: set on every request. */
+    private AtomicLong idleMark;
     private Phase phase = Phase.IDLE;
     /** Requests whole but not yet answered in full (pipelined ones count too). */
     private int unanswered;
@@ -77,6 +80,7 @@ final class ReadTimeouts extends ChannelDuplexHandler {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        this.idleMark = IdleConnections.mark(ctx.channel());
         if (ctx.channel().isActive()) {
             enter(Phase.IDLE, limits.idleTimeout());
         }
@@ -131,12 +135,13 @@ final class ReadTimeouts extends ChannelDuplexHandler {
     }
 
     private void enter(Phase next, Duration timeout) {
+        Phase previous = phase;
         phase = next;
         if (ctx != null) {
             if (next == Phase.IDLE) {
-                IdleConnections.idle(ctx.channel());
-            } else {
-                IdleConnections.busy(ctx.channel());
+                IdleConnections.idle(idleMark);
+            } else if (previous == Phase.IDLE) {
+                IdleConnections.busy(idleMark); // once a request, not at each of its phases
             }
         }
         if (timeout == null || ctx == null) {
