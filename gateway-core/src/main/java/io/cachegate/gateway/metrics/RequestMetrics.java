@@ -1,7 +1,5 @@
 package io.cachegate.gateway.metrics;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import io.cachegate.gateway.exchange.Answer;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.ExchangeObserver;
@@ -9,10 +7,8 @@ import io.cachegate.gateway.exchange.ExchangeRecord;
 import io.cachegate.gateway.exchange.GatewayHeaders;
 import io.cachegate.gateway.exchange.LookupStatus;
 import io.cachegate.gateway.exchange.Speculation;
-import io.cachegate.gateway.exchange.StageStamps;
 import io.cachegate.gateway.exchange.UsageTail;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -21,7 +17,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The request meters, and the observer that turns each finished exchange's record into them: requests and their
@@ -43,26 +38,7 @@ public final class RequestMetrics implements ExchangeObserver {
     private final ConcurrentMap<RequestKey, Counter> requestCounters = new ConcurrentHashMap<>();
     private final ConcurrentMap<TimerKey, Timer> requestTimers = new ConcurrentHashMap<>();
     private final ConcurrentMap<SavedKey, Counter> savings = new ConcurrentHashMap<>();
-    private final ConcurrentMap<String, StageTime> stageTimes = new ConcurrentHashMap<>();
-    /**
-     * Each chain's stage times by the stages' places in it, filled as stages are first seen: one lookup per request
-     * instead of one per stage. Weak keys: a chain a policy reload replaced goes with it. Its upkeep runs on the
-     * caller: by default Caffeine hands it to the common ForkJoinPool every few reads, which profiled at ~8% of a
-     * hit's CPU in waking that pool's threads.
-     */
-    private final Cache<Object, StageTime[]> stageSlots = Caffeine.newBuilder().weakKeys().executor(Runnable::run)
-            .build();
-
-    /** One stage's visits and their total time: two adders, as a stage is passed by every request. */
-    private static final class StageTime {
-        private final LongAdder count = new LongAdder();
-        private final LongAdder nanos = new LongAdder();
-
-        void add(long elapsed) {
-            count.increment();
-            nanos.add(elapsed);
-        }
-    }
+    private final StageTimes stageTimes;
 
     RequestMetrics(MeterRegistry registry, Counters counters, SemanticMetrics semantic,
                    EmbeddingItemMetrics embeddingItems) {
@@ -70,6 +46,7 @@ public final class RequestMetrics implements ExchangeObserver {
         this.counters = counters;
         this.semantic = semantic;
         this.embeddingItems = embeddingItems;
+        this.stageTimes = new StageTimes(registry);
         Gauge.builder("cachegate.requests.inflight", inFlight, AtomicInteger::get)
                 .description("Proxied requests not yet answered in full").register(registry);
         storeTimer = Timer.builder("cachegate.cache.store.latency")
@@ -148,19 +125,7 @@ public final class RequestMetrics implements ExchangeObserver {
         if (r.uncachedEstimate() >= 0) {
             uncachedEstimate(x, r);
         }
-        StageStamps stages = r.stages();
-        StageTime[] slots = stageSlots.get(stages.chain(), chain -> new StageTime[stages.size()]);
-        for (int i = 0; i < slots.length; i++) {
-            if (stages.timed(i)) {
-                StageTime time = slots[i];
-                if (time == null) {
-                    // Two loops may both fill a slot: with the same meter, from the one map of them.
-                    time = stageTimes.computeIfAbsent(stages.name(i), this::stageTime);
-                    slots[i] = time;
-                }
-                time.add(stages.elapsedNanos(i));
-            }
-        }
+        stageTimes.add(r.stages());
     }
 
     /**
@@ -283,16 +248,6 @@ public final class RequestMetrics implements ExchangeObserver {
         return known != null ? known : savings.computeIfAbsent(key, k -> Counter.builder(name)
                 .description(description).baseUnit(name.endsWith("latency.saved") ? "seconds" : null)
                 .tag("layer", layer).tag("route", route).tag("tenant", tenant).register(registry));
-    }
-
-    private StageTime stageTime(String stage) {
-        StageTime time = new StageTime();
-        FunctionTimer.builder("cachegate.stage.duration", time, t -> t.count.sum(), t -> t.nanos.sum(),
-                        TimeUnit.NANOSECONDS)
-                .description("Time requests spent in each stage of the request path, from entering it to passing the "
-                        + "request on or answering it")
-                .tag("stage", stage).register(registry);
-        return time;
     }
 
     // Record keys instead of concatenated strings: counted on every request, built without copying text.

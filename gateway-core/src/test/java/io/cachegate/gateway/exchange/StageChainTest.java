@@ -232,4 +232,31 @@ class StageChainTest {
                 .forEach(t -> visits.put(t.getId().getTag("stage"), t.count()));
         assertThat(visits).hasSize(2).containsEntry(a.name(), 2.0).containsEntry(b.name(), 3.0);
     }
+
+    @Test
+    void stageTimes_ofExchangesFinishedOnSeveralThreads_addUp() throws Exception {
+        Stage a = passing("a");
+        Stage b = answering("b", 200);
+        StageChain first = StageChain.of(a, b);
+        StageChain reloaded = StageChain.of(a, b);
+        for (int t = 0; t < 3; t++) { // each thread counts in counters of its own; the meter sums them
+            Thread thread = new Thread(() -> {
+                for (int i = 0; i < 5; i++) {
+                    (i % 2 == 0 ? first : reloaded).start(exchanges.chat(Exchanges.chatBody("llama", "q" + i)));
+                }
+            });
+            thread.start();
+            thread.join();
+        }
+        first.start(exchanges.chat(Exchanges.chatBody("llama", "on the test's thread")));
+
+        Map<String, Double> visits = new TreeMap<>();
+        Map<String, Double> nanos = new TreeMap<>();
+        exchanges.metrics().registry().find("cachegate.stage.duration").functionTimers().forEach(t -> {
+            visits.put(t.getId().getTag("stage"), t.count());
+            nanos.put(t.getId().getTag("stage"), t.totalTime(java.util.concurrent.TimeUnit.NANOSECONDS));
+        });
+        assertThat(visits).containsEntry(a.name(), 16.0).containsEntry(b.name(), 16.0);
+        assertThat(nanos.get(a.name())).isGreaterThanOrEqualTo(0);
+    }
 }
