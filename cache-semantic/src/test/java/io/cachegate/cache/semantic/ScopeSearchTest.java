@@ -39,7 +39,7 @@ class ScopeSearchTest {
     @BeforeEach
     void load() throws Exception {
         index = LuceneVectorIndex.open(LuceneIndexOptions.of(dir.resolve("index"), "test-model", DIMENSION)
-                .withQueueCapacity(4_096).withRecentCapacity(0).withRefreshInterval(Duration.ofSeconds(5)));
+                .withQueueCapacity(4_096).withRecentCapacity(0).withRefreshInterval(Duration.ofSeconds(1)));
         List<CompletableFuture<Void>> adds = new ArrayList<>();
         for (int i = 0; i < IN_SCOPE + 500; i++) {
             if (i % 700 == 699) {  // a refresh: three segments, each with more of the scope than is compared
