@@ -75,6 +75,7 @@ public final class CacheStores {
         return builder
                 .timer(new HashedWheelTimer(new DefaultThreadFactory("cachegate-redis-timer", true),
                         TIMER_TICK_MILLIS, TimeUnit.MILLISECONDS))
+                .addressResolverGroup(RedisDns.RESOLVERS) // off the gateway's loops: RedisDns says why
                 .ioThreadPoolSize(2)
                 .computationThreadPoolSize(2)
                 // Lettuce's default backs off to 30s between reconnects; a cache should be back

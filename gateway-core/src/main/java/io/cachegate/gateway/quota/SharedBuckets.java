@@ -1,5 +1,6 @@
 package io.cachegate.gateway.quota;
 
+import io.cachegate.cache.exact.RedisDns;
 import io.cachegate.cache.exact.RedisShutdown;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
@@ -51,7 +52,8 @@ final class SharedBuckets implements AutoCloseable {
         this.uri = RedisURI.create(redisUri.strip());
         this.timeout = timeout;
         this.metrics = metrics;
-        this.resources = DefaultClientResources.builder().ioThreadPoolSize(1).computationThreadPoolSize(1).build();
+        this.resources = DefaultClientResources.builder().ioThreadPoolSize(1).computationThreadPoolSize(1)
+                .addressResolverGroup(RedisDns.RESOLVERS).build();
         this.client = RedisClient.create(resources, uri);
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(true)
