@@ -143,6 +143,11 @@ public final class Answer {
         link();
     }
 
+    /** Whether a {@link BodyRewrite} is armed: it rewrites a head and pieces, and lets a whole answer pass as it is. */
+    public boolean rewrites() {
+        return rewrite != null;
+    }
+
     void header(CharSequence name, Object value) {
         headers.set(name, value);
     }

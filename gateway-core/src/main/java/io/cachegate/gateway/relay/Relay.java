@@ -18,11 +18,13 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.net.URI;
 import java.time.Duration;
@@ -63,6 +65,12 @@ final class Relay {
     private boolean clientGone;
     /** A 400 held back until its body shows whether it is a context-length error the next hop may fix. */
     private HeldError heldError;
+    /**
+     * A successful head with a {@code Content-Length} body, held until its body's end arrives in the same read: the
+     * answer then leaves as one buffer, head and body together, as a hit does (one write, one encoding, the taps
+     * passed once); else it is written when the read completes, so a large body still streams.
+     */
+    private HttpResponse heldHead;
 
     Relay(Exchange x, ServePlan plan, RelayStage stage) {
         this.x = x;
@@ -185,7 +193,36 @@ final class Relay {
     private void relayHead(HttpResponse response, int code) {
         responseStarted = true;
         status = code;
-        lastWrite = answer.head(response, Answer.Source.BACKEND);
+        if (HttpUtil.isContentLengthSet(response) && !answer.rewrites()) {
+            heldHead = response; // a rewrite (another API's dialect) takes a head and pieces, not a whole answer
+        } else {
+            lastWrite = answer.head(response, Answer.Source.BACKEND);
+        }
+    }
+
+    /** The held head leaves on its own: its body did not end in the read it came in (or the client went). */
+    private void writeHeldHead() {
+        if (heldHead != null) {
+            lastWrite = answer.head(heldHead, Answer.Source.BACKEND);
+            heldHead = null;
+        }
+    }
+
+    private void writeContent(HttpContent content) {
+        writeHeldHead();
+        lastWrite = answer.content(content);
+    }
+
+    /** The answer's end; with the head still held, head and body as one whole answer (the last piece's buffer). */
+    private void writeEnd(LastHttpContent last) {
+        if (heldHead == null) {
+            answer.end(last);
+            return;
+        }
+        HttpResponse head = heldHead;
+        heldHead = null;
+        answer.whole(new DefaultFullHttpResponse(head.protocolVersion(), head.status(), last.content(),
+                head.headers(), last.trailingHeaders()), Answer.Source.BACKEND);
     }
 
     /**
@@ -201,7 +238,7 @@ final class Relay {
             // Too long for an error we could act on: relay what was held, and the rest as it comes.
             heldError = null;
             relayHead(held.head(), 400);
-            lastWrite = answer.content(new DefaultHttpContent(Unpooled.wrappedBuffer(held.body())));
+            writeContent(new DefaultHttpContent(Unpooled.wrappedBuffer(held.body())));
             return false;
         }
         content.release();
@@ -214,7 +251,7 @@ final class Relay {
         }
         relayHead(held.head(), 400);
         done = true;
-        answer.end(new DefaultLastHttpContent(Unpooled.wrappedBuffer(held.body()))); // which finishes the exchange
+        writeEnd(new DefaultLastHttpContent(Unpooled.wrappedBuffer(held.body()))); // which finishes the exchange
         return true;
     }
 
@@ -248,9 +285,9 @@ final class Relay {
             x.record().upstreamNanos(x.ticker().nanos() - x.record().upstreamStartNanos());
             done = true;
             // The taps hear the end, whatever becomes of this client's copy, and the exchange finishes.
-            answer.end(last);
+            writeEnd(last);
         } else {
-            lastWrite = answer.content(content);
+            writeContent(content);
         }
     }
 
@@ -262,6 +299,7 @@ final class Relay {
             upstream.requestMore(); // no write to wait for: a held error is not written yet, a gone client not at all
             return;
         }
+        writeHeldHead();
         answer.flush();
         lastWrite.addListener((ChannelFutureListener) f -> {
             if (f.isSuccess()) {

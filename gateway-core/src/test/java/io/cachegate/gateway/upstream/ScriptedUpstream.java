@@ -136,6 +136,13 @@ public final class ScriptedUpstream implements UpstreamCaller, AutoCloseable {
             connection.writeInbound(head, new DefaultLastHttpContent(body));
         }
 
+        /** A head announcing a {@code Content-Length} body of {@code length} bytes, which follows in later reads. */
+        public void headWithLength(int status, String contentType, int length) {
+            HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status));
+            head.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType).setInt(HttpHeaderNames.CONTENT_LENGTH, length);
+            connection.writeInbound(head);
+        }
+
         public void piece(String text) {
             connection.writeInbound(new DefaultHttpContent(pooled(text)));
         }
