@@ -144,7 +144,8 @@ public record ClassWatch(String name, double delta, double window, double auditR
         private final int[] ringN = new int[COUNT];
         private final int[] ringK = new int[COUNT];
         private final double[] upper = new double[COUNT];
-        private final double[] nested = new double[COUNT];
+        /** Replaced, never changed, once computed: read outside the owner's lock. */
+        private double[] nested = new double[COUNT];
         private long closings;
 
         State(ClassWatch watch, ClassSpending spending) {
@@ -239,11 +240,13 @@ public record ClassWatch(String name, double delta, double window, double auditR
                 open[j] = nowOpen;
                 upper[j] = u;
             }
+            double[] fresh = new double[COUNT];
             double best = 1;
             for (int b = 0; b < COUNT; b++) {
                 best = Math.min(best, upper[b]);
-                nested[b] = best;
+                fresh[b] = best;
             }
+            nested = fresh;
         }
 
         /** Per bin b: the lowest bound among the classes holding it (j <= b); the caller must not change it. */

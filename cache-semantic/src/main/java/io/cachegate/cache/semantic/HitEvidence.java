@@ -21,8 +21,8 @@ import java.util.concurrent.ConcurrentMap;
  * </ol>
  *
  * The pool's counts by bin also give the always-valid upper bound on each class's error rate ({@link #upperError},
- * {@link #upperErrorNested}) that the error budget serves under by default; a pool is a route and a tenant
- * ({@link #scope}).
+ * {@link #upperErrorNested}) that the error budget serves under by default, each open class followed by a
+ * {@link ClassWatch} from the verdicts filed after it opened; a pool is a route and a tenant ({@link #scope}).
  *
  * <p>Bounded: verdicts of at most {@code maxEntries} entries (the least recently judged are dropped first), the last
  * {@link #PER_ENTRY} of each. Thread-safe; each call holds one entry's or one pool's lock for microseconds.

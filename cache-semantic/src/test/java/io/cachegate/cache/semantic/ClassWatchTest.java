@@ -184,6 +184,25 @@ class ClassWatchTest {
         assertThat(reearnAfter).as("as a fresh class: 818 right since the closing").isEqualTo(818);
     }
 
+    /** The gateway's path: audits and explorations filed in {@link HitEvidence}, read by the decision's default watch. */
+    @Test
+    void hitEvidence_followsTheDefaultWatch_asTheGatewaysDecisionReadsIt() {
+        HitEvidence evidence = new HitEvidence(100);
+        double prior = 0.9985; // bin 11
+        for (int i = 0; i < 818; i++) {
+            evidence.record("route", "e" + i, 0.95f, prior, true);
+        }
+        assertThat(evidence.upperErrorNested("route", prior, SPENDING, ClassWatch.DEFAULT)).isLessThanOrEqualTo(BUDGET);
+        evidence.record("route", "bad", 0.95f, prior, false);
+        for (int i = 0; i < 300; i++) {
+            evidence.record("route", "f" + i, 0.95f, prior, true);
+        }
+        assertThat(evidence.upperErrorNested("route", prior, SPENDING, ClassWatch.OFF))
+                .as("the bound on all verdicts has reopened it").isLessThanOrEqualTo(BUDGET);
+        assertThat(evidence.upperErrorNested("route", prior, SPENDING, ClassWatch.DEFAULT))
+                .as("closed by the wrong verdict: re-earned on the 300 since, too few").isGreaterThan(BUDGET);
+    }
+
     @Test
     void freshClass_asksItsAuditRate_forItsFirstVerdictsSinceOpening() {
         Scope scope = new Scope(ClassWatch.parse("audit=0.5@2")); // 2 / 1% = 200 verdicts
