@@ -48,10 +48,10 @@ final class ReplayOptions {
     List<String> classes;
 
     @Option(names = "--spending", split = ",", defaultValue = "default",
-            description = "How --replay's nested classes share delta: default (uniform weights handed down a chain, "
-                    + "the prior's mean at a third of the budget), bonferroni (the earlier delta / 20 each), or "
-                    + "WEIGHTS[/chain|/flat][/prior=S] with WEIGHTS uniform, top=J or geometric=R "
-                    + "(default ${DEFAULT-VALUE}).")
+            description = "How --replay's nested classes share delta: default (the gateway's: bonferroni), bonferroni "
+                    + "(delta / 20 each), chained (classes 4-12 handed down a chain, the prior's mean at a third of the "
+                    + "budget), or WEIGHTS[/chain|/flat][/prior=S] with WEIGHTS uniform, top=J, band=A-B, rel=A..B or "
+                    + "geometric=R (default ${DEFAULT-VALUE}).")
     List<String> spending;
 
     @Option(names = "--watch", split = ",", defaultValue = "default",
