@@ -2,6 +2,7 @@ package io.cachegate.cli;
 
 import io.cachegate.cache.semantic.BudgetedDecision;
 import io.cachegate.cache.semantic.ClassSpending;
+import io.cachegate.cache.semantic.ClassWatch;
 import io.cachegate.cache.semantic.HitEvidence;
 import io.cachegate.cache.semantic.LearnedDecision;
 import io.cachegate.cache.semantic.Neighbour;
@@ -34,13 +35,14 @@ final class BudgetReplay {
      * ({right, wrong} each) and the hits served per bin, to see where the classes open.
      */
     record Result(long requests, long hits, long wrong, long lastRequests, long lastHits, long lastWrong,
-                  long audits, long explored, long[][] binVerdicts, long[] binHits, long[][] firstHalfVerdicts) {
+                  long audits, long explored, long[][] binVerdicts, long[] binHits, long[][] firstHalfVerdicts,
+                  long closings) {
 
         Result(long requests, long hits, long wrong, long lastRequests, long lastHits, long lastWrong, long audits,
                long explored) {
             this(requests, hits, wrong, lastRequests, lastHits, lastWrong, audits, explored,
                     new long[ProbabilityBins.COUNT][2], new long[ProbabilityBins.COUNT],
-                    new long[ProbabilityBins.COUNT][2]);
+                    new long[ProbabilityBins.COUNT][2], 0);
         }
 
         double hitRate() {
@@ -111,10 +113,17 @@ final class BudgetReplay {
      */
     Result run(double budget, double delta, ClassSpending.Plan plan, double auditRate, LearnedDecision pairs,
                long seed, double[][] agreementFit) {
+        return run(budget, delta, plan, ClassWatch.DEFAULT, auditRate, pairs, seed, agreementFit);
+    }
+
+    /** The same with the nested classes followed after they open by {@code watch} ({@link ClassWatch}). */
+    Result run(double budget, double delta, ClassSpending.Plan plan, ClassWatch watch, double auditRate,
+               LearnedDecision pairs, long seed, double[][] agreementFit) {
         HitEvidence evidence = new HitEvidence(Math.max(1, items.size()));
         NeighbourhoodAgreement agreement = agreementFit == null ? new NeighbourhoodAgreement(evidence.answers())
                 : new NeighbourhoodAgreement(evidence.answers(), agreementFit[0], agreementFit[1]);
-        BudgetedDecision decision = new BudgetedDecision(pairs, agreement, evidence, budget, delta, plan);
+        BudgetedDecision decision = new BudgetedDecision(pairs, agreement, evidence, budget, delta, plan,
+                watch);
         Random random = new Random(seed);
         boolean[] stored = new boolean[items.size()];
         int half = items.size() / 2;
@@ -150,7 +159,7 @@ final class BudgetReplay {
                     lastHits++;
                     lastWrong += right ? 0 : 1;
                 }
-                if (random.nextDouble() < auditRate) {
+                if (random.nextDouble() < Math.max(auditRate, c.freshAuditRate(decision, SCOPE))) {
                     audits++;
                     evidence.record(SCOPE, c.neighbour().entryKey(), c.neighbour().similarity(), c.prior(), right);
                     if (!right) {
@@ -169,7 +178,8 @@ final class BudgetReplay {
             }
         }
         return new Result(items.size(), hits, wrong, items.size() - half, lastHits, lastWrong, audits, explored,
-                binVerdicts(evidence), binHits, firstHalf == null ? binVerdicts(evidence) : firstHalf);
+                binVerdicts(evidence), binHits, firstHalf == null ? binVerdicts(evidence) : firstHalf,
+                decision.spending() == null ? 0 : evidence.watchClosings(SCOPE, decision.spending(), watch));
     }
 
     /** {right, wrong} verdicts filed so far by bin of the prior. */

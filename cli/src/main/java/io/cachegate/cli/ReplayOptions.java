@@ -3,6 +3,7 @@ package io.cachegate.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.cachegate.cache.semantic.ClassSpending;
+import io.cachegate.cache.semantic.ClassWatch;
 import io.cachegate.cache.semantic.LearnedDecision;
 import io.cachegate.cache.semantic.MicroBatchingEmbedder;
 import io.cachegate.cache.semantic.PairGuard;
@@ -47,11 +48,17 @@ final class ReplayOptions {
     List<String> classes;
 
     @Option(names = "--spending", split = ",", defaultValue = "default",
-            description = "How --replay's nested classes share delta: default (uniform weights handed down a chain, "
-                    + "the prior's mean at a third of the budget), bonferroni (the earlier delta / 20 each), or "
-                    + "WEIGHTS[/chain|/flat][/prior=S] with WEIGHTS uniform, top=J or geometric=R "
-                    + "(default ${DEFAULT-VALUE}).")
+            description = "How --replay's nested classes share delta: default (the gateway's: bonferroni), bonferroni "
+                    + "(delta / 20 each), chained (classes 4-12 handed down a chain, the prior's mean at a third of the "
+                    + "budget), or WEIGHTS[/chain|/flat][/prior=S] with WEIGHTS uniform, top=J, band=A-B, rel=A..B or "
+                    + "geometric=R (default ${DEFAULT-VALUE}).")
     List<String> spending;
+
+    @Option(names = "--watch", split = ",", defaultValue = "default",
+            description = "What an open nested class must keep showing to stay open (each replayed): off, close (a "
+                    + "drift test on its verdicts since opening, delta 0.05), close=DELTA, window=C (the bound over "
+                    + "its newest C / budget verdicts as well), parts joined by '/'; default: the gateway's.")
+    List<String> watch;
 
     @Option(names = "--polarity", description = "--replay with the polarity guard as a veto as well (a lever "
             + "measured: enable/disable, lock/unlock, ...).")
@@ -87,7 +94,11 @@ final class ReplayOptions {
         List<BudgetStreams.Stream> loaded = new ArrayList<>();
         double[][] fit;
         List<ClassSpending.Plan> plans = new ArrayList<>();
+        List<ClassWatch> watches = new ArrayList<>();
         try {
+            for (String spec : watch) {
+                watches.add(ClassWatch.parse(spec));
+            }
             for (String spec : spending) {
                 plans.add(ClassSpending.Plan.parse(spec));
             }
@@ -123,13 +134,19 @@ final class ReplayOptions {
                     for (double delta : deltas) {
                         for (String kind : delta == 0 ? List.of("estimate") : classes) {
                             for (int p = 0; p < (kind.equals("nested") ? plans.size() : 1); p++) {
-                                BudgetReplay.Result r = replayed.run(budget, delta,
-                                        kind.equals("nested") ? plans.get(p) : null, auditRate,
-                                        polarity ? LearnedDecision.bundled(t, List.of(PairGuard.polarity()))
-                                                : LearnedDecision.bundled(t), seed, fit);
-                                String rule = delta == 0 ? kind : kind.equals("nested") && plans.size() > 1
-                                        ? "nested " + spending.get(p) + " " + delta : kind + " " + delta;
-                                rows.add(row(spec, budget, rule, r, json));
+                                for (int w = 0; w < (kind.equals("nested") ? watches.size() : 1); w++) {
+                                    BudgetReplay.Result r = replayed.run(budget, delta,
+                                            kind.equals("nested") ? plans.get(p) : null,
+                                            kind.equals("nested") ? watches.get(w) : ClassWatch.OFF, auditRate,
+                                            polarity ? LearnedDecision.bundled(t, List.of(PairGuard.polarity()))
+                                                    : LearnedDecision.bundled(t), seed, fit);
+                                    String rule = delta == 0 ? kind : kind.equals("nested") && plans.size() > 1
+                                            ? "nested " + spending.get(p) + " " + delta : kind + " " + delta;
+                                    if (kind.equals("nested") && watches.size() > 1) {
+                                        rule += " watch " + watch.get(w);
+                                    }
+                                    rows.add(row(spec, budget, rule, r, json));
+                                }
                             }
                         }
                     }
@@ -150,6 +167,11 @@ final class ReplayOptions {
         row.put("budget", budget);
         row.put("rule", rule);
         row.put("requests", r.requests());
+        row.put("hits", r.hits());
+        row.put("wrong", r.wrong());
+        row.put("last_half_hits", r.lastHits());
+        row.put("last_half_wrong", r.lastWrong());
+        row.put("watch_closings", r.closings());
         row.put("hit_rate", round(r.hitRate()));
         row.put("wrong_rate", round(r.wrongRate()));
         row.put("last_half_hit_rate", round(r.lastHitRate()));

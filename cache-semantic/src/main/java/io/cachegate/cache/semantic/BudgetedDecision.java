@@ -25,7 +25,9 @@ import java.util.Optional;
  * each, {@link ClassSpending.Plan#BONFERRONI}): at 1% and {@code delta} 0.05 a class opens after 818 right verdicts.
  * Under {@link ClassSpending.Plan#CHAINED} (classes 4-12 at delta / 9 each, an open class handing its share to the next
  * one down, the mixture's prior mean at a third of the budget) it opens after 630, down to 474 once the four classes
- * above it are open; a bin alone at delta needs 473.
+ * above it are open; a bin alone at delta needs 473. An open nested class is followed by {@link ClassWatch#DEFAULT}: a
+ * drift test on its verdicts since it opened, and a class that closes after opening re-earns its opening on the
+ * verdicts after the closing.
  */
 public final class BudgetedDecision {
 
@@ -35,6 +37,7 @@ public final class BudgetedDecision {
     private final double maxErrorRate;
     private final ErrorBound bound;
     private final ClassSpending spending;
+    private final ClassWatch watch;
 
     /** The point-estimate rule (no bound). */
     public BudgetedDecision(LearnedDecision prior, NeighbourhoodAgreement agreement, HitEvidence evidence,
@@ -61,6 +64,14 @@ public final class BudgetedDecision {
      */
     public BudgetedDecision(LearnedDecision prior, NeighbourhoodAgreement agreement, HitEvidence evidence,
                             double maxErrorRate, double delta, ClassSpending.Plan plan) {
+        this(prior, agreement, evidence, maxErrorRate, delta, plan, ClassWatch.DEFAULT);
+    }
+
+    /**
+     * @param watch what an open nested class must keep showing to stay open ({@link ClassWatch}); only with a plan
+     */
+    public BudgetedDecision(LearnedDecision prior, NeighbourhoodAgreement agreement, HitEvidence evidence,
+                            double maxErrorRate, double delta, ClassSpending.Plan plan, ClassWatch watch) {
         if (!(maxErrorRate > 0 && maxErrorRate < 0.5)) {
             throw new IllegalArgumentException("maxErrorRate must be in (0, 0.5), was " + maxErrorRate);
         }
@@ -70,6 +81,7 @@ public final class BudgetedDecision {
         this.maxErrorRate = maxErrorRate;
         this.bound = delta == 0 || plan != null ? null : new ErrorBound(maxErrorRate, delta);
         this.spending = delta == 0 || plan == null ? null : new ClassSpending(maxErrorRate, delta, plan);
+        this.watch = Objects.requireNonNull(watch, "watch");
     }
 
     /**
@@ -112,7 +124,7 @@ public final class BudgetedDecision {
         if (bound == null && spending == null) {
             return new Candidate(n, p, evidence.estimate(pool, n.entryKey(), n.similarity(), p), Double.NaN);
         }
-        double upper = spending != null ? evidence.upperErrorNested(pool, p, spending)
+        double upper = spending != null ? evidence.upperErrorNested(pool, p, spending, watch)
                 : evidence.upperError(pool, p, bound);
         return new Candidate(n, p, evidence.entryEstimate(n.entryKey(), n.similarity(), 1 - upper), upper);
     }
@@ -130,6 +142,11 @@ public final class BudgetedDecision {
         return bound;
     }
 
+    /** What an open nested class must keep showing to stay open. */
+    public ClassWatch watch() {
+        return watch;
+    }
+
     /** How the nested classes share delta, or null under bins alone or the point-estimate rule. */
     public ClassSpending spending() {
         return spending;
@@ -140,6 +157,15 @@ public final class BudgetedDecision {
      * upper bound on its class's error rate (NaN under the point-estimate rule).
      */
     public record Candidate(Neighbour neighbour, double prior, double estimate, double upperError) {
+
+        /**
+         * The share of such hits to audit asked by the decision's watch while the classes serving it are fresh
+         * ({@link ClassWatch#auditRate}); 0 when the route's audit rate applies alone.
+         */
+        public double freshAuditRate(BudgetedDecision decision, String pool) {
+            return decision.spending == null ? 0
+                    : decision.evidence.freshAuditRate(pool, prior, decision.spending, decision.watch);
+        }
 
         /** Within the budget: the class's bound (when there is one) and the entry's own estimate. */
         boolean servable(double maxErrorRate) {

@@ -206,6 +206,7 @@ public final class ClassSpending {
     }
 
     private final double budget;
+    private final double delta;
     private final Plan plan;
     /** bounds[j][top]: class j's bound at delta times the weights of classes j..top, null when that is 0. */
     private final ErrorBound[][] bounds;
@@ -215,6 +216,7 @@ public final class ClassSpending {
             throw new IllegalArgumentException("delta must be in (0, 1), was " + delta);
         }
         this.budget = budget;
+        this.delta = delta;
         this.plan = plan;
         double[] w = plan.weights(budget);
         int count = ProbabilityBins.COUNT;
@@ -238,6 +240,10 @@ public final class ClassSpending {
 
     public double budget() {
         return budget;
+    }
+
+    public double delta() {
+        return delta;
     }
 
     /**
@@ -275,6 +281,20 @@ public final class ClassSpending {
             open[j] = upper[j] <= budget;
         }
         return upper;
+    }
+
+    /**
+     * Class {@code j}'s bound at the share it tests at when the classes marked in {@code open} are open (under the
+     * chain: its own weight and those of the unbroken run of open classes directly above it); null with no share.
+     */
+    ErrorBound boundFor(int j, boolean[] open) {
+        int top = j;
+        if (plan.chain()) {
+            while (top + 1 < open.length && open[top + 1]) {
+                top++;
+            }
+        }
+        return bounds[j][top];
     }
 
     /** Per bin b: the lowest bound among the classes holding it (j <= b); at most the budget when one is open. */

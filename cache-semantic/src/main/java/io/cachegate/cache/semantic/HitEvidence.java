@@ -21,8 +21,8 @@ import java.util.concurrent.ConcurrentMap;
  * </ol>
  *
  * The pool's counts by bin also give the always-valid upper bound on each class's error rate ({@link #upperError},
- * {@link #upperErrorNested}) that the error budget serves under by default; a pool is a route and a tenant
- * ({@link #scope}).
+ * {@link #upperErrorNested}) that the error budget serves under by default, each open class followed by a
+ * {@link ClassWatch} from the verdicts filed after it opened; a pool is a route and a tenant ({@link #scope}).
  *
  * <p>Bounded: verdicts of at most {@code maxEntries} entries (the least recently judged are dropped first), the last
  * {@link #PER_ENTRY} of each. Thread-safe; each call holds one entry's or one pool's lock for microseconds.
@@ -136,8 +136,37 @@ public final class HitEvidence {
      * lowest open j*, whose error the bound covers. Computed once per new verdict.
      */
     public double upperErrorNested(String pool, double prior, ClassSpending spending) {
+        return upperErrorNested(pool, prior, spending, ClassWatch.OFF);
+    }
+
+    /**
+     * The same, with the classes followed after they open by {@code watch} ({@link ClassWatch}): a class it closed
+     * stays closed until its verdicts since the closing reopen it. The watch starts when first asked for, on the
+     * verdicts filed by then.
+     */
+    public double upperErrorNested(String pool, double prior, ClassSpending spending, ClassWatch watch) {
         Calibration calibration = pools.get(pool);
-        return calibration == null ? 1 : calibration.nestedUpper(spending)[ProbabilityBins.of(prior)];
+        if (calibration == null) {
+            return 1;
+        }
+        double[] nested = watch.off() ? calibration.nestedUpper(spending) : calibration.watchedUpper(spending, watch);
+        return nested[ProbabilityBins.of(prior)];
+    }
+
+    /**
+     * The audit rate {@code watch} asks of a hit served at {@code prior} while the classes holding it are fresh
+     * ({@link ClassWatch#auditRate}), else 0.
+     */
+    public double freshAuditRate(String pool, double prior, ClassSpending spending, ClassWatch watch) {
+        Calibration calibration = pools.get(pool);
+        return calibration == null || watch.auditRate() == 0 && watch.floorAudit() == 0 ? 0
+                : calibration.auditRate(spending, watch, ProbabilityBins.of(prior));
+    }
+
+    /** How often {@code watch}'s drift test closed one of {@code pool}'s classes under {@code spending}. */
+    public long watchClosings(String pool, ClassSpending spending, ClassWatch watch) {
+        Calibration calibration = pools.get(pool);
+        return calibration == null ? 0 : calibration.closings(spending, watch);
     }
 
     /** {right, wrong} verdicts filed in {@code prior}'s bin of {@code pool}. */
@@ -217,18 +246,53 @@ public final class HitEvidence {
         }
     }
 
+    /** What a watched state of a pool's classes is kept by: equal settings share one (a decision per threshold). */
+    private record WatchKey(double budget, double delta, ClassSpending.Plan plan, ClassWatch watch) {
+
+        static WatchKey of(ClassSpending spending, ClassWatch watch) {
+            return new WatchKey(spending.budget(), spending.delta(), spending.plan(), watch);
+        }
+    }
+
     /** Right and wrong verdicts of a pool by bin of the classifier's probability. */
     private static final class Calibration {
         private final long[] right = new long[ProbabilityBins.COUNT];
         private final long[] wrong = new long[ProbabilityBins.COUNT];
+        /** The watched classes, by settings: a handful at most (one per budget and watch in force). */
+        private final Map<WatchKey, ClassWatch.State> watched = new LinkedHashMap<>();
 
         synchronized void add(double prior, boolean r) {
             nested = null;
+            int bin = ProbabilityBins.of(prior);
             if (r) {
-                right[ProbabilityBins.of(prior)]++;
+                right[bin]++;
             } else {
-                wrong[ProbabilityBins.of(prior)]++;
+                wrong[bin]++;
             }
+            for (ClassWatch.State state : watched.values()) {
+                state.add(bin, r, right, wrong);
+            }
+        }
+
+        /** Per bin b, as {@link #nestedUpper}, with the classes followed by {@code watch}. */
+        synchronized double[] watchedUpper(ClassSpending spending, ClassWatch watch) {
+            return state(spending, watch).nestedUpper();
+        }
+
+        synchronized double auditRate(ClassSpending spending, ClassWatch watch, int bin) {
+            return state(spending, watch).auditRate(bin);
+        }
+
+        synchronized long closings(ClassSpending spending, ClassWatch watch) {
+            return state(spending, watch).closings();
+        }
+
+        private ClassWatch.State state(ClassSpending spending, ClassWatch watch) {
+            return watched.computeIfAbsent(WatchKey.of(spending, watch), key -> {
+                ClassWatch.State state = watch.start(spending);
+                state.catchUp(right, wrong);
+                return state;
+            });
         }
 
         private double[] nested;
