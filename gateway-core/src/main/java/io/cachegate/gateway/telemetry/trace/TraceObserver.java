@@ -54,8 +54,8 @@ final class TraceObserver implements ExchangeObserver {
         Context parent = W3CTraceContextPropagator.getInstance().extract(Context.root(), headers, GETTER);
         String method = x.request().method().name();
         String known = KNOWN_METHODS.contains(method) ? method : "_OTHER";
-        long epochNanos = clock.now();
-        long nanoTime = clock.nanoTime();
+        // The wall time of the exchange's start tick: a span's time is its tick's distance from that start.
+        long epochNanos = clock.now() - (x.ticker().nanos() - x.startNanos());
         // Named by its method now; by method and route once the endpoint is known (HTTP semantic conventions).
         SpanBuilder span = tracer.spanBuilder(known.equals("_OTHER") ? "HTTP" : known).setParent(parent)
                 .setSpanKind(SpanKind.SERVER).setStartTimestamp(epochNanos, TimeUnit.NANOSECONDS)
@@ -65,7 +65,7 @@ final class TraceObserver implements ExchangeObserver {
         host(span, headers.get(HttpHeaderNames.HOST));
         Span server = span.startSpan();
         x.record().traceId(server.getSpanContext().getTraceId()); // the access log's trace_id, sampled or not
-        ExchangeTrace trace = new ExchangeTrace(x, tracer, clock, epochNanos, nanoTime, server);
+        ExchangeTrace trace = new ExchangeTrace(x, tracer, epochNanos, server);
         x.set(Traces.KEY, trace);
         x.record().traceOrigin(trace.origin()); // stored with the answer this request generates, for its hits
     }
