@@ -66,7 +66,7 @@ final class Relay {
     /** A 400 held back until its body shows whether it is a context-length error the next hop may fix. */
     private HeldError heldError;
     /**
-     * A successful head with a {@code Content-Length} body, held until its body's end arrives in the same read: the
+     * A head with a {@code Content-Length} body, held until its body's end arrives in the same read: the
      * answer then leaves as one buffer, head and body together, as a hit does (one write, one encoding, the taps
      * passed once); else it is written when the read completes, so a large body still streams.
      */

@@ -7,8 +7,8 @@ import java.util.Arrays;
 /**
  * What {@link StrictServerCodec} learns from a request head's raw bytes as they arrive, in pieces of any size: the
  * request line as sent (Netty's decoder reads it leniently) and whether a header line starts with a space or tab
- * (obs-fold). The request line is copied up to its line feed; after it, only the byte after each line feed matters, so the
- * headers are searched for line feeds (Netty's word-at-a-time search) instead of visited byte by byte.
+ * (obs-fold). The request line is copied up to its line feed; after it, only the byte after each line feed matters,
+ * so the headers are searched for line feeds (Netty's word-at-a-time search) instead of visited byte by byte.
  */
 final class HeadScan {
 
