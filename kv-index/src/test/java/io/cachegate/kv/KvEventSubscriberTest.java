@@ -54,6 +54,7 @@ class KvEventSubscriberTest {
             try (KvEventSubscriber subscriber = new KvEventSubscriber(List.of(feed, silent), (f, nanos) -> { },
                     Duration.ofMillis(200), KvEventSubscriber.SnapshotSource.NONE).start()) {
                 within20s(index::live);
+                assertThat(subscriber.feeds()).hasSize(2);
                 assertThat(feed.replayed()).as("an empty replay: it holds nothing, and that is known").isTrue();
                 assertThat(feed.lastSeq()).isEqualTo(-1);
                 assertThat(silent.replayed()).as("no socket answers there: nothing known").isFalse();
