@@ -108,6 +108,11 @@ final class BenchPrefixAffinityCommand extends Scenario {
                     + "(default ${DEFAULT-VALUE}).")
     boolean replicaMetrics;
 
+    @Option(names = "--access-logs",
+            description = "A directory for the gateways' access logs, one file per run and gateway "
+                    + "(<balance>-g<n>-r<round>.log: kv_blocks, kv_hold_ms, upstream times per request); none by default.")
+    Path accessLogs;
+
     @Mixin
     final SimulatorOptions simulator = new SimulatorOptions(8, 20, 5);
 
@@ -247,10 +252,15 @@ final class BenchPrefixAffinityCommand extends Scenario {
             }
             policy = policy.backend("kv_events: [" + String.join(", ", endpoints) + "]", "tokenizer: bundled");
         }
+        if (accessLogs != null) {
+            Files.createDirectories(accessLogs);
+        }
         List<ChildGateway> fleet = new ArrayList<>();
         try {
             for (int g = 0; g < config.gateways(); g++) {
-                fleet.add(children.gateway(balance + (g == 0 ? "" : "-" + g), List.of(), policy));
+                GatewayPolicy own = accessLogs == null ? policy : policy.log("log: { access: file, file: \""
+                        + accessLogs.toAbsolutePath().resolve(balance + "-g" + g + "-r" + round + ".log") + "\" }");
+                fleet.add(children.gateway(balance + (g == 0 ? "" : "-" + g), List.of(), own));
             }
             for (ChildGateway gw : fleet) {
                 LocalProcesses.awaitPort(gw.uri().getPort());

@@ -7,10 +7,17 @@ import io.cachegate.kv.PromptTokens;
 import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.SimulatorOptions;
 import io.cachegate.simulator.SimulatorReplicas;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -131,6 +138,77 @@ class KvAwareRoutingIT {
     }
 
     @Test
+    void aRequestWhosePrefixIsBeingComputedWaitsForItInsteadOfComputingItAgain() throws Exception {
+        // 3 ms per prompt token: the shared prompt's prefill takes about a second, and its blocks are stored (and
+        // published) only when it is over.
+        SimulatorOptions options = SimulatorOptions.defaults().withPrefixCacheBlocks(400).withTtftMs(10)
+                .withPrefillMsPerToken(3).withTpotMs(1).withDefaultMaxTokens(4)
+                .withKvEvents(SimulatorOptions.KvEvents.on());
+        Path log = Files.createTempFile("kv-hold", ".log");
+        try (SimulatorReplicas sims = BackendSimulator.startReplicas(3, options)) {
+            StringBuilder events = new StringBuilder();
+            for (int i = 0; i < 3; i++) {
+                events.append(i == 0 ? "" : ", ").append('"').append(sims.stats(i).kvEvents().endpoint()).append('"');
+            }
+            try (Gateway gw = Gateway.start(RoutingIT.policy(sims.baseUrls(), "kv_aware",
+                    "    kv_events: [" + events + "]\n    tokenizer: bundled\n"
+                            + "log: {access: file, file: \"" + log + "\"}\n"))) {
+                // Events have to be live before the gateway routes by them: a short prompt's store does it.
+                assertThat(RawHttp.post(gw.port(), CHAT, "{\"model\":\"llama-3.1-8b\",\"messages\":[{\"role\":"
+                        + "\"user\",\"content\":\"" + "warm up the index ".repeat(20) + "\"}]}").statusCode())
+                        .isEqualTo(200);
+                assertThat(Poll.until(Duration.ofSeconds(20), () -> metric(gw, "cachegate_kv_index_blocks",
+                        "replica=\"" + sims.baseUrls().get(0) + "\"") + metric(gw, "cachegate_kv_index_blocks",
+                        "replica=\"" + sims.baseUrls().get(1) + "\"") + metric(gw, "cachegate_kv_index_blocks",
+                        "replica=\"" + sims.baseUrls().get(2) + "\"") > 0)).isTrue();
+
+                CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> post(gw,
+                        body("first question")));
+                assertThat(Poll.until(Duration.ofSeconds(20), () -> requests(sims) == 2)).isTrue();
+                HttpResponse<String> second = post(gw, body("second question"));
+
+                assertThat(second.statusCode()).isEqualTo(200);
+                assertThat(first.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+                long hit = 0;
+                for (int i = 0; i < 3; i++) {
+                    hit += sims.stats(i).prefixBlocksHit();
+                }
+                assertThat(hit).as("the second found the system prompt the first computed: it waited for its blocks")
+                        .isGreaterThanOrEqualTo(SYSTEM.length() / 8 / 16);
+                String id = second.headers().firstValue("X-Request-Id").orElseThrow();
+                assertThat(Poll.until(Duration.ofSeconds(10), () -> line(log, id).contains("\"kv_hold_ms\"")))
+                        .as("the access log says how long it was held").isTrue();
+            }
+        } finally {
+            Files.deleteIfExists(log);
+        }
+    }
+
+    private static HttpResponse<String> post(Gateway gw, String body) {
+        try {
+            return RawHttp.post(gw.port(), CHAT, body);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static long requests(SimulatorReplicas sims) {
+        long n = 0;
+        for (int i = 0; i < 3; i++) {
+            n += sims.stats(i).requests();
+        }
+        return n;
+    }
+
+    private static String line(Path log, String requestId) {
+        try {
+            return Files.readAllLines(log).stream().filter(l -> l.contains(requestId)).findFirst().orElse("");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Test
     void aGatewayStartingAfterTheReplayTurnedOverTakesItsSiblingsIndex() throws Exception {
         try (SimulatorReplicas sims = BackendSimulator.startReplicas(1, SimulatorOptions.defaults());
              KvTestPublisher publisher = new KvTestPublisher(10_000);
@@ -168,11 +246,16 @@ class KvAwareRoutingIT {
 
     @Test
     void withoutEventsItIsPrefixAffinity() throws Exception {
-        try (SimulatorReplicas sims = BackendSimulator.startReplicas(3, SimulatorOptions.defaults());
-             KvTestPublisher a = new KvTestPublisher(10);
+        // Endpoints where nothing answers (publishers closed again): a replica whose replay answers, even with
+        // nothing, is known to hold nothing, and kv_aware routes on that.
+        String silent;
+        try (KvTestPublisher a = new KvTestPublisher(10);
              KvTestPublisher b = new KvTestPublisher(10);
-             KvTestPublisher c = new KvTestPublisher(10);
-             Gateway gw = Gateway.start(RoutingIT.policy(sims.baseUrls(), "kv_aware", kvPolicy(List.of(a, b, c))))) {
+             KvTestPublisher c = new KvTestPublisher(10)) {
+            silent = kvPolicy(List.of(a, b, c));
+        }
+        try (SimulatorReplicas sims = BackendSimulator.startReplicas(3, SimulatorOptions.defaults());
+             Gateway gw = Gateway.start(RoutingIT.policy(sims.baseUrls(), "kv_aware", silent))) {
             for (int i = 0; i < 6; i++) {
                 assertThat(RawHttp.post(gw.port(), CHAT, body("silent " + i)).statusCode()).isEqualTo(200);
             }

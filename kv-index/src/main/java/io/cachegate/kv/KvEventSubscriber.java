@@ -229,6 +229,7 @@ public final class KvEventSubscriber implements AutoCloseable {
                 long seq = reply.size() > 0 ? seq(reply.pop().getData()) : Long.MIN_VALUE;
                 if (seq == END_OF_REPLAY) {
                     feed.refillFrom = -1;
+                    feed.replayed = true;
                     if (lost) {
                         fromSibling(context, feed);
                     }

@@ -19,6 +19,11 @@ public final class KvFeed {
     volatile long lastSeq = -1;
     /** A live batch newer than everything replayed has been applied: an older sequence number now means a restart. */
     volatile boolean caughtUp;
+    /**
+     * The replica's replay answered to its end at least once: the blocks are all it held then, even when that is none
+     * (a replica that has stored nothing yet publishes no batch, but is no less known).
+     */
+    volatile boolean replayed;
     /** When a bootstrap or gap replay failed (replica not up yet), the subscriber's clock when to try again. */
     long retryReplayAtNanos = Long.MIN_VALUE;
     long replayBackoffNanos;
@@ -91,6 +96,11 @@ public final class KvFeed {
     /** The sequence number of the last batch applied; -1 before the first. */
     public long lastSeq() {
         return lastSeq;
+    }
+
+    /** Whether the replica's replay has answered to its end: what it holds is known, even when it is nothing. */
+    public boolean replayed() {
+        return replayed;
     }
 
     /** Batches applied (live and replayed). */

@@ -23,12 +23,13 @@ public final class ReplicaBlocks {
     /** The gateway's key → the media holding it (bits GPU, CPU). */
     private final ConcurrentHashMap<Long, Integer> held = new ConcurrentHashMap<>();
     /**
-     * Blocks of requests just routed here, by key, with when they stop counting: the prefill has not finished, but
+     * Blocks of requests just routed here, by key, with when they were routed: the prefill has not finished, but
      * the next request with the same prefix, arriving meanwhile, is better sent after it than to a replica that
      * would compute it again. An event storing or evicting the block ends it; so does {@link #PENDING_NANOS}.
      */
     private final ConcurrentHashMap<Long, Long> pending = new ConcurrentHashMap<>();
     static final long PENDING_NANOS = TimeUnit.SECONDS.toNanos(10);
+    private static final long NOT_PENDING = Long.MIN_VALUE;
     /** Pending blocks kept at most (beyond, the expired are purged, then new ones are not kept). */
     static final int MAX_PENDING = 65_536;
     private final LongAdder dropped = new LongAdder();
@@ -105,29 +106,66 @@ public final class ReplicaBlocks {
     void routed(long[] promptKeys) {
         long now = System.nanoTime();
         if (pending.size() + promptKeys.length > MAX_PENDING) {
-            pending.values().removeIf(expiry -> expiry - now < 0);
+            pending.values().removeIf(routedAt -> now - routedAt - PENDING_NANOS > 0);
             if (pending.size() + promptKeys.length > MAX_PENDING) {
                 return;
             }
         }
-        long expiry = now + PENDING_NANOS;
         for (long key : promptKeys) {
             if (!held.containsKey(key)) {
-                pending.put(key, expiry);
+                pending.put(key, now);
             }
         }
     }
 
     private boolean isPending(long key, long now) {
-        Long expiry = pending.get(key);
-        if (expiry == null) {
-            return false;
+        return pendingSince(key, now) != NOT_PENDING;
+    }
+
+    /** When the block keyed {@code key} was routed here and not stored since, or {@link #NOT_PENDING}. */
+    private long pendingSince(long key, long now) {
+        Long routedAt = pending.get(key);
+        if (routedAt == null) {
+            return NOT_PENDING;
         }
-        if (expiry - now < 0) {
-            pending.remove(key, expiry);
-            return false;
+        if (now - routedAt - PENDING_NANOS > 0) {
+            pending.remove(key, routedAt);
+            return NOT_PENDING;
         }
-        return true;
+        return routedAt;
+    }
+
+    /**
+     * The head of {@code promptKeys} as this replica's events show it and as this gateway's own sends add to it: the
+     * leading run of blocks held (any medium), the run of pending blocks right after it ({@link #routed}: being
+     * computed for a request sent here, not stored yet), and when the first of those was routed here (0 without).
+     */
+    public Head head(long[] promptKeys, long now) {
+        int heldRun = 0;
+        while (heldRun < promptKeys.length && held.containsKey(promptKeys[heldRun])) {
+            heldRun++;
+        }
+        int pendingRun = 0;
+        long routedAt = 0;
+        while (heldRun + pendingRun < promptKeys.length) {
+            long since = pendingSince(promptKeys[heldRun + pendingRun], now);
+            if (since == NOT_PENDING) {
+                break;
+            }
+            if (pendingRun == 0) {
+                routedAt = since;
+            }
+            pendingRun++;
+        }
+        return new Head(heldRun, pendingRun, routedAt);
+    }
+
+    /**
+     * @param heldBlocks the prompt's leading blocks this replica's events show it holds
+     * @param pendingBlocks the blocks after those that a request this gateway sent here is computing now
+     * @param pendingSince when the first pending block was routed here ({@link System#nanoTime()}; 0 without)
+     */
+    public record Head(int heldBlocks, int pendingBlocks, long pendingSince) {
     }
 
     /** Receives one block of a snapshot: the engine's hash, the gateway's key, the media bits holding it. */

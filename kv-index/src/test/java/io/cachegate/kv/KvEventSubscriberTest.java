@@ -44,6 +44,25 @@ class KvEventSubscriberTest {
     }
 
     @Test
+    void aReplicaThatHasStoredNothingYetIsKnownOnceItsReplayAnswers() throws Exception {
+        try (KvTestPublisher publisher = new KvTestPublisher(10_000)) {
+            KvFeed feed = new KvFeed("b", 0, publisher.publish(), Optional.of(publisher.replay()), new ReplicaBlocks(10));
+            KvFeed silent = new KvFeed("b", 1, "tcp://127.0.0.1:1", Optional.of("tcp://127.0.0.1:2"),
+                    new ReplicaBlocks(10));
+            BackendKvIndex index = new BackendKvIndex(List.of(feed, silent), 0.5);
+            assertThat(index.live()).isFalse();
+            try (KvEventSubscriber subscriber = new KvEventSubscriber(List.of(feed, silent), (f, nanos) -> { },
+                    Duration.ofMillis(200), KvEventSubscriber.SnapshotSource.NONE).start()) {
+                within20s(index::live);
+                assertThat(subscriber.feeds()).hasSize(2);
+                assertThat(feed.replayed()).as("an empty replay: it holds nothing, and that is known").isTrue();
+                assertThat(feed.lastSeq()).isEqualTo(-1);
+                assertThat(silent.replayed()).as("no socket answers there: nothing known").isFalse();
+            }
+        }
+    }
+
+    @Test
     void bootstrapsFromTheReplayThenFollowsLiveAndFillsAGap() throws Exception {
         try (KvTestPublisher publisher = new KvTestPublisher(10_000)) {
             publisher.send(chain(0, 3)); // before anyone listens: only the replay has it
