@@ -19,6 +19,18 @@ public record CacheKey(String tenant, String modelVersion, String digest) {
     /** The namespace of routes that declare {@code shared: true}. */
     public static final String SHARED_TENANT = "_shared";
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+    // The ASCII characters redisSafe encodes, as a table: it runs over tenant and model version on every Redis lookup.
+    private static final boolean[] ESCAPED = new boolean[128];
+
+    static {
+        for (char c = 0; c <= ' '; c++) {
+            ESCAPED[c] = true;
+        }
+        ESCAPED[0x7F] = true;
+        for (char c : "%:{}*?[]\\".toCharArray()) {
+            ESCAPED[c] = true;
+        }
+    }
 
     public CacheKey {
         Objects.requireNonNull(tenant, "tenant");
@@ -96,7 +108,7 @@ public record CacheKey(String tenant, String modelVersion, String digest) {
         StringBuilder out = null;
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
-            boolean escape = c <= ' ' || c == 0x7F || "%:{}*?[]\\".indexOf(c) >= 0;
+            boolean escape = c < ESCAPED.length && ESCAPED[c];
             if (escape && out == null) {
                 out = new StringBuilder(value.length() + 8).append(value, 0, i);
             }

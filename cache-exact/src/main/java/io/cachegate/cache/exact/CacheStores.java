@@ -6,6 +6,7 @@ import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import io.lettuce.core.resource.EventLoopGroupProvider;
 import io.netty.util.HashedWheelTimer;
+import io.netty.util.Timer;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -66,15 +67,20 @@ public final class CacheStores {
         return clientResources(null);
     }
 
-    /** As above, the I/O on {@code ioLoops} when not null (and the commands' writes coalesced: {@link RedisFlushes}). */
+    /**
+     * As above, the I/O on {@code ioLoops} when not null (the commands' writes coalesced: {@link RedisFlushes}; their
+     * timeouts on the loop that sends them: {@link LoopTimer}).
+     */
     static ClientResources clientResources(EventLoopGroupProvider ioLoops) {
         ClientResources.Builder builder = ClientResources.builder();
+        Timer wheel = new HashedWheelTimer(new DefaultThreadFactory("cachegate-redis-timer", true),
+                TIMER_TICK_MILLIS, TimeUnit.MILLISECONDS);
         if (ioLoops != null) {
-            builder.eventLoopGroupProvider(ioLoops).nettyCustomizer(new RedisFlushes());
+            builder.eventLoopGroupProvider(ioLoops).nettyCustomizer(new RedisFlushes()).timer(new LoopTimer(wheel));
+        } else {
+            builder.timer(wheel);
         }
         return builder
-                .timer(new HashedWheelTimer(new DefaultThreadFactory("cachegate-redis-timer", true),
-                        TIMER_TICK_MILLIS, TimeUnit.MILLISECONDS))
                 .addressResolverGroup(RedisDns.RESOLVERS) // off the gateway's loops: RedisDns says why
                 .ioThreadPoolSize(2)
                 .computationThreadPoolSize(2)

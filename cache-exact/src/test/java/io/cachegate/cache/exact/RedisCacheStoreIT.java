@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultEventLoopGroupProvider;
 import io.lettuce.core.resource.Transports;
 import io.netty.channel.EventLoopGroup;
@@ -144,6 +146,43 @@ class RedisCacheStoreIT {
             }
             // Each connection is registered on a loop of the group; a loop holding one is answered on itself.
             assertThat(answeredWhereAsked).isPositive();
+        } finally {
+            loops.release(group, 0, 1, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void get_connectionPerLoop_stalledRedis_timesOutWithinItsCommandTimeout() throws Exception {
+        // The command timeouts of a store on the loops run on the loops' own schedulers (LoopTimer): a lookup Redis
+        // does not answer still fails at its timeout, long before the stall ends.
+        DefaultEventLoopGroupProvider loops = new DefaultEventLoopGroupProvider(2);
+        EventLoopGroup group = loops.allocate(Transports.eventLoopGroupClass());
+        ClientResources resources = CacheStores.clientResources(loops);
+        assertThat(resources.timer()).isInstanceOf(LoopTimer.class);
+        try (RedisTestServer server = RedisTestServer.startPrivate("--enable-debug-command", "local");
+             RedisCacheStore looped = RedisCacheStore.connect(server.uri(), resources, new EntryCodec(256),
+                     EntrySigner.none(), RedisStoreOptions.of(Duration.ofMillis(100), 1000), new StoreHealth(), 2)) {
+            await(Duration.ofSeconds(10), looped::available);
+            CacheKey key = key(tenant, "m@1");
+            looped.put(key, entry("{\"id\":\"stalled\"}"), Duration.ofMinutes(1)).join();
+            EventExecutor loop = group.next();
+            for (int i = 0; i < 10; i++) { // answered: the store learns which loop each connection is on
+                loop.submit(() -> looped.get(key)).get(10, TimeUnit.SECONDS).get(10, TimeUnit.SECONDS);
+            }
+
+            Thread stall = new Thread(() -> RedisTestServer.command(server.uri(), "DEBUG", "SLEEP", "3"));
+            stall.start();
+            Thread.sleep(200); // the stall has begun: Redis answers nothing for the next ~2.8 s
+            long asked = System.nanoTime();
+            CompletableFuture<?> lookup = loop.submit(() -> looped.get(key)).get(10, TimeUnit.SECONDS);
+            Throwable failure = lookup.handle((found, error) -> error).get(10, TimeUnit.SECONDS);
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - asked);
+            stall.join(10_000);
+
+            assertThat(failure).as("the lookup failed (a miss)").isNotNull();
+            assertThat(failure).hasRootCauseInstanceOf(RedisCommandTimeoutException.class);
+            // The command timeout is 100 ms and adapts to measured latency up to 1 s (timeout_max); the stall is 3 s.
+            assertThat(tookMillis).as("failed at its timeout, not when Redis woke").isLessThan(2_000);
         } finally {
             loops.release(group, 0, 1, TimeUnit.SECONDS);
         }
