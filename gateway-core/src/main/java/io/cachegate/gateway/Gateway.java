@@ -102,6 +102,9 @@ public final class Gateway implements AutoCloseable {
         metrics.watchStore(storeHealth::available, storeHealth::errors);
         this.semantic = policy.cache().semantic().enabled()
                 ? SemanticCaches.open(policy.cache().semantic(), metrics.semantic(), ticker) : null;
+        if (semantic != null) {
+            metrics.budgetWatch().watch(semantic::watchByRoute);
+        }
         this.store = CacheStores.create(policy.cache().exact(), storeHealth, ticker,
                 LettuceLoops.of(group, threads, transport).orElse(null));
         ExactCacheSettings exact = policy.cache().exact();

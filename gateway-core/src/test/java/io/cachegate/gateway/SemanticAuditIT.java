@@ -188,6 +188,18 @@ class SemanticAuditIT {
         assertThat(route.path("audited").asLong()).isZero();
         assertThat(route.path("upperBound").asDouble()).isEqualTo(1.0);
         assertThat(route.path("withinBudget").asBoolean(true)).isFalse();
+        // Beside them, the class watch: no class opened on a dozen verdicts, so it closed none and keeps none closed.
+        JsonNode watch = semantic.path("watch").path("byRoute").path("0");
+        assertThat(watch.isObject()).as("the route's watch: " + semantic.path("watch")).isTrue();
+        assertThat(watch.path("closedNow").asInt(-1)).isZero();
+        assertThat(watch.path("driftClosings").asLong(-1)).isZero();
+        assertThat(watch.path("boundClosings").asLong(-1)).isZero();
+        assertThat(watch.path("reopenings").asLong(-1)).isZero();
+        String scrape = RawHttp.get(streamed.adminPort(), "/metrics").body();
+        assertThat(scrape).contains("cachegate_semantic_budget_classes_closed{route=\"0\"} 0.0")
+                .contains("cachegate_semantic_budget_watch_events_total{event=\"drift_closed\",route=\"0\"} 0.0")
+                .contains("cachegate_semantic_budget_watch_events_total{event=\"bound_closed\",route=\"0\"} 0.0")
+                .contains("cachegate_semantic_budget_watch_events_total{event=\"reopened\",route=\"0\"} 0.0");
     }
 
     @Test

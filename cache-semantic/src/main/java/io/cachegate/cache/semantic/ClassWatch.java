@@ -108,6 +108,26 @@ public record ClassWatch(String name, double delta, double window, double auditR
         return new ClassWatch(s, delta, window, auditRate, auditSpan, floorAudit, reearn);
     }
 
+    /**
+     * What the watch did to one scope's classes, or several scopes' summed. A verdict in bin b reaches every nested
+     * class j <= b, so one verdict may close several at once: the counts are of verdicts, not classes. Closings by the
+     * drift test ({@code driftClosings}) and, when it re-earns, verdicts that put an open class's bound back over the
+     * budget and so make it re-earn its opening ({@code boundClosings}; a verdict that does both counts as drift);
+     * verdicts that reopened a class on its verdicts since its closing ({@code reopenings}); and how many of the
+     * {@link ProbabilityBins#COUNT} classes are closed that way now, waiting to re-earn ({@code closedNow}).
+     */
+    public record Figures(long driftClosings, long boundClosings, long reopenings, int closedNow) {
+
+        /** Nothing closed, nothing re-earned. */
+        public static final Figures NONE = new Figures(0, 0, 0, 0);
+
+        /** The sum of both: a route's figures over its tenants' scopes. */
+        public Figures plus(Figures other) {
+            return new Figures(driftClosings + other.driftClosings, boundClosings + other.boundClosings,
+                    reopenings + other.reopenings, closedNow + other.closedNow);
+        }
+    }
+
     public boolean off() {
         return delta == 0 && window == 0 && auditRate == 0 && floorAudit == 0 && !reearn;
     }
@@ -123,6 +143,9 @@ public record ClassWatch(String name, double delta, double window, double auditR
      */
     static final class State {
         private static final int COUNT = ProbabilityBins.COUNT;
+        /** What {@link #recompute} did, as bits. */
+        private static final int BOUND_CLOSED = 1;
+        private static final int REOPENED = 2;
 
         private final ClassWatch watch;
         private final ClassSpending spending;
@@ -147,6 +170,10 @@ public record ClassWatch(String name, double delta, double window, double auditR
         /** Replaced, never changed, once computed: read outside the owner's lock. */
         private double[] nested = new double[COUNT];
         private long closings;
+        /** Verdicts that closed a class by the drift test, by its bound (re-earning), or reopened one. */
+        private long driftEvents;
+        private long boundEvents;
+        private long reopenEvents;
 
         State(ClassWatch watch, ClassSpending spending) {
             this.watch = watch;
@@ -191,6 +218,7 @@ public record ClassWatch(String name, double delta, double window, double auditR
             long[] n = new long[COUNT];
             long[] k = new long[COUNT];
             classCounts(right, wrong, n, k);
+            boolean drift = false;
             for (int j = 0; j <= bin; j++) {
                 if (ring != null) {
                     boolean[] r = ring[j];
@@ -209,13 +237,21 @@ public record ClassWatch(String name, double delta, double window, double auditR
                     markN[j] = n[j];
                     markK[j] = k[j];
                     closings++;
+                    drift = true;
                 }
             }
-            recompute(n, k);
+            int changes = recompute(n, k);
+            driftEvents += drift ? 1 : 0;
+            boundEvents += !drift && (changes & BOUND_CLOSED) != 0 ? 1 : 0;
+            reopenEvents += (changes & REOPENED) != 0 ? 1 : 0;
         }
 
-        /** From the top, as {@link ClassSpending#classUpper}: a class's share depends only on the classes above it. */
-        private void recompute(long[] n, long[] k) {
+        /**
+         * From the top, as {@link ClassSpending#classUpper}: a class's share depends only on the classes above it.
+         * Returns {@link #BOUND_CLOSED} if it closed an open class to re-earn, {@link #REOPENED} if it reopened one.
+         */
+        private int recompute(long[] n, long[] k) {
+            int changes = 0;
             for (int j = COUNT - 1; j >= 0; j--) {
                 ErrorBound bound = spending.boundFor(j, open);
                 double u = bound == null ? 1 : bound.upper(k[j], n[j]);
@@ -230,8 +266,10 @@ public record ClassWatch(String name, double delta, double window, double auditR
                     closed[j] = true; // closed by the bound on all its verdicts: re-earned on those after, too
                     markN[j] = n[j];
                     markK[j] = k[j];
+                    changes |= BOUND_CLOSED;
                 }
                 if (nowOpen && !open[j]) {
+                    changes |= closed[j] ? REOPENED : 0;
                     closed[j] = false;
                     java.util.Arrays.fill(logE[j], Double.NEGATIVE_INFINITY);
                     openedN[j] = n[j];
@@ -247,6 +285,7 @@ public record ClassWatch(String name, double delta, double window, double auditR
                 fresh[b] = best;
             }
             nested = fresh;
+            return changes;
         }
 
         /** Per bin b: the lowest bound among the classes holding it (j <= b); the caller must not change it. */
@@ -322,6 +361,15 @@ public record ClassWatch(String name, double delta, double window, double auditR
         /** How often the drift test closed a class. */
         long closings() {
             return closings;
+        }
+
+        /** What the watch did so far, and the classes it keeps closed now. */
+        Figures figures() {
+            int closedNow = 0;
+            for (int j = 0; j < COUNT; j++) {
+                closedNow += closed[j] && !open[j] ? 1 : 0;
+            }
+            return new Figures(driftEvents, boundEvents, reopenEvents, closedNow);
         }
 
         boolean open(int j) {

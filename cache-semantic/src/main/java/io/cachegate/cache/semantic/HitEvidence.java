@@ -2,6 +2,7 @@ package io.cachegate.cache.semantic;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
@@ -28,6 +29,9 @@ import java.util.concurrent.ConcurrentMap;
  * {@link #PER_ENTRY} of each. Thread-safe; each call holds one entry's or one pool's lock for microseconds.
  */
 public final class HitEvidence {
+
+    /** Between a scope's route and tenant: a character neither holds. */
+    private static final char SCOPE_SEPARATOR = '\u001f';
 
     /** Verdicts kept per entry: the newest. */
     static final int PER_ENTRY = 32;
@@ -169,6 +173,23 @@ public final class HitEvidence {
         return calibration == null ? 0 : calibration.closings(spending, watch);
     }
 
+    /**
+     * What {@code watch} did to each route's classes under {@code spending} ({@link ClassWatch.Figures}), its
+     * tenants' scopes summed. Reads only: a scope whose classes were never judged under these settings counts nothing
+     * (no watch is started for the asking). Holds each pool's lock in turn, for microseconds.
+     */
+    public Map<String, ClassWatch.Figures> watchFiguresByRoute(ClassSpending spending, ClassWatch watch) {
+        WatchKey key = WatchKey.of(spending, watch);
+        Map<String, ClassWatch.Figures> byRoute = new TreeMap<>();
+        pools.forEach((scope, calibration) -> {
+            ClassWatch.Figures figures = calibration.figures(key);
+            if (figures != null) {
+                byRoute.merge(routeOf(scope), figures, ClassWatch.Figures::plus);
+            }
+        });
+        return byRoute;
+    }
+
     /** {right, wrong} verdicts filed in {@code prior}'s bin of {@code pool}. */
     public long[] verdicts(String pool, double prior) {
         Calibration calibration = pools.get(pool);
@@ -177,7 +198,13 @@ public final class HitEvidence {
 
     /** The scope of a budget's evidence: a route's verdicts are pooled per tenant. */
     public static String scope(String route, String tenant) {
-        return tenant == null || tenant.isEmpty() ? route : route + '\u001f' + tenant;
+        return tenant == null || tenant.isEmpty() ? route : route + SCOPE_SEPARATOR + tenant;
+    }
+
+    /** The route of a {@link #scope}. */
+    static String routeOf(String scope) {
+        int at = scope.indexOf(SCOPE_SEPARATOR);
+        return at < 0 ? scope : scope.substring(0, at);
     }
 
     /**
@@ -285,6 +312,12 @@ public final class HitEvidence {
 
         synchronized long closings(ClassSpending spending, ClassWatch watch) {
             return state(spending, watch).closings();
+        }
+
+        /** The watch's figures under {@code key}, or null when no decision asked for these classes. */
+        synchronized ClassWatch.Figures figures(WatchKey key) {
+            ClassWatch.State state = watched.get(key);
+            return state == null ? null : state.figures();
         }
 
         private ClassWatch.State state(ClassSpending spending, ClassWatch watch) {

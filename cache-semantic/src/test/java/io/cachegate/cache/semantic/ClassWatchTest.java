@@ -2,6 +2,7 @@ package io.cachegate.cache.semantic;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.entry;
 
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -201,6 +202,52 @@ class ClassWatchTest {
                 .as("the bound on all verdicts has reopened it").isLessThanOrEqualTo(BUDGET);
         assertThat(evidence.upperErrorNested("route", prior, SPENDING, ClassWatch.DEFAULT))
                 .as("closed by the wrong verdict: re-earned on the 300 since, too few").isGreaterThan(BUDGET);
+    }
+
+    @Test
+    void figures_countEachClosingByItsCause_theReopenings_andTheClassesClosedNow() {
+        Scope scope = new Scope(ClassWatch.DEFAULT);
+        while (!scope.open()) {
+            scope.add(true);
+        }
+        assertThat(scope.state.figures()).as("opened, never closed").isEqualTo(ClassWatch.Figures.NONE);
+        scope.add(false); // just opened at 818 right: one wrong puts its bound over 1%, re-earned on 818 right after
+        assertThat(scope.state.figures()).isEqualTo(new ClassWatch.Figures(0, 1, 0, 1));
+        for (int i = 0; i < 818; i++) {
+            scope.add(true);
+        }
+        assertThat(scope.open()).isTrue();
+        assertThat(scope.state.figures()).as("re-earned").isEqualTo(new ClassWatch.Figures(0, 1, 1, 0));
+        for (int i = 0; i < 5_000; i++) {
+            scope.add(true);
+        }
+        while (scope.state.closings() == 0) {
+            scope.add(false); // a run of wrong verdicts: the drift test closes it while its bound would keep it open
+        }
+        assertThat(scope.state.figures()).isEqualTo(new ClassWatch.Figures(1, 1, 1, 1));
+    }
+
+    /** What the status page and the metrics read: a route's figures, its tenants' scopes summed, nothing started. */
+    @Test
+    void hitEvidence_watchFiguresByRoute_sumTheTenants_countAVerdictOnceForTheNestedClassesItCloses() {
+        HitEvidence evidence = new HitEvidence(10_000);
+        double prior = 0.9985; // bin 11: classes 0-11 hold its verdicts, open together and close together
+        String[] scopes = {HitEvidence.scope("chat", "a"), HitEvidence.scope("chat", "b"), HitEvidence.scope("rag", "")};
+        for (String scope : scopes) {
+            for (int i = 0; i < 818; i++) {
+                evidence.record(scope, scope + i, 0.95f, prior, true);
+                evidence.upperErrorNested(scope, prior, SPENDING, ClassWatch.DEFAULT); // the decision's judgements
+            }
+        }
+        evidence.record(scopes[0], "bad-a", 0.95f, prior, false);
+        evidence.record(scopes[1], "bad-b", 0.95f, prior, false);
+        evidence.record("untouched", "x", 0.95f, prior, true);
+
+        assertThat(evidence.watchFiguresByRoute(SPENDING, ClassWatch.DEFAULT)).containsOnly(
+                entry("chat", new ClassWatch.Figures(0, 2, 0, 24)), entry("rag", ClassWatch.Figures.NONE));
+        assertThat(evidence.watchFiguresByRoute(SPENDING, ClassWatch.CLOSE)).as("settings no decision asked for")
+                .isEmpty();
+        assertThat(evidence.watchFiguresByRoute(SPENDING, ClassWatch.CLOSE)).as("and reading started none").isEmpty();
     }
 
     @Test

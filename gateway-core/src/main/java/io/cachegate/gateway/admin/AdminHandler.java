@@ -197,14 +197,18 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             replicas.set(backend.name(), JSON.valueToTree(backend.replicas().status()));
             backend.admission().ifPresent(a -> admission.set(backend.name(), admission(a.snapshot())));
         }
-        cache.semantic().ifPresent(semantic -> stats.putObject("semantic")
-                .put("warm", semantic.warm())
-                .put("pendingWrites", semantic.pendingWrites())
-                .put("indexEntries", semantic.indexSizeLastKnown())
-                .put("maxErrorRate", semantic.maxErrorRate())
-                .put("budgetDelta", semantic.budgetDelta())
-                .set("verdicts", JSON.valueToTree(services.metrics().audits().snapshot(semantic.maxErrorRate(),
-                        semantic.budgetDelta() > 0 ? semantic.budgetDelta() : AUDIT_BOUND_DELTA))));
+        cache.semantic().ifPresent(semantic -> {
+            ObjectNode node = stats.putObject("semantic")
+                    .put("warm", semantic.warm())
+                    .put("pendingWrites", semantic.pendingWrites())
+                    .put("indexEntries", semantic.indexSizeLastKnown())
+                    .put("maxErrorRate", semantic.maxErrorRate())
+                    .put("budgetDelta", semantic.budgetDelta());
+            node.set("verdicts", JSON.valueToTree(services.metrics().audits().snapshot(semantic.maxErrorRate(),
+                    semantic.budgetDelta() > 0 ? semantic.budgetDelta() : AUDIT_BOUND_DELTA)));
+            // what the class watch did, beside each route's audited rate and bound: the status page shows both
+            node.putObject("watch").set("byRoute", JSON.valueToTree(semantic.watchByRoute()));
+        });
         stats.set("embeddings", JSON.valueToTree(services.metrics().embeddingItems().snapshot()));
         stats.set("saved", JSON.valueToTree(SavingsReport.of(services.metrics().registry())));
         return stats;

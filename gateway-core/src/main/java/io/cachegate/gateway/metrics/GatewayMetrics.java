@@ -46,6 +46,7 @@ public final class GatewayMetrics implements AutoCloseable {
     private final Counters counters = new Counters(registry);
     private final SemanticMetrics semantic = new SemanticMetrics(registry);
     private final AuditMetrics audits = new AuditMetrics(registry);
+    private final BudgetWatchMetrics budgetWatch = new BudgetWatchMetrics(registry);
     private final EmbeddingItemMetrics embeddingItems = new EmbeddingItemMetrics(registry);
     private final List<Object> watched = new CopyOnWriteArrayList<>();
     private final StatusSeries series = new StatusSeries(registry, Ticker.system());
@@ -78,6 +79,11 @@ public final class GatewayMetrics implements AutoCloseable {
         return audits;
     }
 
+    /** The error budget's class watch by route, read at each scrape. */
+    public BudgetWatchMetrics budgetWatch() {
+        return budgetWatch;
+    }
+
     public SemanticMetrics semantic() {
         return semantic;
     }
@@ -88,6 +94,7 @@ public final class GatewayMetrics implements AutoCloseable {
 
     /** The Prometheus text exposition of every meter. */
     public String scrape() {
+        budgetWatch.refresh();
         return registry.scrape();
     }
 

@@ -149,14 +149,17 @@
   }
 
   // Each route's audited wrong-hit rate (what was served, checked upstream), its always-valid upper bound and the
-  // budget: "within" only once the audits themselves prove the rate is under it.
+  // budget: "within" only once the audits themselves prove the rate is under it. Beside them, the class watch: how
+  // many of the route's classes it keeps closed until they re-earn their opening, and its closings so far.
   function renderBudget(semantic) {
     var table = document.getElementById('budget');
-    table.innerHTML = '<tr><th>route</th><th>audits</th><th>wrong</th><th>bound</th><th>budget</th></tr>';
+    table.innerHTML = '<tr><th>route</th><th>audits</th><th>wrong</th><th>bound</th><th>budget</th>'
+      + '<th>closed by the watch</th><th>closings (drift / bound) · reopened</th></tr>';
     if (!semantic) {
       return;
     }
     var routes = (semantic.verdicts || {}).byRoute || {};
+    var watched = (semantic.watch || {}).byRoute || {};
     Object.keys(routes).forEach(function (route) {
       var r = routes[route];
       var row = table.insertRow();
@@ -168,6 +171,13 @@
         : '≤ ' + (100 * r.upperBound).toFixed(2) + '%';
       bound.className = r.withinBudget ? 'within' : 'over';
       row.insertCell().textContent = semantic.maxErrorRate ? (100 * semantic.maxErrorRate).toFixed(2) + '%' : 'none';
+      var w = watched[route];
+      var closed = row.insertCell();
+      closed.textContent = !w ? '–' : w.closedNow === 0 ? 'no' : 'yes, ' + w.closedNow + ' of 20 classes';
+      closed.className = w && w.closedNow > 0 ? 'over' : '';
+      row.insertCell().textContent = !w ? '–'
+        : (w.driftClosings + w.boundClosings) + ' (' + w.driftClosings + ' / ' + w.boundClosings + ') · '
+          + w.reopenings;
     });
   }
 

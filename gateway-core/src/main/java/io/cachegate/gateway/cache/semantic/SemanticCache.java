@@ -5,6 +5,7 @@ import io.cachegate.cache.exact.PurgeScope;
 import io.cachegate.cache.exact.CacheEntry;
 import io.cachegate.cache.semantic.BudgetedDecision;
 import io.cachegate.cache.semantic.Embedder;
+import io.cachegate.cache.semantic.ClassWatch;
 import io.cachegate.cache.semantic.HitEvidence;
 import io.cachegate.cache.semantic.IndexEntry;
 import io.cachegate.cache.semantic.IndexPurge;
@@ -25,6 +26,7 @@ import io.cachegate.gateway.metrics.SemanticMetrics;
 import io.cachegate.config.Ticker;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -160,6 +162,16 @@ public final class SemanticCache implements AutoCloseable {
     /** The error budget in force: 0 when the decision is static (by {@code max_error_rate: 0} or by its name). */
     public double maxErrorRate() {
         return budgeted() ? settings.maxErrorRate() : 0;
+    }
+
+    /**
+     * What the error budget's class watch did, by route ({@link ClassWatch.Figures}, tenants summed): empty without a
+     * bound or before the first judgement. Every threshold's decision serves under the same spending and watch, so one
+     * decision's settings name the state they all read.
+     */
+    public Map<String, ClassWatch.Figures> watchByRoute() {
+        return budgets.values().stream().findFirst().filter(d -> d.spending() != null)
+                .map(d -> evidence.watchFiguresByRoute(d.spending(), d.watch())).orElse(Map.of());
     }
 
     /** The error budget's confidence: 0 when it serves on the point estimate, or when there is no budget. */
