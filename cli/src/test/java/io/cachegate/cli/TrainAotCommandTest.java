@@ -18,7 +18,8 @@ class TrainAotCommandTest {
         assertThat(run.out()).contains("no -XX:AOTCacheOutput given");
         Matcher m = Pattern.compile("train-aot: (\\d+) requests, (\\d+) errors").matcher(run.out());
         assertThat(m.find()).as(run.out()).isTrue();
-        assertThat(Long.parseLong(m.group(1))).as("requests").isGreaterThan(100);
+        // That the workload ran, not how fast: a loaded machine (load 8-10) served 51-72 in this second and a half.
+        assertThat(Long.parseLong(m.group(1))).as("requests").isGreaterThanOrEqualTo(20);
         assertThat(m.group(2)).as("errors").isEqualTo("0");
     }
 
