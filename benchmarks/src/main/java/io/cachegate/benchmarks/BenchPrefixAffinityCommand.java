@@ -233,7 +233,8 @@ final class BenchPrefixAffinityCommand extends Scenario {
         String balance = config.balance();
         List<String> simArgs = new ArrayList<>(simulator.args());
         simArgs.addAll(List.of("--prefill-ms-per-token", Double.toString(prefillMsPerToken),
-                "--prefix-cache-blocks", Integer.toString(prefixCacheBlocks), "--kv-events"));
+                "--prefix-cache-blocks", Integer.toString(prefixCacheBlocks), "--kv-events",
+                "--kv-events-port", Integer.toString(LocalProcesses.freePorts(2 * replicas))));
         ChildSimulator sim = children.simulator("sim-" + balance, replicas, simArgs.toArray(String[]::new)).awaitReady();
         GatewayPolicy policy = GatewayPolicy.of(options.gatewayThreads(), sim).pinModelVersion()
                 .backend("balance: " + balance).route("*", "cache: { exact: false }");

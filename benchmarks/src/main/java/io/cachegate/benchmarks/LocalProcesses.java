@@ -10,9 +10,15 @@ import java.time.Duration;
 
 /**
  * The benchmarks' helpers for processes on this machine: log files ({@code <tmpdir>/cachegate-bench-<name>.log}),
- * free ports, and waiting for a listener.
+ * free ports (anywhere, or in a range of {@value #PORTS_PROPERTY}), and waiting for a listener.
  */
 final class LocalProcesses {
+
+    /** The system property that confines the children's ports to a range, e.g. {@code 19300-19499}. */
+    static final String PORTS_PROPERTY = "cachegate.bench.ports";
+
+    /** Where the next search in the range starts. */
+    private static int cursor;
 
     private LocalProcesses() {
     }
@@ -21,29 +27,56 @@ final class LocalProcesses {
         return Path.of(System.getProperty("java.io.tmpdir"), "cachegate-bench-" + name + ".log").toFile();
     }
 
+    /**
+     * A free port: any the system gives, or with {@value #PORTS_PROPERTY}{@code =LOW-HIGH} (a shared machine where each
+     * user has a range) the next free one of that range, taken in turn so a port just handed to a child that has not
+     * bound it yet is not handed out again at once.
+     */
     static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
+        return freePorts(1);
     }
 
-    /** A port p with p .. p + count - 1 free (the simulator binds its replicas there). */
-    static int freePorts(int count) throws IOException {
-        for (int attempt = 0; attempt < 50; attempt++) {
-            int base = freePort();
-            boolean free = base + count <= 65535;
-            for (int i = 1; free && i < count; i++) {
-                try (ServerSocket s = new ServerSocket(base + i)) {
-                    free = s.getLocalPort() == base + i;
-                } catch (IOException taken) {
-                    free = false;
+    /** A port p with p .. p + count - 1 free (the simulator binds its replicas there), in the range when one is set. */
+    static synchronized int freePorts(int count) throws IOException {
+        String range = System.getProperty(PORTS_PROPERTY);
+        if (range == null) {
+            for (int attempt = 0; attempt < 50; attempt++) {
+                int base;
+                try (ServerSocket socket = new ServerSocket(0)) {
+                    base = socket.getLocalPort();
+                }
+                if (base + count <= 65536 && free(base + 1, count - 1)) {
+                    return base;
                 }
             }
-            if (free) {
+            throw new IllegalStateException("found no " + count + " consecutive free ports");
+        }
+        String[] bounds = range.split("-", 2);
+        int low = Integer.parseInt(bounds[0].trim());
+        int high = Integer.parseInt(bounds[bounds.length - 1].trim());
+        int size = high - low + 1;
+        for (int tried = 0; tried < size; tried++) {
+            int base = low + (cursor++ % size);
+            if (base + count - 1 <= high && free(base, count)) {
+                cursor += count - 1;
                 return base;
             }
         }
-        throw new IllegalStateException("found no " + count + " consecutive free ports");
+        throw new IllegalStateException("found no " + count + " consecutive free ports in " + PORTS_PROPERTY + "="
+                + range);
+    }
+
+    private static boolean free(int from, int count) {
+        for (int port = from; port < from + count; port++) {
+            try (ServerSocket s = new ServerSocket(port)) {
+                if (s.getLocalPort() != port) {
+                    return false;
+                }
+            } catch (IOException taken) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Waits up to 30 s until something accepts connections on {@code port}. */

@@ -61,8 +61,10 @@ public final class SimulateBackendCommand implements Callable<Integer> {
     private double tokensPerSecond;
 
     @Option(names = "--prefix-cache-blocks", defaultValue = "0",
-            description = "Prefix-cache capacity of a replica in blocks (LRU; token blocks with --kv-events); cached "
-                    + "blocks skip their prefill; 0 = off, or " + SimulatorOptions.DEFAULT_KV_CACHE_BLOCKS
+            description = "Prefix-cache capacity of a replica in blocks (token blocks with --kv-events); cached "
+                    + "blocks skip their prefill; a prompt's blocks are stored at its first token and held until the "
+                    + "request ends, the least recently released evicted first; "
+                    + "0 = off, or " + SimulatorOptions.DEFAULT_KV_CACHE_BLOCKS
                     + " with --kv-events (default: ${DEFAULT-VALUE}).")
     private int prefixCacheBlocks;
 

@@ -20,7 +20,8 @@ import java.util.concurrent.TimeUnit;
  * One chat, text completion or response from admission to its last byte: waits for a slot of the
  * {@link ConcurrencyGate}, looks its prompt up in the {@link PrefixCache}, then emits tokens on the
  * schedule of the {@link LatencyModel}, streamed as SSE or answered whole when the last token is
- * due. Its prompt's blocks enter the prefix cache when it ends after its prefill. Confined to the
+ * due. Its prompt's blocks enter the prefix cache (and are published) when its prefill ends, at its first token, as
+ * vLLM stores them after the step that computes them; it holds them until it ends. Confined to the
  * channel's event loop, except {@link #granted()}, which hops onto it. Every token that is already
  * due is written in one buffer, so at zero latency a whole answer is one write: the benchmark's
  * fast path.
@@ -46,6 +47,8 @@ final class Generation implements ConcurrencyGate.Waiter {
     private ScheduledFuture<?> timer;
     /** Prompt tokens the prefix cache held at the start, or {@link AnswerFormat#NO_PREFIX_CACHE}. */
     private int cachedTokens = AnswerFormat.NO_PREFIX_CACHE;
+    /** Its blocks in the prefix cache while it runs; null without a cache. */
+    private PrefixCache.Hold prefix;
 
     Generation(ChannelHandlerContext ctx, Simulation sim, CompletionRequest request, boolean keepAlive,
                Runnable onDone) {
@@ -100,8 +103,9 @@ final class Generation implements ConcurrencyGate.Waiter {
                     timer.cancel(false);
                 }
                 if (System.nanoTime() - firstTokenAt >= 0) {
-                    sim.prefilled(request); // the prefill was done: its blocks are computed
+                    sim.prefilled(prefix); // the prefill was done (if its timer has not run yet)
                 }
+                sim.ended(prefix);
                 sim.gate.release();
             }
             default -> {
@@ -119,12 +123,22 @@ final class Generation implements ConcurrencyGate.Waiter {
             tokens[i] = request.answer() != null ? request.answer()
                     : CompletionGenerator.tokens(request.hash().seed(), i, request.maxTokens());
         }
-        cachedTokens = sim.cachedTokens(request);
+        prefix = sim.started(request);
+        cachedTokens = sim.cachedTokens(request, prefix);
         firstTokenAt = System.nanoTime() + sim.latency.firstTokenDelayNanos(request.promptTokens(), cachedTokens);
+        runAt(firstTokenAt, this::prefillDone);
+    }
+
+    /** The first token is due: the prompt's blocks are computed and stored; then the answer goes on. */
+    private void prefillDone() {
+        if (state != State.RUNNING) {
+            return;
+        }
+        sim.prefilled(prefix);
         if (request.stream()) {
-            streamStep();
+            streamStep(); // headers go out with the first token, as vLLM's do
         } else if (sim.latency.sharesThroughput()) {
-            runAt(firstTokenAt, this::decodeStep); // the pace depends on the load: follow it token by token
+            decodeStep(); // the pace depends on the load: follow it token by token
         } else {
             runAt(firstTokenAt + sim.latency.tokenOffsetNanos(request.maxTokens() - 1), this::answerWhole);
         }
@@ -184,10 +198,6 @@ final class Generation implements ConcurrencyGate.Waiter {
         if (state != State.RUNNING) {
             return;
         }
-        if (firstTokenAt - System.nanoTime() > 0) {
-            runAt(firstTokenAt, this::streamStep); // headers go out with the first token, as vLLM's do
-            return;
-        }
         int total = request.maxTokens();
         StringBuilder out = new StringBuilder(256);
         if (emitted == 0) {
@@ -231,7 +241,7 @@ final class Generation implements ConcurrencyGate.Waiter {
 
     private void finish() {
         state = State.FINISHED;
-        sim.prefilled(request);
+        sim.ended(prefix);
         sim.gate.release();
         onDone.run();
     }

@@ -111,30 +111,43 @@ final class Simulation implements AutoCloseable {
     }
 
     /**
-     * Looks the prompt up in the prefix cache (counting the lookup) and returns the prompt tokens it holds:
-     * hit blocks × block size with token blocks, the hit characters' share of the prompt's tokens with character
-     * blocks, {@link AnswerFormat#NO_PREFIX_CACHE} without a cache.
+     * A request starts running: looks its prompt up in the prefix cache (counting the lookup) and holds the blocks it
+     * found until {@link #ended}; null without a prefix cache.
      */
-    int cachedTokens(CompletionRequest request) {
-        if (!options.prefixCacheEnabled()) {
+    PrefixCache.Hold started(CompletionRequest request) {
+        return options.prefixCacheEnabled() ? prefixCache.acquire(request.prefix()) : null;
+    }
+
+    /**
+     * The prompt tokens {@code hold} found cached: hit blocks × block size with token blocks, the hit characters'
+     * share of the prompt's tokens with character blocks, {@link AnswerFormat#NO_PREFIX_CACHE} without a cache.
+     */
+    int cachedTokens(CompletionRequest request, PrefixCache.Hold hold) {
+        if (hold == null) {
             return AnswerFormat.NO_PREFIX_CACHE;
         }
         PromptBlocks prefix = request.prefix();
-        int hitBlocks = prefixCache.lookup(prefix.chain());
         if (prefix.tokenized()) {
-            return hitBlocks * prefix.blockSize();
+            return hold.hits() * prefix.blockSize();
         }
-        return LatencyModel.cachedTokens(request.promptTokens(), prefix.chars(), hitBlocks * options.prefixBlockChars());
+        return LatencyModel.cachedTokens(request.promptTokens(), prefix.chars(), hold.hits() * options.prefixBlockChars());
     }
 
-    /** {@link #cachedTokens} then the modelled time from the start of generation to the first token. */
-    long firstTokenDelayNanos(CompletionRequest request) {
-        return latency.firstTokenDelayNanos(request.promptTokens(), Math.max(0, cachedTokens(request)));
+    /**
+     * The request's prefill is over (its first token is due): its blocks enter the prefix cache and, with KV events,
+     * are published — when vLLM publishes them, after the step that computed them — and stay held until it ends.
+     */
+    void prefilled(PrefixCache.Hold hold) {
+        if (hold != null) {
+            prefixCache.store(hold);
+        }
     }
 
-    /** The request's prefill is over: its blocks enter the prefix cache (and, with KV events, are published). */
-    void prefilled(CompletionRequest request) {
-        prefixCache.insert(request.prefix());
+    /** The request ended, answered or cancelled: its blocks become evictable. */
+    void ended(PrefixCache.Hold hold) {
+        if (hold != null) {
+            prefixCache.release(hold);
+        }
     }
 
     SimulatorStats stats() {

@@ -23,7 +23,7 @@ import java.util.Objects;
  * @param tokensPerSecond   decode throughput of the replica shared by its running sequences: each
  *                          sequence's time per output token is {@code max(tpot, running / tokensPerSecond)};
  *                          0 means unlimited, so every sequence decodes at {@code tpot}
- * @param prefixCacheBlocks capacity of the prefix cache in blocks (LRU); 0 turns it off
+ * @param prefixCacheBlocks capacity of the prefix cache in blocks (least recently released evicted first); 0 turns it off
  * @param prefixBlockChars  prompt characters per prefix-cache block (about 4 characters a token)
  * @param answers           labelled texts answered with their label's canonical answer; {@link AnswerBook#NONE}
  *                          generates every answer

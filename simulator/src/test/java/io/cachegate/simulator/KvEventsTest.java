@@ -107,7 +107,7 @@ class KvEventsTest {
 
     /**
      * Fills what the slow joiner missed from the replay socket (as a subscriber would), then receives until the last
-     * published batch is in and the replica's cache has stopped changing (its insert follows its answer), at most
+     * published batch is in and the replica's cache has stopped changing (an answer's end can still evict), at most
      * 10 s; returns the view built by applying every batch in order.
      */
     private static Set<Long> follow(BackendSimulator replica, KvEventClient client,
@@ -213,6 +213,41 @@ class KvEventsTest {
     }
 
     @Test
+    void slowDecode_promptBlocksPublishedAtFirstToken_beforeTheAnswerEnds() {
+        // 60 tokens at 50 ms: the answer ends ~3 s after its first token; vLLM publishes the prompt's blocks after the
+        // step that computed them, so they must arrive long before that, and a second request finds them meanwhile.
+        replicas = BackendSimulator.startReplicas(1, options(4096).withTtftMs(20).withTpotMs(50));
+        BackendSimulator replica = replicas.replica(0);
+        KvEventClient client = subscribe(replica);
+        warmUp(replica, client);
+        String user = "Where is my card?";
+        long[] chain = expectedChain("llama-3.1-8b", SYSTEMS.get(0), user);
+        String body = "{\"model\":\"llama-3.1-8b\",\"max_tokens\":60,\"messages\":[{\"role\":\"system\",\"content\":"
+                + quote(SYSTEMS.get(0)) + "},{\"role\":\"user\",\"content\":" + quote(user) + "}]}";
+
+        java.util.concurrent.CompletableFuture<java.net.http.HttpResponse<String>> first =
+                TestHttp.postAsync(replica, CHAT, body);
+        KvEventClient.Batch stored = null;
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (stored == null && System.nanoTime() < deadline) {
+            KvEventClient.Batch batch = client.receive(Duration.ofMillis(50));
+            if (batch != null && batch.events().stream().anyMatch(e -> e.get("type").equals("BlockStored")
+                    && KvEventClient.longs(e.get("block_hashes")).contains(chain[chain.length - 1]))) {
+                stored = batch;
+            }
+        }
+
+        assertThat(stored).as("the prompt's blocks were published").isNotNull();
+        assertThat(first).as("before its answer ended").isNotDone();
+        assertThat(replica.stats().completed()).isEqualTo(replica.stats().requests() - 1);
+        JsonNode second = json(post(replica, CHAT, body.replace("\"max_tokens\":60", "\"max_tokens\":1")).body());
+        assertThat(second.at("/usage/prompt_tokens_details/cached_tokens").asInt())
+                .as("a request started while the first decodes finds its prompt").isEqualTo(chain.length * BLOCK);
+        assertThat(first).as("still decoding").isNotDone();
+        assertThat(TestHttp.join(first).statusCode()).isEqualTo(200);
+    }
+
+    @Test
     void samePrompt_twoReplicasSameHashes_twoModelsNone() {
         replicas = BackendSimulator.startReplicas(2, options(4096));
         String user = "Where is my card?";
@@ -272,7 +307,7 @@ class KvEventsTest {
         TestHttp.awaitStats(replica, s -> s.completed() == 12);
         KvEventClient late = subscribe(replica);
         String replay = replica.stats().kvEvents().replayEndpoint();
-        // The insert follows the answer: ask again until the replica's cache has stopped changing.
+        // A request's end may evict after its answer left: ask again until the replica's cache has stopped changing.
         List<KvEventClient.Batch> all = late.replay(replay, 0);
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (!replayedView(all).equals(replica.cachedBlocks()) && System.nanoTime() < deadline) {

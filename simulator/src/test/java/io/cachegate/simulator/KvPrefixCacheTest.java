@@ -25,6 +25,17 @@ class KvPrefixCacheTest {
         return PromptBlocks.ofTokens("m", ids, BS);
     }
 
+    /** A request from start to end: finds what it finds, stores its prompt at its prefill, releases it at its end. */
+    private static void run(PrefixCache cache, PromptBlocks p) {
+        PrefixCache.Hold hold = cache.acquire(p);
+        cache.store(hold);
+        cache.release(hold);
+    }
+
+    private static java.util.Set<Long> keys(long... blocks) {
+        return java.util.Arrays.stream(blocks).boxed().collect(java.util.stream.Collectors.toSet());
+    }
+
     private Set<Long> replayed() {
         Set<Long> view = new HashSet<>();
         for (List<KvEvent> batch : batches) {
@@ -46,11 +57,11 @@ class KvPrefixCacheTest {
     }
 
     @Test
-    void insert_newPrompt_storesOneRunFromTheRoot() {
+    void store_newPrompt_storesOneRunFromTheRoot() {
         PrefixCache cache = new PrefixCache(10, sink);
         PromptBlocks p = prompt(0, 3);
 
-        cache.insert(p);
+        run(cache, p);
 
         assertThat(batches).hasSize(1);
         KvEvent.BlockStored stored = (KvEvent.BlockStored) batches.get(0).get(0);
@@ -61,14 +72,29 @@ class KvPrefixCacheTest {
     }
 
     @Test
-    void insert_extendedPrompt_storesOnlyTheNewTailWithItsParent() {
+    void store_atThePrefillsEnd_publishesBeforeTheRequestEnds() {
+        PrefixCache cache = new PrefixCache(10, sink);
+        PromptBlocks p = prompt(0, 3);
+        PrefixCache.Hold hold = cache.acquire(p);
+        assertThat(batches).as("a lookup publishes nothing").isEmpty();
+
+        cache.store(hold);
+
+        assertThat(batches).hasSize(1);
+        assertThat(replayed()).isEqualTo(keys(p.chain()));
+        cache.release(hold);
+        assertThat(batches).as("under capacity its end changes nothing").hasSize(1);
+    }
+
+    @Test
+    void store_extendedPrompt_storesOnlyTheNewTailWithItsParent() {
         PrefixCache cache = new PrefixCache(10, sink);
         int[] ids = {1, 2, 3, 4, 5, 6, 7, 8};
-        cache.insert(PromptBlocks.ofTokens("m", java.util.Arrays.copyOf(ids, 4), BS));
+        run(cache, PromptBlocks.ofTokens("m", java.util.Arrays.copyOf(ids, 4), BS));
 
         PromptBlocks longer = PromptBlocks.ofTokens("m", ids, BS);
-        cache.insert(longer);
-        cache.insert(longer); // nothing new: no batch
+        run(cache, longer);
+        run(cache, longer); // nothing new: no batch
 
         assertThat(batches).hasSize(2);
         KvEvent.BlockStored tail = (KvEvent.BlockStored) batches.get(1).get(0);
@@ -78,71 +104,63 @@ class KvPrefixCacheTest {
     }
 
     @Test
-    void insert_evicting_storesAndRemovesInOneBatch() {
+    void store_evicting_storesAndRemovesInOneBatch() {
         PrefixCache cache = new PrefixCache(4, sink);
         PromptBlocks a = prompt(0, 3);
         PromptBlocks b = prompt(100, 3);
-        cache.insert(a);
+        run(cache, a);
 
-        cache.insert(b);
+        run(cache, b);
 
         assertThat(batches).hasSize(2);
         List<KvEvent> second = batches.get(1);
         assertThat(second).hasSize(2);
         assertThat(((KvEvent.BlockStored) second.get(0)).blockHashes()).containsExactly(b.chain());
-        // a's tail went first (tail-first eviction): its head still hits.
+        // a's tail went first (released tail first): its head still hits.
         assertThat(((KvEvent.BlockRemoved) second.get(1)).blockHashes()).containsExactly(a.chain()[2], a.chain()[1]);
         assertThat(replayed()).isEqualTo(cache.blocks());
     }
 
     @Test
-    void insert_chainLongerThanCapacity_reportsOnlyWhatStays() {
+    void release_chainLongerThanCapacity_removesItsTailAtTheEnd() {
         PrefixCache cache = new PrefixCache(2, sink);
         PromptBlocks p = prompt(0, 5);
+        PrefixCache.Hold hold = cache.acquire(p);
 
-        cache.insert(p);
+        cache.store(hold);
+        assertThat(replayed()).as("held while it runs").isEqualTo(keys(p.chain()));
+        cache.release(hold);
 
-        assertThat(batches).hasSize(1);
-        assertThat(batches.get(0)).hasSize(1); // the evicted tail was never visible
-        assertThat(((KvEvent.BlockStored) batches.get(0).get(0)).blockHashes()).containsExactly(p.chain()[0],
-                p.chain()[1]);
-        assertThat(replayed()).isEqualTo(cache.blocks());
+        assertThat(batches).hasSize(2);
+        assertThat(((KvEvent.BlockRemoved) batches.get(1).get(0)).blockHashes()).containsExactly(p.chain()[4],
+                p.chain()[3], p.chain()[2]);
+        assertThat(replayed()).isEqualTo(cache.blocks()).isEqualTo(keys(p.chain()[0], p.chain()[1]));
     }
 
     @Test
-    void insert_cachedHeadEvictedAndStoredAgain_isNoEvent() {
-        // The head is the eldest entry: putting the tail first evicts it, then it is stored again.
-        PrefixCache cache = new PrefixCache(3, sink);
-        int[] ids = {1, 2, 3, 4, 5, 6};
-        PromptBlocks head = PromptBlocks.ofTokens("m", java.util.Arrays.copyOf(ids, 2), BS);
-        cache.insert(head);
-        cache.insert(prompt(100, 2));
-        PromptBlocks full = PromptBlocks.ofTokens("m", ids, BS);
-
-        cache.insert(full);
-
-        assertThat(replayed()).isEqualTo(cache.blocks());
-        assertThat(cache.blocks()).contains(full.chain()[0], full.chain()[1], full.chain()[2]);
-        for (KvEvent event : batches.get(2)) {
-            if (event instanceof KvEvent.BlockRemoved removed) {
-                assertThat(removed.blockHashes()).doesNotContain(full.chain()[0]);
-            }
-        }
-    }
-
-    @Test
-    void randomWorkload_replayedEventsAlwaysEqualTheCache() {
+    void randomConcurrentRequests_replayedEventsAlwaysEqualTheCache() {
         java.util.Random random = new java.util.Random(7);
         PrefixCache cache = new PrefixCache(12, sink);
-        for (int i = 0; i < 500; i++) {
-            int[] ids = new int[BS * (1 + random.nextInt(8))];
-            int family = random.nextInt(4);
-            for (int t = 0; t < ids.length; t++) {
-                ids[t] = t < 6 ? family * 1000 + t : random.nextInt(3) + t * 10; // shared heads, few variants
+        List<PrefixCache.Hold> running = new ArrayList<>();
+        List<PrefixCache.Hold> prefilled = new ArrayList<>();
+        for (int i = 0; i < 2_000; i++) {
+            int op = random.nextInt(3);
+            if (op == 0 || running.isEmpty() && prefilled.isEmpty()) {
+                int[] ids = new int[BS * (1 + random.nextInt(8))];
+                int family = random.nextInt(4);
+                for (int t = 0; t < ids.length; t++) {
+                    ids[t] = t < 6 ? family * 1000 + t : random.nextInt(3) + t * 10; // shared heads, few variants
+                }
+                running.add(cache.acquire(PromptBlocks.ofTokens("m", ids, BS)));
+            } else if (op == 1 && !running.isEmpty()) {
+                PrefixCache.Hold hold = running.remove(random.nextInt(running.size()));
+                cache.store(hold);
+                prefilled.add(hold);
+            } else {
+                List<PrefixCache.Hold> from = prefilled.isEmpty() || !running.isEmpty() && random.nextInt(5) == 0
+                        ? running : prefilled; // now and then one cancelled before its prefill ended
+                cache.release(from.remove(random.nextInt(from.size())));
             }
-            PromptBlocks p = PromptBlocks.ofTokens("m", ids, BS);
-            cache.lookup(p.chain());
-            cache.insert(p);
             assertThat(replayed()).isEqualTo(cache.blocks());
         }
     }
@@ -151,7 +169,7 @@ class KvPrefixCacheTest {
     void charBlocks_publishNothing() {
         PrefixCache cache = new PrefixCache(10, sink);
 
-        cache.insert(PromptBlocks.of("m", "x".repeat(100), 10));
+        run(cache, PromptBlocks.of("m", "x".repeat(100), 10));
 
         assertThat(batches).isEmpty();
         assertThat(cache.snapshot().blocksCached()).isEqualTo(10);

@@ -6,11 +6,28 @@ import org.junit.jupiter.api.Test;
 
 class PrefixCacheTest {
 
+    /** A prompt of one-token blocks: block i holds {@code ids[i]}, so equal leading ids mean equal leading blocks. */
+    private static PromptBlocks prompt(int... ids) {
+        return PromptBlocks.ofTokens("m", ids, 1);
+    }
+
+    /** A request from start to end: finds what it finds, stores its prompt at its prefill, releases it at its end. */
+    private static int run(PrefixCache cache, PromptBlocks p) {
+        PrefixCache.Hold hold = cache.acquire(p);
+        cache.store(hold);
+        cache.release(hold);
+        return hold.hits();
+    }
+
+    private static java.util.Set<Long> keys(long... blocks) {
+        return java.util.Arrays.stream(blocks).boxed().collect(java.util.stream.Collectors.toSet());
+    }
+
     @Test
-    void lookup_emptyCache_missesAndCountsQueriedBlocks() {
+    void acquire_emptyCache_missesAndCountsQueriedBlocks() {
         PrefixCache cache = new PrefixCache(8);
 
-        assertThat(cache.lookup(new long[] {1, 2, 3})).isZero();
+        assertThat(cache.acquire(prompt(1, 2, 3)).hits()).isZero();
 
         PrefixCache.Snapshot s = cache.snapshot();
         assertThat(s.blocksQueried()).isEqualTo(3);
@@ -19,11 +36,11 @@ class PrefixCacheTest {
     }
 
     @Test
-    void lookup_afterInsert_hitsEveryBlock() {
+    void acquire_afterARequestRan_hitsEveryBlock() {
         PrefixCache cache = new PrefixCache(8);
-        cache.insert(new long[] {1, 2, 3});
+        run(cache, prompt(1, 2, 3));
 
-        assertThat(cache.lookup(new long[] {1, 2, 3})).isEqualTo(3);
+        assertThat(cache.acquire(prompt(1, 2, 3)).hits()).isEqualTo(3);
 
         PrefixCache.Snapshot s = cache.snapshot();
         assertThat(s.blocksHit()).isEqualTo(3);
@@ -33,69 +50,142 @@ class PrefixCacheTest {
     }
 
     @Test
-    void lookup_chainDiverges_countsOnlyLeadingHits() {
+    void acquire_beforeTheOtherRequestsPrefillEnds_misses() {
         PrefixCache cache = new PrefixCache(8);
-        cache.insert(new long[] {1, 2, 3});
+        PrefixCache.Hold first = cache.acquire(prompt(1, 2, 3));
 
-        // A longer prompt with the same two first blocks, then another third block: 2 hits of 4.
-        assertThat(cache.lookup(new long[] {1, 2, 9, 10})).isEqualTo(2);
-        assertThat(cache.snapshot().blocksQueried()).isEqualTo(4);
-        assertThat(cache.snapshot().blocksHit()).isEqualTo(2);
+        assertThat(cache.acquire(prompt(1, 2, 3)).hits()).as("still being computed").isZero();
+        cache.store(first);
+        assertThat(cache.acquire(prompt(1, 2, 3)).hits()).as("stored at its prefill's end, before it ends").isEqualTo(3);
     }
 
     @Test
-    void lookup_missingHeadBlock_hitsNothingEvenIfLaterBlocksAreCached() {
+    void acquire_chainDiverges_countsOnlyLeadingHits() {
         PrefixCache cache = new PrefixCache(8);
-        cache.insert(new long[] {2, 3});
+        run(cache, prompt(1, 2, 3));
+        PrefixCache.Snapshot before = cache.snapshot();
 
-        assertThat(cache.lookup(new long[] {1, 2, 3})).isZero();
+        // A longer prompt with the same two first blocks, then another third block: 2 hits of 4.
+        assertThat(cache.acquire(prompt(1, 2, 9, 10)).hits()).isEqualTo(2);
+        assertThat(cache.snapshot().blocksQueried() - before.blocksQueried()).isEqualTo(4);
+        assertThat(cache.snapshot().blocksHit() - before.blocksHit()).isEqualTo(2);
+    }
+
+    @Test
+    void acquire_missingHeadBlock_hitsNothingEvenIfLaterBlocksAreCached() {
+        PrefixCache cache = new PrefixCache(8);
+        run(cache, prompt(1, 2, 3));
+
+        assertThat(cache.acquire(prompt(7, 2, 3)).hits()).isZero(); // chained: block 2 after 7 is another block
         assertThat(cache.snapshot().hitRequests()).isZero();
     }
 
     @Test
-    void insert_overCapacity_evictsLeastRecentlyUsed() {
+    void store_overCapacity_evictsLeastRecentlyReleased() {
         PrefixCache cache = new PrefixCache(2);
-        cache.insert(new long[] {1});
-        cache.insert(new long[] {2});
-        cache.lookup(new long[] {1}); // 1 becomes more recent than 2
+        PromptBlocks one = prompt(1);
+        PromptBlocks two = prompt(2);
+        run(cache, one);
+        run(cache, two);
+        run(cache, one); // 1 is released again: more recent than 2
 
-        cache.insert(new long[] {3});
+        run(cache, prompt(3));
 
-        assertThat(cache.contains(1)).isTrue();
-        assertThat(cache.contains(2)).isFalse();
-        assertThat(cache.contains(3)).isTrue();
+        assertThat(cache.contains(one.chain()[0])).isTrue();
+        assertThat(cache.contains(two.chain()[0])).isFalse();
         assertThat(cache.snapshot().blocksCached()).isEqualTo(2);
     }
 
     @Test
-    void insert_chainLongerThanCapacity_keepsTheHeadAndEvictsTheTail() {
+    void release_chainLongerThanCapacity_keepsTheHeadAndEvictsTheTail() {
         PrefixCache cache = new PrefixCache(2);
+        PromptBlocks p = prompt(1, 2, 3);
+        PrefixCache.Hold hold = cache.acquire(p);
+        cache.store(hold);
 
-        cache.insert(new long[] {1, 2, 3});
+        assertThat(cache.snapshot().blocksCached()).as("all held while it runs").isEqualTo(3);
+        cache.release(hold);
 
-        assertThat(cache.contains(1)).isTrue();
-        assertThat(cache.contains(2)).isTrue();
-        assertThat(cache.contains(3)).isFalse();
-        assertThat(cache.lookup(new long[] {1, 2, 3})).isEqualTo(2);
+        assertThat(cache.blocks()).isEqualTo(keys(p.chain()[0], p.chain()[1]));
+        assertThat(cache.acquire(p).hits()).isEqualTo(2);
     }
 
     @Test
-    void insert_newChain_evictsTailOfOlderChainFirst() {
+    void store_newChain_evictsTailOfOlderChainFirst() {
         PrefixCache cache = new PrefixCache(4);
-        cache.insert(new long[] {1, 2, 3});
+        PromptBlocks p = prompt(1, 2, 3);
+        run(cache, p);
 
-        cache.insert(new long[] {7});
-        cache.insert(new long[] {8});
+        run(cache, prompt(7));
+        run(cache, prompt(8));
 
-        assertThat(cache.lookup(new long[] {1, 2, 3})).isEqualTo(2); // block 3 went first: the head still hits
+        assertThat(cache.acquire(p).hits()).isEqualTo(2); // block 3 went first: the head still hits
+    }
+
+    @Test
+    void store_blocksARunningRequestHolds_areNeverEvicted() {
+        PrefixCache cache = new PrefixCache(3);
+        PromptBlocks running = prompt(1, 2, 3);
+        PrefixCache.Hold hold = cache.acquire(running);
+        cache.store(hold);
+
+        run(cache, prompt(7, 8)); // over capacity: only its own blocks, released, can go
+
+        for (long block : running.chain()) {
+            assertThat(cache.contains(block)).isTrue();
+        }
+        assertThat(cache.snapshot().blocksCached()).isEqualTo(3);
+    }
+
+    @Test
+    void store_blocksFoundAtTheStart_areHeldUntilTheEnd() {
+        PrefixCache cache = new PrefixCache(3);
+        PromptBlocks shared = prompt(1, 2, 3);
+        run(cache, shared);
+        PrefixCache.Hold reader = cache.acquire(shared); // hits all three, holds them
+
+        run(cache, prompt(7, 8, 9));
+
+        assertThat(cache.blocks()).isEqualTo(keys(shared.chain()));
+        cache.release(reader);
+        run(cache, prompt(7, 8, 9));
+        assertThat(cache.contains(shared.chain()[0])).isFalse();
+    }
+
+    @Test
+    void release_twice_releasesOnce() {
+        PrefixCache cache = new PrefixCache(2);
+        PromptBlocks shared = prompt(1);
+        run(cache, shared);
+        PrefixCache.Hold a = cache.acquire(shared);
+        PrefixCache.Hold b = cache.acquire(shared); // both hold block 1
+
+        cache.release(a);
+        cache.release(a);
+        run(cache, prompt(5));
+        run(cache, prompt(6));
+
+        assertThat(cache.contains(shared.chain()[0])).as("b still holds it").isTrue();
+        cache.release(b);
+    }
+
+    @Test
+    void store_afterRelease_storesNothing() {
+        PrefixCache cache = new PrefixCache(8);
+        PrefixCache.Hold cancelled = cache.acquire(prompt(1, 2));
+        cache.release(cancelled); // cancelled before its prefill ended
+
+        cache.store(cancelled);
+
+        assertThat(cache.snapshot().blocksCached()).isZero();
     }
 
     @Test
     void capacityZero_isOff() {
         PrefixCache cache = new PrefixCache(0);
-        cache.insert(new long[] {1});
+        run(cache, prompt(1));
 
-        assertThat(cache.lookup(new long[] {1})).isZero();
+        assertThat(cache.acquire(prompt(1)).hits()).isZero();
         assertThat(cache.snapshot()).isEqualTo(new PrefixCache.Snapshot(0, 0, 0, 0, 0));
     }
 }

@@ -22,14 +22,23 @@ class PrefixTtftTest {
                 .withPrefixCacheBlocks(prefixCacheBlocks).withPrefixBlockChars(256));
     }
 
+    /** {@code request} runs from start to end: returns its modelled time to first token; its blocks stay cached. */
+    private static long runWhole(Simulation sim, CompletionRequest request) {
+        PrefixCache.Hold hold = sim.started(request);
+        long delay = sim.latency.firstTokenDelayNanos(request.promptTokens(),
+                Math.max(0, sim.cachedTokens(request, hold)));
+        sim.prefilled(hold);
+        sim.ended(hold);
+        return delay;
+    }
+
     @Test
     void firstTokenDelay_samePrefixAgain_isShorterAndCountsHits() {
         Simulation sim = simulation(100);
         CompletionRequest first = chat(sim, "What is a cache?");
 
-        long cold = sim.firstTokenDelayNanos(first);
-        sim.prefilled(first);
-        long warm = sim.firstTokenDelayNanos(chat(sim, "What is a prefix?"));
+        long cold = runWhole(sim, first);
+        long warm = runWhole(sim, chat(sim, "What is a prefix?"));
 
         assertThat(cold).isEqualTo(50_000_000L + first.promptTokens() * 1_000_000L);
         assertThat(warm).isLessThan(cold / 2); // four of the five blocks were cached
@@ -45,10 +54,10 @@ class PrefixTtftTest {
     void firstTokenDelay_cacheOff_isTheOldModel() {
         Simulation sim = simulation(0);
         CompletionRequest request = chat(sim, "What is a cache?");
-        sim.prefilled(request);
+        runWhole(sim, request);
 
         assertThat(request.prefix().chain()).isEmpty(); // prompts are not even cut
-        assertThat(sim.firstTokenDelayNanos(request)).isEqualTo(sim.latency.firstTokenDelayNanos(request.promptTokens()));
+        assertThat(runWhole(sim, request)).isEqualTo(sim.latency.firstTokenDelayNanos(request.promptTokens()));
         assertThat(sim.stats().prefixBlocksQueried()).isZero();
     }
 
@@ -56,13 +65,13 @@ class PrefixTtftTest {
     void firstTokenDelay_otherModel_missesTheCache() {
         Simulation sim = simulation(100);
         CompletionRequest llama = chat(sim, "q");
-        sim.prefilled(llama);
+        runWhole(sim, llama);
 
         String body = "{\"model\":\"qwen2.5-0.5b\",\"messages\":[{\"role\":\"system\",\"content\":\"" + SYSTEM + "\"},"
                 + "{\"role\":\"user\",\"content\":\"q\"}]}";
         CompletionRequest qwen = CompletionRequest.parse(CompletionRequest.Kind.CHAT, json(body),
                 sim.options.models(), 64, sim.prefixBlockChars());
 
-        assertThat(sim.firstTokenDelayNanos(qwen)).isEqualTo(sim.latency.firstTokenDelayNanos(qwen.promptTokens()));
+        assertThat(runWhole(sim, qwen)).isEqualTo(sim.latency.firstTokenDelayNanos(qwen.promptTokens()));
     }
 }
