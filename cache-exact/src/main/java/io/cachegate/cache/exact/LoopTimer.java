@@ -55,6 +55,8 @@ final class LoopTimer implements Timer {
         // Set right after scheduling, before the task can run on this loop; volatile for a cancel from another loop (a
         // command sent on a connection whose loop is not the caller's, while the slots learn their loops).
         private volatile ScheduledFuture<?> scheduled;
+        // Set before the task runs, as the wheel's timeouts do: the scheduled future is done only after it returns.
+        private volatile boolean expired;
 
         LoopTimeout(Timer timer, TimerTask task) {
             this.timer = timer;
@@ -63,6 +65,7 @@ final class LoopTimer implements Timer {
 
         @Override
         public void run() {
+            expired = true;
             try {
                 task.run(this);
             } catch (Throwable t) {
@@ -82,7 +85,7 @@ final class LoopTimer implements Timer {
 
         @Override
         public boolean isExpired() {
-            return scheduled.isDone() && !scheduled.isCancelled();
+            return expired;
         }
 
         @Override
