@@ -110,7 +110,7 @@ final class BenchPrefixAffinityCommand extends Scenario {
 
     @Option(names = "--access-logs",
             description = "A directory for the gateways' access logs, one file per run and gateway "
-                    + "(<balance>-g<n>-r<round>.log: kv_blocks, kv_hold_ms, upstream times per request); none by default.")
+                    + "(<balance>-g<n>-r<round>.log: kv_blocks, upstream times per request); none by default.")
     Path accessLogs;
 
     @Mixin

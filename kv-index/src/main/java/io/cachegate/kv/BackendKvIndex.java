@@ -1,7 +1,6 @@
 package io.cachegate.kv;
 
 import java.util.List;
-import java.util.Optional;
 
 /**
  * What each replica of one backend holds, for routing: the prompt tokens each would not have to prefill. The
@@ -81,38 +80,6 @@ public final class BackendKvIndex {
             blocks[i] = n;
         }
         return new Match(promptTokens.length, keys.length, held, blocks, keys);
-    }
-
-    /**
-     * Whether a prompt with these tokens should wait before it is routed ({@link KvHold}): some replica is computing
-     * at least {@link KvHold#MIN_BLOCKS} more of its leading blocks, for a request this gateway sent there, than any
-     * replica's events show held. Empty when none is, or when that request was routed {@link KvHold#MAX_NANOS} ago.
-     */
-    public Optional<KvHold> hold(int[] promptTokens, long now) {
-        long[] keys = BlockKeys.of(promptTokens, blockSize());
-        ReplicaBlocks.Head[] heads = new ReplicaBlocks.Head[feeds.size()];
-        int mostHeld = 0;
-        for (int i = 0; i < heads.length; i++) {
-            heads[i] = feeds.get(i).blocks().head(keys, now);
-            mostHeld = Math.max(mostHeld, heads[i].heldBlocks());
-        }
-        int best = -1;
-        for (int i = 0; i < heads.length; i++) {
-            ReplicaBlocks.Head h = heads[i];
-            int ahead = h.heldBlocks() + h.pendingBlocks();
-            if (h.pendingBlocks() >= KvHold.MIN_BLOCKS && ahead - mostHeld >= KvHold.MIN_BLOCKS
-                    && (best < 0 || ahead > heads[best].heldBlocks() + heads[best].pendingBlocks())) {
-                best = i;
-            }
-        }
-        if (best < 0) {
-            return Optional.empty();
-        }
-        long deadline = heads[best].pendingSince() + KvHold.MAX_NANOS;
-        if (deadline - now <= 0) {
-            return Optional.empty();
-        }
-        return Optional.of(new KvHold(feeds.get(best).blocks(), best, keys, heads[best].pendingBlocks(), deadline));
     }
 
     /**

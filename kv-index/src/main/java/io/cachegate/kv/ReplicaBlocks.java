@@ -135,39 +135,6 @@ public final class ReplicaBlocks {
         return routedAt;
     }
 
-    /**
-     * The head of {@code promptKeys} as this replica's events show it and as this gateway's own sends add to it: the
-     * leading run of blocks held (any medium), the run of pending blocks right after it ({@link #routed}: being
-     * computed for a request sent here, not stored yet), and when the first of those was routed here (0 without).
-     */
-    public Head head(long[] promptKeys, long now) {
-        int heldRun = 0;
-        while (heldRun < promptKeys.length && held.containsKey(promptKeys[heldRun])) {
-            heldRun++;
-        }
-        int pendingRun = 0;
-        long routedAt = 0;
-        while (heldRun + pendingRun < promptKeys.length) {
-            long since = pendingSince(promptKeys[heldRun + pendingRun], now);
-            if (since == NOT_PENDING) {
-                break;
-            }
-            if (pendingRun == 0) {
-                routedAt = since;
-            }
-            pendingRun++;
-        }
-        return new Head(heldRun, pendingRun, routedAt);
-    }
-
-    /**
-     * @param heldBlocks the prompt's leading blocks this replica's events show it holds
-     * @param pendingBlocks the blocks after those that a request this gateway sent here is computing now
-     * @param pendingSince when the first pending block was routed here ({@link System#nanoTime()}; 0 without)
-     */
-    public record Head(int heldBlocks, int pendingBlocks, long pendingSince) {
-    }
-
     /** Receives one block of a snapshot: the engine's hash, the gateway's key, the media bits holding it. */
     interface BlockVisitor {
         void block(long engineHash, long key, int media);

@@ -14,7 +14,14 @@ import java.util.Set;
  * A replica's prefix cache: prompt blocks keyed by chained block hashes (see {@link PromptBlocks}), so a block hits
  * only when the whole prompt before it matches too, reference-counted as vLLM's block pool counts them. A running
  * request holds its prompt's blocks ({@link Hold}): the leading blocks it found from its start, the rest from the end
- * of its prefill (when vLLM has computed them and publishes them) until it ends. Only blocks no running request holds
+ * of its prefill (when vLLM has computed them and publishes them) until it ends.
+ *
+ * <p>Blocks being computed count as found, as in vLLM: its scheduler caches a block when it schedules the step that
+ * computes it and runs one step at a time, so a request that arrives while another's prefill computes its prefix is
+ * scheduled after that step with those blocks cached. Here a request that finds leading blocks another request's
+ * prefill is computing ({@code pending}) counts them as hits and starts its own prefill when that prefill ends
+ * ({@link Hold#firstTokenAt()}). The pending blocks are only those of running prefills: bounded by the running
+ * requests. Only blocks no running request holds
  * can be evicted, least recently released first; a request releases its blocks tail first, so eviction takes a
  * chain's tail before its head (vLLM frees them in the same order: a head without its tail still hits, a tail without
  * its head never does). The capacity bounds the cached blocks; when running requests alone hold more, the cache keeps
@@ -29,7 +36,8 @@ import java.util.Set;
 final class PrefixCache {
 
     /** The counters and the occupancy at one instant. */
-    record Snapshot(long blocksQueried, long blocksHit, long hitRequests, int blocksCached, int capacity) {
+    record Snapshot(long blocksQueried, long blocksHit, long hitRequests, long waitRequests, int blocksCached,
+                    int capacity) {
     }
 
     /**
@@ -41,18 +49,37 @@ final class PrefixCache {
         private final int hits;
         /** Leading blocks of the prompt this request holds. */
         private int held;
+        private final long firstTokenAt;
+        /** Its prefill's blocks are registered as being computed until it stores them or ends. */
+        private boolean computing;
         private boolean released;
 
-        private Hold(PromptBlocks prompt, int hits) {
+        private Hold(PromptBlocks prompt, int hits, int held, long firstTokenAt) {
             this.prompt = prompt;
             this.hits = hits;
-            this.held = hits;
+            this.held = held;
+            this.firstTokenAt = firstTokenAt;
         }
 
-        /** Leading blocks of the prompt the cache held when the request started. */
+        /** Leading blocks of the prompt the cache held or was computing when the request started. */
         int hits() {
             return hits;
         }
+
+        /** When its prefill ends ({@link System#nanoTime()}): after the prefills computing its hits, then its own. */
+        long firstTokenAt() {
+            return firstTokenAt;
+        }
+    }
+
+    /** When a request's prefill ends, given the leading blocks it found and when the prefill may start. */
+    @FunctionalInterface
+    interface PrefillClock {
+        long firstTokenAt(int foundBlocks, long startAt);
+    }
+
+    /** A block a running prefill is computing, and when that prefill ends. */
+    private record Pending(Hold owner, long doneAt) {
     }
 
     private final int capacity;
@@ -60,10 +87,13 @@ final class PrefixCache {
     private final Map<Long, Integer> refs = new HashMap<>();
     /** The cached blocks no request holds, the next to evict first. */
     private final LinkedHashSet<Long> evictable = new LinkedHashSet<>();
+    /** Blocks that running prefills are computing, not cached yet. */
+    private final Map<Long, Pending> pending = new HashMap<>();
     private final KvEventSink events;
     private long blocksQueried;
     private long blocksHit;
     private long hitRequests;
+    private long waitingRequests;
 
     PrefixCache(int capacity) {
         this(capacity, null);
@@ -78,28 +108,54 @@ final class PrefixCache {
         this.events = events;
     }
 
+    /** {@link #acquire(PromptBlocks, long, PrefillClock)} for a prefill that takes no time. */
+    Hold acquire(PromptBlocks prompt) {
+        return acquire(prompt, System.nanoTime(), (found, startAt) -> startAt);
+    }
+
     /**
-     * A request starts: counts the leading blocks of {@code prompt} that are cached (the lookup is counted) and holds
-     * them, so they stay while it runs.
+     * A request starts at {@code now}: counts the leading blocks of {@code prompt} that are cached or being computed
+     * (the lookup is counted), holds the cached ones so they stay while it runs, and registers the rest of its prompt
+     * as being computed until its prefill ends — which {@code clock} tells from the blocks found and from when the
+     * prefills computing them end.
      */
-    synchronized Hold acquire(PromptBlocks prompt) {
+    synchronized Hold acquire(PromptBlocks prompt, long now, PrefillClock clock) {
         long[] chain = prompt.chain();
         if (capacity == 0 || chain.length == 0) {
-            return new Hold(prompt, 0);
+            return new Hold(prompt, 0, 0, clock.firstTokenAt(0, now));
         }
-        int hits = 0;
-        while (hits < chain.length && refs.containsKey(chain[hits])) {
-            hits++;
+        int cached = 0;
+        while (cached < chain.length && refs.containsKey(chain[cached])) {
+            cached++;
         }
-        for (int i = 0; i < hits; i++) {
+        int found = cached;
+        long startAt = now;
+        for (; found < chain.length; found++) {
+            Pending computing = pending.get(chain[found]);
+            if (computing != null) {
+                startAt = Math.max(startAt, computing.doneAt());
+            } else if (!refs.containsKey(chain[found])) {
+                break;
+            }
+        }
+        for (int i = 0; i < cached; i++) {
             hold(chain[i]);
         }
         blocksQueried += chain.length;
-        blocksHit += hits;
-        if (hits > 0) {
+        blocksHit += found;
+        if (found > 0) {
             hitRequests++;
         }
-        return new Hold(prompt, hits);
+        if (found > cached) {
+            waitingRequests++;
+        }
+        Hold hold = new Hold(prompt, found, cached, clock.firstTokenAt(found, startAt));
+        for (int i = found; i < chain.length; i++) {
+            if (!refs.containsKey(chain[i]) && pending.putIfAbsent(chain[i], new Pending(hold, hold.firstTokenAt)) == null) {
+                hold.computing = true;
+            }
+        }
+        return hold;
     }
 
     /**
@@ -110,6 +166,7 @@ final class PrefixCache {
     synchronized void store(Hold hold) {
         PromptBlocks prompt = hold.prompt;
         long[] chain = prompt.chain();
+        forgetComputing(hold);
         if (hold.released || capacity == 0 || hold.held == chain.length) {
             return;
         }
@@ -155,6 +212,7 @@ final class PrefixCache {
             return;
         }
         hold.released = true;
+        forgetComputing(hold); // cancelled before its prefill ended: it stores nothing
         for (int i = hold.held - 1; i >= 0; i--) {
             long key = hold.prompt.chain()[i];
             int count = refs.get(key) - 1;
@@ -166,6 +224,21 @@ final class PrefixCache {
         long[] evicted = evictOverCapacity();
         if (events != null && evicted.length > 0) {
             events.publish(List.of(new KvEvent.BlockRemoved(evicted)));
+        }
+    }
+
+    /** The blocks {@code hold}'s prefill was computing are no longer pending (stored, or never to be). */
+    private void forgetComputing(Hold hold) {
+        if (!hold.computing) {
+            return;
+        }
+        hold.computing = false;
+        long[] chain = hold.prompt.chain();
+        for (int i = hold.hits; i < chain.length; i++) {
+            Pending computing = pending.get(chain[i]);
+            if (computing != null && computing.owner() == hold) {
+                pending.remove(chain[i]);
+            }
         }
     }
 
@@ -203,6 +276,6 @@ final class PrefixCache {
     }
 
     synchronized Snapshot snapshot() {
-        return new Snapshot(blocksQueried, blocksHit, hitRequests, refs.size(), capacity);
+        return new Snapshot(blocksQueried, blocksHit, hitRequests, waitingRequests, refs.size(), capacity);
     }
 }

@@ -111,11 +111,16 @@ final class Simulation implements AutoCloseable {
     }
 
     /**
-     * A request starts running: looks its prompt up in the prefix cache (counting the lookup) and holds the blocks it
-     * found until {@link #ended}; null without a prefix cache.
+     * A request starts running at {@code now}: looks its prompt up in the prefix cache (counting the lookup), holds
+     * the blocks it found until {@link #ended} and works out when its first token is due (after the prefills
+     * computing blocks it found, then its own of the rest); null without a prefix cache.
      */
-    PrefixCache.Hold started(CompletionRequest request) {
-        return options.prefixCacheEnabled() ? prefixCache.acquire(request.prefix()) : null;
+    PrefixCache.Hold started(CompletionRequest request, long now) {
+        if (!options.prefixCacheEnabled()) {
+            return null;
+        }
+        return prefixCache.acquire(request.prefix(), now, (found, startAt) ->
+                startAt + latency.firstTokenDelayNanos(request.promptTokens(), cachedTokens(request, found)));
     }
 
     /**
@@ -123,14 +128,15 @@ final class Simulation implements AutoCloseable {
      * share of the prompt's tokens with character blocks, {@link AnswerFormat#NO_PREFIX_CACHE} without a cache.
      */
     int cachedTokens(CompletionRequest request, PrefixCache.Hold hold) {
-        if (hold == null) {
-            return AnswerFormat.NO_PREFIX_CACHE;
-        }
+        return hold == null ? AnswerFormat.NO_PREFIX_CACHE : cachedTokens(request, hold.hits());
+    }
+
+    private int cachedTokens(CompletionRequest request, int hitBlocks) {
         PromptBlocks prefix = request.prefix();
         if (prefix.tokenized()) {
-            return hold.hits() * prefix.blockSize();
+            return hitBlocks * prefix.blockSize();
         }
-        return LatencyModel.cachedTokens(request.promptTokens(), prefix.chars(), hold.hits() * options.prefixBlockChars());
+        return LatencyModel.cachedTokens(request.promptTokens(), prefix.chars(), hitBlocks * options.prefixBlockChars());
     }
 
     /**
@@ -156,7 +162,7 @@ final class Simulation implements AutoCloseable {
                 prefix.blocksCached(), events.endpoint(), events.replayEndpoint(), events.published(), events.dropped());
         return new SimulatorStats(requests.sum(), completed.sum(), cancelled.sum(), errors.sum(), hung.sum(),
                 gate.active(), gate.queued(), prefix.blocksQueried(), prefix.blocksHit(), prefix.hitRequests(),
-                prefix.blocksCached(), prefix.capacity(), embeddingInputs.sum(), kv);
+                prefix.waitRequests(), prefix.blocksCached(), prefix.capacity(), embeddingInputs.sum(), kv);
     }
 
     /** The publisher, or null without KV events. */

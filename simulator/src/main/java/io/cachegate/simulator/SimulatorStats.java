@@ -7,7 +7,8 @@ package io.cachegate.simulator;
  * away before the answer was complete; {@code active} and {@code queued} are gauges.
  *
  * <p>The prefix-cache fields count blocks: {@code prefixBlocksQueried} looked up,
- * {@code prefixBlocksHit} found, {@code prefixHitRequests} lookups with at least one block found;
+ * {@code prefixBlocksHit} found, {@code prefixHitRequests} lookups with at least one block found,
+ * {@code prefixWaitRequests} those that found blocks another request's prefill was computing (and waited for it);
  * {@code prefixBlocksCached} of {@code prefixCacheBlocks} (the capacity, 0 when the cache is off)
  * are in use. {@code embeddingInputs} counts the input items of embeddings calls (a batch of
  * five counts five), so a test can see how many items a caching proxy sent on.
@@ -16,8 +17,8 @@ package io.cachegate.simulator;
  */
 public record SimulatorStats(long requests, long completed, long cancelled, long errors, long hung,
                              int active, int queued, long prefixBlocksQueried, long prefixBlocksHit,
-                             long prefixHitRequests, int prefixBlocksCached, int prefixCacheBlocks,
-                             long embeddingInputs, KvEventStats kvEvents) {
+                             long prefixHitRequests, long prefixWaitRequests, int prefixBlocksCached,
+                             int prefixCacheBlocks, long embeddingInputs, KvEventStats kvEvents) {
 
     /**
      * A replica's KV-event publisher: {@code blocks} the token blocks it holds now (what a subscriber replaying
@@ -33,7 +34,7 @@ public record SimulatorStats(long requests, long completed, long cancelled, long
                           long prefixHitRequests, int prefixBlocksCached, int prefixCacheBlocks,
                           long embeddingInputs) {
         this(requests, completed, cancelled, errors, hung, active, queued, prefixBlocksQueried, prefixBlocksHit,
-                prefixHitRequests, prefixBlocksCached, prefixCacheBlocks, embeddingInputs, null);
+                prefixHitRequests, 0, prefixBlocksCached, prefixCacheBlocks, embeddingInputs, null);
     }
 
     /** The counters without embedding inputs counted. */
@@ -76,6 +77,7 @@ public record SimulatorStats(long requests, long completed, long cancelled, long
             json.append(",\"prefix_blocks_queried\":").append(prefixBlocksQueried)
                     .append(",\"prefix_blocks_hit\":").append(prefixBlocksHit)
                     .append(",\"prefix_hit_requests\":").append(prefixHitRequests)
+                    .append(",\"prefix_wait_requests\":").append(prefixWaitRequests)
                     .append(",\"prefix_blocks_cached\":").append(prefixBlocksCached)
                     .append(",\"prefix_cache_blocks\":").append(prefixCacheBlocks);
         }

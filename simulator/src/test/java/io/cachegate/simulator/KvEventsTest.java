@@ -248,6 +248,40 @@ class KvEventsTest {
     }
 
     @Test
+    void slowPrefill_aRequestArrivingMeanwhile_waitsForItAndFindsTheWholePrompt() {
+        // ~1.3 s of prefill at 5 ms a token: vLLM would schedule the second request after the step computing the
+        // first's prompt, with its blocks cached; the simulator must neither compute them again nor skip the wait.
+        replicas = BackendSimulator.startReplicas(1, options(4096).withTtftMs(20).withPrefillMsPerToken(5));
+        BackendSimulator replica = replicas.replica(0);
+        KvEventClient client = subscribe(replica);
+        warmUp(replica, client);
+        String user = "Where is my card?";
+        long[] chain = expectedChain("llama-3.1-8b", SYSTEMS.get(0), user);
+        String body = "{\"model\":\"llama-3.1-8b\",\"max_tokens\":1,\"messages\":[{\"role\":\"system\",\"content\":"
+                + quote(SYSTEMS.get(0)) + "},{\"role\":\"user\",\"content\":" + quote(user) + "}]}";
+        long firstPrefillMs = 20 + 5L * chain.length * BLOCK;
+
+        java.util.concurrent.CompletableFuture<java.net.http.HttpResponse<String>> first =
+                TestHttp.postAsync(replica, CHAT, body);
+        TestHttp.awaitStats(replica, s -> s.active() == 1);
+        long sent = System.nanoTime();
+        JsonNode second = json(post(replica, CHAT, body).body());
+        long secondMs = (System.nanoTime() - sent) / 1_000_000;
+
+        assertThat(second.at("/usage/prompt_tokens_details/cached_tokens").asInt())
+                .as("the prompt the first was computing counts as cached").isEqualTo(chain.length * BLOCK);
+        assertThat(secondMs).as("but only once the first's prefill is done").isGreaterThanOrEqualTo(firstPrefillMs / 2);
+        assertThat(TestHttp.join(first).statusCode()).isEqualTo(200);
+        assertThat(replica.stats().prefixWaitRequests()).isEqualTo(1);
+        long storedTail = 0;
+        for (KvEventClient.Batch batch; (batch = client.receive(Duration.ofMillis(300))) != null; ) {
+            storedTail += batch.events().stream().filter(e -> e.get("type").equals("BlockStored")
+                    && KvEventClient.longs(e.get("block_hashes")).contains(chain[chain.length - 1])).count();
+        }
+        assertThat(storedTail).as("stored and published once").isEqualTo(1);
+    }
+
+    @Test
     void samePrompt_twoReplicasSameHashes_twoModelsNone() {
         replicas = BackendSimulator.startReplicas(2, options(4096));
         String user = "Where is my card?";

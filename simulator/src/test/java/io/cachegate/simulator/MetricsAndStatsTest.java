@@ -116,10 +116,11 @@ class MetricsAndStatsTest {
 
         assertThat(stats.fieldNames()).toIterable().containsExactly("requests", "completed", "cancelled", "errors",
                 "hung", "active", "queued", "prefix_blocks_queried", "prefix_blocks_hit", "prefix_hit_requests",
-                "prefix_blocks_cached", "prefix_cache_blocks");
+                "prefix_wait_requests", "prefix_blocks_cached", "prefix_cache_blocks");
         assertThat(stats.get("prefix_blocks_queried").asLong()).isEqualTo(5 + 5 + 5);
         assertThat(stats.get("prefix_blocks_hit").asLong()).isEqualTo(5);
         assertThat(stats.get("prefix_hit_requests").asLong()).isEqualTo(1);
+        assertThat(stats.get("prefix_wait_requests").asLong()).as("one at a time: none found a prefill running").isZero();
         assertThat(stats.get("prefix_blocks_cached").asLong()).isEqualTo(10);
         assertThat(stats.get("prefix_cache_blocks").asLong()).isEqualTo(100);
         assertThat(sim.stats().prefixHitRate()).isEqualTo(5.0 / 15);

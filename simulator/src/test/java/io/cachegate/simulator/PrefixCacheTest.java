@@ -49,14 +49,48 @@ class PrefixCacheTest {
         assertThat(s.capacity()).isEqualTo(8);
     }
 
-    @Test
-    void acquire_beforeTheOtherRequestsPrefillEnds_misses() {
-        PrefixCache cache = new PrefixCache(8);
-        PrefixCache.Hold first = cache.acquire(prompt(1, 2, 3));
+    /** A clock whose prefill takes {@code perBlock} nanoseconds a block not found. */
+    private static PrefixCache.PrefillClock perBlock(int blocks, long perBlock) {
+        return (found, startAt) -> startAt + (blocks - found) * perBlock;
+    }
 
-        assertThat(cache.acquire(prompt(1, 2, 3)).hits()).as("still being computed").isZero();
+    @Test
+    void acquire_beforeTheOtherRequestsPrefillEnds_findsItBeingComputedAndStartsAtItsEnd() {
+        PrefixCache cache = new PrefixCache(8);
+        PrefixCache.Hold first = cache.acquire(prompt(1, 2, 3), 0, perBlock(3, 100));
+
+        PrefixCache.Hold second = cache.acquire(prompt(1, 2, 3, 4), 50, perBlock(4, 100));
+
+        assertThat(first.firstTokenAt()).isEqualTo(300);
+        assertThat(second.hits()).as("being computed: found, as vLLM's scheduler finds it").isEqualTo(3);
+        assertThat(second.firstTokenAt()).as("the first's prefill, then its own one block").isEqualTo(400);
+        assertThat(cache.snapshot().waitRequests()).isEqualTo(1);
+        assertThat(cache.snapshot().blocksCached()).as("nothing stored before a prefill ends").isZero();
+        PrefixCache.Hold third = cache.acquire(prompt(1, 2, 3, 4, 5), 60, perBlock(5, 100));
+        assertThat(third.hits()).as("chains on the second's block being computed too").isEqualTo(4);
+        assertThat(third.firstTokenAt()).isEqualTo(500);
+
         cache.store(first);
         assertThat(cache.acquire(prompt(1, 2, 3)).hits()).as("stored at its prefill's end, before it ends").isEqualTo(3);
+        cache.store(second);
+        cache.store(third);
+        assertThat(cache.blocks()).isEqualTo(keys(prompt(1, 2, 3, 4, 5).chain()));
+    }
+
+    @Test
+    void release_beforeItsPrefillEnded_itsBlocksAreNoLongerBeingComputed() {
+        PrefixCache cache = new PrefixCache(8);
+        PrefixCache.Hold cancelled = cache.acquire(prompt(1, 2, 3), 0, perBlock(3, 100));
+        PrefixCache.Hold waiting = cache.acquire(prompt(1, 2), 10, perBlock(2, 100));
+        cache.release(cancelled);
+
+        PrefixCache.Hold later = cache.acquire(prompt(1, 2, 3), 20, perBlock(3, 100));
+
+        assertThat(waiting.hits()).isEqualTo(2);
+        assertThat(later.hits()).as("nobody computes the third block now; the waiter's two it never registered").isZero();
+        assertThat(later.firstTokenAt()).isEqualTo(320);
+        cache.store(waiting); // the waiter stores what it counted found: cache and events stay one
+        assertThat(cache.blocks()).isEqualTo(keys(prompt(1, 2).chain()));
     }
 
     @Test
@@ -186,6 +220,6 @@ class PrefixCacheTest {
         run(cache, prompt(1));
 
         assertThat(cache.acquire(prompt(1)).hits()).isZero();
-        assertThat(cache.snapshot()).isEqualTo(new PrefixCache.Snapshot(0, 0, 0, 0, 0));
+        assertThat(cache.snapshot()).isEqualTo(new PrefixCache.Snapshot(0, 0, 0, 0, 0, 0));
     }
 }

@@ -24,7 +24,7 @@ class PrefixTtftTest {
 
     /** {@code request} runs from start to end: returns its modelled time to first token; its blocks stay cached. */
     private static long runWhole(Simulation sim, CompletionRequest request) {
-        PrefixCache.Hold hold = sim.started(request);
+        PrefixCache.Hold hold = sim.started(request, System.nanoTime());
         long delay = sim.latency.firstTokenDelayNanos(request.promptTokens(),
                 Math.max(0, sim.cachedTokens(request, hold)));
         sim.prefilled(hold);
@@ -73,5 +73,24 @@ class PrefixTtftTest {
                 sim.options.models(), 64, sim.prefixBlockChars());
 
         assertThat(runWhole(sim, qwen)).isEqualTo(sim.latency.firstTokenDelayNanos(qwen.promptTokens()));
+    }
+
+    @Test
+    void firstTokenDelay_prefixBeingComputed_waitsForThatPrefillThenCountsItCached() {
+        Simulation sim = simulation(100);
+        CompletionRequest first = chat(sim, "What is a cache?");
+        CompletionRequest second = chat(sim, "What is a prefix?");
+        long now = 1_000_000_000L;
+
+        PrefixCache.Hold computing = sim.started(first, now);
+        PrefixCache.Hold waiting = sim.started(second, now + 10_000_000L); // 10 ms into the first's prefill
+
+        long ownPrefill = sim.latency.firstTokenDelayNanos(second.promptTokens(), sim.cachedTokens(second, waiting));
+        assertThat(computing.firstTokenAt()).isEqualTo(now + sim.latency.firstTokenDelayNanos(first.promptTokens()));
+        assertThat(waiting.hits()).as("the system prompt's four blocks, being computed").isEqualTo(4);
+        assertThat(waiting.firstTokenAt()).as("its own prefill starts when the first's ends")
+                .isEqualTo(computing.firstTokenAt() + ownPrefill);
+        assertThat(sim.stats().prefixWaitRequests()).isEqualTo(1);
+        assertThat(sim.stats().prefixBlocksHit()).isEqualTo(4);
     }
 }

@@ -9,7 +9,6 @@ import io.cachegate.gateway.api.ErrorKind;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.Speculation;
 import io.cachegate.gateway.exchange.Stage;
-import io.cachegate.kv.KvHold;
 import io.cachegate.routing.ServeReason;
 import java.time.Duration;
 import java.util.Optional;
@@ -59,11 +58,6 @@ public final class AdmissionStage implements Stage {
             }
             if (t != null) {
                 planner.keepTokens(x, primary, t);
-                Optional<KvHold> hold = planner.kvHold(x, primary);
-                if (hold.isPresent()) {
-                    KvHoldWait.start(x, hold.get(), () -> plan(x, primary, trafficClass, next));
-                    return;
-                }
             } // a tokenizer failure: prefix affinity decides
             plan(x, primary, trafficClass, next);
         }));

@@ -13,7 +13,6 @@ import io.cachegate.gateway.api.OpenAiRequest;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.UsageTail;
 import io.cachegate.kv.BackendKvIndex;
-import io.cachegate.kv.KvHold;
 import io.cachegate.kv.PromptTokens;
 import io.cachegate.routing.FallbackResolver;
 import io.cachegate.routing.KvFigures;
@@ -159,19 +158,6 @@ public final class ServePlanner {
         PromptTokens tokenizer = kv.get().tokens().get();
         OpenAiRequest request = x.parsed();
         return backends.kv().tokenize(() -> KvPrompts.tokens(tokenizer, request)).orElse(null);
-    }
-
-    /**
-     * Whether {@code x}, whose prompt {@link #keepTokens} kept, should wait before {@link #plan}: a replica is
-     * computing its prefix for an earlier request this gateway sent there ({@link KvHold}). Empty otherwise.
-     */
-    Optional<KvHold> kvHold(Exchange x, BackendDispatch primary) {
-        Optional<KvIndexes.Entry> kv = backends.kv().of(primary.name());
-        KvTokens computed = x.get(KV_TOKENS);
-        if (kv.isEmpty() || computed == null || !computed.backend().equals(primary.name())) {
-            return Optional.empty();
-        }
-        return kv.get().index().hold(computed.tokens(), System.nanoTime());
     }
 
     /** Keeps {@code tokens}, {@code primary}'s tokenization of the prompt, for {@link #plan}; on the loop. */

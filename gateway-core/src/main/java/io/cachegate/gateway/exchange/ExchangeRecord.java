@@ -41,7 +41,6 @@ public final class ExchangeRecord {
     private String kvBlocks;
     private int uncachedEstimate = -1;
     private long queueWaitNanos = -1;
-    private long kvHoldNanos = -1;
     private String backend;
     /** Set when a hop of the route's fallback chain serves: its position (1 for the first) and its model. */
     private int fallbackHop;
@@ -313,18 +312,6 @@ public final class ExchangeRecord {
 
     public void kvBlocks(String perReplica) {
         this.kvBlocks = perReplica;
-    }
-
-    /**
-     * For a kv_aware backend: how long the request was held before routing while a replica computed its prefix for an
-     * earlier request (see {@code KvHold}); -1 when it was not held.
-     */
-    public long kvHoldNanos() {
-        return kvHoldNanos;
-    }
-
-    public void kvHoldNanos(long nanos) {
-        this.kvHoldNanos = nanos;
     }
 
     /**

@@ -49,7 +49,6 @@ final class AccessLine {
         millis(out, "queue_wait_ms", r.queueWaitNanos());
         string(out, "backend", r.backend());
         string(out, "kv_blocks", r.kvBlocks());
-        millis(out, "kv_hold_ms", r.kvHoldNanos());
         if (r.uncachedEstimate() >= 0) {
             out.writeNumberField("uncached_estimate", r.uncachedEstimate());
         }

@@ -278,9 +278,6 @@ final class ExchangeTrace implements RequestTrace, ResponseTap {
         setIfKnown(SpanAttributes.ORIGIN_REQUEST_ID, record.originRequestId());
         setIfKnown(SpanAttributes.BACKEND, record.backend());
         setIfKnown(SpanAttributes.KV_BLOCKS, record.kvBlocks());
-        if (record.kvHoldNanos() >= 0) {
-            server.setAttribute(SpanAttributes.KV_HOLD_MS, record.kvHoldNanos() / 1e6);
-        }
         server.end(now(), TimeUnit.NANOSECONDS);
     }
 

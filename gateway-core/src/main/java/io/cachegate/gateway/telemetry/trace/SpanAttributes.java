@@ -29,8 +29,6 @@ public final class SpanAttributes {
     public static final AttributeKey<String> BACKEND = AttributeKey.stringKey("cachegate.backend");
     /** kv_aware routing: the prompt's leading blocks each replica holds, over its full blocks ({@code 12,0,3/20}). */
     public static final AttributeKey<String> KV_BLOCKS = AttributeKey.stringKey("cachegate.kv_blocks");
-    /** Milliseconds a kv_aware request was held while a replica computed its prefix for an earlier one. */
-    public static final AttributeKey<Double> KV_HOLD_MS = AttributeKey.doubleKey("cachegate.kv_hold_ms");
     /** Which attempt an upstream call is: 1, or more after a retry or a fallback. */
     public static final AttributeKey<Long> ATTEMPT = AttributeKey.longKey("cachegate.upstream.attempt");
     /** What a link points at: {@code origin} (the request that generated the answer served). */
