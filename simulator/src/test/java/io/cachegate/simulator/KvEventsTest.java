@@ -222,8 +222,7 @@ class KvEventsTest {
         warmUp(replica, client);
         String user = "Where is my card?";
         long[] chain = expectedChain("llama-3.1-8b", SYSTEMS.get(0), user);
-        String body = "{\"model\":\"llama-3.1-8b\",\"max_tokens\":60,\"messages\":[{\"role\":\"system\",\"content\":"
-                + quote(SYSTEMS.get(0)) + "},{\"role\":\"user\",\"content\":" + quote(user) + "}]}";
+        String body = supportChat(user, 60);
 
         java.util.concurrent.CompletableFuture<java.net.http.HttpResponse<String>> first =
                 TestHttp.postAsync(replica, CHAT, body);
@@ -240,7 +239,7 @@ class KvEventsTest {
         assertThat(stored).as("the prompt's blocks were published").isNotNull();
         assertThat(first).as("before its answer ended").isNotDone();
         assertThat(replica.stats().completed()).isEqualTo(replica.stats().requests() - 1);
-        JsonNode second = json(post(replica, CHAT, body.replace("\"max_tokens\":60", "\"max_tokens\":1")).body());
+        JsonNode second = json(post(replica, CHAT, supportChat(user, 1)).body());
         assertThat(second.at("/usage/prompt_tokens_details/cached_tokens").asInt())
                 .as("a request started while the first decodes finds its prompt").isEqualTo(chain.length * BLOCK);
         assertThat(first).as("still decoding").isNotDone();
@@ -257,8 +256,7 @@ class KvEventsTest {
         warmUp(replica, client);
         String user = "Where is my card?";
         long[] chain = expectedChain("llama-3.1-8b", SYSTEMS.get(0), user);
-        String body = "{\"model\":\"llama-3.1-8b\",\"max_tokens\":1,\"messages\":[{\"role\":\"system\",\"content\":"
-                + quote(SYSTEMS.get(0)) + "},{\"role\":\"user\",\"content\":" + quote(user) + "}]}";
+        String body = supportChat(user, 1);
         long firstPrefillMs = 20 + 5L * chain.length * BLOCK;
 
         java.util.concurrent.CompletableFuture<java.net.http.HttpResponse<String>> first =
@@ -299,6 +297,12 @@ class KvEventsTest {
         Set<Long> shared = new HashSet<>(List.of(boxed(llama)));
         shared.retainAll(List.of(boxed(qwen)));
         assertThat(shared).as("two models never share a block").isEmpty();
+    }
+
+    /** A chat with the first system prompt and {@code user}, answered in {@code maxTokens} tokens. */
+    private static String supportChat(String user, int maxTokens) {
+        return "{\"model\":\"llama-3.1-8b\",\"max_tokens\":" + maxTokens + ",\"messages\":[{\"role\":\"system\","
+                + "\"content\":" + quote(SYSTEMS.get(0)) + "},{\"role\":\"user\",\"content\":" + quote(user) + "}]}";
     }
 
     /** A user message of several blocks of its own. */
