@@ -20,7 +20,8 @@ import java.util.concurrent.TimeUnit;
  * One chat, text completion or response from admission to its last byte: waits for a slot of the
  * {@link ConcurrencyGate}, looks its prompt up in the {@link PrefixCache}, then emits tokens on the
  * schedule of the {@link LatencyModel} (a prefix another request is computing is waited for, as vLLM's
- * one-step-at-a-time scheduler waits), streamed as SSE or answered whole when the last token is due. Its prompt's blocks enter the prefix cache (and are published) when its prefill ends, at its first token, as
+ * one-step-at-a-time scheduler waits), streamed as SSE or answered whole when the last token is due. Its
+ * prompt's blocks enter the prefix cache (and are published) when its prefill ends, at its first token, as
  * vLLM stores them after the step that computes them; it holds them until it ends. Confined to the
  * channel's event loop, except {@link #granted()}, which hops onto it. Every token that is already
  * due is written in one buffer, so at zero latency a whole answer is one write: the benchmark's

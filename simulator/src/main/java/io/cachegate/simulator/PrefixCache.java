@@ -14,19 +14,18 @@ import java.util.Set;
  * A replica's prefix cache: prompt blocks keyed by chained block hashes (see {@link PromptBlocks}), so a block hits
  * only when the whole prompt before it matches too, reference-counted as vLLM's block pool counts them. A running
  * request holds its prompt's blocks ({@link Hold}): the leading blocks it found from its start, the rest from the end
- * of its prefill (when vLLM has computed them and publishes them) until it ends.
- *
- * <p>Blocks being computed count as found, as in vLLM: its scheduler caches a block when it schedules the step that
- * computes it and runs one step at a time, so a request that arrives while another's prefill computes its prefix is
- * scheduled after that step with those blocks cached. Here a request that finds leading blocks another request's
- * prefill is computing ({@code pending}) counts them as hits and starts its own prefill when that prefill ends
- * ({@link Hold#firstTokenAt()}). The pending blocks are only those of running prefills: bounded by the running
- * requests. Only blocks no running request holds
+ * of its prefill (when vLLM has computed them and publishes them) until it ends. Only blocks no running request holds
  * can be evicted, least recently released first; a request releases its blocks tail first, so eviction takes a
  * chain's tail before its head (vLLM frees them in the same order: a head without its tail still hits, a tail without
  * its head never does). The capacity bounds the cached blocks; when running requests alone hold more, the cache keeps
  * them all until they end (vLLM would queue the request instead; the simulator's concurrency gate stands for that).
  * Shared by the replica's event loops, hence the lock; each call is O(blocks of one prompt).
+ *
+ * <p>Blocks being computed count as found, as in vLLM: its scheduler caches a block when it schedules the step that
+ * computes it and runs one step at a time, so a request that arrives while another's prefill computes its prefix is
+ * scheduled after that step with those blocks cached. Here a request that finds leading blocks another request's
+ * prefill is computing ({@code pending}) counts them as hits and starts its own prefill when that prefill ends
+ * ({@link Hold#firstTokenAt()}). Only running prefills' blocks are pending: bounded by the running requests.
  *
  * <p>With a {@link KvEventSink} (token blocks, {@code --kv-events}), each change is published under the same lock, so
  * batches leave in the order the cache changed: a prefill's end as its new blocks ({@code BlockStored} runs) and the
@@ -151,7 +150,8 @@ final class PrefixCache {
         }
         Hold hold = new Hold(prompt, found, cached, clock.firstTokenAt(found, startAt));
         for (int i = found; i < chain.length; i++) {
-            if (!refs.containsKey(chain[i]) && pending.putIfAbsent(chain[i], new Pending(hold, hold.firstTokenAt)) == null) {
+            if (!refs.containsKey(chain[i])
+                    && pending.putIfAbsent(chain[i], new Pending(hold, hold.firstTokenAt)) == null) {
                 hold.computing = true;
             }
         }
