@@ -29,7 +29,6 @@ public final class ReplicaBlocks {
      */
     private final ConcurrentHashMap<Long, Long> pending = new ConcurrentHashMap<>();
     static final long PENDING_NANOS = TimeUnit.SECONDS.toNanos(10);
-    private static final long NOT_PENDING = Long.MIN_VALUE;
     /** Pending blocks kept at most (beyond, the expired are purged, then new ones are not kept). */
     static final int MAX_PENDING = 65_536;
     private final LongAdder dropped = new LongAdder();
@@ -118,21 +117,17 @@ public final class ReplicaBlocks {
         }
     }
 
+    /** Whether the block keyed {@code key} was routed here under {@link #PENDING_NANOS} ago and not stored since. */
     private boolean isPending(long key, long now) {
-        return pendingSince(key, now) != NOT_PENDING;
-    }
-
-    /** When the block keyed {@code key} was routed here and not stored since, or {@link #NOT_PENDING}. */
-    private long pendingSince(long key, long now) {
         Long routedAt = pending.get(key);
         if (routedAt == null) {
-            return NOT_PENDING;
+            return false;
         }
         if (now - routedAt - PENDING_NANOS > 0) {
             pending.remove(key, routedAt);
-            return NOT_PENDING;
+            return false;
         }
-        return routedAt;
+        return true;
     }
 
     /** Receives one block of a snapshot: the engine's hash, the gateway's key, the media bits holding it. */

@@ -136,7 +136,8 @@ final class Simulation implements AutoCloseable {
         if (prefix.tokenized()) {
             return hitBlocks * prefix.blockSize();
         }
-        return LatencyModel.cachedTokens(request.promptTokens(), prefix.chars(), hitBlocks * options.prefixBlockChars());
+        return LatencyModel.cachedTokens(request.promptTokens(), prefix.chars(),
+                hitBlocks * options.prefixBlockChars());
     }
 
     /**
