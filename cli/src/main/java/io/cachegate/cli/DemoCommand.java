@@ -47,16 +47,17 @@ import picocli.CommandLine.Option;
 final class DemoCommand implements Callable<Integer> {
 
     private static final String MODEL = "llama-3.1-8b";
-    private static final String[] PROMPTS = {
-        "What is the capital of France?", "Summarise the plot of Hamlet in one sentence.",
-        "How do I reverse a list in Python?", "What is the boiling point of water at sea level?",
-        "Translate 'good morning' into Spanish.", "Explain TCP slow start briefly.",
-        "Give me a haiku about autumn.", "What does HTTP status 429 mean?",
+    /** The workload's prompts, each with its topic (the simulator's answer book answers a topic alike). */
+    static final String[][] PROMPTS = {
+        {"capital", "What is the capital of France?"}, {"hamlet", "Summarise the plot of Hamlet in one sentence."},
+        {"reverse", "How do I reverse a list in Python?"}, {"boiling", "What is the boiling point of water at sea level?"},
+        {"spanish", "Translate 'good morning' into Spanish."}, {"tcp", "Explain TCP slow start briefly."},
+        {"haiku", "Give me a haiku about autumn."}, {"http429", "What does HTTP status 429 mean?"},
     };
-    /** Rephrasings of some prompts, sent after them: answered by the semantic cache. */
-    private static final String[] PARAPHRASES = {
-        "What's the capital of France?", "How can I reverse a list in Python?",
-        "What does the HTTP status code 429 mean?", "Summarize the plot of Hamlet in one sentence.",
+    /** Rephrasings of some prompts, sent after them: answered by the semantic cache once it is sure enough. */
+    static final String[][] PARAPHRASES = {
+        {"capital", "What's the capital of France?"}, {"reverse", "How can I reverse a list in Python?"},
+        {"http429", "What does the HTTP status code 429 mean?"}, {"hamlet", "Summarize the plot of Hamlet in one sentence."},
     };
 
     @Option(names = "--requests", defaultValue = "40", description = "Requests to send (default ${DEFAULT-VALUE}).")
@@ -71,7 +72,7 @@ final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Path index = Files.createTempDirectory("cachegate-demo-index");
-        AnswerBook answers = AnswerBook.load(DemoSemantic.writeAnswers(index));
+        AnswerBook answers = AnswerBook.load(DemoSemantic.writeAnswers(index, PROMPTS, PARAPHRASES));
         try (BackendSimulator sim = BackendSimulator.start(SimulatorOptions.defaults().withTtftMs(ttftMs).withTpotMs(tpotMs)
                 .withAnswers(answers))) {
             Policy policy = demoPolicy(sim.baseUrl().toString(), index);
@@ -108,7 +109,7 @@ final class DemoCommand implements Callable<Integer> {
         for (int i = 0; i < requests; i++) {
             // After one round of the prompts, every fifth request is a rephrasing of an earlier prompt.
             boolean rephrased = i >= PROMPTS.length && i % 5 == 4;
-            String prompt = rephrased ? PARAPHRASES[paraphrases++ % PARAPHRASES.length] : PROMPTS[i % PROMPTS.length];
+            String prompt = rephrased ? PARAPHRASES[paraphrases++ % PARAPHRASES.length][1] : PROMPTS[i % PROMPTS.length][1];
             ChatCompletionCreateParams params = ChatCompletionCreateParams.builder()
                     .model(MODEL).addUserMessage(prompt)
                     .temperature(0.0).build();
@@ -124,7 +125,7 @@ final class DemoCommand implements Callable<Integer> {
             if (proxied.text().equals(direct1.text())) {
                 identical++;
             } else if (proxied.xCache().equals("HIT (semantic)")) {
-                semanticNotes.add(String.format("  \"%s\" answered with the cached answer of a paraphrase (similarity %s)",
+                semanticNotes.add(String.format("  \"%s\" answered by meaning with another topic's answer: a wrong hit (similarity %s)",
                         prompt, proxied.similarity()));
             }
             // Semantic entries are written after the answer, in the background: let them land before the next question.
@@ -136,8 +137,8 @@ final class DemoCommand implements Callable<Integer> {
         int hits = xCache.getOrDefault("HIT (exact)", 0) + xCache.getOrDefault("HIT (semantic)", 0);
         System.out.printf("Sent %d chat requests over %d distinct prompts (temperature 0, every third streamed) through the"
                 + " OpenAI Java SDK, each also straight to the simulator.%n", requests, Math.min(requests, PROMPTS.length));
-        System.out.printf("  answers identical to the direct call: %d of %d (the simulator words each phrasing differently:"
-                + " a rephrased question answered by meaning gets its first phrasing's answer)%n", identical, requests);
+        System.out.printf("  answers identical to the direct call: %d of %d (the simulator answers every phrasing of a"
+                + " topic alike, as a backend answering by meaning would: a hit by meaning is right when it matches)%n", identical, requests);
         System.out.printf("  X-Cache: %s   hit rate %.0f%%%n", xCache, 100.0 * hits / requests);
         int byMeaning = xCache.getOrDefault("HIT (semantic)", 0);
         System.out.printf("  rephrased questions: %d, answered by meaning: %d%s%n", paraphrases, byMeaning, byMeaning == paraphrases

@@ -47,12 +47,22 @@ final class DemoSemantic {
     private DemoSemantic() {
     }
 
-    /** The simulator's answer book: every phrasing of a topic gets the topic's answer. */
-    static Path writeAnswers(Path dir) throws IOException {
+    /**
+     * The simulator's answer book: every phrasing of a topic gets the topic's answer, those of this part and
+     * {@code workload}'s ({topic, phrasing} pairs: the demo's first part). A phrasing the book lacked would be
+     * generated afresh, and its cached answer, unlike its topic's, would count as a wrong verdict for the phrasings
+     * near it.
+     */
+    static Path writeAnswers(Path dir, String[][]... workload) throws IOException {
         StringBuilder tsv = new StringBuilder("text\tlabel\n");
         for (String[] topic : WARM) {
             for (int i = 1; i < topic.length; i++) {
                 tsv.append(topic[i]).append('\t').append(topic[0]).append('\n');
+            }
+        }
+        for (String[][] pairs : workload) {
+            for (String[] r : pairs) {
+                tsv.append(r[1]).append('\t').append(r[0]).append('\n');
             }
         }
         for (String[] r : REPHRASED) {
