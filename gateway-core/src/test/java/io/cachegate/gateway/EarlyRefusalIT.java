@@ -92,8 +92,10 @@ class EarlyRefusalIT {
                     CLIENTS, BODY, slowest, bodyBytesSent, growth / 1024, good);
             assertThat(good).isEqualTo(200);
             assertThat(slowest).as("answered right after the head, not after the body").isLessThan(5_000);
-            // Buffering the bodies would hold ~CLIENTS x what each sent; a refusal holds none of it.
-            assertThat(growth).isLessThan(16L * 1024 * 1024);
+            // Buffering the bodies would hold ~CLIENTS x what each sent (~100 MB); a refusal holds none of it, only
+            // the reads in flight as their bytes are dropped: 2-7 MiB on a quiet machine, 17.4 MiB once with two
+            // cores busy elsewhere (reads pile up between the loop's turns), so the bound is a third of buffering.
+            assertThat(growth).isLessThan(32L * 1024 * 1024);
         } finally {
             sampling.set(false);
             pool.shutdownNow();
