@@ -96,6 +96,12 @@ final class BenchPrefixAffinityCommand extends Scenario {
                     + "shared-prefix system prompts fit per replica, all of them do not).")
     int prefixCacheBlocks;
 
+    @Option(names = "--shared-prefill", negatable = true, defaultValue = "false", fallbackValue = "true",
+            description = "Simulator: a replica computes one prefill at a time, first come first served, as an "
+                    + "engine's steps share one accelerator (simulate-backend --shared-prefill): a prefix recomputed "
+                    + "delays every prompt queued behind it (default ${DEFAULT-VALUE}).")
+    boolean sharedPrefill;
+
     @Option(names = "--capacity", defaultValue = "auto",
             description = "The gateways' max_concurrency per replica: auto (adaptive, found from time to first token, "
                     + "the policy's default) or fixed (the simulator's --max-concurrency, as an operator who knows the "
@@ -235,6 +241,9 @@ final class BenchPrefixAffinityCommand extends Scenario {
         simArgs.addAll(List.of("--prefill-ms-per-token", Double.toString(prefillMsPerToken),
                 "--prefix-cache-blocks", Integer.toString(prefixCacheBlocks), "--kv-events",
                 "--kv-events-port", Integer.toString(LocalProcesses.freePorts(2 * replicas))));
+        if (sharedPrefill) {
+            simArgs.add("--shared-prefill");
+        }
         ChildSimulator sim = children.simulator("sim-" + balance, replicas, simArgs.toArray(String[]::new)).awaitReady();
         GatewayPolicy policy = GatewayPolicy.of(options.gatewayThreads(), sim).pinModelVersion()
                 .backend("balance: " + balance).route("*", "cache: { exact: false }");

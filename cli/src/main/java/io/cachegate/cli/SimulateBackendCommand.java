@@ -60,6 +60,12 @@ public final class SimulateBackendCommand implements Callable<Integer> {
                     + "max(tpot, running / tokens-per-second); 0 = unlimited (default: ${DEFAULT-VALUE}).")
     private double tokensPerSecond;
 
+    @Option(names = "--shared-prefill", defaultValue = "false",
+            description = "A replica computes one prefill at a time, first come first served, as an engine's steps "
+                    + "share one accelerator: a prompt's first token waits for the prefills queued before it; off, every "
+                    + "running request prefills at its own pace (default: ${DEFAULT-VALUE}).")
+    private boolean sharedPrefill;
+
     @Option(names = "--prefix-cache-blocks", defaultValue = "0",
             description = "Prefix-cache capacity of a replica in blocks (token blocks with --kv-events); cached "
                     + "blocks skip their prefill; a prompt's blocks are stored at its first token and held until the "
@@ -160,7 +166,7 @@ public final class SimulateBackendCommand implements Callable<Integer> {
                     prefixBlockChars, answers == null ? AnswerBook.NONE : loadAnswers(answers),
                     modelCards == null ? List.of() : modelCards.stream().map(ModelCard::parse).toList(),
                     kvEvents ? new SimulatorOptions.KvEvents(true, kvBlockSize, kvTokenizer, kvEventsPort,
-                            kvReplayBuffer) : SimulatorOptions.KvEvents.OFF);
+                            kvReplayBuffer) : SimulatorOptions.KvEvents.OFF, sharedPrefill);
             if (replicas < 1) {
                 throw new IllegalArgumentException("--replicas must be >= 1, was " + replicas);
             }

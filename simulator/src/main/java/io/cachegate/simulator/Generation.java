@@ -128,7 +128,7 @@ final class Generation implements ConcurrencyGate.Waiter {
         prefix = sim.started(request, now);
         cachedTokens = sim.cachedTokens(request, prefix);
         firstTokenAt = prefix != null ? prefix.firstTokenAt()
-                : now + sim.latency.firstTokenDelayNanos(request.promptTokens(), cachedTokens);
+                : sim.firstTokenAt(request, cachedTokens, now);
         runAt(firstTokenAt, this::prefillDone);
     }
 

@@ -46,8 +46,18 @@ final class LatencyModel {
 
     /** Nanoseconds from the start of generation to the first token when {@code cachedTokens} need no prefill. */
     long firstTokenDelayNanos(int promptTokens, int cachedTokens) {
+        return ttftNanos + prefillNanos(promptTokens, cachedTokens);
+    }
+
+    /** The fixed part of the time to first token, in nanoseconds. */
+    long ttftNanos() {
+        return ttftNanos;
+    }
+
+    /** Nanoseconds of prefill for the prompt tokens not among {@code cachedTokens}. */
+    long prefillNanos(int promptTokens, int cachedTokens) {
         int uncached = Math.max(0, promptTokens - Math.max(0, cachedTokens));
-        return ttftNanos + (long) (prefillNanosPerToken * uncached);
+        return (long) (prefillNanosPerToken * uncached);
     }
 
     /**

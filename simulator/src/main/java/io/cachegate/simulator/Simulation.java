@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What all connections of one simulator (one replica) share: options, gate, faults, latency model,
- * prefix cache, model cards and counters; with {@code --kv-events} also the tokenizer, the thread that
+ * prefill engine, prefix cache, model cards and counters; with {@code --kv-events} also the tokenizer, the thread that
  * runs it and the {@link KvEventPublisher}.
  */
 final class Simulation implements AutoCloseable {
@@ -25,6 +25,7 @@ final class Simulation implements AutoCloseable {
     final FaultInjector faults;
     final LatencyModel latency;
     final PrefixCache prefixCache;
+    private final PrefillEngine engine;
     /** Trailing garbage after the JSON object is malformed JSON, as for vLLM. */
     final ObjectMapper mapper = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     final ModelCards cards;
@@ -57,6 +58,7 @@ final class Simulation implements AutoCloseable {
         this.faults = new FaultInjector(options.errorRate(), options.hangRate(), options.seed());
         this.latency = new LatencyModel(options.ttftMs(), options.prefillMsPerToken(), options.tpotMs(),
                 options.tokensPerSecond());
+        this.engine = new PrefillEngine(options.sharedPrefill());
         this.cards = new ModelCards(options.models(), options.modelCards(), System.currentTimeMillis() / 1000);
         SimulatorOptions.KvEvents kv = options.kvEvents();
         if (!kv.enabled()) {
@@ -120,7 +122,16 @@ final class Simulation implements AutoCloseable {
             return null;
         }
         return prefixCache.acquire(request.prefix(), now, (found, startAt) ->
-                startAt + latency.firstTokenDelayNanos(request.promptTokens(), cachedTokens(request, found)));
+                firstTokenAt(request, cachedTokens(request, found), startAt));
+    }
+
+    /**
+     * When the first token of {@code request} is due if its prefill, of the prompt tokens not among
+     * {@code cachedTokens}, may start at {@code startAt}: after the prefills before it when the engine is shared.
+     */
+    long firstTokenAt(CompletionRequest request, int cachedTokens, long startAt) {
+        return engine.prefilledAt(startAt, latency.prefillNanos(request.promptTokens(), cachedTokens))
+                + latency.ttftNanos();
     }
 
     /**

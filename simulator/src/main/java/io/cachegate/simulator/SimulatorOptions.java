@@ -31,12 +31,15 @@ import java.util.Objects;
  *                          revision); {@code POST /sim/models/{id}} changes them while running
  * @param kvEvents          token-based prefix cache publishing vLLM's KV-cache events, or {@link KvEvents#OFF};
  *                          when on, a {@code prefixCacheBlocks} of 0 becomes {@link #DEFAULT_KV_CACHE_BLOCKS}
+ * @param sharedPrefill     the replica computes one prefill at a time, first come first served ({@link PrefillEngine}),
+ *                          as an engine's steps share one accelerator; off, every running request prefills at its own
+ *                          pace, however many run
  */
 public record SimulatorOptions(String host, int port, long ttftMs, double prefillMsPerToken, double tpotMs,
                                int maxConcurrency, int maxQueue, double errorRate, double hangRate,
                                int defaultMaxTokens, List<String> models, long seed, double tokensPerSecond,
                                int prefixCacheBlocks, int prefixBlockChars, AnswerBook answers,
-                               List<ModelCard> modelCards, KvEvents kvEvents) {
+                               List<ModelCard> modelCards, KvEvents kvEvents, boolean sharedPrefill) {
 
     /** Block size when none is given: 256 characters, about 64 tokens. */
     public static final int DEFAULT_PREFIX_BLOCK_CHARS = 256;
@@ -129,7 +132,7 @@ public record SimulatorOptions(String host, int port, long ttftMs, double prefil
                             List<ModelCard> modelCards) {
         this(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue, errorRate, hangRate,
                 defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars, answers,
-                modelCards, KvEvents.OFF);
+                modelCards, KvEvents.OFF, false);
     }
 
     /** The settings with every model reporting its default card (root = id, no revision). */
@@ -166,111 +169,111 @@ public record SimulatorOptions(String host, int port, long ttftMs, double prefil
     public static SimulatorOptions defaults() {
         return new SimulatorOptions("127.0.0.1", 0, 0, 0, 0, 256, 10_000, 0, 0, 64,
                 List.of("llama-3.1-8b", "qwen2.5-0.5b"), 42, 0, 0, DEFAULT_PREFIX_BLOCK_CHARS, AnswerBook.NONE,
-                List.of(), KvEvents.OFF);
+                List.of(), KvEvents.OFF, false);
     }
 
     public SimulatorOptions withHost(String value) {
         return new SimulatorOptions(value, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars, answers, modelCards, kvEvents);
+                prefixBlockChars, answers, modelCards, kvEvents, sharedPrefill);
     }
 
     public SimulatorOptions withPort(int value) {
         return new SimulatorOptions(host, value, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars, answers, modelCards, kvEvents);
+                prefixBlockChars, answers, modelCards, kvEvents, sharedPrefill);
     }
 
     public SimulatorOptions withTtftMs(long value) {
         return new SimulatorOptions(host, port, value, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars, answers, modelCards, kvEvents);
+                prefixBlockChars, answers, modelCards, kvEvents, sharedPrefill);
     }
 
     public SimulatorOptions withPrefillMsPerToken(double value) {
         return new SimulatorOptions(host, port, ttftMs, value, tpotMs, maxConcurrency, maxQueue, errorRate,
                 hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars,
-                answers, modelCards, kvEvents);
+                answers, modelCards, kvEvents, sharedPrefill);
     }
 
     public SimulatorOptions withTpotMs(double value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, value, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars, answers, modelCards, kvEvents);
+                prefixBlockChars, answers, modelCards, kvEvents, sharedPrefill);
     }
 
     public SimulatorOptions withMaxConcurrency(int value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, value, maxQueue, errorRate,
                 hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars,
-                answers, modelCards, kvEvents);
+                answers, modelCards, kvEvents, sharedPrefill);
     }
 
     public SimulatorOptions withMaxQueue(int value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, value, errorRate,
                 hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars,
-                answers, modelCards, kvEvents);
+                answers, modelCards, kvEvents, sharedPrefill);
     }
 
     public SimulatorOptions withErrorRate(double value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue, value,
                 hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars,
-                answers, modelCards, kvEvents);
+                answers, modelCards, kvEvents, sharedPrefill);
     }
 
     public SimulatorOptions withHangRate(double value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, value, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars, answers, modelCards, kvEvents);
+                prefixBlockChars, answers, modelCards, kvEvents, sharedPrefill);
     }
 
     public SimulatorOptions withDefaultMaxTokens(int value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, value, models, seed, tokensPerSecond, prefixCacheBlocks, prefixBlockChars,
-                answers, modelCards, kvEvents);
+                answers, modelCards, kvEvents, sharedPrefill);
     }
 
     public SimulatorOptions withModels(List<String> value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, value, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars, answers, modelCards, kvEvents);
+                prefixBlockChars, answers, modelCards, kvEvents, sharedPrefill);
     }
 
     public SimulatorOptions withSeed(long value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, value, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars, answers, modelCards, kvEvents);
+                prefixBlockChars, answers, modelCards, kvEvents, sharedPrefill);
     }
 
     public SimulatorOptions withTokensPerSecond(double value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, seed, value, prefixCacheBlocks, prefixBlockChars,
-                answers, modelCards, kvEvents);
+                answers, modelCards, kvEvents, sharedPrefill);
     }
 
     public SimulatorOptions withPrefixCacheBlocks(int value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, value, prefixBlockChars,
-                answers, modelCards, kvEvents);
+                answers, modelCards, kvEvents, sharedPrefill);
     }
 
     public SimulatorOptions withPrefixBlockChars(int value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks, value,
-                answers, modelCards, kvEvents);
+                answers, modelCards, kvEvents, sharedPrefill);
     }
 
     /** Requests whose last user text the book holds are answered with their label's canonical answer. */
     public SimulatorOptions withAnswers(AnswerBook value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars, value, modelCards, kvEvents);
+                prefixBlockChars, value, modelCards, kvEvents, sharedPrefill);
     }
 
     /** The initial cards of some served models (see {@link ModelCard}); the others report their default card. */
     public SimulatorOptions withModelCards(List<ModelCard> value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars, answers, value, kvEvents);
+                prefixBlockChars, answers, value, kvEvents, sharedPrefill);
     }
 
     /**
@@ -280,7 +283,14 @@ public record SimulatorOptions(String host, int port, long ttftMs, double prefil
     public SimulatorOptions withKvEvents(KvEvents value) {
         return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
                 errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
-                prefixBlockChars, answers, modelCards, value);
+                prefixBlockChars, answers, modelCards, value, sharedPrefill);
+    }
+
+    /** Prefills one at a time, first come first served ({@link PrefillEngine}), or each at its own pace. */
+    public SimulatorOptions withSharedPrefill(boolean value) {
+        return new SimulatorOptions(host, port, ttftMs, prefillMsPerToken, tpotMs, maxConcurrency, maxQueue,
+                errorRate, hangRate, defaultMaxTokens, models, seed, tokensPerSecond, prefixCacheBlocks,
+                prefixBlockChars, answers, modelCards, kvEvents, value);
     }
 
     /** The prefix cache is on. */

@@ -93,4 +93,34 @@ class PrefixTtftTest {
         assertThat(sim.stats().prefixWaitRequests()).isEqualTo(1);
         assertThat(sim.stats().prefixBlocksHit()).isEqualTo(4);
     }
+
+    @Test
+    void firstTokenDelay_sharedPrefill_aSecondMissQueuesBehindTheFirst_aCachedPromptDoesNot() {
+        Simulation sim = new Simulation(SimulatorOptions.defaults().withTtftMs(50).withPrefillMsPerToken(1)
+                .withPrefixCacheBlocks(100).withPrefixBlockChars(256).withSharedPrefill(true));
+        CompletionRequest first = chat(sim, "What is a cache?");
+        CompletionRequest other = CompletionRequest.parse(CompletionRequest.Kind.CHAT,
+                json("{\"messages\":[{\"role\":\"user\",\"content\":\"" + "Something else entirely. ".repeat(20)
+                        + "\"}]}"), sim.options.models(), 64, sim.prefixBlockChars());
+        long now = 1_000_000_000L;
+
+        PrefixCache.Hold computing = sim.started(first, now);
+        PrefixCache.Hold queued = sim.started(other, now + 10_000_000L);
+
+        long firstPrefill = first.promptTokens() * 1_000_000L;
+        assertThat(computing.firstTokenAt()).isEqualTo(now + firstPrefill + 50_000_000L);
+        assertThat(queued.hits()).isZero();
+        assertThat(queued.firstTokenAt()).as("its prefill starts when the first's ends")
+                .isEqualTo(now + firstPrefill + other.promptTokens() * 1_000_000L + 50_000_000L);
+        sim.prefilled(computing);
+        sim.prefilled(queued);
+        sim.ended(computing);
+        sim.ended(queued);
+
+        // The first prompt again, wholly cached but its last partial block: only that tail waits for the engine.
+        CompletionRequest again = chat(sim, "What is a cache?");
+        PrefixCache.Hold warm = sim.started(again, now + 20_000_000L);
+        long tail = sim.latency.prefillNanos(again.promptTokens(), sim.cachedTokens(again, warm));
+        assertThat(warm.firstTokenAt()).isEqualTo(queued.firstTokenAt() - 50_000_000L + tail + 50_000_000L);
+    }
 }

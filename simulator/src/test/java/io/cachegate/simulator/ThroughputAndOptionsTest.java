@@ -64,6 +64,25 @@ class ThroughputAndOptionsTest {
     }
 
     @Test
+    void sharedPrefill_twoPromptsAtOnce_theSecondAnswersAfterBothPrefills() {
+        // 1 ms a prompt token, ~100 tokens a prompt: each prefill ~100 ms; shared, the two end one after the other.
+        String prompt = "word ".repeat(100);
+        sim = BackendSimulator.start(SimulatorOptions.defaults().withPrefillMsPerToken(1).withSharedPrefill(true));
+        long started = System.nanoTime();
+
+        CompletableFuture<HttpResponse<String>> first = postAsync(sim, CHAT, "{\"max_tokens\":1,\"messages\":"
+                + "[{\"role\":\"user\",\"content\":\"" + prompt + "\"}]}");
+        CompletableFuture<HttpResponse<String>> second = postAsync(sim, CHAT, "{\"max_tokens\":1,\"messages\":"
+                + "[{\"role\":\"user\",\"content\":\"" + prompt + "again\"}]}");
+
+        int tokens = json(first.join().body()).get("usage").get("prompt_tokens").asInt()
+                + json(second.join().body()).get("usage").get("prompt_tokens").asInt();
+        assertThat(tokens).isGreaterThanOrEqualTo(200);
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).as("both prefills, one after the other")
+                .isGreaterThanOrEqualTo(Duration.ofMillis(tokens));
+    }
+
+    @Test
     void options_legacyConstructor_keepsNewFeaturesOff() {
         SimulatorOptions legacy = new SimulatorOptions("127.0.0.1", 0, 1, 2, 3, 4, 5, 0, 0, 6, List.of("m"), 7);
 
@@ -72,6 +91,9 @@ class ThroughputAndOptionsTest {
         assertThat(legacy.prefixCacheEnabled()).isFalse();
         assertThat(legacy.prefixBlockChars()).isEqualTo(SimulatorOptions.DEFAULT_PREFIX_BLOCK_CHARS);
         assertThat(SimulatorOptions.defaults().prefixCacheEnabled()).isFalse();
+        assertThat(legacy.sharedPrefill()).isFalse();
+        assertThat(SimulatorOptions.defaults().sharedPrefill()).isFalse();
+        assertThat(SimulatorOptions.defaults().withSharedPrefill(true).withSeed(3).sharedPrefill()).isTrue();
     }
 
     @Test
