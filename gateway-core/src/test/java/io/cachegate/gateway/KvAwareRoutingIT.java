@@ -160,6 +160,8 @@ class KvAwareRoutingIT {
                 CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> post(gw,
                         body("first question")));
                 assertThat(Poll.until(Duration.ofSeconds(20), () -> requests(sims) == 2)).isTrue();
+                // Until its answer begins, the first's prompt is the prefill backlog of the replica computing it.
+                assertThat(prefillBacklog(gw)).as("about a second of prefill under way").isGreaterThan(100);
                 HttpResponse<String> second = post(gw, body("second question"));
 
                 assertThat(second.statusCode()).isEqualTo(200);
@@ -175,6 +177,7 @@ class KvAwareRoutingIT {
                     waited += sims.stats(i).prefixWaitRequests();
                 }
                 assertThat(waited).as("on the replica computing it, while it was computed").isEqualTo(1);
+                assertThat(prefillBacklog(gw)).as("answered: no prefill left on any replica").isZero();
             }
         }
     }
@@ -185,6 +188,16 @@ class KvAwareRoutingIT {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** The prefill backlog of backend main's replicas, summed, from {@code /admin/stats}. */
+    private static long prefillBacklog(Gateway gw) throws Exception {
+        long sum = 0;
+        for (var replica : CacheCalls.json(RawHttp.get(gw.adminPort(), "/admin/stats").body()).path("replicas")
+                .path("main")) {
+            sum += replica.path("prefillBacklogTokens").asLong(-1_000_000);
+        }
+        return sum;
     }
 
     private static long requests(SimulatorReplicas sims) {

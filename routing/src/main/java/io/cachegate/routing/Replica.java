@@ -18,6 +18,12 @@ final class Replica {
     final AdaptiveCapacity adaptive;
     int inflightRequests;
     long inflightTokens;
+    /**
+     * Prompt tokens this gateway's requests there still have to prefill: what kv_aware sent uncached and whose
+     * answer has not begun. An engine prefills one step at a time, so they are the queue a new prompt's prefill waits
+     * behind; decoding requests, the rest of {@link #inflightTokens}, delay it far less.
+     */
+    long prefillBacklog;
     long externalTokens;
     long externalAt;
     boolean externalKnown;

@@ -16,12 +16,20 @@ public final class ReplicaLease {
     private final long tokens;
     private final long id;
     private final boolean trial;
+    /** Tokens counted in the replica's prefill backlog until the answer begins ({@link #answerBegun()}). */
+    private final long prefillTokens;
     private final AtomicBoolean released = new AtomicBoolean();
+    private final AtomicBoolean prefilled = new AtomicBoolean();
 
     ReplicaLease(ReplicaSet set, Replica replica, long tokens, long id, boolean trial) {
+        this(set, replica, tokens, 0, id, trial);
+    }
+
+    ReplicaLease(ReplicaSet set, Replica replica, long tokens, long prefillTokens, long id, boolean trial) {
         this.set = set;
         this.replica = replica;
         this.tokens = tokens;
+        this.prefillTokens = prefillTokens;
         this.id = id;
         this.trial = trial;
     }
@@ -41,6 +49,16 @@ public final class ReplicaLease {
         return trial;
     }
 
+    /**
+     * The replica's answer began (its head, which vLLM sends with the first token): the prompt is prefilled, so it
+     * leaves the replica's prefill backlog. Only the first call counts; {@link #release()} implies it.
+     */
+    public void answerBegun() {
+        if (takePrefill()) {
+            set.prefilled(this);
+        }
+    }
+
     /** Frees the slot; only the first call counts. */
     public void release() {
         if (released.compareAndSet(false, true)) {
@@ -50,6 +68,15 @@ public final class ReplicaLease {
 
     public boolean released() {
         return released.get();
+    }
+
+    /** True once: whoever takes it removes {@link #prefillTokens()} from the replica's backlog. */
+    boolean takePrefill() {
+        return prefillTokens > 0 && prefilled.compareAndSet(false, true);
+    }
+
+    long prefillTokens() {
+        return prefillTokens;
     }
 
     Replica replicaState() {

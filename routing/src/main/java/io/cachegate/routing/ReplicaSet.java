@@ -161,7 +161,9 @@ public final class ReplicaSet {
                 boolean trial = chosen.breaker.startTrial(id);
                 chosen.inflightRequests++;
                 chosen.inflightTokens = Replica.saturatedAdd(chosen.inflightTokens, request.tokenCost());
-                lease = new ReplicaLease(this, chosen, request.tokenCost(), id, trial);
+                long prefill = uncached == null ? 0 : uncached[chosen.position];
+                chosen.prefillBacklog += prefill;
+                lease = new ReplicaLease(this, chosen, request.tokenCost(), prefill, id, trial);
             }
         }
         if (lease != null && !blocks.isEmpty()) {
@@ -286,18 +288,28 @@ public final class ReplicaSet {
                 noteChange(changes, r, before, state);
                 out.add(new ReplicaStatus(r.uri, state, r.inflightRequests, r.inflightTokens,
                         r.load(now, staleNanos) - r.inflightTokens, r.breaker.consecutiveFailures(), r.index.size(),
-                        r.requestLimit(settings.maxConcurrency())));
+                        r.requestLimit(settings.maxConcurrency()), r.prefillBacklog));
             }
         }
         fire(changes);
         return List.copyOf(out);
     }
 
+    void prefilled(ReplicaLease lease) {
+        synchronized (lock) {
+            lease.replicaState().prefillBacklog -= lease.prefillTokens();
+        }
+    }
+
     void release(ReplicaLease lease) {
         Replica r = lease.replicaState();
+        boolean prefillPending = lease.takePrefill();
         synchronized (lock) {
             r.inflightRequests--;
             r.inflightTokens -= lease.tokens();
+            if (prefillPending) {
+                r.prefillBacklog -= lease.prefillTokens();
+            }
             if (lease.trial()) {
                 r.breaker.abandonTrial(lease.id());
             }

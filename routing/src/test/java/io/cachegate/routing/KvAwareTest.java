@@ -83,16 +83,41 @@ class KvAwareTest {
         ReplicaSet set = set(Balance.KV_AWARE, A, B, C);
         String system = "Group 1 instructions. " + SYSTEM;
         URI hashed = acquire(set, kvPrompt(set, system + "q0", 10, 2000, 2000, 2000)).replica();
+        // From then on the hashed replica holds the prefix (it is computing it for this gateway): 10 tokens to go there.
+        int[] held = {2000, 2000, 2000};
+        held[List.of(A, B, C).indexOf(hashed)] = 10;
         // Load the hashed replica to 4,010 tokens, within 1.5 x 0 + 4,096: it keeps the prefix.
-        acquire(set, kvPrompt(set, system + "q1", 4000, 2000, 2000, 2000));
-        assertThat(acquire(set, kvPrompt(set, system + "q2", 10, 2000, 2000, 2000)).replica()).isEqualTo(hashed);
-        // 4,020 + 200 = 4,220 > 4,096: the next replica in the hash's order for every further request with that prefix.
-        acquire(set, kvPrompt(set, system + "q3", 200, 2000, 2000, 2000));
+        acquire(set, kvPrompt(set, system + "q1", 4000, held));
+        assertThat(acquire(set, kvPrompt(set, system + "q2", 10, held)).replica()).isEqualTo(hashed);
+        // 4,020 + 200 = 4,220 > 4,096: the soonest first token elsewhere for every further request with that prefix.
+        acquire(set, kvPrompt(set, system + "q3", 200, held));
         Set<URI> overflow = new HashSet<>();
         for (int i = 0; i < 5; i++) {
-            overflow.add(acquire(set, kvPrompt(set, system + "more" + i, 10, 2000, 2000, 2000)).replica());
+            overflow.add(acquire(set, kvPrompt(set, system + "more" + i, 10, held)).replica());
         }
-        assertThat(overflow).hasSize(1).doesNotContain(hashed);
+        assertThat(overflow).doesNotContain(hashed);
+    }
+
+    @Test
+    void aHolderBehindALongQueueOfPrefills_isPassedOverUntilItsAnswersBegin() {
+        ReplicaSet set = set(Balance.KV_AWARE, A, B, C);
+        // Two prompts only A holds some of: A prefills 2,000 tokens of each (its backlog 4,000).
+        ReplicaLease first = acquire(set, kvPrompt(set, "First. " + SYSTEM, 10, 2000, 9000, 9000));
+        ReplicaLease second = acquire(set, kvPrompt(set, "Second. " + SYSTEM, 10, 2000, 9000, 9000));
+        assertThat(List.of(first.replica(), second.replica())).containsOnly(A);
+        // A prompt A holds all of: its first token there comes after 4,000 tokens of prefill, elsewhere after 2,000,
+        // more than half a prefill of it sooner: elsewhere.
+        assertThat(acquire(set, kv(set, 10, 0, 2000, 2000)).replica()).isNotEqualTo(A);
+        // Within half a prefill of the soonest, the holder keeps it: A's backlog down to 2,000 after one answer began.
+        first.answerBegun();
+        first.answerBegun(); // counted once
+        assertThat(set.status().get(0).prefillBacklogTokens()).isEqualTo(2000);
+        assertThat(acquire(set, kv(set, 10, 0, 2000, 2000)).replica()).isEqualTo(A);
+        // A released lease leaves the backlog too, and an answer begun before it does not leave it twice.
+        second.release();
+        first.release();
+        assertThat(acquire(set, kv(set, 10, 0, 1, 1)).replica()).isEqualTo(A);
+        assertThat(set.status().get(0).prefillBacklogTokens()).isZero();
     }
 
     @Test

@@ -158,6 +158,9 @@ final class Relay {
         if (done) {
             return false;
         }
+        if (x.lease() != null) {
+            x.lease().answerBegun(); // the replica has prefilled the prompt (vLLM sends the head with the first token)
+        }
         int code = head.status().code();
         Optional<FailureKind> failed = FailureKind.ofStatus(code);
         if (failed.isPresent()) {
