@@ -5,7 +5,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A reserved slot on one replica: one request and its token cost, held from acquisition until
- * {@link #release()} (when the upstream exchange ends, however it ends). Record the outcome with
+ * {@link #release()} (when the upstream exchange ends, however it ends), and with kv_aware its uncached prompt tokens
+ * in the replica's prefill backlog until {@link #answerBegun()}. Record the outcome with
  * {@link ReplicaSet#recordSuccess}/{@link ReplicaSet#recordFailure} before releasing: releasing a
  * half-open trial without an outcome lets another request be the trial.
  */
@@ -20,10 +21,6 @@ public final class ReplicaLease {
     private final long prefillTokens;
     private final AtomicBoolean released = new AtomicBoolean();
     private final AtomicBoolean prefilled = new AtomicBoolean();
-
-    ReplicaLease(ReplicaSet set, Replica replica, long tokens, long id, boolean trial) {
-        this(set, replica, tokens, 0, id, trial);
-    }
 
     ReplicaLease(ReplicaSet set, Replica replica, long tokens, long prefillTokens, long id, boolean trial) {
         this.set = set;
