@@ -186,14 +186,16 @@ public final class RedisFlightLeases implements FlightLeases {
         }
         String leaseKey = leaseKey(key);
         held.remove(leaseKey);
-        // Both go out on one connection, in order: a waiter told "done" finds the marker already set.
+        // The word goes out once the marker is set, so a waiter told "done" finds it: on a Cluster the two commands
+        // travel to different nodes, and sent together the word can overtake the marker. Published even when the
+        // release failed, so the waiters look the store up now rather than at the end of their bound.
         c.eval(RELEASE, ScriptOutputType.INTEGER, new String[] {leaseKey}, gatewayId, done ? "d" : "f",
-                Long.toString(DONE_MARKER_MILLIS));
-        c.publish(CHANNEL, (done ? "d " : "f ") + key.redisKey()).whenComplete((n, error) -> {
-            if (error != null) {
-                warnings.warn("flight end not published: " + error);
-            }
-        });
+                Long.toString(DONE_MARKER_MILLIS)).whenComplete((ignored, releaseError) ->
+                c.publish(CHANNEL, (done ? "d " : "f ") + key.redisKey()).whenComplete((n, error) -> {
+                    if (error != null) {
+                        warnings.warn("flight end not published: " + error);
+                    }
+                }));
     }
 
     @Override

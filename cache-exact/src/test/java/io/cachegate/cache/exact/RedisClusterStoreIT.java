@@ -79,7 +79,7 @@ class RedisClusterStoreIT {
              RedisFlightLeases b = RedisFlightLeases.connect(cluster.uri(), Duration.ofSeconds(2), 100)) {
             await(Duration.ofSeconds(15), () -> ready(a, used) && ready(b, used));
             Set<Integer> masters = new HashSet<>();
-            for (int i = 0; i < 60 && masters.size() < cluster.masters().size(); i++) {
+            for (int i = 0; i < 30 || i < 90 && masters.size() < cluster.masters().size(); i++) { // 30: the word races
                 CacheKey k = key(randomTenant(), "m1");
                 used.add(k);
                 masters.add(cluster.masterOf(RedisFlightLeases.leaseKey(k)));
