@@ -24,7 +24,8 @@ import java.util.stream.Stream;
  * opens it again (merges settled, as a restarted gateway would serve from), then times scope-filtered top-k
  * searches one at a time through the public asynchronous API, hand-off to the index thread included: first
  * searches alone, then with an add after every {@code writeEvery} searches (not awaited, as the gateway writes back
- * after its misses), so the tail after writes (refreshes, new segments, merges) is measured too.
+ * after its misses; warmed up on the same mix for {@link #WRITE_WARMUP}), so the tail after writes (refreshes, new
+ * segments, merges) is measured too.
  * Two kinds of query: {@code random} ones, drawn like the stored vectors but near none of them (a miss), and
  * {@code near} ones, each a stored entry moved to cosine
  * {@link #NEAR_COSINE} of it, as a paraphrase of a cached prompt is (the case a cache hit is made of); for those the
@@ -39,6 +40,8 @@ final class VectorSearchBench {
     /** Stored entries a near query may start from, sampled evenly while loading. */
     private static final int NEAR_SAMPLE = 2_000;
     private static final long DAY_MILLIS = 86_400_000L;
+    /** Warm-up with writes: three of the index's default refresh intervals for entries added (1 s). */
+    static final Duration WRITE_WARMUP = Duration.ofSeconds(3);
     private static final Progress PROGRESS = new Progress("semantic search");
 
     /**
@@ -60,6 +63,7 @@ final class VectorSearchBench {
     private final int queries;
     private final int k;
     private final int writeEvery;
+    private final Duration writeWarmup;
     private final Path keep;
     private final List<String> kinds;
     private final BenchVectors vectors;
@@ -72,10 +76,17 @@ final class VectorSearchBench {
      */
     VectorSearchBench(int entries, int queries, int k, int writeEvery, Path keep, List<String> kinds,
                       BenchVectors vectors) {
+        this(entries, queries, k, writeEvery, WRITE_WARMUP, keep, kinds, vectors);
+    }
+
+    /** As above, warmed up with writes for {@code writeWarmup} at least (tests: less). */
+    VectorSearchBench(int entries, int queries, int k, int writeEvery, Duration writeWarmup, Path keep,
+                      List<String> kinds, BenchVectors vectors) {
         this.entries = entries;
         this.queries = queries;
         this.k = k;
         this.writeEvery = writeEvery;
+        this.writeWarmup = writeWarmup;
         this.keep = keep;
         this.kinds = List.copyOf(kinds);
         this.vectors = vectors;
@@ -88,7 +99,7 @@ final class VectorSearchBench {
         long now = System.currentTimeMillis();
         SplittableRandom random = new SplittableRandom(42);
         LuceneIndexOptions options = LuceneIndexOptions.of(dir, "bench-random-" + DIMENSION, DIMENSION)
-                .withMaxEntries(entries * 2L);
+                .withMaxEntries(entries + 1_000_000L);  // room for every write of a run: nothing measured is evicted
         try {
             Path kept = keep == null ? null : keep.resolve("index-" + entries + "-in-" + scopes
                     + ("random".equals(vectors.kind()) ? "" : "-" + vectors.kind()));
@@ -165,7 +176,15 @@ final class VectorSearchBench {
                            int writeEvery, SplittableRandom random, long now) {
         long[] clock = {now};
         boolean near = "near".equals(kind);
-        for (int i = 0; i < Math.max(500, queries / 4); i++) {  // JIT and page cache
+        // JIT and page cache; with writes, the same mix for a few of the index's refreshes, so the refreshes and small
+        // merges a gateway that writes goes through all day are not measured as the first the JIT has seen.
+        long warmUntil = System.nanoTime() + (writeEvery > 0 ? writeWarmup.toNanos() : 0);
+        for (int i = 0; i < Math.max(500, queries / 4) || System.nanoTime() - warmUntil < 0; i++) {
+            if (writeEvery > 0 && i % writeEvery == writeEvery - 1) {
+                long created = ++clock[0];
+                index.add(new IndexEntry("warm-" + label + "-" + kind + "-" + i, scope(random.nextInt(scopes)), "t", "m",
+                        Set.of(), vectors.next(random, DIMENSION), "warm " + i, created, created + DAY_MILLIS));
+            }
             index.search(scope(random.nextInt(scopes)), vectors.next(random, DIMENSION), k, ++clock[0]).join();
         }
         long[] nanos = new long[queries];

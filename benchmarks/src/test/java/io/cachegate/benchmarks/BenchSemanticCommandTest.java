@@ -71,7 +71,7 @@ class BenchSemanticCommandTest {
 
     @Test
     void vectorSearchBench_measuresSearchesAloneThenWithWrites_forEachQueryKind() throws Exception {
-        List<VectorSearchBench.Result> results = new VectorSearchBench(400, 100, 5, 10, null, List.of("random", "near"),
+        List<VectorSearchBench.Result> results = new VectorSearchBench(400, 100, 5, 10, Duration.ofMillis(300), null, List.of("random", "near"),
                 BenchVectors.of("random", 400, VectorSearchBench.DIMENSION)).run("4 scopes", 4);
 
         assertThat(results).extracting(VectorSearchBench.Result::label)

@@ -30,7 +30,6 @@ import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.SegmentInfos;
-import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.FieldDoc;
 import org.apache.lucene.search.IndexSearcher;
@@ -65,6 +64,7 @@ public final class LuceneVectorIndex implements VectorIndex {
     private final SearcherManager searchers;
     private final RecentEntries recent;
     private final SegmentFacts facts = new SegmentFacts(EXPIRES, SCOPE, VECTOR);
+    private final ResultFields resultFields = new ResultFields();
     private final ExecutorService executor;
     private final ExecutorService searchHelpers;
     // Refreshes and commit ticks only: one periodic task and at most a few delayed refreshes (each request schedules
@@ -197,10 +197,10 @@ public final class LuceneVectorIndex implements VectorIndex {
         try {
             List<ScoreDoc> top = new ScopeSearch(searcher, facts, VECTOR, options.exactSearchLimit(), searchHelpers)
                     .nearest(scope, vector, k, nowMillis, unreadable);
-            StoredFields stored = searcher.storedFields();
             List<Neighbour> fromLucene = new ArrayList<>(top.size());
             for (ScoreDoc hit : top) {
-                fromLucene.add(LuceneDocuments.neighbour(stored.document(hit.doc, LuceneDocuments.RESULT_FIELDS), hit.score));
+                fromLucene.add(LuceneDocuments.neighbour(
+                        resultFields.document(searcher, hit.doc, LuceneDocuments.RESULT_FIELDS), hit.score));
             }
             return RecentEntries.merge(buffered, fromRecent, fromLucene, k);
         } finally {

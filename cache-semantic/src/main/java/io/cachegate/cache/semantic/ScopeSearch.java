@@ -119,17 +119,19 @@ final class ScopeSearch {
         LeafReader segment = leaf.reader();
         SegmentFacts.Facts known = facts.of(segment);
         int[] inScope = known.scopes().get(scope);
-        FloatVectorValues vectors = inScope == null ? null : segment.getFloatVectorValues(vectorField);
-        if (vectors == null) {
+        if (inScope == null || known.codes() == null) { // codes are null where the segment has no vectors
             return new Found(best, NONE);
         }
         Bits unreadableDocs = hidden == null ? null : matching(hidden, leaf);
-        if (inScope.length <= rescored(k) && inScope.length <= exactLimit) {
+        if (inScope.length > rescored(k) && inScope.length <= exactLimit) {
+            // No vectors opened here: a reader of them allocates its buffers, and only the rescoring needs them.
+            return new Found(best, nearestByCode(leaf, inScope, known, code, rescored(k), under, nowMillis, unreadableDocs));
+        }
+        FloatVectorValues vectors = segment.getFloatVectorValues(vectorField);
+        if (inScope.length <= exactLimit) {
             VectorSimilarityFunction similarity =
                     segment.getFieldInfos().fieldInfo(vectorField).getVectorSimilarityFunction();
             exact(leaf, inScope, vectors, similarity, vector, known.expires(), nowMillis, unreadableDocs, best, k);
-        } else if (inScope.length <= exactLimit) {
-            return new Found(best, nearestByCode(leaf, inScope, known, code, rescored(k), under, nowMillis, unreadableDocs));
         } else {
             Bits scopeBits = inScope.length == segment.maxDoc() ? null : bits(inScope, segment.maxDoc());
             Bits accepted = accepted(segment.getLiveDocs(), scopeBits, known.expires(), nowMillis, unreadableDocs);
@@ -140,7 +142,15 @@ final class ScopeSearch {
 
     /** The index-wide ids of the {@code n} nearest by code of all segments' candidates, ascending. */
     private static int[] nearestOf(List<long[]> byCode, int n) {
-        long[] all = byCode.size() == 1 ? byCode.get(0) : byCode.stream().flatMapToLong(Arrays::stream).toArray();
+        long[] all = byCode.get(0);
+        if (byCode.size() > 1) {
+            all = new long[byCode.stream().mapToInt(codes -> codes.length).sum()];
+            int at = 0;
+            for (long[] codes : byCode) {
+                System.arraycopy(codes, 0, all, at, codes.length);
+                at += codes.length;
+            }
+        }
         Arrays.sort(all);
         int[] docs = new int[Math.min(n, all.length)];
         for (int i = 0; i < docs.length; i++) {
