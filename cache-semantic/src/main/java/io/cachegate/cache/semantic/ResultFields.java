@@ -17,9 +17,9 @@ import org.apache.lucene.search.IndexSearcher;
 
 /**
  * Reads the stored fields of a search's results with readers kept per segment between searches. A stored-fields
- * reader opened for one search allocates its block buffers afresh (tens of kilobytes a block; 59% of all a search
- * allocated at 100,000 entries, whose young collections set the search's p99, docs/benchmarks.md); one kept for
- * the segment's life grows them once. A reader is used by one thread at a time, so each segment keeps a small
+ * reader opened for one search allocates its block buffers afresh (tens of kilobytes a block: 59% of all a search
+ * allocated at 100,000 entries, each young collection a pause of the searches, docs/benchmarks.md); one kept for the
+ * segment's life grows them once. A reader is used by one thread at a time, so each segment keeps a small
  * stack of them: a search borrows one and gives it back, and at most {@link #KEPT_PER_SEGMENT} are kept (more
  * threads at once read with readers of their own, dropped after). Dropped with the segment when Lucene closes it.
  */
