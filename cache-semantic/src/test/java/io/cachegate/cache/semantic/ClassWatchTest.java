@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.entry;
 
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 class ClassWatchTest {
 
@@ -77,6 +79,7 @@ class ClassWatchTest {
      * verdicts, sees the jump in about 4,000 (log 20 + log 6 alternatives + log(201 * 202) for the restart, at 0.0039 a
      * verdict for q = 2%).
      */
+    @Execution(ExecutionMode.CONCURRENT) // seeded runs of its own: beside the other drift test, on the other core
     @Test
     void driftTest_closesAClassWhoseRateJumpsLongAfterItOpened_withinABoundedNumberOfVerdicts() {
         int runs = 60;
@@ -110,6 +113,7 @@ class ClassWatchTest {
     }
 
     /** At the budget itself, the worst case for a false alarm: closed in at most delta (0.05) of the streams. */
+    @Execution(ExecutionMode.CONCURRENT) // seeded runs of its own: beside the other drift test, on the other core
     @Test
     void driftTest_closesAClassAtOrUnderTheBudgetRarely_atMostItsDelta() {
         int runs = 200;

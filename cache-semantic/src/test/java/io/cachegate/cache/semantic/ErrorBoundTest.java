@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.within;
 
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -17,6 +19,7 @@ class ErrorBoundTest {
      * The anytime guarantee: over many seeded Bernoulli streams, the share in which the true rate is above the bound
      * at ANY step of the stream is at most delta (a fixed-n interval checked at every step would fail far more).
      */
+    @Execution(ExecutionMode.CONCURRENT) // independent seeded runs, the invocations on both cores
     @ParameterizedTest
     @CsvSource({"0.01, 0.01", "0.005, 0.01", "0.02, 0.01", "0.01, 0.02", "0.004, 0.005"})
     void upper_coversTheTrueRateAtEveryStep_inAllButDeltaOfTheStreams(double trueRate, double budget) {
@@ -41,6 +44,7 @@ class ErrorBoundTest {
     }
 
     /** The same with the prior's mean at a third of the budget, as the error budget's classes use it. */
+    @Execution(ExecutionMode.CONCURRENT) // independent seeded runs, the invocations on both cores
     @ParameterizedTest
     @CsvSource({"0.01, 0.01", "0.011, 0.01", "0.0055, 0.005", "0.02, 0.02"})
     void aPriorMeanUnderTheBudget_staysValid(double trueRate, double budget) {
