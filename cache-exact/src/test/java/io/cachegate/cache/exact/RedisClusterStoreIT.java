@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Test;
  */
 class RedisClusterStoreIT {
 
+    private static final Duration LEASE_TTL = Duration.ofSeconds(10);
     private static RedisTestCluster cluster;
     private static RedisCacheStore store;
 
@@ -73,33 +74,17 @@ class RedisClusterStoreIT {
 
     @Test
     void flightLeases_onTheCluster_claimWaitWordAndMarker_forTenantsOnEveryMaster() throws Exception {
-        Duration ttl = Duration.ofSeconds(10);
-        List<CacheKey> used = new ArrayList<>();
-        try (RedisFlightLeases a = RedisFlightLeases.connect(cluster.uri(), Duration.ofSeconds(2), 100);
-             RedisFlightLeases b = RedisFlightLeases.connect(cluster.uri(), Duration.ofSeconds(2), 100)) {
-            await(Duration.ofSeconds(15), () -> ready(a, used) && ready(b, used));
-            Set<Integer> masters = new HashSet<>();
-            for (int i = 0; i < 60 && masters.size() < cluster.masters().size(); i++) {
-                CacheKey k = key(randomTenant(), "m1");
-                used.add(k);
-                masters.add(cluster.masterOf(RedisFlightLeases.leaseKey(k)));
-                assertThat(a.claim(k, ttl, ttl).join()).isEqualTo(FlightLeases.Claim.LEAD);
-                CompletableFuture<Boolean> word = new CompletableFuture<>();
-                assertThat(b.listen(k, word::complete)).isTrue();
-                assertThat(b.claim(k, ttl, ttl).join()).isEqualTo(FlightLeases.Claim.ELSEWHERE);
+        onEveryMaster((a, b, k, master) -> {
+            assertThat(a.claim(k, LEASE_TTL, LEASE_TTL).join()).isEqualTo(FlightLeases.Claim.LEAD);
+            CompletableFuture<Boolean> word = new CompletableFuture<>();
+            assertThat(b.listen(k, word::complete)).isTrue();
+            assertThat(b.claim(k, LEASE_TTL, LEASE_TTL).join()).isEqualTo(FlightLeases.Claim.ELSEWHERE);
 
-                a.release(k, true);
+            a.release(k, true);
 
-                assertThat(word.get(5, TimeUnit.SECONDS)).as("the word crosses the cluster").isTrue();
-                assertThat(b.claim(k, ttl, ttl).join()).isEqualTo(FlightLeases.Claim.DONE);
-            }
-            assertThat(masters).as("leases on every master").hasSize(cluster.masters().size());
-        } finally {
-            for (CacheKey k : used) { // the other tests count every key of the cluster
-                String lease = RedisFlightLeases.leaseKey(k);
-                cluster.cli(cluster.masterOf(lease), "DEL", lease);
-            }
-        }
+            assertThat(word.get(5, TimeUnit.SECONDS)).as("the word crosses the cluster").isTrue();
+            assertThat(b.claim(k, LEASE_TTL, LEASE_TTL).join()).isEqualTo(FlightLeases.Claim.DONE);
+        });
     }
 
     /**
@@ -110,7 +95,31 @@ class RedisClusterStoreIT {
      */
     @Test
     void flightEnd_onTheCluster_isPublishedOnlyOnceTheDoneMarkerIsSet() throws Exception {
-        Duration ttl = Duration.ofSeconds(10);
+        onEveryMaster((a, b, k, master) -> {
+            String lease = RedisFlightLeases.leaseKey(k);
+            assertThat(a.claim(k, LEASE_TTL, LEASE_TTL).join()).isEqualTo(FlightLeases.Claim.LEAD);
+            CompletableFuture<String> markerWhenTold = new CompletableFuture<>();
+            assertThat(b.listen(k, done -> markerWhenTold.completeAsync(
+                    () -> cluster.cli(master, "GET", lease).strip()))).isTrue();
+
+            cluster.cli(master, "CLIENT", "PAUSE", "700", "WRITE");
+            a.release(k, true);
+
+            assertThat(markerWhenTold.get(10, TimeUnit.SECONDS)).as("the marker on %d when the word came", master)
+                    .isEqualTo("done");
+        });
+    }
+
+    /** One step of a lease test: two gateways' leases, a key of a tenant whose lease lives on {@code master}. */
+    private interface LeaseStep {
+        void run(RedisFlightLeases a, RedisFlightLeases b, CacheKey key, int master) throws Exception;
+    }
+
+    /**
+     * Runs {@code step} with two gateways' leases for a key on each master in turn, then removes every lease key it
+     * made (the other tests count every key of the cluster).
+     */
+    private static void onEveryMaster(LeaseStep step) throws Exception {
         List<CacheKey> used = new ArrayList<>();
         try (RedisFlightLeases a = RedisFlightLeases.connect(cluster.uri(), Duration.ofSeconds(2), 100);
              RedisFlightLeases b = RedisFlightLeases.connect(cluster.uri(), Duration.ofSeconds(2), 100)) {
@@ -118,22 +127,11 @@ class RedisClusterStoreIT {
             Set<Integer> masters = new HashSet<>();
             for (int i = 0; i < 60 && masters.size() < cluster.masters().size(); i++) {
                 CacheKey k = key(randomTenant(), "m1");
-                String lease = RedisFlightLeases.leaseKey(k);
-                int master = cluster.masterOf(lease);
-                if (!masters.add(master)) {
-                    continue;
+                int master = cluster.masterOf(RedisFlightLeases.leaseKey(k));
+                if (masters.add(master)) {
+                    used.add(k);
+                    step.run(a, b, k, master);
                 }
-                used.add(k);
-                assertThat(a.claim(k, ttl, ttl).join()).isEqualTo(FlightLeases.Claim.LEAD);
-                CompletableFuture<String> markerWhenTold = new CompletableFuture<>();
-                assertThat(b.listen(k, done -> markerWhenTold.completeAsync(
-                        () -> cluster.cli(master, "GET", lease).strip()))).isTrue();
-
-                cluster.cli(master, "CLIENT", "PAUSE", "700", "WRITE");
-                a.release(k, true);
-
-                assertThat(markerWhenTold.get(10, TimeUnit.SECONDS)).as("the marker on %d when the word came", master)
-                        .isEqualTo("done");
             }
             assertThat(masters).as("a lease on every master").hasSize(cluster.masters().size());
         } finally {
@@ -147,7 +145,7 @@ class RedisClusterStoreIT {
     private static boolean ready(RedisFlightLeases leases, List<CacheKey> used) {
         CacheKey probe = key(randomTenant(), "m1");
         used.add(probe);
-        return leases.claim(probe, Duration.ofSeconds(10), Duration.ofSeconds(10)).join() == FlightLeases.Claim.LEAD;
+        return leases.claim(probe, LEASE_TTL, LEASE_TTL).join() == FlightLeases.Claim.LEAD;
     }
 
     @Test
