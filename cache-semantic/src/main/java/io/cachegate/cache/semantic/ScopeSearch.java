@@ -118,14 +118,15 @@ final class ScopeSearch {
         PriorityQueue<ScoreDoc> best = new PriorityQueue<>(k + 1, WORST_FIRST);
         LeafReader segment = leaf.reader();
         SegmentFacts.Facts known = facts.of(segment);
-        int[] inScope = known.scopes().get(scope);
-        if (inScope == null || known.codes() == null) { // codes are null where the segment has no vectors
+        SegmentFacts.Scope found = known.scopes().get(scope);
+        if (found == null || known.codes() == null) { // codes are null where the segment has no vectors
             return new Found(best, NONE);
         }
+        int[] inScope = found.docs();
         Bits unreadableDocs = hidden == null ? null : matching(hidden, leaf);
         if (inScope.length > rescored(k) && inScope.length <= exactLimit) {
             // No vectors opened here: a reader of them allocates its buffers, and only the rescoring needs them.
-            return new Found(best, nearestByCode(leaf, inScope, known, code, rescored(k), under, nowMillis, unreadableDocs));
+            return new Found(best, nearestByCode(leaf, found, known, code, rescored(k), under, nowMillis, unreadableDocs));
         }
         FloatVectorValues vectors = segment.getFloatVectorValues(vectorField);
         if (inScope.length <= exactLimit) {
@@ -194,11 +195,11 @@ final class ScopeSearch {
      * among the n nearest of all: each segment scanned lowers the bound of those after it, so a scope of 10 segments
      * does not fill 10 heaps from scratch (ties at the bound are kept, and the result is that of no bound).
      */
-    private static long[] nearestByCode(LeafReaderContext leaf, int[] inScope, SegmentFacts.Facts known, long[] code,
-                                       int n, AtomicInteger under, long nowMillis, Bits unreadable) {
+    private static long[] nearestByCode(LeafReaderContext leaf, SegmentFacts.Scope inScope, SegmentFacts.Facts known,
+                                       long[] code, int n, AtomicInteger under, long nowMillis, Bits unreadable) {
         long[] expires = known.expires();
         Bits live = leaf.reader().getLiveDocs();
-        long[] nearest = known.codes().nearest(inScope, code, n, under.get(), doc -> (live == null || live.get(doc))
+        long[] nearest = known.codes().nearest(inScope.docs(), inScope.firstRow(), code, n, under.get(), doc -> (live == null || live.get(doc))
                 && SegmentFacts.live(expires[doc], nowMillis) && (unreadable == null || !unreadable.get(doc)));
         if (nearest.length == n && n > 0) {
             int farthest = 0;

@@ -27,16 +27,23 @@ import org.apache.lucene.util.BytesRef;
  *   <li>each scope's documents, ascending: a profile of 100 scopes in 100,000 entries spent about two thirds of a
  *       search looking up the scope's term and opening its postings in every segment, not comparing vectors
  *       (4 bytes an entry, plus a map entry per scope and segment);</li>
- *   <li>each document's {@link SignCodes} (48 bytes an entry at 384 dimensions), for scanning a large scope.</li>
+ *   <li>each document's {@link SignCodes} (48 bytes an entry at 384 dimensions), for scanning a large scope, held
+ *       scope by scope: a scope's codes lie side by side, so a scan of one of 100 scopes reads memory in order
+ *       rather than one code in every hundred (a million entries in 100 scopes: a sixth less CPU a search,
+ *       docs/benchmarks.md).</li>
  * </ul>
  */
 final class SegmentFacts {
 
     /**
-     * The facts of one segment. {@code scopes} maps a scope to its documents, ascending; absent scopes have none.
+     * The facts of one segment. {@code scopes} maps a scope to its documents; absent scopes have none.
      * {@code codes} is null when the segment has no vectors.
      */
-    record Facts(long[] expires, Map<String, int[]> scopes, SignCodes codes) {
+    record Facts(long[] expires, Map<String, Scope> scopes, SignCodes codes) {
+    }
+
+    /** One scope's documents in a segment, ascending; the code of {@code docs[i]} is row {@code firstRow + i}. */
+    record Scope(int[] docs, int firstRow) {
     }
 
     private final String expiryField;
@@ -75,8 +82,8 @@ final class SegmentFacts {
     private Facts load(LeafReader segment) {
         try {
             FloatVectorValues vectors = segment.getFloatVectorValues(vectorField);
-            return new Facts(expires(segment), scopes(segment),
-                    vectors == null ? null : SignCodes.of(vectors, segment.maxDoc()));
+            Map<String, Scope> scopes = scopes(segment);
+            return new Facts(expires(segment), scopes, vectors == null ? null : codes(vectors, segment.maxDoc(), scopes));
         } catch (IOException e) {
             throw new UncheckedIOException("reading a semantic index segment's expiry times, scopes and vectors", e);
         }
@@ -92,14 +99,15 @@ final class SegmentFacts {
         return expires;
     }
 
-    private Map<String, int[]> scopes(LeafReader segment) throws IOException {
+    private Map<String, Scope> scopes(LeafReader segment) throws IOException {
         Terms terms = segment.terms(scopeField);
         if (terms == null) {
             return Map.of();
         }
-        Map<String, int[]> scopes = new HashMap<>();
+        Map<String, Scope> scopes = new HashMap<>();
         TermsEnum each = terms.iterator();
         PostingsEnum postings = null;
+        int rows = 0;
         for (BytesRef scope = each.next(); scope != null; scope = each.next()) {
             int[] docs = new int[each.docFreq()];
             postings = each.postings(postings, PostingsEnum.NONE);
@@ -107,8 +115,23 @@ final class SegmentFacts {
             for (int doc = postings.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = postings.nextDoc()) {
                 docs[n++] = doc;
             }
-            scopes.put(scope.utf8ToString(), n == docs.length ? docs : Arrays.copyOf(docs, n));
+            scopes.put(scope.utf8ToString(), new Scope(n == docs.length ? docs : Arrays.copyOf(docs, n), rows));
+            rows += n;
         }
         return Map.copyOf(scopes);
+    }
+
+    /** The codes, a row a document of some scope, in the rows {@link #scopes} gave them. */
+    private static SignCodes codes(FloatVectorValues vectors, int maxDoc, Map<String, Scope> scopes) throws IOException {
+        int[] rows = new int[maxDoc];
+        Arrays.fill(rows, -1);
+        int count = 0;
+        for (Scope scope : scopes.values()) {
+            for (int i = 0; i < scope.docs().length; i++) {
+                rows[scope.docs()[i]] = scope.firstRow() + i;
+            }
+            count += scope.docs().length;
+        }
+        return SignCodes.of(vectors, rows, count);
     }
 }

@@ -24,12 +24,17 @@ final class SignCodes {
         this.codes = codes;
     }
 
-    /** The codes of every vector of a segment of {@code maxDoc} documents; a document without one has all bits 0. */
-    static SignCodes of(FloatVectorValues vectors, int maxDoc) throws IOException {
+    /**
+     * The codes of a segment's vectors, {@code doc}'s in row {@code rows[doc]} of {@code rowCount} (none where that is
+     * -1); a row whose document has no vector has all bits 0.
+     */
+    static SignCodes of(FloatVectorValues vectors, int[] rows, int rowCount) throws IOException {
         int words = words(vectors.dimension());
-        long[] codes = new long[Math.multiplyExact(maxDoc, words)];
+        long[] codes = new long[Math.multiplyExact(rowCount, words)];
         for (int doc = vectors.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = vectors.nextDoc()) {
-            encode(vectors.vectorValue(), codes, doc * words);
+            if (rows[doc] >= 0) {
+                encode(vectors.vectorValue(), codes, rows[doc] * words);
+            }
         }
         return new SignCodes(words, codes);
     }
@@ -41,9 +46,9 @@ final class SignCodes {
         return code;
     }
 
-    /** The number of dimensions whose signs differ between {@code doc}'s vector and the query's {@code code}. */
-    int distance(int doc, long[] code) {
-        int at = doc * words;
+    /** The number of dimensions whose signs differ between the vector of {@code row} and the query's {@code code}. */
+    int distance(int row, long[] code) {
+        int at = row * words;
         int bits = 0;
         for (int w = 0; w < words; w++) {
             bits += Long.bitCount(codes[at + w] ^ code[w]);
@@ -52,31 +57,33 @@ final class SignCodes {
     }
 
     /**
-     * The {@code n} documents of {@code docs} (ascending) whose codes are nearest to the query's {@code code}, under
-     * {@code under} ({@link Integer#MAX_VALUE} for no bound), and that {@code accepted} admits, as
-     * {@code distance << 32 | doc}, in no order; of equally distant ones, the lowest docs. A bounded max-heap: most
-     * documents are turned away by their distance alone, before {@code accepted} is asked.
+     * The {@code n} documents of {@code docs}, whose codes are rows {@code firstRow} on, nearest to the query's
+     * {@code code}, under {@code under} ({@link Integer#MAX_VALUE} for no bound), and that {@code accepted} admits, as
+     * {@code distance << 32 | doc}, in no order; of equally distant ones, the first in {@code docs}. A bounded
+     * max-heap: most documents are turned away by their distance alone, before {@code accepted} is asked.
      * The scan is a search's main cost (a scope of 100,000 is 4.8 MB of codes at 384 dimensions), so codes of six
      * words, the 384 dimensions of the bundled models, have a loop of their own with the query's words in
      * registers: 0.5–0.7× the CPU of the general loop on Java 25 (docs/benchmarks.md).
      */
-    long[] nearest(int[] docs, long[] code, int n, int under, IntPredicate accepted) {
+    long[] nearest(int[] docs, int firstRow, long[] code, int n, int under, IntPredicate accepted) {
         Heap heap = new Heap(n, under);
         if (words == 6) {
             long q0 = code[0], q1 = code[1], q2 = code[2], q3 = code[3], q4 = code[4], q5 = code[5];
             long[] c = codes;
+            int at = firstRow * 6;
             for (int doc : docs) {
-                int at = doc * 6;
                 int distance = Long.bitCount(c[at] ^ q0) + Long.bitCount(c[at + 1] ^ q1)
                         + Long.bitCount(c[at + 2] ^ q2) + Long.bitCount(c[at + 3] ^ q3)
                         + Long.bitCount(c[at + 4] ^ q4) + Long.bitCount(c[at + 5] ^ q5);
+                at += 6;
                 if (distance < heap.worst && accepted.test(doc)) {
                     heap.offer(distance, doc);
                 }
             }
         } else {
+            int row = firstRow;
             for (int doc : docs) {
-                int distance = distance(doc, code);
+                int distance = distance(row++, code);
                 if (distance < heap.worst && accepted.test(doc)) {
                     heap.offer(distance, doc);
                 }

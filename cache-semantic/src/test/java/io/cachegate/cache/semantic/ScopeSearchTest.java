@@ -98,6 +98,29 @@ class ScopeSearchTest {
     }
 
     @Test
+    void search_scopesInterleavedInOneSegment_eachScanReadsItsOwnScopesCodes() throws Exception {
+        // Five scopes taking turns, 400 entries each (more than are compared, so each is scanned by code): their
+        // codes are held scope by scope, so every scope but the first reads rows that are not its documents' ids.
+        try (LuceneVectorIndex interleaved = LuceneVectorIndex.open(LuceneIndexOptions.of(dir.resolve("interleaved"),
+                "test-model", DIMENSION).withQueueCapacity(4_096).withRecentCapacity(0))) {
+            List<IndexEntry> entries = new ArrayList<>();
+            for (int i = 0; i < 2_000; i++) {
+                entries.add(TestVectors.entry("i" + i, "scope-" + i % 5, TestVectors.random(random, DIMENSION)));
+            }
+            await(CompletableFuture.allOf(entries.stream().map(interleaved::add).toArray(CompletableFuture[]::new)));
+            assertThat(await(interleaved.size())).isEqualTo(2_000);
+
+            for (int i = 0; i < entries.size(); i += 13) {
+                IndexEntry from = entries.get(i);
+                List<Neighbour> found = await(interleaved.search(from.scope(), near(from.vectorUnsafe(), 0.93), 10, AT));
+
+                assertThat(found).as("entry %d", i).hasSize(10);
+                assertThat(found.get(0).entryKey()).as("entry %d", i).isEqualTo(from.entryKey());
+            }
+        }
+    }
+
+    @Test
     void signCodes_distanceCountsTheDimensionsOfOtherSign() {
         float[] v = TestVectors.random(random, DIMENSION);
         float[] opposite = new float[DIMENSION];

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The nearest documents by code, against sorting every admitted document's distance: the loop of six-word codes (384
- * dimensions) and the general one.
+ * dimensions) and the general one. Codes are laid out as {@link SegmentFacts} lays them, the searched scope's rows
+ * after another scope's, so a row mixed up with a document would show.
  */
 class SignCodesTest {
 
@@ -35,18 +36,18 @@ class SignCodesTest {
     @Test
     void nearest_underABound_areTheNearestAdmittedUnderIt_tiesAtItsEdgeKept() throws IOException {
         float[][] vectors = vectors(3_000, 384);
-        SignCodes codes = SignCodes.of(values(vectors), vectors.length);
-        int[] docs = IntStream.range(0, vectors.length).toArray();
+        int[] docs = IntStream.range(0, vectors.length).filter(d -> d % 3 != 0).toArray();
+        Scoped scoped = scopedAfterTheRest(vectors, docs);
         long[] code = SignCodes.of(TestVectors.random(random, 384));
         List<Long> all = new ArrayList<>();
-        for (int doc : docs) {
-            all.add((long) codes.distance(doc, code) << 32 | doc);
+        for (int i = 0; i < docs.length; i++) {
+            all.add((long) scoped.codes().distance(scoped.firstRow() + i, code) << 32 | docs[i]);
         }
         all.sort(null);
         // The bound another segment's 80 nearest would give: one past the 40th distance here, so fewer than 80 enter.
         int under = (int) (all.get(40) >>> 32) + 1;
 
-        long[] found = codes.nearest(docs, code, 80, under, doc -> true);
+        long[] found = scoped.codes().nearest(docs, scoped.firstRow(), code, 80, under, doc -> true);
 
         Arrays.sort(found);
         long[] expected = all.stream().filter(p -> (p >>> 32) < under).limit(80).mapToLong(Long::longValue).toArray();
@@ -57,10 +58,10 @@ class SignCodesTest {
     @Test
     void nearest_fewerAdmittedThanAsked_returnsEveryAdmitted() throws IOException {
         float[][] vectors = vectors(50, 384);
-        SignCodes codes = SignCodes.of(values(vectors), vectors.length);
         int[] docs = IntStream.range(0, 50).toArray();
+        SignCodes codes = scopedAfterTheRest(vectors, docs).codes();
 
-        long[] found = codes.nearest(docs, SignCodes.of(TestVectors.random(random, 384)), 80, Integer.MAX_VALUE,
+        long[] found = codes.nearest(docs, 0, SignCodes.of(TestVectors.random(random, 384)), 80, Integer.MAX_VALUE,
                 doc -> doc % 2 == 0);
 
         assertThat(Arrays.stream(found).mapToInt(p -> (int) p).sorted().toArray())
@@ -69,27 +70,50 @@ class SignCodesTest {
 
     private void assertNearestAsSorted(int dimension) throws IOException {
         float[][] vectors = vectors(3_000, dimension);
-        SignCodes codes = SignCodes.of(values(vectors), vectors.length);
         int[] docs = IntStream.range(0, vectors.length).filter(d -> d % 5 != 0).toArray();  // a scope's share
+        Scoped scoped = scopedAfterTheRest(vectors, docs);
         IntPredicate accepted = doc -> doc % 7 != 3;  // live, unexpired, readable
         for (int q = 0; q < 40; q++) {
             // Half the queries near a stored vector: the heap then fills with close distances and many ties.
             float[] query = q % 2 == 0 ? TestVectors.random(random, dimension) : vectors[docs[q * 31]].clone();
             long[] code = SignCodes.of(query);
             List<Long> all = new ArrayList<>();
-            for (int doc : docs) {
-                if (accepted.test(doc)) {
-                    all.add((long) codes.distance(doc, code) << 32 | doc);
+            for (int i = 0; i < docs.length; i++) {
+                if (accepted.test(docs[i])) {
+                    all.add((long) scoped.codes().distance(scoped.firstRow() + i, code) << 32 | docs[i]);
                 }
             }
             all.sort(null);
 
-            long[] found = codes.nearest(docs, code, 80, Integer.MAX_VALUE, accepted);
+            long[] found = scoped.codes().nearest(docs, scoped.firstRow(), code, 80, Integer.MAX_VALUE, accepted);
 
             Arrays.sort(found);
             assertThat(found).as("dimension %d, query %d", dimension, q)
                     .containsExactly(all.subList(0, 80).stream().mapToLong(Long::longValue).toArray());
         }
+    }
+
+    /** Codes whose rows hold first the documents not in {@code scope}, then {@code scope}'s from {@code firstRow}. */
+    private record Scoped(SignCodes codes, int firstRow) {
+    }
+
+    private static Scoped scopedAfterTheRest(float[][] vectors, int[] scope) throws IOException {
+        int[] rows = new int[vectors.length];
+        Arrays.fill(rows, -1);
+        for (int doc : scope) {
+            rows[doc] = -2;
+        }
+        int row = 0;
+        for (int doc = 0; doc < vectors.length; doc++) {
+            if (rows[doc] == -1) {
+                rows[doc] = row++;
+            }
+        }
+        int firstRow = row;
+        for (int doc : scope) {
+            rows[doc] = row++;
+        }
+        return new Scoped(SignCodes.of(values(vectors), rows, row), firstRow);
     }
 
     private float[][] vectors(int n, int dimension) {
