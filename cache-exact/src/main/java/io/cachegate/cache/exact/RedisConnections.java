@@ -110,17 +110,12 @@ final class RedisConnections {
     }
 
     /**
-     * Starts closing every connection, without waiting (the client's bounded shutdown, {@link RedisShutdown}, waits
-     * for them); later calls of {@link #commands} answer null.
+     * Stops handing out connections (later calls of {@link #commands} answer null) and opening new ones. The
+     * connections themselves are closed by the client's bounded shutdown ({@link RedisShutdown}), which closes
+     * every connection it opened: closing them here as well made Lettuce warn "already closed" for each.
      */
     void close() {
         closed = true;
-        for (int i = 0; i < slots.length(); i++) {
-            RedisConnector.Connected c = slots.get(i);
-            if (c != null) {
-                c.connection().closeAsync();
-            }
-        }
     }
 
     private boolean anyUp() {

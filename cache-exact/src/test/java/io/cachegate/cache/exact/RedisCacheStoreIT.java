@@ -15,7 +15,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultEventLoopGroupProvider;
 import io.lettuce.core.resource.Transports;
@@ -148,6 +150,34 @@ class RedisCacheStoreIT {
             assertThat(answeredWhereAsked).isPositive();
         } finally {
             loops.release(group, 0, 1, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void close_withAConnectionPerLoop_closesEveryConnectionOnRedis() {
+        // The store leaves closing its connections to the client's bounded shutdown (closing them first as well made
+        // Lettuce warn "already closed" on a clean stop, whenever its own close had not finished): none may be left.
+        String name = "close-" + tenant;
+        RedisCacheStore twoConnections = RedisCacheStore.connect(uri + "?clientName=" + name,
+                CacheStores.clientResources(), new EntryCodec(256), EntrySigner.none(),
+                RedisStoreOptions.of(Duration.ofSeconds(5), 1000), new StoreHealth(), 2);
+        await(Duration.ofSeconds(10), () -> twoConnections.available() && clientsNamed(name) == 2);
+        CacheKey key = key(tenant, "m@1");
+        twoConnections.put(key, entry("{\"id\":\"closing\"}"), Duration.ofMinutes(1)).join();
+
+        twoConnections.close();
+
+        assertThat(twoConnections.get(key)).as("a closed store sends nothing: unavailable, a miss to its caller")
+                .isCompletedExceptionally();
+        await(Duration.ofSeconds(5), () -> clientsNamed(name) == 0);
+    }
+
+    private static long clientsNamed(String name) {
+        RedisClient client = RedisClient.create(uri);
+        try (StatefulRedisConnection<String, String> c = client.connect()) {
+            return c.sync().clientList().lines().filter(l -> l.contains(" name=" + name + " ")).count();
+        } finally {
+            client.shutdown(0, 1, TimeUnit.SECONDS);
         }
     }
 
