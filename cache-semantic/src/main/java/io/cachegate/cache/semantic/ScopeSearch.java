@@ -132,10 +132,9 @@ final class ScopeSearch {
         if (inScope.length <= exactLimit) {
             VectorSimilarityFunction similarity =
                     segment.getFieldInfos().fieldInfo(vectorField).getVectorSimilarityFunction();
-            exact(leaf, inScope, vectors, similarity, vector, known.expires(), nowMillis, unreadableDocs, best, k);
+            exact(leaf, found, vectors, similarity, vector, nowMillis, unreadableDocs, best, k);
         } else {
-            Bits scopeBits = inScope.length == segment.maxDoc() ? null : bits(inScope, segment.maxDoc());
-            Bits accepted = accepted(segment.getLiveDocs(), scopeBits, known.expires(), nowMillis, unreadableDocs);
+            Bits accepted = accepted(segment.getLiveDocs(), found, segment.maxDoc(), nowMillis, unreadableDocs);
             graph(leaf, vector, k, inScope.length, accepted, vectors, best);
         }
         return new Found(best, NONE);
@@ -197,10 +196,12 @@ final class ScopeSearch {
      */
     private static long[] nearestByCode(LeafReaderContext leaf, SegmentFacts.Scope inScope, SegmentFacts.Facts known,
                                        long[] code, int n, AtomicInteger under, long nowMillis, Bits unreadable) {
-        long[] expires = known.expires();
+        int[] docs = inScope.docs();
+        long[] expires = inScope.expires();
         Bits live = leaf.reader().getLiveDocs();
-        long[] nearest = known.codes().nearest(inScope.docs(), inScope.firstRow(), code, n, under.get(), doc -> (live == null || live.get(doc))
-                && SegmentFacts.live(expires[doc], nowMillis) && (unreadable == null || !unreadable.get(doc)));
+        long[] nearest = known.codes().nearest(docs, inScope.firstRow(), code, n, under.get(), i -> (live == null
+                || live.get(docs[i])) && SegmentFacts.live(expires[i], nowMillis)
+                && (unreadable == null || !unreadable.get(docs[i])));
         if (nearest.length == n && n > 0) {
             int farthest = 0;
             for (long packed : nearest) {
@@ -214,12 +215,14 @@ final class ScopeSearch {
         return nearest;
     }
 
-    private static void exact(LeafReaderContext leaf, int[] inScope, FloatVectorValues vectors,
-                              VectorSimilarityFunction similarity, float[] query, long[] expires, long nowMillis,
+    private static void exact(LeafReaderContext leaf, SegmentFacts.Scope inScope, FloatVectorValues vectors,
+                              VectorSimilarityFunction similarity, float[] query, long nowMillis,
                               Bits unreadable, PriorityQueue<ScoreDoc> best, int k) throws IOException {
         Bits live = leaf.reader().getLiveDocs();
-        for (int doc : inScope) {
-            if ((live != null && !live.get(doc)) || !SegmentFacts.live(expires[doc], nowMillis)
+        int[] docs = inScope.docs();
+        for (int i = 0; i < docs.length; i++) {
+            int doc = docs[i];
+            if ((live != null && !live.get(doc)) || !SegmentFacts.live(inScope.expires()[i], nowMillis)
                     || (unreadable != null && unreadable.get(doc))) {
                 continue;
             }
@@ -252,17 +255,17 @@ final class ScopeSearch {
     }
 
     /** Per-document filter of a graph search: live, in the scope, unexpired and readable. */
-    private static Bits accepted(Bits live, Bits inScope, long[] expires, long nowMillis, Bits unreadable) {
+    private static Bits accepted(Bits live, SegmentFacts.Scope inScope, int maxDoc, long nowMillis, Bits unreadable) {
         return new Bits() {
             @Override
             public boolean get(int doc) {
-                return (live == null || live.get(doc)) && (inScope == null || inScope.get(doc))
-                        && SegmentFacts.live(expires[doc], nowMillis) && (unreadable == null || !unreadable.get(doc));
+                return (live == null || live.get(doc)) && SegmentFacts.live(inScope.expiresOf(doc), nowMillis)
+                        && (unreadable == null || !unreadable.get(doc));
             }
 
             @Override
             public int length() {
-                return expires.length;
+                return maxDoc;
             }
         };
     }
@@ -275,14 +278,6 @@ final class ScopeSearch {
     private static FixedBitSet bits(DocIdSetIterator docs, int maxDoc) throws IOException {
         FixedBitSet bits = new FixedBitSet(maxDoc);
         bits.or(docs);
-        return bits;
-    }
-
-    private static FixedBitSet bits(int[] docs, int maxDoc) {
-        FixedBitSet bits = new FixedBitSet(maxDoc);
-        for (int doc : docs) {
-            bits.set(doc);
-        }
         return bits;
     }
 

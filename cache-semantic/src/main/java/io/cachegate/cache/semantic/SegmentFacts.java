@@ -19,19 +19,17 @@ import org.apache.lucene.util.BytesRef;
 
 /**
  * What a search needs of each segment, read once per segment (when a refresh opens it) and dropped when Lucene
- * closes it; a segment's documents never change, only which of them are live. Three facts:
+ * closes it; a segment's documents never change, only which of them are live. Per scope:
  * <ul>
- *   <li>each document's expiry time, as an array indexed by document: a graph search tests entries in no
- *       particular order, which doc values cannot answer, and a per-search filter bit set over the whole segment is
- *       what made large scopes slow (8 bytes an entry, 0.8 MB per 100,000);</li>
- *   <li>each scope's documents, ascending: a profile of 100 scopes in 100,000 entries spent about two thirds of a
+ *   <li>its documents, ascending: a profile of 100 scopes in 100,000 entries spent about two thirds of a
  *       search looking up the scope's term and opening its postings in every segment, not comparing vectors
  *       (4 bytes an entry, plus a map entry per scope and segment);</li>
- *   <li>each document's {@link SignCodes} (48 bytes an entry at 384 dimensions), for scanning a large scope, held
- *       scope by scope: a scope's codes lie side by side, so a scan of one of 100 scopes reads memory in order
- *       rather than one code in every hundred (a million entries in 100 scopes: a sixth less CPU a search,
- *       docs/benchmarks.md).</li>
+ *   <li>their expiry times, in the same order: a per-search filter bit set over the whole segment is what made large
+ *       scopes slow (8 bytes an entry, 0.8 MB per 100,000);</li>
+ *   <li>their {@link SignCodes} (48 bytes an entry at 384 dimensions), for scanning a large scope.</li>
  * </ul>
+ * All three are held scope by scope: a scan of one of 100 scopes reads its codes and expiry times in order rather
+ * than one in every hundred (a million entries in 100 scopes: a fifth less CPU a search, docs/benchmarks.md).
  */
 final class SegmentFacts {
 
@@ -39,11 +37,20 @@ final class SegmentFacts {
      * The facts of one segment. {@code scopes} maps a scope to its documents; absent scopes have none.
      * {@code codes} is null when the segment has no vectors.
      */
-    record Facts(long[] expires, Map<String, Scope> scopes, SignCodes codes) {
+    record Facts(Map<String, Scope> scopes, SignCodes codes) {
     }
 
-    /** One scope's documents in a segment, ascending; the code of {@code docs[i]} is row {@code firstRow + i}. */
-    record Scope(int[] docs, int firstRow) {
+    /**
+     * One scope's documents in a segment, ascending; {@code docs[i]} expires at {@code expires[i]} (a document without
+     * an expiry time never matches) and has code row {@code firstRow + i}.
+     */
+    record Scope(int[] docs, long[] expires, int firstRow) {
+
+        /** The expiry time of {@code doc}, or {@link Long#MIN_VALUE} (never live) when it is not in the scope. */
+        long expiresOf(int doc) {
+            int i = Arrays.binarySearch(docs, doc);
+            return i < 0 ? Long.MIN_VALUE : expires[i];
+        }
     }
 
     private final String expiryField;
@@ -82,8 +89,8 @@ final class SegmentFacts {
     private Facts load(LeafReader segment) {
         try {
             FloatVectorValues vectors = segment.getFloatVectorValues(vectorField);
-            Map<String, Scope> scopes = scopes(segment);
-            return new Facts(expires(segment), scopes, vectors == null ? null : codes(vectors, segment.maxDoc(), scopes));
+            Map<String, Scope> scopes = scopes(segment, expires(segment));
+            return new Facts(scopes, vectors == null ? null : codes(vectors, segment.maxDoc(), scopes));
         } catch (IOException e) {
             throw new UncheckedIOException("reading a semantic index segment's expiry times, scopes and vectors", e);
         }
@@ -99,7 +106,7 @@ final class SegmentFacts {
         return expires;
     }
 
-    private Map<String, Scope> scopes(LeafReader segment) throws IOException {
+    private Map<String, Scope> scopes(LeafReader segment, long[] expiresByDoc) throws IOException {
         Terms terms = segment.terms(scopeField);
         if (terms == null) {
             return Map.of();
@@ -115,7 +122,12 @@ final class SegmentFacts {
             for (int doc = postings.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = postings.nextDoc()) {
                 docs[n++] = doc;
             }
-            scopes.put(scope.utf8ToString(), new Scope(n == docs.length ? docs : Arrays.copyOf(docs, n), rows));
+            docs = n == docs.length ? docs : Arrays.copyOf(docs, n);
+            long[] expires = new long[n];
+            for (int i = 0; i < n; i++) {
+                expires[i] = expiresByDoc[docs[i]];
+            }
+            scopes.put(scope.utf8ToString(), new Scope(docs, expires, rows));
             rows += n;
         }
         return Map.copyOf(scopes);

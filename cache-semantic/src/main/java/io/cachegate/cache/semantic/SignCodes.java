@@ -58,9 +58,10 @@ final class SignCodes {
 
     /**
      * The {@code n} documents of {@code docs}, whose codes are rows {@code firstRow} on, nearest to the query's
-     * {@code code}, under {@code under} ({@link Integer#MAX_VALUE} for no bound), and that {@code accepted} admits, as
-     * {@code distance << 32 | doc}, in no order; of equally distant ones, the first in {@code docs}. A bounded
-     * max-heap: most documents are turned away by their distance alone, before {@code accepted} is asked.
+     * {@code code}, under {@code under} ({@link Integer#MAX_VALUE} for no bound), and that {@code accepted} admits
+     * (asked with a document's position in {@code docs}), as {@code distance << 32 | doc}, in no order; of equally
+     * distant ones, the first in {@code docs}. A bounded max-heap: most documents are turned away by their distance
+     * alone, before {@code accepted} is asked.
      * The scan is a search's main cost (a scope of 100,000 is 4.8 MB of codes at 384 dimensions), so codes of six
      * words, the 384 dimensions of the bundled models, have a loop of their own with the query's words in
      * registers: 0.5–0.7× the CPU of the general loop on Java 25 (docs/benchmarks.md).
@@ -71,21 +72,19 @@ final class SignCodes {
             long q0 = code[0], q1 = code[1], q2 = code[2], q3 = code[3], q4 = code[4], q5 = code[5];
             long[] c = codes;
             int at = firstRow * 6;
-            for (int doc : docs) {
+            for (int i = 0; i < docs.length; i++, at += 6) {
                 int distance = Long.bitCount(c[at] ^ q0) + Long.bitCount(c[at + 1] ^ q1)
                         + Long.bitCount(c[at + 2] ^ q2) + Long.bitCount(c[at + 3] ^ q3)
                         + Long.bitCount(c[at + 4] ^ q4) + Long.bitCount(c[at + 5] ^ q5);
-                at += 6;
-                if (distance < heap.worst && accepted.test(doc)) {
-                    heap.offer(distance, doc);
+                if (distance < heap.worst && accepted.test(i)) {
+                    heap.offer(distance, docs[i]);
                 }
             }
         } else {
-            int row = firstRow;
-            for (int doc : docs) {
-                int distance = distance(row++, code);
-                if (distance < heap.worst && accepted.test(doc)) {
-                    heap.offer(distance, doc);
+            for (int i = 0; i < docs.length; i++) {
+                int distance = distance(firstRow + i, code);
+                if (distance < heap.worst && accepted.test(i)) {
+                    heap.offer(distance, docs[i]);
                 }
             }
         }

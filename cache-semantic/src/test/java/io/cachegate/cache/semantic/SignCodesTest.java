@@ -47,7 +47,7 @@ class SignCodesTest {
         // The bound another segment's 80 nearest would give: one past the 40th distance here, so fewer than 80 enter.
         int under = (int) (all.get(40) >>> 32) + 1;
 
-        long[] found = scoped.codes().nearest(docs, scoped.firstRow(), code, 80, under, doc -> true);
+        long[] found = scoped.codes().nearest(docs, scoped.firstRow(), code, 80, under, at -> true);
 
         Arrays.sort(found);
         long[] expected = all.stream().filter(p -> (p >>> 32) < under).limit(80).mapToLong(Long::longValue).toArray();
@@ -62,7 +62,7 @@ class SignCodesTest {
         SignCodes codes = scopedAfterTheRest(vectors, docs).codes();
 
         long[] found = codes.nearest(docs, 0, SignCodes.of(TestVectors.random(random, 384)), 80, Integer.MAX_VALUE,
-                doc -> doc % 2 == 0);
+                at -> docs[at] % 2 == 0);
 
         assertThat(Arrays.stream(found).mapToInt(p -> (int) p).sorted().toArray())
                 .containsExactly(IntStream.range(0, 50).filter(d -> d % 2 == 0).toArray());
@@ -85,7 +85,8 @@ class SignCodesTest {
             }
             all.sort(null);
 
-            long[] found = scoped.codes().nearest(docs, scoped.firstRow(), code, 80, Integer.MAX_VALUE, accepted);
+            long[] found = scoped.codes().nearest(docs, scoped.firstRow(), code, 80, Integer.MAX_VALUE,
+                    at -> accepted.test(docs[at]));
 
             Arrays.sort(found);
             assertThat(found).as("dimension %d, query %d", dimension, q)
