@@ -29,7 +29,7 @@ import org.apache.lucene.util.BytesRef;
  *   <li>their {@link SignCodes} (48 bytes an entry at 384 dimensions), for scanning a large scope.</li>
  * </ul>
  * All three are held scope by scope: a scan of one of 100 scopes reads its codes and expiry times in order rather
- * than one in every hundred (a million entries in 100 scopes: a fifth less CPU a search, docs/benchmarks.md).
+ * than one in every hundred (a million entries in 100 scopes: about a third less CPU a search, docs/benchmarks.md).
  */
 final class SegmentFacts {
 
