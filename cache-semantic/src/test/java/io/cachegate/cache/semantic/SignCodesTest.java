@@ -34,6 +34,28 @@ class SignCodesTest {
     }
 
     @Test
+    void code_hasABitSetExactlyForEachPositiveComponent() {
+        for (int dimension : new int[] {384, 200, 64, 1}) {
+            float[] vector = TestVectors.random(random, dimension);
+            vector[0] = 0f;
+            if (dimension > 2) {
+                vector[1] = -0f;
+                vector[2] = Float.NaN;
+            }
+            long[] code = SignCodes.of(vector);
+
+            assertThat(code).hasSize((dimension + 63) / 64);
+            for (int i = 0; i < dimension; i++) {
+                assertThat((code[i >>> 6] >>> (i & 63) & 1) == 1).as("dimension %d of %d", i, dimension)
+                        .isEqualTo(vector[i] > 0);
+            }
+            for (int i = dimension; i < code.length * 64; i++) {
+                assertThat(code[i >>> 6] >>> (i & 63) & 1).as("bit %d past the last dimension", i).isZero();
+            }
+        }
+    }
+
+    @Test
     void nearest_underABound_areTheNearestAdmittedUnderIt_tiesAtItsEdgeKept() throws IOException {
         float[][] vectors = vectors(3_000, 384);
         int[] docs = IntStream.range(0, vectors.length).filter(d -> d % 3 != 0).toArray();
