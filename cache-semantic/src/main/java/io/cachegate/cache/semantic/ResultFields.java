@@ -2,13 +2,10 @@ package io.cachegate.cache.semantic;
 
 import java.io.IOException;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.lucene.document.Document;
-import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.ReaderUtil;
@@ -28,7 +25,7 @@ final class ResultFields {
     /** Readers kept a segment: the index's threads and a spare, so a segment holds a few blocks' buffers at most. */
     static final int KEPT_PER_SEGMENT = 4;
 
-    private final Map<IndexReader.CacheKey, Kept> bySegment = new ConcurrentHashMap<>();
+    private final PerSegment<Kept> bySegment = new PerSegment<>();
 
     /** The readers kept for one segment, and how many. */
     private static final class Kept {
@@ -41,14 +38,7 @@ final class ResultFields {
         List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
         LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(doc, leaves));
         LeafReader segment = leaf.reader();
-        IndexReader.CacheHelper helper = segment.getCoreCacheHelper();
-        if (helper == null) {
-            return segment.storedFields().document(doc - leaf.docBase, fields);
-        }
-        Kept kept = bySegment.computeIfAbsent(helper.getKey(), key -> {
-            helper.addClosedListener(bySegment::remove);
-            return new Kept();
-        });
+        Kept kept = bySegment.of(segment, s -> new Kept());
         StoredFields reader = kept.idle.poll();
         if (reader == null) {
             reader = segment.storedFields();

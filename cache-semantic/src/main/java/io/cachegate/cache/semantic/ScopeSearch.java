@@ -126,7 +126,7 @@ final class ScopeSearch {
         Bits unreadableDocs = hidden == null ? null : matching(hidden, leaf);
         if (inScope.length > rescored(k) && inScope.length <= exactLimit) {
             // No vectors opened here: a reader of them allocates its buffers, and only the rescoring needs them.
-            return new Found(best, nearestByCode(leaf, found, known, code, rescored(k), under, nowMillis, unreadableDocs));
+            return new Found(best, nearestByCode(leaf, found, known.codes(), code, rescored(k), under, nowMillis, unreadableDocs));
         }
         FloatVectorValues vectors = segment.getFloatVectorValues(vectorField);
         if (inScope.length <= exactLimit) {
@@ -194,12 +194,12 @@ final class ScopeSearch {
      * among the n nearest of all: each segment scanned lowers the bound of those after it, so a scope of 10 segments
      * does not fill 10 heaps from scratch (ties at the bound are kept, and the result is that of no bound).
      */
-    private static long[] nearestByCode(LeafReaderContext leaf, SegmentFacts.Scope inScope, SegmentFacts.Facts known,
+    private static long[] nearestByCode(LeafReaderContext leaf, SegmentFacts.Scope inScope, SignCodes codes,
                                        long[] code, int n, AtomicInteger under, long nowMillis, Bits unreadable) {
         int[] docs = inScope.docs();
         long[] expires = inScope.expires();
         Bits live = leaf.reader().getLiveDocs();
-        long[] nearest = known.codes().nearest(docs, inScope.firstRow(), code, n, under.get(), i -> (live == null
+        long[] nearest = codes.nearest(docs, inScope.firstRow(), code, n, under.get(), i -> (live == null
                 || live.get(docs[i])) && SegmentFacts.live(expires[i], nowMillis)
                 && (unreadable == null || !unreadable.get(docs[i])));
         if (nearest.length == n && n > 0) {

@@ -5,10 +5,8 @@ import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.FloatVectorValues;
-import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.PostingsEnum;
 import org.apache.lucene.index.SortedNumericDocValues;
@@ -56,7 +54,7 @@ final class SegmentFacts {
     private final String expiryField;
     private final String scopeField;
     private final String vectorField;
-    private final Map<IndexReader.CacheKey, Facts> bySegment = new ConcurrentHashMap<>();
+    private final PerSegment<Facts> bySegment = new PerSegment<>();
 
     SegmentFacts(String expiryField, String scopeField, String vectorField) {
         this.expiryField = expiryField;
@@ -71,19 +69,7 @@ final class SegmentFacts {
 
     /** The facts of {@code segment}; a document without an expiry time never matches. */
     Facts of(LeafReader segment) {
-        IndexReader.CacheHelper helper = segment.getCoreCacheHelper();
-        if (helper == null) {
-            return load(segment);
-        }
-        Facts known = bySegment.get(helper.getKey());
-        if (known != null) {
-            return known;
-        }
-        Facts loaded = load(segment);
-        if (bySegment.putIfAbsent(helper.getKey(), loaded) == null) {
-            helper.addClosedListener(bySegment::remove);
-        }
-        return loaded;
+        return bySegment.of(segment, this::load);
     }
 
     private Facts load(LeafReader segment) {
