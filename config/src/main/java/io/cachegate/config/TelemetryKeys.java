@@ -21,6 +21,9 @@ final class TelemetryKeys {
             "OTLP transport: http (protobuf over HTTP, the collector's port 4318) or grpc (4317)");
     static final Key<Duration> OTLP_TIMEOUT = Key.duration("timeout", Duration.ofSeconds(10),
             "one export's time limit; spans of a failed export are dropped and counted");
+    static final Key<Duration> EXPORT_DELAY = Key.duration("export_delay", Duration.ofSeconds(5),
+            Duration.ofMillis(10), Duration.ofMinutes(5),
+            "longest a finished span waits for its batch to be exported (a full batch of 512 goes at once)");
     static final Key<Integer> MAX_QUEUED_SPANS = Key.integer("max_queued_spans", 2048, 1, 1_000_000,
             "spans waiting for export; more are dropped and counted, never waited for");
 
@@ -44,7 +47,7 @@ final class TelemetryKeys {
             "where sampled requests go (rotated like the access log); needed when rate is above 0");
 
     static final Section OTLP = Section.mapping("otlp", "trace export; without endpoint nothing is traced",
-            OTLP_ENDPOINT, OTLP_PROTOCOL, OTLP_TIMEOUT, MAX_QUEUED_SPANS);
+            OTLP_ENDPOINT, OTLP_PROTOCOL, OTLP_TIMEOUT, EXPORT_DELAY, MAX_QUEUED_SPANS);
     static final Section TELEMETRY = Section.mapping("telemetry", "OpenTelemetry traces of requests",
             SERVICE_NAME, SAMPLING).with(OTLP).restart();
     static final Section SAMPLE = Section.mapping("sample_requests", "a log of request bodies for cachegate analyze",

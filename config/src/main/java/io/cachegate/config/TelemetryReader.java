@@ -1,6 +1,7 @@
 package io.cachegate.config;
 
 import static io.cachegate.config.TelemetryKeys.ACCESS;
+import static io.cachegate.config.TelemetryKeys.EXPORT_DELAY;
 import static io.cachegate.config.TelemetryKeys.FILE;
 import static io.cachegate.config.TelemetryKeys.INCLUDE_TEXT;
 import static io.cachegate.config.TelemetryKeys.MAX_FILES;
@@ -46,6 +47,7 @@ final class TelemetryReader {
         return new TelemetrySettings(telemetry.get(SERVICE_NAME), telemetry.get(SAMPLING), endpoint,
                 otlp == null ? d.protocol() : otlp.get(OTLP_PROTOCOL),
                 otlp == null ? d.timeout() : otlp.get(OTLP_TIMEOUT),
+                otlp == null ? d.exportDelay() : otlp.get(EXPORT_DELAY),
                 otlp == null ? d.maxQueuedSpans() : otlp.get(MAX_QUEUED_SPANS));
     }
 

@@ -28,10 +28,11 @@ class TelemetryPolicyTest {
                 telemetry:
                   service_name: edge-gw
                   sampling: 0.25
-                  otlp: {endpoint: "http://collector:4317", protocol: grpc, timeout: 3s, max_queued_spans: 64}
+                  otlp: {endpoint: "http://collector:4317", protocol: grpc, timeout: 3s, export_delay: 250ms,
+                        max_queued_spans: 64}
                 """);
         assertThat(policy.telemetry()).isEqualTo(new TelemetrySettings("edge-gw", 0.25,
-                Optional.of("http://collector:4317"), OtlpProtocol.GRPC, Duration.ofSeconds(3), 64));
+                Optional.of("http://collector:4317"), OtlpProtocol.GRPC, Duration.ofSeconds(3), Duration.ofMillis(250), 64));
         assertThat(policy.telemetry().tracing()).isTrue();
     }
 
@@ -43,6 +44,7 @@ class TelemetryPolicyTest {
                 .contains("telemetry.sampling", "outside [0, 1]");
         assertThat(problem(BACKEND + "telemetry:\n  otlp: {protocol: grcp}\n"))
                 .contains("telemetry.otlp.protocol", "did you mean");
+        assertThat(problem(BACKEND + "telemetry:\n  otlp: {export_delay: 0s}\n")).contains("telemetry.otlp.export_delay");
     }
 
     @Test

@@ -63,17 +63,23 @@ class TracingOtlpIT {
                      telemetry:
                        service_name: cachegate-otlp-test
                        sampling: 1.0
-                       otlp: {endpoint: "http://127.0.0.1:%d", protocol: http, timeout: 5s, max_queued_spans: 64}
+                       otlp: {endpoint: "http://127.0.0.1:%d", protocol: http, timeout: 5s, export_delay: 200ms,
+                              max_queued_spans: 64}
                      """.formatted(collector.getAddress().getPort())))) {
             String body = chat("exported " + nonce());
             HttpResponse<String> miss = RawHttp.post(gw.port(), CHAT, body);
             String requestId = header(miss, "X-Request-Id");
 
-            // The batch processor sends every few seconds: wait for it rather than close the gateway.
+            // The batch processor sends every export_delay: wait for it rather than close the gateway.
             assertThat(Poll.until(Duration.ofSeconds(30), () -> received.stream()
                     .anyMatch(r -> r.span().getKind() == Span.SpanKind.SPAN_KIND_CLIENT)
                     && received.stream().anyMatch(r -> ofRequest(r.span(), requestId))))
                     .as("the spans reached the collector").isTrue();
+            // A batch has just gone: the next request's spans go in the next, export_delay later (the default 5 s
+            // would hold them past this wait).
+            String nextId = header(RawHttp.post(gw.port(), CHAT, chat("exported next " + nonce())), "X-Request-Id");
+            assertThat(Poll.until(Duration.ofSeconds(3), () -> received.stream().anyMatch(r -> ofRequest(r.span(), nextId))))
+                    .as("the next batch within export_delay").isTrue();
 
             Span server = received.stream().map(Received::span)
                     .filter(s -> ofRequest(s, requestId))
@@ -91,7 +97,7 @@ class TracingOtlpIT {
                     .isEqualTo(HexFormat.of().formatHex(server.getSpanId().toByteArray()));
             assertThat(received).extracting(Received::service).containsOnly("cachegate-otlp-test");
             assertThat(contentTypes).contains("application/x-protobuf");
-            assertThat(Poll.until(Duration.ofSeconds(10), () -> count(gw, "exported") >= 2)).as("counted").isTrue();
+            assertThat(Poll.until(Duration.ofSeconds(10), () -> count(gw, "exported") >= 4)).as("counted").isTrue();
             assertThat(metric(gw, "cachegate_trace_spans_total", "outcome=\"dropped\"")).isZero();
         } finally {
             collector.stop(0);
@@ -115,7 +121,8 @@ class TracingOtlpIT {
         try (BackendSimulator sim = BackendSimulator.start(SimulatorOptions.defaults());
              Gateway gw = Gateway.start(GatewayFixture.policyOn(sim.baseUrl(), """
                      server: {io_threads: 1, shutdown_grace: 1s}
-                     telemetry: {sampling: 1.0, otlp: {endpoint: "http://127.0.0.1:%d", protocol: grpc, timeout: 5s}}
+                     telemetry: {sampling: 1.0, otlp: {endpoint: "http://127.0.0.1:%d", protocol: grpc, timeout: 5s,
+                             export_delay: 200ms}}
                      """.formatted(collector.getPort())))) {
             String requestId = header(RawHttp.post(gw.port(), CHAT, chat("over grpc " + nonce())), "X-Request-Id");
 
@@ -140,7 +147,7 @@ class TracingOtlpIT {
         try (BackendSimulator sim = BackendSimulator.start(SimulatorOptions.defaults());
              Gateway gw = Gateway.start(GatewayFixture.policyOn(sim.baseUrl(), """
                      server: {io_threads: 1, shutdown_grace: 1s}
-                     telemetry: {sampling: 1.0, otlp: {endpoint: "http://127.0.0.1:%d/", timeout: 5s}}
+                     telemetry: {sampling: 1.0, otlp: {endpoint: "http://127.0.0.1:%d/", timeout: 5s, export_delay: 200ms}}
                      """.formatted(collector.getAddress().getPort())))) {
             RawHttp.post(gw.port(), CHAT, chat("refused " + nonce()));
 

@@ -57,6 +57,7 @@ public final class Tracing implements AutoCloseable {
                 .setMaxQueueSize(settings.maxQueuedSpans())
                 .setMaxExportBatchSize(Math.min(512, settings.maxQueuedSpans()))
                 .setExporterTimeout(settings.timeout())
+                .setScheduleDelay(settings.exportDelay())
                 .setMeterProvider(metrics::meterProvider)
                 .setInternalTelemetryVersion(InternalTelemetryVersion.LATEST)
                 .build();
