@@ -10,8 +10,9 @@ import java.util.SplittableRandom;
 /**
  * The search-and-write mix of {@code bench semantic --part search} on an index kept by it, for as long as asked,
  * with what the bench's phases cannot show: every 2 s the index directory's segments and size (a merge shows as the
- * size growing, then falling), the process's CPU in cores, and how many searches took over 2 ms. Random unit
- * vectors in 100 scopes, searched one at a time, an add after every 10 (docs/benchmarks.md, fifteenth session).
+ * size growing, then falling), the process's CPU in cores, how many searches took over 2 ms, and the minor page faults
+ * (Linux: first reads of mapped pages). Random unit vectors in 100 scopes, searched one at a time, an add after every
+ * 10 (docs/benchmarks.md, fifteenth and sixteenth sessions).
  * A probe, run from source and not compiled by the build. It writes to the index: run it on a copy.
  *
  * <pre>
@@ -39,6 +40,7 @@ public class SearchWriteMix {
             long start = System.nanoTime();
             long nextReport = start + 2_000_000_000L;
             long cpu = os.getProcessCpuTime();
+            long faults = minorFaults();
             long searches = 0;
             long slow = 0;
             for (int i = 1; System.nanoTime() - start < seconds * 1_000_000_000L; i++) {
@@ -52,17 +54,25 @@ public class SearchWriteMix {
                 slow += System.nanoTime() - began > SLOW_NANOS ? 1 : 0;
                 if (System.nanoTime() > nextReport) {
                     long cpuNow = os.getProcessCpuTime();
+                    long faultsNow = minorFaults();
                     long[] segments = segments(dir);
-                    System.out.printf("t=%5.1fs segments=%d MB=%d cores=%.2f searches=%d over2ms=%d%n",
+                    System.out.printf("t=%5.1fs segments=%d MB=%d cores=%.2f searches=%d over2ms=%d minorfaults=%d%n",
                             (System.nanoTime() - start) / 1e9, segments[0], segments[1] >> 20,
-                            (cpuNow - cpu) / 2e9, searches, slow);
+                            (cpuNow - cpu) / 2e9, searches, slow, faultsNow - faults);
                     cpu = cpuNow;
+                    faults = faultsNow;
                     searches = 0;
                     slow = 0;
                     nextReport += 2_000_000_000L;
                 }
             }
         }
+    }
+
+    /** The process's minor page faults so far (Linux): a first read of a memory-mapped page not yet mapped. */
+    private static long minorFaults() throws java.io.IOException {
+        String stat = Files.readString(Path.of("/proc/self/stat"));
+        return Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[7]);
     }
 
     /** The directory's segment count and bytes (a file may vanish while listed: a merge's inputs). */
