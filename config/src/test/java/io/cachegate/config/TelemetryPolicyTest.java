@@ -32,7 +32,8 @@ class TelemetryPolicyTest {
                         max_queued_spans: 64}
                 """);
         assertThat(policy.telemetry()).isEqualTo(new TelemetrySettings("edge-gw", 0.25,
-                Optional.of("http://collector:4317"), OtlpProtocol.GRPC, Duration.ofSeconds(3), Duration.ofMillis(250), 64));
+                Optional.of("http://collector:4317"), OtlpProtocol.GRPC, Duration.ofSeconds(3), Duration.ofMillis(250),
+                64));
         assertThat(policy.telemetry().tracing()).isTrue();
     }
 
@@ -44,7 +45,8 @@ class TelemetryPolicyTest {
                 .contains("telemetry.sampling", "outside [0, 1]");
         assertThat(problem(BACKEND + "telemetry:\n  otlp: {protocol: grcp}\n"))
                 .contains("telemetry.otlp.protocol", "did you mean");
-        assertThat(problem(BACKEND + "telemetry:\n  otlp: {export_delay: 0s}\n")).contains("telemetry.otlp.export_delay");
+        assertThat(problem(BACKEND + "telemetry:\n  otlp: {export_delay: 0s}\n"))
+                .contains("telemetry.otlp.export_delay");
     }
 
     @Test

@@ -78,7 +78,8 @@ class TracingOtlpIT {
             // A batch has just gone: the next request's spans go in the next, export_delay later (the default 5 s
             // would hold them past this wait).
             String nextId = header(RawHttp.post(gw.port(), CHAT, chat("exported next " + nonce())), "X-Request-Id");
-            assertThat(Poll.until(Duration.ofSeconds(3), () -> received.stream().anyMatch(r -> ofRequest(r.span(), nextId))))
+            assertThat(Poll.until(Duration.ofSeconds(3),
+                    () -> received.stream().anyMatch(r -> ofRequest(r.span(), nextId))))
                     .as("the next batch within export_delay").isTrue();
 
             Span server = received.stream().map(Received::span)
@@ -147,7 +148,8 @@ class TracingOtlpIT {
         try (BackendSimulator sim = BackendSimulator.start(SimulatorOptions.defaults());
              Gateway gw = Gateway.start(GatewayFixture.policyOn(sim.baseUrl(), """
                      server: {io_threads: 1, shutdown_grace: 1s}
-                     telemetry: {sampling: 1.0, otlp: {endpoint: "http://127.0.0.1:%d/", timeout: 5s, export_delay: 200ms}}
+                     telemetry: {sampling: 1.0, otlp: {endpoint: "http://127.0.0.1:%d/", timeout: 5s,
+                             export_delay: 200ms}}
                      """.formatted(collector.getAddress().getPort())))) {
             RawHttp.post(gw.port(), CHAT, chat("refused " + nonce()));
 
