@@ -5,11 +5,11 @@ import java.util.Set;
 import org.apache.lucene.codecs.Codec;
 import org.apache.lucene.codecs.KnnVectorsFormat;
 import org.apache.lucene.codecs.lucene912.Lucene912Codec;
+import org.apache.lucene.document.BinaryDocValuesField;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.KnnFloatVectorField;
 import org.apache.lucene.document.LongField;
-import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.index.VectorSimilarityFunction;
@@ -42,20 +42,29 @@ final class LuceneDocuments {
     static final String TEXT = "text";
     static final String CREATED = "created_at";
     static final String EXPIRES = "expires_at";
-    static final Set<String> RESULT_FIELDS = Set.of(KEY, TEXT, CREATED, EXPIRES);
+    /** The key and the text as doc values, from schema 3 on: what a search result reads. */
+    static final String KEY_VALUE = "entry_key_value";
+    static final String TEXT_VALUE = "text_value";
+    /** What a result reads of a document written before schema 3, which has no doc values of its key and text. */
+    static final Set<String> STORED_RESULT_FIELDS = Set.of(KEY, TEXT, CREATED, EXPIRES);
 
     // Commit user data: an index written for another model, dimension or field layout is recreated.
     static final String META_MODEL = "cachegate.model";
     static final String META_DIMENSION = "cachegate.dimension";
     static final String META_SCHEMA = "cachegate.schema";
     /**
-     * 2: vectors may be stored without a graph ({@link FlatVectorsOnly}). A build that knows only schema 1 cannot
-     * open such segments; seeing "2" it recreates the index instead of failing to start, so a rollback costs the
-     * cached vectors, not the gateway.
+     * 3: a result's key and text are doc values, not stored fields (reading the k results decompressed a block of
+     * stored fields each, a sixth of a search's CPU). 2: vectors may be stored without a graph
+     * ({@link FlatVectorsOnly}). A build that knows only an earlier schema cannot read what this one writes (schema 2
+     * would return entries without keys); seeing "3" it recreates the index instead, so a rollback costs the cached
+     * vectors, not the gateway.
      */
-    static final String SCHEMA = "2";
-    /** Schemas this build opens as they are: schema 1 differs only in that every segment has an HNSW graph. */
-    static final Set<String> READABLE_SCHEMAS = Set.of("1", SCHEMA);
+    static final String SCHEMA = "3";
+    /**
+     * Schemas this build opens as they are: 1 differs from 2 only in that every segment has an HNSW graph, and the
+     * documents of both have their result fields stored, which {@link ResultReader} reads where doc values are absent.
+     */
+    static final Set<String> READABLE_SCHEMAS = Set.of("1", "2", SCHEMA);
 
     private LuceneDocuments() {
     }
@@ -63,7 +72,8 @@ final class LuceneDocuments {
     /** The document of an entry: what a search filters on, what it returns, and what eviction sorts by. */
     static Document of(IndexEntry entry) {
         Document doc = new Document();
-        doc.add(new StringField(KEY, entry.entryKey(), Field.Store.YES));
+        doc.add(new StringField(KEY, entry.entryKey(), Field.Store.NO));
+        doc.add(new BinaryDocValuesField(KEY_VALUE, new BytesRef(entry.entryKey())));
         doc.add(new StringField(SCOPE, entry.scope(), Field.Store.NO));
         doc.add(new StringField(TENANT, entry.tenant(), Field.Store.NO));
         doc.add(new StringField(MODEL_VERSION, entry.modelVersion(), Field.Store.NO));
@@ -77,10 +87,10 @@ final class LuceneDocuments {
             doc.add(new StringField(USER, entry.userDigest(), Field.Store.NO));
         }
         doc.add(new KnnFloatVectorField(VECTOR, entry.vectorUnsafe(), VectorSimilarityFunction.DOT_PRODUCT));
-        doc.add(new StoredField(TEXT, entry.text()));
-        // Points + doc values: range queries for TTL, and the sort that finds the oldest entries to evict.
-        doc.add(new LongField(CREATED, entry.createdAtMillis(), Field.Store.YES));
-        doc.add(new LongField(EXPIRES, entry.expiresAtMillis(), Field.Store.YES));
+        doc.add(new BinaryDocValuesField(TEXT_VALUE, new BytesRef(entry.text())));
+        // Points + doc values: range queries for TTL, the sort that finds the oldest entries to evict, and results.
+        doc.add(new LongField(CREATED, entry.createdAtMillis(), Field.Store.NO));
+        doc.add(new LongField(EXPIRES, entry.expiresAtMillis(), Field.Store.NO));
         return doc;
     }
 
@@ -103,8 +113,11 @@ final class LuceneDocuments {
         };
     }
 
-    /** The search result a stored document stands for; {@code score} is Lucene's, (1 + dot) / 2 for DOT_PRODUCT. */
-    static Neighbour neighbour(Document doc, float score) {
+    /**
+     * The search result a document written before schema 3 stands for, from its {@link #STORED_RESULT_FIELDS};
+     * {@code score} is Lucene's, (1 + dot) / 2 for DOT_PRODUCT.
+     */
+    static Neighbour storedNeighbour(Document doc, float score) {
         return new Neighbour(doc.get(KEY), 2 * score - 1, doc.get(TEXT),
                 doc.getField(CREATED).numericValue().longValue(), doc.getField(EXPIRES).numericValue().longValue());
     }

@@ -64,7 +64,7 @@ public final class LuceneVectorIndex implements VectorIndex {
     private final SearcherManager searchers;
     private final RecentEntries recent;
     private final SegmentFacts facts = new SegmentFacts(EXPIRES, SCOPE, VECTOR);
-    private final ResultFields resultFields = new ResultFields();
+    private final ResultReader results = new ResultReader();
     private final ExecutorService executor;
     private final ExecutorService searchHelpers;
     // Refreshes and commit ticks only: one periodic task and at most a few delayed refreshes (each request schedules
@@ -199,8 +199,7 @@ public final class LuceneVectorIndex implements VectorIndex {
                     .nearest(scope, vector, k, nowMillis, unreadable);
             List<Neighbour> fromLucene = new ArrayList<>(top.size());
             for (ScoreDoc hit : top) {
-                fromLucene.add(LuceneDocuments.neighbour(
-                        resultFields.document(searcher, hit.doc, LuceneDocuments.RESULT_FIELDS), hit.score));
+                fromLucene.add(results.neighbour(searcher, hit.doc, hit.score));
             }
             return RecentEntries.merge(buffered, fromRecent, fromLucene, k);
         } finally {

@@ -13,7 +13,8 @@ import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.search.IndexSearcher;
 
 /**
- * Reads the stored fields of a search's results with readers kept per segment between searches. A stored-fields
+ * Reads the stored fields of a search's results written before schema 3 (whose key and text are not doc values,
+ * {@link ResultReader}), with readers kept per segment between searches. A stored-fields
  * reader opened for one search allocates its block buffers afresh (tens of kilobytes a block: 59% of all a search
  * allocated at 100,000 entries, each young collection a pause of the searches, docs/benchmarks.md); one kept for the
  * segment's life grows them once. A reader is used by one thread at a time, so each segment keeps a small

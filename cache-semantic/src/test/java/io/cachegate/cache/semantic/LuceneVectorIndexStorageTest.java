@@ -17,6 +17,11 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.lucene.codecs.perfield.PerFieldKnnVectorsFormat;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.LongField;
+import org.apache.lucene.document.StoredField;
+import org.apache.lucene.document.StringField;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
@@ -30,8 +35,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * How the embedded index stores its vectors: without an HNSW graph by default, with the same search results as an
- * index that builds graphs, and an index written by an earlier build (schema 1, a graph in every segment) opened with
- * every entry kept.
+ * index that builds graphs, and an index written by an earlier build (schema 1, a graph in every segment and the
+ * result fields stored rather than doc values) opened with every entry kept and read whole, alone, beside new
+ * segments and merged with them.
  */
 class LuceneVectorIndexStorageTest {
 
@@ -128,7 +134,7 @@ class LuceneVectorIndexStorageTest {
     @Test
     void open_indexOfAnUnknownSchema_recreatesItEmpty() throws IOException {
         Path path = dir.resolve("future");
-        writeAs(path, randomEntries(new Random(5), 10, "s"), "3", true);
+        writeAs(path, randomEntries(new Random(5), 10, "s"), "4", true);
 
         try (LuceneVectorIndex index = LuceneVectorIndex.open(options(path))) {
             assertThat(index.size().join()).isZero();
@@ -174,13 +180,16 @@ class LuceneVectorIndexStorageTest {
 
     /** A query next to an entry finds it first, at the similarity of its stored vector. */
     private static void assertNearestFound(LuceneVectorIndex index, List<IndexEntry> entries, Random random) {
-        for (int q = 0; q < 30; q++) {
+        for (int q = 0; q < 60; q++) {
             IndexEntry target = entries.get(random.nextInt(entries.size()));
             float[] query = towards(target.vectorUnsafe(), q % DIMENSION, 0.05f);
             List<Neighbour> found = index.search(target.scope(), query, 10, NOW).join();
             assertThat(found).first().satisfies(n -> {
                 assertThat(n.entryKey()).isEqualTo(target.entryKey());
                 assertThat(n.similarity()).isCloseTo(dot(target.vectorUnsafe(), query), within(1e-5f));
+                assertThat(n.text()).isEqualTo(target.text());
+                assertThat(n.createdAtMillis()).isEqualTo(target.createdAtMillis());
+                assertThat(n.expiresAtMillis()).isEqualTo(target.expiresAtMillis());
             });
         }
     }
@@ -213,14 +222,17 @@ class LuceneVectorIndexStorageTest {
         writeAs(path, entries, "1", true);
     }
 
-    /** One segment per 100 entries, in order, never merged. */
+    /**
+     * One segment per 100 entries, in order, never merged; documents as {@code schema} wrote them (before 3, the
+     * result fields stored and no doc values of the key and text).
+     */
     private static void writeAs(Path path, List<IndexEntry> entries, String schema, boolean graphs) throws IOException {
         IndexWriterConfig config = new IndexWriterConfig().setCodec(LuceneDocuments.codec(graphs))
                 .setMergePolicy(NoMergePolicy.INSTANCE);
         try (Directory directory = FSDirectory.open(path); IndexWriter writer = new IndexWriter(directory, config)) {
             for (int from = 0; from < entries.size(); from += 100) {
                 for (IndexEntry e : entries.subList(from, Math.min(entries.size(), from + 100))) {
-                    writer.addDocument(LuceneDocuments.of(e));
+                    writer.addDocument(schema.compareTo("3") < 0 ? beforeSchema3(e) : LuceneDocuments.of(e));
                 }
                 writer.flush();
             }
@@ -229,6 +241,20 @@ class LuceneVectorIndexStorageTest {
                     LuceneDocuments.META_SCHEMA, schema).entrySet());
             writer.commit();
         }
+    }
+
+    /** An entry's document as builds before schema 3 wrote it. */
+    private static Document beforeSchema3(IndexEntry e) {
+        Document doc = LuceneDocuments.of(e);
+        for (String field : List.of(LuceneDocuments.KEY, LuceneDocuments.KEY_VALUE, LuceneDocuments.TEXT_VALUE,
+                LuceneDocuments.CREATED, LuceneDocuments.EXPIRES)) {
+            doc.removeFields(field);
+        }
+        doc.add(new StringField(LuceneDocuments.KEY, e.entryKey(), Field.Store.YES));
+        doc.add(new StoredField(LuceneDocuments.TEXT, e.text()));
+        doc.add(new LongField(LuceneDocuments.CREATED, e.createdAtMillis(), Field.Store.YES));
+        doc.add(new LongField(LuceneDocuments.EXPIRES, e.expiresAtMillis(), Field.Store.YES));
+        return doc;
     }
 
     /** The vector format named in each segment of the index's last commit. */
