@@ -40,8 +40,13 @@ final class VectorSearchBench {
     /** Stored entries a near query may start from, sampled evenly while loading. */
     private static final int NEAR_SAMPLE = 2_000;
     private static final long DAY_MILLIS = 86_400_000L;
-    /** Warm-up with writes: three of the index's default refresh intervals for entries added (1 s). */
-    static final Duration WRITE_WARMUP = Duration.ofSeconds(3);
+    /**
+     * Warm-up with writes: ten of the index's default refresh intervals for entries added (1 s). A process's first
+     * seconds of writes run slow (the fourteenth session logged the JIT's deoptimisations at the first refreshes):
+     * at a million entries, 3 s left them in every run's first write phase (p99 2.9-4.6 ms; after 10 s, 0.8-2.0
+     * ms, with the merge those writes set off still running: docs/benchmarks.md, sixteenth session).
+     */
+    static final Duration WRITE_WARMUP = Duration.ofSeconds(10);
     private static final Progress PROGRESS = new Progress("semantic search");
 
     /**
