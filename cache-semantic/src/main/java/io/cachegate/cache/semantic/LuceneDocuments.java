@@ -56,7 +56,7 @@ final class LuceneDocuments {
      * 3: a result's key and text are doc values, not stored fields (reading the k results decompressed a block of
      * stored fields each, a sixth of a search's CPU). 2: vectors may be stored without a graph
      * ({@link FlatVectorsOnly}). A build that knows only an earlier schema cannot read what this one writes (schema 2
-     * would return entries without keys); seeing "3" it recreates the index instead, so a rollback costs the cached
+     * would find no stored key and fail its searches); seeing "3" it recreates the index instead, so a rollback costs the cached
      * vectors, not the gateway.
      */
     static final String SCHEMA = "3";
@@ -113,12 +113,9 @@ final class LuceneDocuments {
         };
     }
 
-    /**
-     * The search result a document written before schema 3 stands for, from its {@link #STORED_RESULT_FIELDS};
-     * {@code score} is Lucene's, (1 + dot) / 2 for DOT_PRODUCT.
-     */
-    static Neighbour storedNeighbour(Document doc, float score) {
-        return new Neighbour(doc.get(KEY), 2 * score - 1, doc.get(TEXT),
+    /** The search result a document written before schema 3 stands for, from its {@link #STORED_RESULT_FIELDS}. */
+    static Neighbour storedNeighbour(Document doc, float cosine) {
+        return new Neighbour(doc.get(KEY), cosine, doc.get(TEXT),
                 doc.getField(CREATED).numericValue().longValue(), doc.getField(EXPIRES).numericValue().longValue());
     }
 

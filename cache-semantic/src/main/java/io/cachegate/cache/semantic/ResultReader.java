@@ -31,14 +31,15 @@ final class ResultReader {
         LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(doc, leaves));
         LeafReader segment = leaf.reader();
         int local = doc - leaf.docBase;
+        float cosine = 2 * score - 1;  // Lucene's DOT_PRODUCT score is (1 + dot) / 2
         BinaryDocValues keys = segment.getBinaryDocValues(KEY_VALUE);
         if (keys == null || !keys.advanceExact(local)) {
             return LuceneDocuments.storedNeighbour(
-                    stored.document(searcher, doc, LuceneDocuments.STORED_RESULT_FIELDS), score);
+                    stored.document(searcher, doc, LuceneDocuments.STORED_RESULT_FIELDS), cosine);
         }
         BinaryDocValues texts = DocValues.getBinary(segment, TEXT_VALUE);
         String text = texts.advanceExact(local) ? texts.binaryValue().utf8ToString() : "";
-        return new Neighbour(keys.binaryValue().utf8ToString(), 2 * score - 1, text,
+        return new Neighbour(keys.binaryValue().utf8ToString(), cosine, text,
                 time(segment, CREATED, local), time(segment, EXPIRES, local));
     }
 
