@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The image's command line without an image: deploy/docker/entrypoint.sh run as the Dockerfile's
  * ENTRYPOINT runs it, with the Dockerfile's jar, policy and native-library paths moved under a temporary
  * directory, three times with the semantic cache on. Afterwards the JVMs' {@code java.io.tmpdir} holds
- * nothing (ONNX Runtime used to leave an {@code onnxruntime-java*} directory per start there).
+ * nothing (ONNX Runtime used to leave an {@code onnxruntime-java*} directory per start there). The second start
+ * reads the error budget's evidence that the first one's SIGTERM wrote beside its index.
  */
 class ImageEntrypointIT {
 
@@ -76,9 +77,15 @@ class ImageEntrypointIT {
         assertThat(first.log()).contains("serve --config " + policy);
         assertThat(work.resolve("index-from-policy")).isDirectory();
         Object extracted = extractedLibrary(nativeDir);
+        assertThat(first.log()).contains("error budget: no evidence for this model");
         first.stop();
+        assertThat(work.resolve("index-from-policy/error-budget-evidence"))
+                .as("the error budget's evidence, written at the SIGTERM's close beside the index").isRegularFile();
 
-        start(entrypoint, env, work, dir.resolve("run2")).stop();
+        Started second = start(entrypoint, env, work, dir.resolve("run2"));
+        assertThat(second.log()).as("read back at the restart")
+                .contains("error budget: verdicts of 0 entries and 0 answer groups read from");
+        second.stop();
 
         // Without the policy file: the embedded default, on its fixed ports.
         Files.delete(policy);

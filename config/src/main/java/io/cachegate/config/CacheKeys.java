@@ -106,7 +106,8 @@ final class CacheKeys {
     static final Key<Boolean> SPECULATIVE_UPSTREAM = Key.bool("speculative_upstream", false,
             "send a request upstream while its semantic lookup runs, when the backend has idle capacity: a miss "
                     + "does not wait for the embedding, a hit cancels the call (the backend may have started on it)");
-    static final Key<String> PATH = Key.string("path", "./data", "embedded index directory");
+    static final Key<String> PATH = Key.string("path", "./data",
+            "embedded index directory, and the error budget's evidence beside it");
     static final Key<Long> MAX_ENTRIES = Key.longInteger("max_entries", 1_000_000, 1, 1_000_000_000,
             "index entries at most; the oldest are evicted");
     static final Key<Duration> SWEEP_INTERVAL = Key.duration("sweep_interval", Duration.ofMinutes(1),

@@ -10,9 +10,9 @@ import java.util.Map;
  * differently). The error budget reads it as evidence: a query whose nearest entries mostly share one answer is
  * far more likely to be answered rightly by it than one whose neighbours disagree ({@link NeighbourhoodAgreement}).
  *
- * <p>Kept in the gateway's memory, like {@link HitEvidence}: an entry filed by another gateway or before a
- * restart has no group, counts as an answer of its own, and so only ever lowers the estimate. Bounded at
- * {@code maxEntries} (least recently filed or read first out). Thread-safe.
+ * <p>Kept in the gateway's memory, like {@link HitEvidence} (and saved with it, {@link EvidenceFile}): an entry
+ * filed by another gateway has no group, counts as an answer of its own, and so only ever lowers the estimate.
+ * Bounded at {@code maxEntries} (least recently filed or read first out). Thread-safe.
  */
 public final class AnswerGroups {
 
@@ -59,6 +59,20 @@ public final class AnswerGroups {
         synchronized (groups) {
             Long group = groups.get(entryKey);
             return group == null ? UNKNOWN : group;
+        }
+    }
+
+    /** Every entry's group, the least recently filed or read first: what {@link EvidenceFile} keeps. */
+    Map<String, Long> saved() {
+        synchronized (groups) {
+            return new LinkedHashMap<>(groups);
+        }
+    }
+
+    /** Files groups {@link #saved} returned, in its order (the last one the most recent). */
+    void restore(Map<String, Long> saved) {
+        synchronized (groups) {
+            groups.putAll(saved);
         }
     }
 

@@ -35,6 +35,14 @@ import java.util.Locale;
 public record ClassWatch(String name, double delta, double window, double auditRate, double auditSpan,
                          double floorAudit, boolean reearn) {
 
+    /**
+     * Per class, whether it must re-earn its opening and the class's verdicts and wrong ones when it closed: the part
+     * of a {@link State} that a restart must not forget (a class closed on drift would otherwise reopen on the bound
+     * of all its verdicts).
+     */
+    record Closed(boolean[] closed, long[] markN, long[] markK) {
+    }
+
     /** How far above the budget the drift test's alternatives lie. */
     static final double[] MULTIPLES = {1.5, 2, 3, 5, 10, 20};
 
@@ -208,6 +216,31 @@ public record ClassWatch(String name, double delta, double window, double auditR
             long[] n = new long[COUNT];
             long[] k = new long[COUNT];
             classCounts(right, wrong, n, k);
+            recompute(n, k);
+        }
+
+        /** The classes that must re-earn their opening and the verdict counts they re-earn from: what a restart keeps. */
+        Closed closed() {
+            return new Closed(closed.clone(), markN.clone(), markK.clone());
+        }
+
+        /**
+         * After {@link #catchUp} on the same counts: the classes {@code saved} kept closed are closed again, to
+         * re-earn their opening on the verdicts after their marks, as they would have without the restart. (The drift
+         * test of each open class starts afresh, as after a catch-up.)
+         */
+        void restore(Closed saved, long[] right, long[] wrong) {
+            long[] n = new long[COUNT];
+            long[] k = new long[COUNT];
+            classCounts(right, wrong, n, k);
+            for (int j = 0; j < COUNT; j++) {
+                if (saved.closed()[j]) {
+                    closed[j] = true;
+                    open[j] = false;
+                    markN[j] = Math.min(saved.markN()[j], n[j]);
+                    markK[j] = Math.min(saved.markK()[j], k[j]);
+                }
+            }
             recompute(n, k);
         }
 

@@ -1,6 +1,8 @@
 package io.cachegate.cache.semantic;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -239,11 +241,63 @@ public final class HitEvidence {
         }
     }
 
+    int maxEntries() {
+        return maxEntries;
+    }
+
     /** Entries with verdicts or a demotion, at most {@code maxEntries}. */
     public int entries() {
         synchronized (entries) {
             return entries.size();
         }
+    }
+
+    /** No verdict, demotion or answer group yet: what {@link EvidenceFile#read} reads into. */
+    boolean isEmpty() {
+        return pools.isEmpty() && entries() == 0 && answers.size() == 0;
+    }
+
+    /** Each pool's counts and closed classes, for {@link EvidenceFile}. */
+    Map<String, SavedPool> savedPools() {
+        Map<String, SavedPool> out = new TreeMap<>();
+        pools.forEach((name, calibration) -> out.put(name, calibration.saved()));
+        return out;
+    }
+
+    void restorePool(String name, SavedPool saved) {
+        pools.computeIfAbsent(name, p -> new Calibration()).restore(saved);
+    }
+
+    /** Each entry's verdicts, oldest first, and whether it is demoted, least recently judged first. */
+    Map<String, SavedEntry> savedEntries() {
+        List<Map.Entry<String, EntryVerdicts>> copy;
+        synchronized (entries) {
+            copy = new ArrayList<>(entries.entrySet());
+        }
+        Map<String, SavedEntry> out = new LinkedHashMap<>();
+        for (Map.Entry<String, EntryVerdicts> e : copy) {
+            out.put(e.getKey(), e.getValue().saved());
+        }
+        return out;
+    }
+
+    void restoreEntry(String entryKey, SavedEntry saved) {
+        EntryVerdicts verdicts = new EntryVerdicts();
+        for (int i = 0; i < saved.similarity().length; i++) {
+            verdicts.add(saved.similarity()[i], saved.right()[i]);
+        }
+        verdicts.demoted = saved.demoted();
+        synchronized (entries) {
+            entries.put(entryKey, verdicts);
+        }
+    }
+
+    /** A pool's counts by bin and, by the settings of each watch ({@link WatchKey#id}), the classes it keeps closed. */
+    record SavedPool(long[] right, long[] wrong, Map<String, ClassWatch.Closed> closed) {
+    }
+
+    /** An entry's newest verdicts, oldest first, and its demotion. */
+    record SavedEntry(float[] similarity, boolean[] right, boolean demoted) {
     }
 
     /** The newest verdicts of one entry, as similarities of right and of wrong answers. */
@@ -257,6 +311,18 @@ public final class HitEvidence {
             similarity[count % PER_ENTRY] = s;
             right[count % PER_ENTRY] = r;
             count++;
+        }
+
+        synchronized SavedEntry saved() {
+            int n = Math.min(count, PER_ENTRY);
+            float[] s = new float[n];
+            boolean[] r = new boolean[n];
+            for (int i = 0; i < n; i++) {
+                int at = (count - n + i) % PER_ENTRY;  // oldest first
+                s[i] = similarity[at];
+                r[i] = right[at];
+            }
+            return new SavedEntry(s, r, demoted);
         }
 
         /** {rights at or below {@code s}, wrongs at or above it}: the verdicts that speak for or against it. */
@@ -279,6 +345,11 @@ public final class HitEvidence {
         static WatchKey of(ClassSpending spending, ClassWatch watch) {
             return new WatchKey(spending.budget(), spending.delta(), spending.plan(), watch);
         }
+
+        /** The settings as text, the same in every process: a saved state is found again by it. */
+        String id() {
+            return budget + "|" + delta + "|" + plan.name() + "|" + watch;
+        }
     }
 
     /** Right and wrong verdicts of a pool by bin of the classifier's probability. */
@@ -287,6 +358,22 @@ public final class HitEvidence {
         private final long[] wrong = new long[ProbabilityBins.COUNT];
         /** The watched classes, by settings: a handful at most (one per budget and watch in force). */
         private final Map<WatchKey, ClassWatch.State> watched = new LinkedHashMap<>();
+        /** Closed classes read from a saved file, by {@link WatchKey#id}, until a decision asks for those settings. */
+        private final Map<String, ClassWatch.Closed> restored = new LinkedHashMap<>();
+
+        synchronized SavedPool saved() {
+            Map<String, ClassWatch.Closed> closed = new LinkedHashMap<>(restored);
+            watched.forEach((key, state) -> closed.put(key.id(), state.closed()));
+            return new SavedPool(right.clone(), wrong.clone(), closed);
+        }
+
+        /** Into a pool with no verdicts yet. */
+        synchronized void restore(SavedPool saved) {
+            System.arraycopy(saved.right(), 0, right, 0, right.length);
+            System.arraycopy(saved.wrong(), 0, wrong, 0, wrong.length);
+            restored.putAll(saved.closed());
+            nested = null;
+        }
 
         synchronized void add(double prior, boolean r) {
             nested = null;
@@ -324,6 +411,10 @@ public final class HitEvidence {
             return watched.computeIfAbsent(WatchKey.of(spending, watch), key -> {
                 ClassWatch.State state = watch.start(spending);
                 state.catchUp(right, wrong);
+                ClassWatch.Closed closed = restored.remove(key.id());
+                if (closed != null) {
+                    state.restore(closed, right, wrong);
+                }
                 return state;
             });
         }

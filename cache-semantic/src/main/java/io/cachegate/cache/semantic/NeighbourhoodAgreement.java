@@ -1,5 +1,6 @@
 package io.cachegate.cache.semantic;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.ToLongFunction;
 
@@ -36,6 +37,11 @@ public final class NeighbourhoodAgreement {
     private static final double[] CALIBRATED = {0.1496, 0.5319, 0.7395, 0.9063, 0.9417, 0.9666, 0.9910, 0.9910,
         0.9910, 0.9943, 0.9959, 0.9966, 0.9975, 0.9983, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
         Double.NaN};
+
+    /** The fit in force, as text: what {@link EvidenceFile#fingerprint} hashes. */
+    static String parameters() {
+        return Arrays.toString(WEIGHTS) + Arrays.toString(CALIBRATED);
+    }
 
     private final AnswerGroups groups;
     private final double[] weights;

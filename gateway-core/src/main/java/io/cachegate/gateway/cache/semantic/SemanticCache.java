@@ -24,6 +24,7 @@ import io.cachegate.gateway.cache.SemanticQuery;
 import io.cachegate.config.SemanticCacheSettings;
 import io.cachegate.gateway.metrics.SemanticMetrics;
 import io.cachegate.config.Ticker;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -62,6 +63,7 @@ public final class SemanticCache implements AutoCloseable {
     /** Audit and exploration verdicts, and demotions: what the error budget learns from. */
     private final HitEvidence evidence = new HitEvidence(EVIDENCE_ENTRIES);
     private final Sweeper sweeper;
+    private volatile EvidenceKeeper evidenceKeeper;
     private final AtomicLong indexSize = new AtomicLong();
     private final AtomicInteger pendingWrites = new AtomicInteger();
     /** Done once the index has answered {@link #WARM_UP_SEARCHES} searches, or failed them (Qdrant down). */
@@ -69,6 +71,9 @@ public final class SemanticCache implements AutoCloseable {
 
     /** Entries whose verdicts and answer groups are kept (about 35 MB); the least recently used are forgotten first. */
     static final int EVIDENCE_ENTRIES = 100_000;
+
+    /** How often the kept evidence is written ({@link #keepEvidenceIn}): a crash loses at most this much of it. */
+    static final Duration EVIDENCE_SAVE_INTERVAL = Duration.ofMinutes(1);
 
     /** Searches run at start in a scope no request has: the first client search then finds the code hot. */
     static final int WARM_UP_SEARCHES = 32;
@@ -280,6 +285,17 @@ public final class SemanticCache implements AutoCloseable {
         return embedder;
     }
 
+    /**
+     * Keeps the error budget's evidence in {@code file} across restarts: reads it now (blocks: call at start-up,
+     * before the first lookup), writes it every {@link #EVIDENCE_SAVE_INTERVAL} and at {@link #close()}.
+     */
+    public void keepEvidenceIn(Path file) {
+        if (evidenceKeeper != null) {
+            throw new IllegalStateException("the evidence is kept in one file");
+        }
+        evidenceKeeper = EvidenceKeeper.start(evidence, file, embedder.modelId(), EVIDENCE_SAVE_INTERVAL);
+    }
+
     /** Audit and exploration verdicts; also the demotions every lookup respects. */
     public HitEvidence evidence() {
         return evidence;
@@ -330,6 +346,9 @@ public final class SemanticCache implements AutoCloseable {
     @Override
     public void close() {
         sweeper.close();
+        if (evidenceKeeper != null) {
+            evidenceKeeper.close();
+        }
         index.close();
         embedder.close();
     }

@@ -8,6 +8,7 @@ import io.cachegate.cache.semantic.QdrantVectorIndex;
 import io.cachegate.cache.semantic.VectorIndex;
 import io.cachegate.config.QdrantSettings;
 import io.cachegate.config.SemanticCacheSettings;
+import io.cachegate.config.SemanticStore;
 import io.cachegate.config.Ticker;
 import io.cachegate.gateway.metrics.SemanticMetrics;
 import java.io.IOException;
@@ -34,6 +35,9 @@ public final class SemanticCaches {
                 case QDRANT -> QdrantVectorIndex.connect(qdrant(settings.qdrant(), embedder));
             };
             SemanticCache layer = new SemanticCache(settings, embedder, index, metrics, ticker);
+            if (settings.store() == SemanticStore.EMBEDDED) {
+                layer.keepEvidenceIn(evidenceFile(settings));
+            }
             LuceneVectorIndex lucene = index instanceof LuceneVectorIndex l ? l : null;
             metrics.watch(layer::indexSizeLastKnown, layer::pendingWrites, () -> lucene == null ? 0 : lucene.evictions(),
                     () -> embedder.stats().batches(), () -> embedder.stats().texts(),
@@ -51,6 +55,14 @@ public final class SemanticCaches {
     /** The Lucene index lives in its own directory under {@code cache.semantic.path}. */
     static Path indexDirectory(SemanticCacheSettings settings) {
         return Path.of(settings.path()).resolve("semantic-index");
+    }
+
+    /**
+     * The error budget's evidence beside the index it judged: both outlive a restart, and a new model starts both
+     * afresh (the file names the model it was written for).
+     */
+    static Path evidenceFile(SemanticCacheSettings settings) {
+        return Path.of(settings.path()).resolve("error-budget-evidence");
     }
 
     private static QdrantIndexOptions qdrant(QdrantSettings q, MicroBatchingEmbedder embedder) {

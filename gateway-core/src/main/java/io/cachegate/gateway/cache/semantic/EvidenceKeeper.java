@@ -1,0 +1,79 @@
+package io.cachegate.gateway.cache.semantic;
+
+import io.cachegate.cache.semantic.EvidenceFile;
+import io.cachegate.cache.semantic.HitEvidence;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps the error budget's evidence in a file across restarts: read once at start, written every
+ * {@code interval} and at close, on a thread of its own (never a request's). A file that cannot be read, or was
+ * written for another model or other priors, is left aside: the gateway starts without evidence, as it did before
+ * such files existed, and overwrites it at its next save.
+ */
+final class EvidenceKeeper implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(EvidenceKeeper.class);
+
+    private final HitEvidence evidence;
+    private final Path file;
+    private final String fingerprint;
+    private final ScheduledExecutorService writer;
+
+    private EvidenceKeeper(HitEvidence evidence, Path file, String fingerprint) {
+        this.evidence = evidence;
+        this.file = file;
+        this.fingerprint = fingerprint;
+        AtomicInteger threads = new AtomicInteger();
+        this.writer = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "cachegate-evidence-" + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Loads {@code file} into {@code evidence} (which has no verdicts yet; blocks: call at start-up), then keeps it. */
+    static EvidenceKeeper start(HitEvidence evidence, Path file, String modelId, Duration interval) {
+        EvidenceKeeper keeper = new EvidenceKeeper(evidence, file, EvidenceFile.fingerprint(modelId));
+        try {
+            if (EvidenceFile.read(file, keeper.fingerprint, evidence)) {
+                log.info("error budget: verdicts of {} entries and {} answer groups read from {}", evidence.entries(),
+                        evidence.answers().size(), file);
+            } else {
+                log.info("error budget: no evidence for this model and these priors in {}; starting without", file);
+            }
+        } catch (IOException | RuntimeException e) {
+            log.warn("error budget: the evidence in {} was not read ({}); starting without it", file, e.toString());
+        }
+        long millis = interval.toMillis();
+        keeper.writer.scheduleWithFixedDelay(keeper::save, millis, millis, TimeUnit.MILLISECONDS);
+        return keeper;
+    }
+
+    private void save() {
+        try {
+            EvidenceFile.write(file, fingerprint, evidence);
+        } catch (IOException | RuntimeException e) {
+            log.warn("error budget: the evidence could not be written to {} ({})", file, e.toString());
+        }
+    }
+
+    /** Writes the evidence a last time (after any save under way). */
+    @Override
+    public void close() {
+        writer.shutdown();
+        try {
+            writer.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        save();
+    }
+}
