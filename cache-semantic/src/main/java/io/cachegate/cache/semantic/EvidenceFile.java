@@ -16,8 +16,10 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -35,6 +37,8 @@ public final class EvidenceFile {
     private static final int MAGIC = 0x43474556;  // "CGEV"
     private static final int VERSION = 1;
     private static final int END = 0x454e4421;    // "END!"
+    /** Watch settings kept a pool: one per budget and watch a policy has used; the oldest beyond are dropped. */
+    private static final int MAX_WATCHES = 1024;
 
     private EvidenceFile() {
     }
@@ -140,8 +144,11 @@ public final class EvidenceFile {
             out.writeUTF(p.getKey());
             writeLongs(out, p.getValue().right());
             writeLongs(out, p.getValue().wrong());
-            out.writeInt(p.getValue().closed().size());
-            for (Map.Entry<String, ClassWatch.Closed> c : p.getValue().closed().entrySet()) {
+            // The settings in force come last; those read from an earlier file and not asked for since go first.
+            List<Map.Entry<String, ClassWatch.Closed>> closed = new ArrayList<>(p.getValue().closed().entrySet());
+            closed = closed.subList(Math.max(0, closed.size() - MAX_WATCHES), closed.size());
+            out.writeInt(closed.size());
+            for (Map.Entry<String, ClassWatch.Closed> c : closed) {
                 out.writeUTF(c.getKey());
                 int bits = 0;
                 for (int j = 0; j < ProbabilityBins.COUNT; j++) {
@@ -161,7 +168,7 @@ public final class EvidenceFile {
             long[] right = readCounts(in);
             long[] wrong = readCounts(in);
             Map<String, ClassWatch.Closed> closed = new LinkedHashMap<>();
-            int watches = count(in, 64);
+            int watches = count(in, MAX_WATCHES);
             for (int w = 0; w < watches; w++) {
                 String id = in.readUTF();
                 int bits = in.readInt();

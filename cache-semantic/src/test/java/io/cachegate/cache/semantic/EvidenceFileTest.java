@@ -110,6 +110,21 @@ class EvidenceFileTest {
     }
 
     @Test
+    void eachWatchSettingsClosedClasses_areKeptApart() throws IOException {
+        HitEvidence before = reearning();
+        ClassSpending loose = new ClassSpending(0.05, 0.05, ClassSpending.Plan.BONFERRONI);
+        assertThat(before.upperErrorNested("route", PRIOR, loose, ClassWatch.DEFAULT)).isLessThanOrEqualTo(0.05);
+        Path file = dir.resolve("evidence");
+        EvidenceFile.write(file, FINGERPRINT, before);
+        HitEvidence after = new HitEvidence(2_000);
+        assertThat(EvidenceFile.read(file, FINGERPRINT, after)).isTrue();
+        assertThat(after.upperErrorNested("route", PRIOR, loose, ClassWatch.DEFAULT))
+                .as("open at 5%: that budget's classes never closed").isLessThanOrEqualTo(0.05);
+        assertThat(after.upperErrorNested("route", PRIOR, SPENDING, ClassWatch.DEFAULT))
+                .as("still re-earning at 1%").isGreaterThan(BUDGET);
+    }
+
+    @Test
     void load_intoEvidenceThatHasVerdicts_isRefused() throws IOException {
         Path file = dir.resolve("evidence");
         EvidenceFile.write(file, FINGERPRINT, reearning());
