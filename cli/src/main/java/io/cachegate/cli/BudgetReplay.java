@@ -3,11 +3,16 @@ package io.cachegate.cli;
 import io.cachegate.cache.semantic.BudgetedDecision;
 import io.cachegate.cache.semantic.ClassSpending;
 import io.cachegate.cache.semantic.ClassWatch;
+import io.cachegate.cache.semantic.EvidenceFile;
 import io.cachegate.cache.semantic.HitEvidence;
 import io.cachegate.cache.semantic.LearnedDecision;
 import io.cachegate.cache.semantic.Neighbour;
 import io.cachegate.cache.semantic.NeighbourhoodAgreement;
 import io.cachegate.cache.semantic.ProbabilityBins;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -119,11 +124,24 @@ final class BudgetReplay {
     /** The same with the nested classes followed after they open by {@code watch} ({@link ClassWatch}). */
     Result run(double budget, double delta, ClassSpending.Plan plan, ClassWatch watch, double auditRate,
                LearnedDecision pairs, long seed, double[][] agreementFit) {
+        return run(budget, delta, plan, watch, auditRate, pairs, seed, agreementFit, Restart.NONE, 0);
+    }
+
+    /** What a restart before request {@code restartAt} does to the error budget's evidence (the index is kept). */
+    enum Restart {
+        /** No restart. */
+        NONE,
+        /** The evidence is lost: the gateway before {@code EvidenceFile}, or with Qdrant. */
+        LOSE,
+        /** The evidence is written to a file and read back, as {@code EvidenceKeeper} does at a stop and start. */
+        KEEP
+    }
+
+    /** The same with a restart of the gateway before request {@code restartAt}. */
+    Result run(double budget, double delta, ClassSpending.Plan plan, ClassWatch watch, double auditRate,
+               LearnedDecision pairs, long seed, double[][] agreementFit, Restart restart, int restartAt) {
         HitEvidence evidence = new HitEvidence(Math.max(1, items.size()));
-        NeighbourhoodAgreement agreement = agreementFit == null ? new NeighbourhoodAgreement(evidence.answers())
-                : new NeighbourhoodAgreement(evidence.answers(), agreementFit[0], agreementFit[1]);
-        BudgetedDecision decision = new BudgetedDecision(pairs, agreement, evidence, budget, delta, plan,
-                watch);
+        BudgetedDecision decision = decision(evidence, pairs, budget, delta, plan, watch, agreementFit);
         Random random = new Random(seed);
         boolean[] stored = new boolean[items.size()];
         int half = items.size() / 2;
@@ -138,6 +156,10 @@ final class BudgetReplay {
         for (int i = 0; i < items.size(); i++) {
             if (i == half) {
                 firstHalf = binVerdicts(evidence);
+            }
+            if (i == restartAt && restart != Restart.NONE) {
+                evidence = restarted(evidence, restart);
+                decision = decision(evidence, pairs, budget, delta, plan, watch, agreementFit);
             }
             Item item = items.get(i);
             List<Neighbour> neighbours = new ArrayList<>(NeighbourhoodAgreement.NEIGHBOURS);
@@ -180,6 +202,32 @@ final class BudgetReplay {
         return new Result(items.size(), hits, wrong, items.size() - half, lastHits, lastWrong, audits, explored,
                 binVerdicts(evidence), binHits, firstHalf == null ? binVerdicts(evidence) : firstHalf,
                 decision.spending() == null ? 0 : evidence.watchClosings(SCOPE, decision.spending(), watch));
+    }
+
+    private static BudgetedDecision decision(HitEvidence evidence, LearnedDecision pairs, double budget, double delta,
+                                             ClassSpending.Plan plan, ClassWatch watch, double[][] agreementFit) {
+        NeighbourhoodAgreement agreement = agreementFit == null ? new NeighbourhoodAgreement(evidence.answers())
+                : new NeighbourhoodAgreement(evidence.answers(), agreementFit[0], agreementFit[1]);
+        return new BudgetedDecision(pairs, agreement, evidence, budget, delta, plan, watch);
+    }
+
+    /** The evidence a restarted gateway starts with. */
+    private HitEvidence restarted(HitEvidence before, Restart restart) {
+        HitEvidence after = new HitEvidence(Math.max(1, items.size()));
+        if (restart == Restart.KEEP) {
+            try {
+                Path file = Files.createTempFile("cachegate-replay-evidence", ".bin");
+                try {
+                    EvidenceFile.write(file, "replay", before);
+                    EvidenceFile.read(file, "replay", after);
+                } finally {
+                    Files.deleteIfExists(file);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return after;
     }
 
     /** {right, wrong} verdicts filed so far by bin of the prior. */

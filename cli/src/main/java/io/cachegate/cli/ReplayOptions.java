@@ -64,6 +64,12 @@ final class ReplayOptions {
             + "measured: enable/disable, lock/unlock, ...).")
     boolean polarity;
 
+    @Option(names = "--restarts", split = ",", defaultValue = "none",
+            description = "A gateway restart halfway through each --replay stream (the index kept), each replayed: "
+                    + "none, lose (the error budget's evidence forgotten) or keep (written and read back, as a "
+                    + "gateway with the embedded index does) (default ${DEFAULT-VALUE}).")
+    List<String> restarts;
+
     @Option(names = "--stream-limit", defaultValue = "4000", description = "Requests per --replay stream (default ${DEFAULT-VALUE}).")
     int streamLimit;
 
@@ -95,7 +101,15 @@ final class ReplayOptions {
         double[][] fit;
         List<ClassSpending.Plan> plans = new ArrayList<>();
         List<ClassWatch> watches = new ArrayList<>();
+        List<BudgetReplay.Restart> restartKinds = new ArrayList<>();
         try {
+            for (String spec : restarts) {
+                try {
+                    restartKinds.add(BudgetReplay.Restart.valueOf(spec.toUpperCase(java.util.Locale.ROOT)));
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("--restarts are none, lose or keep, not '" + spec + "'");
+                }
+            }
             for (String spec : watch) {
                 watches.add(ClassWatch.parse(spec));
             }
@@ -135,17 +149,23 @@ final class ReplayOptions {
                         for (String kind : delta == 0 ? List.of("estimate") : classes) {
                             for (int p = 0; p < (kind.equals("nested") ? plans.size() : 1); p++) {
                                 for (int w = 0; w < (kind.equals("nested") ? watches.size() : 1); w++) {
-                                    BudgetReplay.Result r = replayed.run(budget, delta,
-                                            kind.equals("nested") ? plans.get(p) : null,
-                                            kind.equals("nested") ? watches.get(w) : ClassWatch.OFF, auditRate,
-                                            polarity ? LearnedDecision.bundled(t, List.of(PairGuard.polarity()))
-                                                    : LearnedDecision.bundled(t), seed, fit);
-                                    String rule = delta == 0 ? kind : kind.equals("nested") && plans.size() > 1
-                                            ? "nested " + spending.get(p) + " " + delta : kind + " " + delta;
-                                    if (kind.equals("nested") && watches.size() > 1) {
-                                        rule += " watch " + watch.get(w);
+                                    for (BudgetReplay.Restart restart : restartKinds) {
+                                        BudgetReplay.Result r = replayed.run(budget, delta,
+                                                kind.equals("nested") ? plans.get(p) : null,
+                                                kind.equals("nested") ? watches.get(w) : ClassWatch.OFF, auditRate,
+                                                polarity ? LearnedDecision.bundled(t, List.of(PairGuard.polarity()))
+                                                        : LearnedDecision.bundled(t), seed, fit,
+                                                restart, items.size() / 2);
+                                        String rule = delta == 0 ? kind : kind.equals("nested") && plans.size() > 1
+                                                ? "nested " + spending.get(p) + " " + delta : kind + " " + delta;
+                                        if (kind.equals("nested") && watches.size() > 1) {
+                                            rule += " watch " + watch.get(w);
+                                        }
+                                        if (restart != BudgetReplay.Restart.NONE) {
+                                            rule += " restart " + restart.name().toLowerCase(java.util.Locale.ROOT);
+                                        }
+                                        rows.add(row(spec, budget, rule, r, json));
                                     }
-                                    rows.add(row(spec, budget, rule, r, json));
                                 }
                             }
                         }

@@ -2,6 +2,9 @@ package io.cachegate.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cachegate.cache.semantic.ClassSpending;
+import io.cachegate.cache.semantic.ClassWatch;
+import io.cachegate.cache.semantic.LearnedDecision;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -26,6 +29,22 @@ class BudgetReplayTest {
         assertThat(bound.lastHitRate()).as("once evidence accrued").isGreaterThan(0.5);
         assertThat(bound.lastWrongRate()).isLessThanOrEqualTo(0.01);
         assertThat(bound.hitRate()).as("the first half pays for the evidence").isLessThan(bound.lastHitRate());
+    }
+
+    @Test
+    void aRestartHalfway_keepingTheEvidence_servesTheSecondHalfAsWithoutOne_losingItServesLess() {
+        BudgetReplay replay = new BudgetReplay(stream(3000, false, 1));
+        BudgetReplay.Result none = replay.run(0.01, 0.05, ClassSpending.Plan.DEFAULT, ClassWatch.DEFAULT, 0.05,
+                LearnedDecision.bundled(0.92), 7, null, BudgetReplay.Restart.NONE, 1500);
+        BudgetReplay.Result kept = replay.run(0.01, 0.05, ClassSpending.Plan.DEFAULT, ClassWatch.DEFAULT, 0.05,
+                LearnedDecision.bundled(0.92), 7, null, BudgetReplay.Restart.KEEP, 1500);
+        BudgetReplay.Result lost = replay.run(0.01, 0.05, ClassSpending.Plan.DEFAULT, ClassWatch.DEFAULT, 0.05,
+                LearnedDecision.bundled(0.92), 7, null, BudgetReplay.Restart.LOSE, 1500);
+
+        assertThat(none.lastHitRate()).isGreaterThan(0.5);
+        assertThat(kept.lastHits()).as("the evidence read back: the same decisions").isEqualTo(none.lastHits());
+        assertThat(kept.lastWrongRate()).isLessThanOrEqualTo(0.01);
+        assertThat(lost.lastHits()).as("closed again until the verdicts come back").isLessThan(none.lastHits());
     }
 
     @Test
