@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,9 +30,8 @@ final class EvidenceKeeper implements AutoCloseable {
         this.evidence = evidence;
         this.file = file;
         this.fingerprint = fingerprint;
-        AtomicInteger threads = new AtomicInteger();
         this.writer = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "cachegate-evidence-" + threads.incrementAndGet());
+            Thread t = new Thread(r, "cachegate-evidence");
             t.setDaemon(true);
             return t;
         });
