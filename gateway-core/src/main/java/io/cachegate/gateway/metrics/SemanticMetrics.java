@@ -78,6 +78,15 @@ public final class SemanticMetrics {
                 + "the call", "outcome", outcome).increment();
     }
 
+    /**
+     * The error budget's evidence file, by {@code outcome}: at start read, none (no file, or one of another model or
+     * other priors) or unreadable (not whole: started without it); then written or write_failed.
+     */
+    public void evidenceFile(String outcome) {
+        counter("cachegate.semantic.evidence.file", "Reads and writes of the error budget's evidence file, by outcome",
+                "outcome", outcome).increment();
+    }
+
     /** An index entry whose exact-cache entry was gone (purged or expired): removed, and the lookup a miss. */
     public void dangling() {
         counter("cachegate.semantic.dangling", "Index entries found pointing at a missing exact entry", null, null)

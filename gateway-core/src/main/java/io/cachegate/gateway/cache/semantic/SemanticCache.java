@@ -293,7 +293,7 @@ public final class SemanticCache implements AutoCloseable {
         if (evidenceKeeper != null) {
             throw new IllegalStateException("the evidence is kept in one file");
         }
-        evidenceKeeper = EvidenceKeeper.start(evidence, file, embedder.modelId(), EVIDENCE_SAVE_INTERVAL);
+        evidenceKeeper = EvidenceKeeper.start(evidence, metrics, file, embedder.modelId(), EVIDENCE_SAVE_INTERVAL);
     }
 
     /** Audit and exploration verdicts; also the demotions every lookup respects. */

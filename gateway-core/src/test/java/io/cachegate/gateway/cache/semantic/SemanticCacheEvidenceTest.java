@@ -38,12 +38,18 @@ class SemanticCacheEvidenceTest {
                 metrics.semantic(), new FakeTicker());
     }
 
+    private static double fileOutcome(GatewayMetrics metrics, String outcome) {
+        var counter = metrics.registry().find("cachegate.semantic.evidence.file").tag("outcome", outcome).counter();
+        return counter == null ? 0 : counter.count();
+    }
+
     @Test
     void restart_readsWhatTheLastCloseWrote() {
         Path file = dir.resolve("error-budget-evidence");
         try (GatewayMetrics metrics = new GatewayMetrics(); SemanticCache first = open(metrics)) {
             first.keepEvidenceIn(file);
             assertThat(first.evidence().entries()).as("nothing to read yet").isZero();
+            assertThat(fileOutcome(metrics, "none")).isEqualTo(1);
             for (int i = 0; i < 900; i++) {
                 first.evidence().record(HitEvidence.scope("chat", "acme"), "e" + i, 0.95f, PRIOR, true);
             }
@@ -52,6 +58,7 @@ class SemanticCacheEvidenceTest {
         assertThat(file).exists();
         try (GatewayMetrics metrics = new GatewayMetrics(); SemanticCache second = open(metrics)) {
             second.keepEvidenceIn(file);
+            assertThat(fileOutcome(metrics, "read")).isEqualTo(1);
             assertThat(second.evidence().verdicts(HitEvidence.scope("chat", "acme"), PRIOR)).containsExactly(900, 0);
             assertThat(second.evidence().verdicts(HitEvidence.scope("chat", "other"), PRIOR))
                     .as("another tenant's scope stays its own").containsExactly(0, 0);
@@ -66,6 +73,7 @@ class SemanticCacheEvidenceTest {
         try (GatewayMetrics metrics = new GatewayMetrics(); SemanticCache cache = open(metrics)) {
             cache.keepEvidenceIn(file);
             assertThat(cache.evidence().entries()).isZero();
+            assertThat(fileOutcome(metrics, "unreadable")).isEqualTo(1);
             cache.evidence().record(HitEvidence.scope("chat", "acme"), "e", 0.95f, PRIOR, true);
         }
         HitEvidence reread = new HitEvidence(10);
