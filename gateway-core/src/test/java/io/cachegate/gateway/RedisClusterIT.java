@@ -11,6 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.SimulatorOptions;
 import io.cachegate.testing.RedisTestCluster;
+import io.lettuce.core.cluster.SlotHash;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,10 +30,28 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RedisClusterIT {
 
-    private static final List<String> TENANTS = List.of("t" + nonce(), "t" + nonce(), "t" + nonce(), "t" + nonce(),
-            "t" + nonce(), "t" + nonce());
+    private static final List<String> TENANTS = spreadOverSlots(6);
     private static BackendSimulator sim;
     private static RedisTestCluster cluster;
+
+    /**
+     * {@code n} fresh tenants, as many hashed into each third of the slots. Six random ones all landed on one of the
+     * three masters (about 1 run in 240), failing the check that they span several; the cluster gives each master
+     * a third of the slots in order, so these always do.
+     */
+    private static List<String> spreadOverSlots(int n) {
+        List<String> tenants = new ArrayList<>();
+        int[] perThird = new int[3];
+        while (tenants.size() < n) {
+            String tenant = "t" + nonce();
+            int third = Math.min(2, SlotHash.getSlot("{" + tenant + "}") * 3 / SlotHash.SLOT_COUNT);
+            if (perThird[third] < (n + 2) / 3) {
+                perThird[third]++;
+                tenants.add(tenant);
+            }
+        }
+        return List.copyOf(tenants);
+    }
 
     @BeforeAll
     static void start() {
