@@ -146,28 +146,12 @@ final class ReplayOptions {
                 BudgetReplay replayed = new BudgetReplay(items);
                 for (double budget : budgets) {
                     for (double delta : deltas) {
-                        for (String kind : delta == 0 ? List.of("estimate") : classes) {
-                            for (int p = 0; p < (kind.equals("nested") ? plans.size() : 1); p++) {
-                                for (int w = 0; w < (kind.equals("nested") ? watches.size() : 1); w++) {
-                                    for (BudgetReplay.Restart restart : restartKinds) {
-                                        BudgetReplay.Result r = replayed.run(budget, delta,
-                                                kind.equals("nested") ? plans.get(p) : null,
-                                                kind.equals("nested") ? watches.get(w) : ClassWatch.OFF, auditRate,
-                                                polarity ? LearnedDecision.bundled(t, List.of(PairGuard.polarity()))
-                                                        : LearnedDecision.bundled(t), seed, fit,
-                                                restart, items.size() / 2);
-                                        String rule = delta == 0 ? kind : kind.equals("nested") && plans.size() > 1
-                                                ? "nested " + spending.get(p) + " " + delta : kind + " " + delta;
-                                        if (kind.equals("nested") && watches.size() > 1) {
-                                            rule += " watch " + watch.get(w);
-                                        }
-                                        if (restart != BudgetReplay.Restart.NONE) {
-                                            rule += " restart " + restart.name().toLowerCase(java.util.Locale.ROOT);
-                                        }
-                                        rows.add(row(spec, budget, rule, r, json));
-                                    }
-                                }
-                            }
+                        for (Variant variant : variants(delta, plans, watches, restartKinds)) {
+                            BudgetReplay.Result r = replayed.run(budget, delta, variant.plan(), variant.watch(),
+                                    auditRate, polarity ? LearnedDecision.bundled(t, List.of(PairGuard.polarity()))
+                                            : LearnedDecision.bundled(t), seed, fit,
+                                    variant.restart(), items.size() / 2);
+                            rows.add(row(spec, budget, variant.rule(), r, json));
                         }
                     }
                 }
@@ -177,6 +161,36 @@ final class ReplayOptions {
             System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(rows));
         }
         return 0;
+    }
+
+    /** One way to replay at a delta: the classes' plan (null: each bin alone) and watch, the restart, the row's name. */
+    private record Variant(ClassSpending.Plan plan, ClassWatch watch, BudgetReplay.Restart restart, String rule) {
+    }
+
+    /** Every variant asked for at {@code delta}: the point estimate at 0, else each kind of classes, plan and watch. */
+    private List<Variant> variants(double delta, List<ClassSpending.Plan> plans, List<ClassWatch> watches,
+                                   List<BudgetReplay.Restart> restartKinds) {
+        List<Variant> out = new ArrayList<>();
+        for (String kind : delta == 0 ? List.of("estimate") : classes) {
+            boolean nested = kind.equals("nested");
+            for (int p = 0; p < (nested ? plans.size() : 1); p++) {
+                for (int w = 0; w < (nested ? watches.size() : 1); w++) {
+                    for (BudgetReplay.Restart restart : restartKinds) {
+                        String rule = delta == 0 ? kind : nested && plans.size() > 1
+                                ? "nested " + spending.get(p) + " " + delta : kind + " " + delta;
+                        if (nested && watches.size() > 1) {
+                            rule += " watch " + watch.get(w);
+                        }
+                        if (restart != BudgetReplay.Restart.NONE) {
+                            rule += " restart " + restart.name().toLowerCase(java.util.Locale.ROOT);
+                        }
+                        out.add(new Variant(nested ? plans.get(p) : null, nested ? watches.get(w) : ClassWatch.OFF,
+                                restart, rule));
+                    }
+                }
+            }
+        }
+        return out;
     }
 
     /** One replay's figures as a row of the JSON report, printed as a line unless {@code --json}. */
