@@ -169,6 +169,13 @@ final class CacheKeys {
             Duration.ofMillis(200), Duration.ofMinutes(1),
             "a key's lease lives this long and its gateway renews it every quarter of it: when that gateway dies, a"
             + " waiter elsewhere takes over within about this, not max_wait");
+    static final Key<Boolean> FLEET_SHARE_EVIDENCE = Key.bool("share_evidence", true,
+            "with a redis or tiered store and the semantic cache: the error budget's verdicts and demoted entries go"
+            + " to a Redis stream and every gateway files the others' (classes open on the fleet's evidence; an entry"
+            + " demoted at one gateway is served by none)");
+    static final Key<Long> FLEET_EVIDENCE_EVENTS = Key.longInteger("evidence_events", 200_000, 1_000, 100_000_000,
+            "the shared evidence stream keeps about this many verdicts and demotions (about 200 bytes each in Redis):"
+            + " what a gateway starting without its own evidence reads");
 
     static final Key<Optional<String>> PATTERN_NAME = Key.required("name",
             "what logs call a match (letters, digits, _); never the matched text");
@@ -195,7 +202,8 @@ final class CacheKeys {
             ENABLED, SEMANTIC_STORE, THRESHOLD, DECISION, MAX_ERROR_RATE, BUDGET_DELTA, NEIGHBOURS, SEMANTIC_TTL, PATH, MAX_ENTRIES,
             SWEEP_INTERVAL, MODEL, EMBED_EARLY, SPECULATIVE_UPSTREAM).with(EMBEDDER, QDRANT, AUDIT).restart();
     static final Section FLEET = Section.mapping("fleet", "several gateways over one shared store",
-            FLEET_COALESCE, FLEET_MAX_WAIT, FLEET_MAX_WAITERS, FLEET_LEASE_TTL).restart();
+            FLEET_COALESCE, FLEET_MAX_WAIT, FLEET_MAX_WAITERS, FLEET_LEASE_TTL, FLEET_SHARE_EVIDENCE,
+            FLEET_EVIDENCE_EVENTS).restart();
     static final Section SENSITIVE_PATTERNS = Section.list("sensitive_patterns",
             "the policy's own sensitive data, besides the built-in detectors (routes' cache.sensitive applies)",
             PATTERN_NAME, PATTERN_REGEX).live();

@@ -72,7 +72,8 @@ final class CacheReader {
             return FleetSettings.defaults();
         }
         return new FleetSettings(fleet.get(CacheKeys.FLEET_COALESCE), fleet.get(CacheKeys.FLEET_MAX_WAIT),
-                fleet.get(CacheKeys.FLEET_MAX_WAITERS), fleet.get(CacheKeys.FLEET_LEASE_TTL));
+                fleet.get(CacheKeys.FLEET_MAX_WAITERS), fleet.get(CacheKeys.FLEET_LEASE_TTL),
+                fleet.get(CacheKeys.FLEET_SHARE_EVIDENCE), fleet.get(CacheKeys.FLEET_EVIDENCE_EVENTS));
     }
 
     /** {@code sensitive_patterns}: unique names, each regex compiled here so a bad one fails with its line. */

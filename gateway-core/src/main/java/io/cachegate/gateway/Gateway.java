@@ -122,6 +122,9 @@ public final class Gateway implements AutoCloseable {
         if (fleet != null) {
             metrics.watchFleet(fleet::listeners);
         }
+        if (semantic != null && exact.store() != ExactStore.MEMORY && policy.cache().fleet().shareEvidence()) {
+            semantic.shareEvidence(exact.redisUri(), policy.cache().fleet().evidenceEvents(), exact.health().timeoutMax());
+        }
         this.telemetry = openTelemetry(policy, testSpans);
         this.reloader = new PolicyReloader(policy, policyFile, group, metrics, upstream, ticker, versions, store,
                 semantic, telemetry, fleet);

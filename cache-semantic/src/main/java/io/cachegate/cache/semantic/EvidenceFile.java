@@ -35,7 +35,10 @@ import java.util.Map;
 public final class EvidenceFile {
 
     private static final int MAGIC = 0x43474556;  // "CGEV"
-    private static final int VERSION = 1;
+    /** 2 adds the fleet's position ({@link HitEvidence.FleetPosition}) after the answer groups; 1 is still read. */
+    private static final int VERSION = 2;
+    /** In the fingerprint: the counts' meaning, unchanged since the first version. */
+    private static final int COUNTS_VERSION = 1;
     private static final int END = 0x454e4421;    // "END!"
     /** Watch settings kept a pool: one per budget and watch a policy has used; the oldest beyond are dropped. */
     private static final int MAX_WATCHES = 1024;
@@ -50,7 +53,7 @@ public final class EvidenceFile {
     public static String fingerprint(String modelId) {
         try (InputStream pair = LearnedParameters.class.getResourceAsStream(LearnedParameters.BUNDLED_RESOURCE)) {
             MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            sha.update(("evidence/" + VERSION + "|" + modelId + "|" + NeighbourhoodAgreement.parameters() + "|")
+            sha.update(("evidence/" + COUNTS_VERSION + "|" + modelId + "|" + NeighbourhoodAgreement.parameters() + "|")
                     .getBytes(StandardCharsets.UTF_8));
             if (pair != null) {
                 sha.update(pair.readAllBytes());
@@ -85,6 +88,13 @@ public final class EvidenceFile {
                     out.writeUTF(g.getKey());
                     out.writeLong(g.getValue());
                 }
+                // Read after the counts: a position is never behind what they hold (see HitEvidence#fleetPosition).
+                HitEvidence.FleetPosition position = evidence.fleetPosition();
+                out.writeBoolean(position != null);
+                if (position != null) {
+                    out.writeUTF(position.origin());
+                    out.writeUTF(position.lastId());
+                }
                 out.writeInt(END);
             }
             try {
@@ -110,12 +120,13 @@ public final class EvidenceFile {
         Map<String, HitEvidence.SavedPool> pools = new LinkedHashMap<>();
         Map<String, HitEvidence.SavedEntry> entries = new LinkedHashMap<>();
         Map<String, Long> groups = new LinkedHashMap<>();
+        HitEvidence.FleetPosition position = null;
         try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(file), 1 << 16))) {
             if (in.readInt() != MAGIC) {
                 throw new IOException(file + " is not a Cachegate evidence file");
             }
             int version = in.readInt();
-            if (version != VERSION || !in.readUTF().equals(fingerprint)) {
+            if (version != VERSION && version != 1 || !in.readUTF().equals(fingerprint)) {
                 return false;
             }
             readPools(in, pools);
@@ -123,6 +134,9 @@ public final class EvidenceFile {
             int groupCount = count(in, evidence.maxEntries());
             for (int i = 0; i < groupCount; i++) {
                 groups.put(in.readUTF(), in.readLong());
+            }
+            if (version >= 2 && in.readBoolean()) {
+                position = new HitEvidence.FleetPosition(in.readUTF(), in.readUTF());
             }
             if (in.readInt() != END) {
                 throw new IOException(file + " does not end as an evidence file does");
@@ -135,6 +149,7 @@ public final class EvidenceFile {
         pools.forEach(evidence::restorePool);
         entries.forEach(evidence::restoreEntry);
         evidence.answers().restore(groups);
+        evidence.fleetPosition(position);
         return true;
     }
 

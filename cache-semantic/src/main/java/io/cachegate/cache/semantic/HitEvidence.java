@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.Consumer;
 
 /**
  * What the gateway has learned of whether its semantic hits are right: verdicts of (query, entry) pairs, from
@@ -26,6 +27,9 @@ import java.util.concurrent.ConcurrentMap;
  * The pool's counts by bin also give the always-valid upper bound on each class's error rate ({@link #upperError},
  * {@link #upperErrorNested}) that the error budget serves under by default, each open class followed by a
  * {@link ClassWatch} from the verdicts filed after it opened; a pool is a route and a tenant ({@link #scope}).
+ *
+ * <p>Gateways over one index file what each of them finds ({@link #onFiled}, {@link #apply}): each piece of evidence
+ * is a {@link FiledEvidence}.
  *
  * <p>Bounded: verdicts of at most {@code maxEntries} entries (the least recently judged are dropped first), the last
  * {@link #PER_ENTRY} of each. Thread-safe; each call holds one entry's or one pool's lock for microseconds.
@@ -56,6 +60,17 @@ public final class HitEvidence {
     private final Map<String, EntryVerdicts> entries;
     private final ConcurrentMap<String, Calibration> pools = new ConcurrentHashMap<>();
     private final AnswerGroups answers;
+    /** Told of each piece of evidence filed here (not of those {@link #apply}'d from elsewhere). */
+    private volatile Consumer<FiledEvidence> filed = e -> { };
+    /** Where the fleet's shared evidence was read up to when this evidence held it all; null unless shared. */
+    private volatile FleetPosition fleetPosition;
+
+    /**
+     * How far a gateway had read its fleet's evidence ({@code lastId}, a position in the shared log) and under which
+     * {@code origin} it filed its own: what a restart reading saved evidence resumes from, so no verdict counts twice.
+     */
+    public record FleetPosition(String origin, String lastId) {
+    }
 
     public HitEvidence(int maxEntries) {
         this(maxEntries, Strength.DEFAULT);
@@ -84,12 +99,19 @@ public final class HitEvidence {
      * @param prior the classifier's probability for the pair
      */
     public void record(String pool, String entryKey, float similarity, double prior, boolean right) {
+        file(pool, entryKey, similarity, prior, right);
+        filed.accept(new FiledEvidence.Verdict(pool, entryKey, null, similarity, prior, right));
+    }
+
+    private void file(String pool, String entryKey, float similarity, double prior, boolean right) {
         pools.computeIfAbsent(pool, p -> new Calibration()).add(prior, right);
-        EntryVerdicts verdicts;
+        entryVerdicts(entryKey).add(similarity, right);
+    }
+
+    private EntryVerdicts entryVerdicts(String entryKey) {
         synchronized (entries) {
-            verdicts = entries.computeIfAbsent(entryKey, k -> new EntryVerdicts());
+            return entries.computeIfAbsent(entryKey, k -> new EntryVerdicts());
         }
-        verdicts.add(similarity, right);
     }
 
     /**
@@ -99,15 +121,49 @@ public final class HitEvidence {
      */
     public void recordPair(String pool, String entryKey, String otherKey, float similarity, double prior,
                            boolean right) {
-        record(pool, entryKey, similarity, prior, right);
-        EntryVerdicts verdicts;
-        synchronized (entries) {
-            verdicts = entries.computeIfAbsent(otherKey, k -> new EntryVerdicts());
-        }
-        verdicts.add(similarity, right);
+        filePair(pool, entryKey, otherKey, similarity, prior, right);
+        filed.accept(new FiledEvidence.Verdict(pool, entryKey, otherKey, similarity, prior, right));
+    }
+
+    private void filePair(String pool, String entryKey, String otherKey, float similarity, double prior,
+                          boolean right) {
+        file(pool, entryKey, similarity, prior, right);
+        entryVerdicts(otherKey).add(similarity, right);
         if (right) {
             answers.join(otherKey, entryKey);
         }
+    }
+
+    /**
+     * Files evidence another gateway filed (read from the fleet's shared log) as if it were this gateway's own, but
+     * without telling {@link #onFiled}'s listener (it came from the log).
+     */
+    public void apply(FiledEvidence evidence) {
+        if (evidence instanceof FiledEvidence.Verdict v && v.otherKey() == null) {
+            file(v.pool(), v.entryKey(), v.similarity(), v.prior(), v.right());
+        } else if (evidence instanceof FiledEvidence.Verdict v) {
+            filePair(v.pool(), v.entryKey(), v.otherKey(), v.similarity(), v.prior(), v.right());
+        } else if (evidence instanceof FiledEvidence.Demotion d) {
+            entryVerdicts(d.entryKey()).demoted = true;
+        }
+    }
+
+    /** Tells {@code listener} of each piece of evidence filed here from now on, on the filing thread (keep it short). */
+    public void onFiled(Consumer<FiledEvidence> listener) {
+        this.filed = listener;
+    }
+
+    /** Where the fleet's shared evidence had been read up to, as saved with this evidence; null when never shared. */
+    public FleetPosition fleetPosition() {
+        return fleetPosition;
+    }
+
+    /**
+     * Marks the fleet's evidence as read up to {@code position}. Set before the evidence read there is filed: a save
+     * in between holds a position past what it counted (the difference is lost at a restart, never counted twice).
+     */
+    public void fleetPosition(FleetPosition position) {
+        this.fleetPosition = position;
     }
 
     /** Which entries give the same answer, as filed and as verdicts found; bounded like the verdicts. */
@@ -227,11 +283,11 @@ public final class HitEvidence {
 
     /** The entry answers exact repeats only from now on: no candidate of a semantic lookup. */
     public void demote(String entryKey) {
-        EntryVerdicts verdicts;
-        synchronized (entries) {
-            verdicts = entries.computeIfAbsent(entryKey, k -> new EntryVerdicts());
+        EntryVerdicts verdicts = entryVerdicts(entryKey);
+        if (!verdicts.demoted) {
+            verdicts.demoted = true;
+            filed.accept(new FiledEvidence.Demotion(entryKey));
         }
-        verdicts.demoted = true;
     }
 
     public boolean demoted(String entryKey) {

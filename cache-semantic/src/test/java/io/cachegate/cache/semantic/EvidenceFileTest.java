@@ -58,6 +58,24 @@ class EvidenceFileTest {
     }
 
     @Test
+    void theFleetPosition_isKept_soARestartResumesWhereItHadRead() throws IOException {
+        HitEvidence before = new HitEvidence(100);
+        before.record("route", "a", 0.95f, PRIOR, true);
+        Path file = dir.resolve("evidence");
+        EvidenceFile.write(file, FINGERPRINT, before);
+        HitEvidence unshared = new HitEvidence(100);
+        assertThat(EvidenceFile.read(file, FINGERPRINT, unshared)).isTrue();
+        assertThat(unshared.fleetPosition()).as("never shared").isNull();
+
+        before.fleetPosition(new HitEvidence.FleetPosition("origin-1", "1733500000000-7"));
+        EvidenceFile.write(file, FINGERPRINT, before);
+        HitEvidence after = new HitEvidence(100);
+        assertThat(EvidenceFile.read(file, FINGERPRINT, after)).isTrue();
+        assertThat(after.fleetPosition()).isEqualTo(new HitEvidence.FleetPosition("origin-1", "1733500000000-7"));
+        assertThat(after.verdicts("route", PRIOR)).containsExactly(before.verdicts("route", PRIOR));
+    }
+
+    @Test
     void restart_keepsDemotions_eachEntrysVerdicts_andTheAnswerGroups() throws IOException {
         HitEvidence before = new HitEvidence(100);
         for (int i = 0; i < 40; i++) { // more than an entry keeps: the newest 32 survive

@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -114,6 +115,20 @@ public final class SemanticMetrics {
                 .description("Texts waiting for the embedder").register(registry);
         FunctionCounter.builder("cachegate.semantic.embed.rejected", rejected, LongSupplier::getAsLong)
                 .description("Texts refused because the embedder's queue was full").register(registry);
+    }
+
+    /**
+     * Exposes the evidence shared with the fleet, by event: {@code sent} to the Redis stream, {@code received} from
+     * the other gateways, {@code dropped} (the send queue was full), {@code failed} (Redis refused a send),
+     * {@code unreadable} (a record that is not evidence, skipped).
+     */
+    public void watchSharedEvidence(Map<String, LongSupplier> byEvent) {
+        byEvent.forEach((event, count) -> {
+            watched.add(count);
+            FunctionCounter.builder("cachegate.semantic.evidence.shared", count, LongSupplier::getAsLong)
+                    .description("Error-budget evidence shared with the other gateways through Redis, by event")
+                    .tag("event", event).register(registry);
+        });
     }
 
     private DistributionSummary similarity(String result) {

@@ -22,6 +22,7 @@ import io.cachegate.config.RouteCache;
 import io.cachegate.gateway.cache.AnswerText;
 import io.cachegate.gateway.cache.SemanticQuery;
 import io.cachegate.config.SemanticCacheSettings;
+import io.cachegate.config.SemanticStore;
 import io.cachegate.gateway.metrics.SemanticMetrics;
 import io.cachegate.config.Ticker;
 import java.nio.file.Path;
@@ -64,6 +65,7 @@ public final class SemanticCache implements AutoCloseable {
     private final HitEvidence evidence = new HitEvidence(EVIDENCE_ENTRIES);
     private final Sweeper sweeper;
     private volatile EvidenceKeeper evidenceKeeper;
+    private volatile SharedEvidence sharedEvidence;
     private final AtomicLong indexSize = new AtomicLong();
     private final AtomicInteger pendingWrites = new AtomicInteger();
     /** Done once the index has answered {@link #WARM_UP_SEARCHES} searches, or failed them (Qdrant down). */
@@ -296,6 +298,21 @@ public final class SemanticCache implements AutoCloseable {
         evidenceKeeper = EvidenceKeeper.start(evidence, metrics, file, embedder.modelId(), EVIDENCE_SAVE_INTERVAL);
     }
 
+    /**
+     * Shares the error budget's evidence with the other gateways over the Redis at {@code redisUri}
+     * ({@link SharedEvidence}): after {@link #keepEvidenceIn}, whose file says where to resume. Returns at once.
+     *
+     * @param maxEvents the shared stream keeps about this many pieces of evidence
+     */
+    public void shareEvidence(String redisUri, long maxEvents, Duration commandTimeout) {
+        if (sharedEvidence != null) {
+            throw new IllegalStateException("the evidence is shared once");
+        }
+        String shared = settings.store() == SemanticStore.QDRANT ? "qdrant:" + settings.qdrant().collection() : "embedded";
+        sharedEvidence = SharedEvidence.start(evidence, metrics, redisUri, shared, embedder.modelId(), maxEvents,
+                commandTimeout);
+    }
+
     /** Audit and exploration verdicts; also the demotions every lookup respects. */
     public HitEvidence evidence() {
         return evidence;
@@ -346,6 +363,9 @@ public final class SemanticCache implements AutoCloseable {
     @Override
     public void close() {
         sweeper.close();
+        if (sharedEvidence != null) {
+            sharedEvidence.close(); // before the last save: what it filed is in the file with its position
+        }
         if (evidenceKeeper != null) {
             evidenceKeeper.close();
         }

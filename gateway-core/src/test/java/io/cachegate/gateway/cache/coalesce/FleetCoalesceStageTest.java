@@ -108,7 +108,7 @@ class FleetCoalesceStageTest {
     }
 
     private FleetCoalesceStage stage(Duration maxWait) {
-        return new FleetCoalesceStage(leases, store, new FleetSettings(true, maxWait, 10, Duration.ofSeconds(2)));
+        return new FleetCoalesceStage(leases, store, new FleetSettings(true, maxWait, 10, Duration.ofSeconds(2), false, 1_000));
     }
 
     private Exchange keyed(String body) {

@@ -1,0 +1,272 @@
+package io.cachegate.cache.exact;
+
+import io.lettuce.core.StreamMessage;
+import io.lettuce.core.XAddArgs;
+import io.lettuce.core.XReadArgs;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.resource.ClientResources;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A log of short text records that the gateways of a fleet share, kept in one Redis stream: each gateway appends its
+ * own ({@code XADD}, the stream trimmed to about {@code maxRecords}) and reads everyone else's in the stream's order
+ * ({@code XREAD} from the last id it read, every {@link #POLL_MILLIS} ms). A record carries its writer's origin id,
+ * so a gateway skips its own; a gateway restarted under the same origin, from the position it saved, counts nothing
+ * twice.
+ *
+ * <p>Never in a request's way: {@link #append} only queues (a bounded queue: beyond it records are dropped and
+ * counted), the sends and reads run on the Redis client's threads. While Redis is away, records wait in the queue;
+ * what is lost (dropped, or refused by Redis) is counted, never retried out of order. Built from the exact store's
+ * URI with a connection and resources of its own, as {@link RedisFlightLeases} is.
+ */
+public final class RedisJournal implements AutoCloseable {
+
+    /** How often the stream is read (and the queue sent): a record reaches the other gateways within about this. */
+    static final long POLL_MILLIS = 250;
+    /** Records read by one {@code XREAD}; a full batch is followed by the next at once. */
+    static final int READ_BATCH = 1000;
+    /** Records on their way to Redis at once, at most (a round sends what is left of it). */
+    static final int SEND_BATCH = 1000;
+    private static final String ORIGIN = "o";
+    private static final String RECORD = "r";
+    private static final Logger LOG = LoggerFactory.getLogger(RedisJournal.class);
+    private static final long MAX_CONNECT_BACKOFF_MILLIS = 1000;
+
+    /** Called for each record another gateway appended, in the stream's order, on one thread at a time. */
+    @FunctionalInterface
+    public interface Reader {
+        /** @param id the record's position in the stream: reading resumes after it */
+        void read(String id, String record);
+    }
+
+    /** What the journal did since it opened. */
+    public record Counts(long sent, long dropped, long failed, long received) {
+    }
+
+    private final RedisConnector connector;
+    private final ClientResources resources;
+    private final String stream;
+    private final byte[] origin;
+    private final String originText;
+    private final XAddArgs trim;
+    private final Reader reader;
+    private final BlockingQueue<String> pending;
+    private final RateLimitedLog warnings;
+    private final AtomicBoolean reading = new AtomicBoolean();
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicLong sent = new AtomicLong();
+    private final AtomicLong dropped = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+    private final AtomicLong received = new AtomicLong();
+    private volatile String lastId;
+    private volatile RedisConnector.Connected connected;
+    private volatile ScheduledFuture<?> rounds;
+    private volatile boolean closed;
+
+    private RedisJournal(RedisConnector connector, ClientResources resources, String stream, String origin,
+                         String from, long maxRecords, int maxPending, Reader reader, RedisStoreOptions options) {
+        this.connector = connector;
+        this.resources = resources;
+        this.stream = stream;
+        this.originText = origin;
+        this.origin = origin.getBytes(StandardCharsets.UTF_8);
+        this.lastId = from;
+        this.trim = XAddArgs.Builder.maxlen(maxRecords).approximateTrimming();
+        this.reader = reader;
+        this.pending = new ArrayBlockingQueue<>(maxPending);
+        this.warnings = new RateLimitedLog(LOG, options.warnInterval());
+    }
+
+    /**
+     * Starts connecting to {@code uri} (the exact store's) and returns at once.
+     *
+     * @param origin this gateway's id in the records it appends (null: a new one); its own are not read back
+     * @param from the stream id reading starts after ({@code "0"}: the whole stream as kept)
+     * @param maxRecords the stream is trimmed to about this many records
+     * @param maxPending records waiting to be sent, at most; more are dropped
+     */
+    public static RedisJournal open(String uri, String stream, String origin, String from, long maxRecords,
+                                    int maxPending, Duration commandTimeout, Reader reader) {
+        Objects.requireNonNull(stream, "stream");
+        Objects.requireNonNull(from, "from");
+        Objects.requireNonNull(reader, "reader");
+        if (maxRecords < 1 || maxPending < 1) {
+            throw new IllegalArgumentException("bounds must be positive: " + maxRecords + ", " + maxPending);
+        }
+        ClientResources resources = CacheStores.clientResources();
+        // Room for a round's sends and a read: the client refuses commands beyond its queue.
+        RedisStoreOptions options = RedisStoreOptions.of(commandTimeout, 2 * SEND_BATCH + 16);
+        RedisJournal journal = new RedisJournal(RedisConnector.create(uri, resources, options), resources, stream,
+                origin == null ? UUID.randomUUID().toString() : origin, from, maxRecords, maxPending, reader, options);
+        journal.connectLoop(0);
+        return journal;
+    }
+
+    /** The id this gateway's records carry. */
+    public String origin() {
+        return originText;
+    }
+
+    /** The id of the last record read (another gateway's or this one's): reading resumes after it. */
+    public String position() {
+        return lastId;
+    }
+
+    /** Queues {@code record} for the stream; false (the record dropped and counted) when the queue is full. */
+    public boolean append(String record) {
+        if (closed || !pending.offer(record)) {
+            dropped.incrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    public Counts counts() {
+        return new Counts(sent.get(), dropped.get(), failed.get(), received.get());
+    }
+
+    /** Whether the journal's connection is up now. */
+    public boolean connected() {
+        RedisConnector.Connected c = connected;
+        return c != null && c.connection().isOpen();
+    }
+
+    private void connectLoop(int attempt) {
+        if (closed) {
+            return;
+        }
+        connector.connect().whenComplete((c, error) -> {
+            if (error == null) {
+                connected = c;
+                if (closed) {
+                    c.connection().closeAsync();
+                    return;
+                }
+                rounds = resources.eventExecutorGroup().scheduleWithFixedDelay(this::round, 0, POLL_MILLIS,
+                        TimeUnit.MILLISECONDS);
+                return;
+            }
+            warnings.warn("shared journal " + stream + ": cannot connect yet (" + error + "); retrying");
+            long delay = Math.min(MAX_CONNECT_BACKOFF_MILLIS, 50L << Math.min(attempt, 5));
+            resources.eventExecutorGroup().schedule(() -> connectLoop(attempt + 1), delay, TimeUnit.MILLISECONDS);
+        });
+    }
+
+    /** One round: what is queued goes out, what is new comes in. */
+    private void round() {
+        RedisConnector.Connected c = connected;
+        if (c == null || !c.connection().isOpen()) {
+            return; // Lettuce is reconnecting: the queue waits (bounded)
+        }
+        send(c.commands());
+        read(c.commands());
+    }
+
+    private void send(RedisClusterAsyncCommands<String, byte[]> commands) {
+        List<String> batch = new ArrayList<>();
+        pending.drainTo(batch, SEND_BATCH - inFlight.get());
+        inFlight.addAndGet(batch.size());
+        for (String record : batch) {
+            commands.xadd(stream, trim, Map.of(ORIGIN, origin, RECORD, record.getBytes(StandardCharsets.UTF_8)))
+                    .whenComplete((id, error) -> {
+                        inFlight.decrementAndGet();
+                        if (error == null) {
+                            sent.incrementAndGet();
+                        } else {
+                            failed.incrementAndGet();
+                            warnings.warn("shared journal " + stream + ": a record was not appended (" + error + ")");
+                        }
+                    });
+        }
+    }
+
+    @SuppressWarnings("unchecked") // one stream offset, passed as Lettuce's varargs
+    private void read(RedisClusterAsyncCommands<String, byte[]> commands) {
+        if (!reading.compareAndSet(false, true)) {
+            return; // the previous read is still under way
+        }
+        commands.xread(XReadArgs.Builder.count(READ_BATCH), XReadArgs.StreamOffset.from(stream, lastId))
+                .whenComplete((messages, error) -> {
+                    try {
+                        if (error != null) {
+                            warnings.warn("shared journal " + stream + ": not read (" + error + ")");
+                            return;
+                        }
+                        deliver(messages);
+                    } finally {
+                        reading.set(false);
+                    }
+                    if (messages != null && messages.size() >= READ_BATCH && !closed) {
+                        resources.eventExecutorGroup().execute(() -> read(commands)); // more are waiting
+                    }
+                });
+    }
+
+    private void deliver(List<StreamMessage<String, byte[]>> messages) {
+        if (messages == null) {
+            return;
+        }
+        for (StreamMessage<String, byte[]> m : messages) {
+            lastId = m.getId();
+            byte[] from = m.getBody().get(ORIGIN);
+            byte[] record = m.getBody().get(RECORD);
+            if (record == null || Arrays.equals(from, origin)) {
+                continue; // this gateway's own (already filed), or not a journal record
+            }
+            received.incrementAndGet();
+            try {
+                reader.read(m.getId(), new String(record, StandardCharsets.UTF_8));
+            } catch (RuntimeException e) {
+                warnings.warn("shared journal " + stream + ": a record was not taken (" + e + ")");
+            }
+        }
+    }
+
+    /** Sends what is queued (waiting at most a second for Redis to take it), then lets go of the connection. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        ScheduledFuture<?> r = rounds;
+        if (r != null) {
+            r.cancel(false);
+        }
+        RedisConnector.Connected c = connected;
+        if (c != null && c.connection().isOpen() && !pending.isEmpty()) {
+            List<CompletableFuture<String>> last = new ArrayList<>();
+            List<String> batch = new ArrayList<>();
+            pending.drainTo(batch);
+            for (String record : batch) {
+                last.add(c.commands().xadd(stream, trim, Map.of(ORIGIN, origin, RECORD,
+                        record.getBytes(StandardCharsets.UTF_8))).toCompletableFuture());
+            }
+            try {
+                CompletableFuture.allOf(last.toArray(CompletableFuture<?>[]::new)).get(1, TimeUnit.SECONDS);
+                sent.addAndGet(batch.size());
+            } catch (Exception e) {
+                warnings.warn("shared journal " + stream + ": the last records were not all appended (" + e + ")");
+            }
+        }
+        RedisShutdown.of(connector.client(), 100, "shared journal");
+        resources.shutdown(100, 2000, TimeUnit.MILLISECONDS).awaitUninterruptibly(3000);
+    }
+}

@@ -1,0 +1,156 @@
+package io.cachegate.cache.exact;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cachegate.testing.RedisTestServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link RedisJournal} against real redis-server processes: gateways read each other's records in order and never
+ * their own, resume after a saved position, the stream stays trimmed, and a Redis that dies and comes back loses
+ * nothing that was queued within the bound.
+ */
+class RedisJournalIT {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(1);
+
+    @Test
+    void eachReadsTheOthersRecords_inOrder_neverItsOwn() throws Exception {
+        String stream = "test:journal:" + UUID.randomUUID();
+        List<String> atA = Collections.synchronizedList(new ArrayList<>());
+        List<String> atB = Collections.synchronizedList(new ArrayList<>());
+        try (RedisJournal a = RedisJournal.open(RedisTestServer.sharedUri(), stream, null, "0", 10_000, 100, TIMEOUT,
+                (id, r) -> atA.add(r));
+             RedisJournal b = RedisJournal.open(RedisTestServer.sharedUri(), stream, null, "0", 10_000, 100, TIMEOUT,
+                     (id, r) -> atB.add(r))) {
+            for (int i = 0; i < 50; i++) {
+                a.append("a" + i);
+                if (i % 10 == 0) {
+                    b.append("b" + i);
+                }
+                Thread.sleep(2); // spread over several rounds
+            }
+            assertThat(until(() -> atB.size() == 50 && atA.size() == 5)).as("A read %s, B read %s", atA, atB).isTrue();
+            assertThat(atB).as("A's records at B, in A's order").containsExactlyElementsOf(
+                    java.util.stream.IntStream.range(0, 50).mapToObj(i -> "a" + i).toList());
+            assertThat(atA).containsExactly("b0", "b10", "b20", "b30", "b40");
+            Thread.sleep(3 * RedisJournal.POLL_MILLIS);
+            assertThat(atB).as("nothing read twice, nothing of B's own").hasSize(50);
+            assertThat(a.counts().sent()).isEqualTo(50);
+            assertThat(a.counts().received()).isEqualTo(5);
+            assertThat(b.counts().received()).isEqualTo(50);
+        }
+    }
+
+    @Test
+    void aRestartUnderItsOriginFromItsPosition_readsOnlyWhatCameAfter() throws Exception {
+        String stream = "test:journal:" + UUID.randomUUID();
+        List<String> first = Collections.synchronizedList(new ArrayList<>());
+        String origin;
+        String position;
+        try (RedisJournal writer = RedisJournal.open(RedisTestServer.sharedUri(), stream, null, "0", 10_000, 100,
+                TIMEOUT, (id, r) -> { });
+             RedisJournal reader = RedisJournal.open(RedisTestServer.sharedUri(), stream, null, "0", 10_000, 100,
+                     TIMEOUT, (id, r) -> first.add(r))) {
+            writer.append("before-1");
+            writer.append("before-2");
+            assertThat(until(() -> first.size() == 2)).isTrue();
+            origin = reader.origin();
+            position = reader.position();
+            reader.append("own, after the position"); // the reader's own: skipped again at its restart
+            assertThat(until(() -> reader.counts().sent() == 1)).isTrue();
+            writer.append("after");
+            assertThat(until(() -> first.size() == 3)).isTrue();
+        }
+        List<String> resumed = Collections.synchronizedList(new ArrayList<>());
+        List<String> fresh = Collections.synchronizedList(new ArrayList<>());
+        try (RedisJournal again = RedisJournal.open(RedisTestServer.sharedUri(), stream, origin, position, 10_000,
+                100, TIMEOUT, (id, r) -> resumed.add(r));
+             RedisJournal newcomer = RedisJournal.open(RedisTestServer.sharedUri(), stream, null, "0", 10_000, 100,
+                     TIMEOUT, (id, r) -> fresh.add(r))) {
+            assertThat(until(() -> fresh.size() == 4)).as("a newcomer reads the whole stream: %s", fresh).isTrue();
+            assertThat(newcomer.counts().received()).isEqualTo(4);
+            assertThat(until(() -> !resumed.isEmpty())).isTrue();
+            assertThat(again.origin()).isEqualTo(origin);
+            Thread.sleep(3 * RedisJournal.POLL_MILLIS);
+            assertThat(resumed).as("resumed after its position, its own skipped").containsExactly("after");
+        }
+    }
+
+    @Test
+    void theStreamIsTrimmed_toAboutItsBound() throws Exception {
+        String stream = "test:journal:" + UUID.randomUUID();
+        try (RedisJournal j = RedisJournal.open(RedisTestServer.sharedUri(), stream, null, "0", 1_000, 10_000, TIMEOUT,
+                (id, r) -> { })) {
+            for (int i = 0; i < 5_000; i++) {
+                assertThat(j.append("record " + i)).isTrue();
+            }
+            assertThat(until(() -> j.counts().sent() == 5_000)).as("%s", j.counts()).isTrue();
+            long length = Long.parseLong(RedisTestServer.command(RedisTestServer.sharedUri(), "XLEN", stream).strip().replace(":", ""));
+            // Approximate trimming drops whole nodes of the stream (100 entries by default): a little over the bound.
+            assertThat(length).isBetween(1_000L, 1_200L);
+            RedisTestServer.command(RedisTestServer.sharedUri(), "DEL", stream);
+        }
+    }
+
+    @Test
+    void aRedisThatDiesAndComesBack_getsWhatWasQueued_withinTheBound() throws Exception {
+        try (RedisTestServer redis = RedisTestServer.startPrivate()) {
+            String stream = "test:journal:dying";
+            List<String> read = Collections.synchronizedList(new ArrayList<>());
+            try (RedisJournal writer = RedisJournal.open(redis.uri(), stream, null, "0", 10_000, 20, TIMEOUT,
+                    (id, r) -> { });
+                 RedisJournal reader = RedisJournal.open(redis.uri(), stream, null, "0", 10_000, 20, TIMEOUT,
+                         (id, r) -> read.add(r))) {
+                writer.append("before");
+                assertThat(until(() -> read.size() == 1)).isTrue();
+
+                redis.stop();
+                assertThat(until(() -> !writer.connected())).as("the writer saw Redis go").isTrue();
+                for (int i = 0; i < 25; i++) {
+                    writer.append("during " + i); // 20 fit in the queue, 5 are dropped
+                }
+                assertThat(writer.counts().dropped()).isEqualTo(5);
+                redis.start();
+
+                assertThat(until(() -> read.size() == 21)).as("read after the restart: %s", read).isTrue();
+                assertThat(reader.counts().received()).isEqualTo(21);
+                assertThat(read.subList(1, 21)).containsExactlyElementsOf(
+                        java.util.stream.IntStream.range(0, 20).mapToObj(i -> "during " + i).toList());
+                assertThat(writer.counts().failed()).isZero();
+            }
+        }
+    }
+
+    @Test
+    void aJournalWithNoRedis_neitherBlocksNorGrowsBeyondItsBound() {
+        try (RedisJournal j = RedisJournal.open("redis://127.0.0.1:" + RedisTestServer.freePort(), "test:journal:none",
+                null, "0", 1_000, 10, TIMEOUT, (id, r) -> { })) {
+            long start = System.nanoTime();
+            int queued = 0;
+            for (int i = 0; i < 1_000; i++) {
+                queued += j.append("r" + i) ? 1 : 0;
+            }
+            assertThat(queued).isEqualTo(10);
+            assertThat(j.counts().dropped()).isEqualTo(990);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
+        }
+    }
+
+    private static boolean until(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        while (System.nanoTime() < deadline) {
+            if (condition.getAsBoolean()) {
+                return true;
+            }
+            Thread.sleep(20);
+        }
+        return condition.getAsBoolean();
+    }
+}

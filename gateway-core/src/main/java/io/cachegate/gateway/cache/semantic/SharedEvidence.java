@@ -1,0 +1,102 @@
+package io.cachegate.gateway.cache.semantic;
+
+import io.cachegate.cache.exact.RedisJournal;
+import io.cachegate.cache.semantic.EvidenceFile;
+import io.cachegate.cache.semantic.FiledEvidence;
+import io.cachegate.cache.semantic.HitEvidence;
+import io.cachegate.gateway.metrics.SemanticMetrics;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Shares the error budget's evidence among the gateways of a fleet through a Redis stream ({@link RedisJournal}):
+ * each verdict and demotion filed here is appended, each one another gateway appended is filed here
+ * ({@link HitEvidence#apply}). Gateways over one Qdrant collection serve the same entries: without it, an entry a
+ * wrong audit demoted at one gateway went on being served by the others, and each gateway opened its classes on its
+ * own verdicts alone, N gateways taking N times as long.
+ *
+ * <p>One stream per index and per model and priors ({@link EvidenceFile#fingerprint}): the counts' bins mean
+ * something only to those priors, and a demotion only to the gateways serving that entry (a Qdrant collection's, or
+ * embedded indexes over one exact store, whose entries they point at). A gateway that starts without saved evidence reads the stream from its start (as much as is kept: the
+ * evidence of the fleet, its own earlier runs included); one that read its evidence file resumes where the file says
+ * it had read, under the origin it had ({@link HitEvidence.FleetPosition}), so nothing counts twice.
+ *
+ * <p>Whether the union of several gateways' verdicts may be pooled: the bound needs each class's verdicts to be draws
+ * of its wrong rate, as one gateway's are; gateways behind one load balancer see the same traffic, so theirs are
+ * too. Evidence filed at another gateway is trusted as that gateway's cache entries are (both live in the same Redis).
+ */
+final class SharedEvidence implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(SharedEvidence.class);
+    /** Evidence waiting to be sent at most; beyond it, pieces are dropped (and counted) rather than held. */
+    static final int MAX_PENDING = 10_000;
+
+    private final RedisJournal journal;
+    private final String origin;
+    private final AtomicLong unreadable = new AtomicLong();
+
+    private SharedEvidence(HitEvidence evidence, String redisUri, String stream, long maxEvents,
+                           Duration commandTimeout) {
+        HitEvidence.FleetPosition saved = evidence.fleetPosition();
+        this.origin = saved == null ? UUID.randomUUID().toString() : saved.origin();
+        String from = saved == null ? "0" : saved.lastId();
+        // Saved with the evidence from now on (before the first piece is read), so a restart resumes here.
+        evidence.fleetPosition(new HitEvidence.FleetPosition(origin, from));
+        this.journal = RedisJournal.open(redisUri, stream, origin, from, maxEvents, MAX_PENDING, commandTimeout,
+                (id, line) -> file(evidence, id, line));
+        evidence.onFiled(filed -> journal.append(filed.encode()));
+        log.info("error budget: evidence shared with the fleet through Redis stream {}, {}", stream,
+                saved == null ? "read from its start" : "resumed after " + from);
+    }
+
+    /**
+     * Starts sharing {@code evidence} (after its file, if any, was read) over the Redis at {@code redisUri}.
+     *
+     * @param index the index the evidence is about: {@code embedded}, or the Qdrant collection's name
+     * @param maxEvents the stream is trimmed to about this many pieces of evidence
+     */
+    static SharedEvidence start(HitEvidence evidence, SemanticMetrics metrics, String redisUri, String index,
+                                String modelId, long maxEvents, Duration commandTimeout) {
+        SharedEvidence shared = new SharedEvidence(evidence, redisUri,
+                streamOf(index, EvidenceFile.fingerprint(modelId)), maxEvents, commandTimeout);
+        RedisJournal journal = shared.journal;
+        metrics.watchSharedEvidence(Map.of(
+                "sent", () -> journal.counts().sent(),
+                "received", () -> journal.counts().received(),
+                "dropped", () -> journal.counts().dropped(),
+                "failed", () -> journal.counts().failed(),
+                "unreadable", shared.unreadable::get));
+        return shared;
+    }
+
+    /** The stream of one index ({@code embedded}, or a Qdrant collection's name) under one model and its priors. */
+    static String streamOf(String index, String fingerprint) {
+        return "cg:evidence:v1:" + index + ":" + fingerprint.substring(0, 16);
+    }
+
+    private void file(HitEvidence evidence, String id, String line) {
+        // The position first: a save in between then never holds this piece without having passed it.
+        evidence.fleetPosition(new HitEvidence.FleetPosition(origin, id));
+        Optional<FiledEvidence> filed = FiledEvidence.decode(line);
+        if (filed.isPresent()) {
+            evidence.apply(filed.get());
+        } else {
+            unreadable.incrementAndGet();
+        }
+    }
+
+    /** Whether the stream's connection is up now. */
+    boolean connected() {
+        return journal.connected();
+    }
+
+    @Override
+    public void close() {
+        journal.close();
+    }
+}

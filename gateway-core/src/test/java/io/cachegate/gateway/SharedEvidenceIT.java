@@ -1,0 +1,156 @@
+package io.cachegate.gateway;
+
+import static io.cachegate.gateway.CacheCalls.CHAT;
+import static io.cachegate.gateway.CacheCalls.header;
+import static io.cachegate.gateway.CacheCalls.nonce;
+import static io.cachegate.gateway.CacheCalls.quote;
+import static io.cachegate.gateway.CacheCalls.xCache;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cachegate.cache.semantic.FakeQdrantServer;
+import io.cachegate.simulator.AnswerBook;
+import io.cachegate.simulator.BackendSimulator;
+import io.cachegate.simulator.SimulatorOptions;
+import io.cachegate.testing.RedisTestServer;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Gateways over one Qdrant collection and one Redis share the error budget's evidence ({@code cache.fleet.
+ * share_evidence}): an entry a wrong audit demoted at one gateway is served by no other, a gateway started later
+ * learns it from the stream, and a gateway that does not share goes on serving it (so the test can fail).
+ */
+class SharedEvidenceIT {
+
+    private static final String COLLECTION = "evidence" + nonce();
+    private static final String RESET = "How do I reset my password?";
+    private static final String RESET_OTHER = "How can I reset my password?";
+    private static final String RESET_OTHER_AGAIN = "How can I reset my password??";
+    private static final String RESET_CLOSE = "How could I reset my password?";
+    private static final String RESET_AGAIN = "How do I reset my password??";
+    private static BackendSimulator sim;
+    private static FakeQdrantServer qdrant;
+    /** Audits every hit and demotes a wrong entry. */
+    private static Gateway auditor;
+    /** Audits nothing: it knows of wrong entries only what the fleet tells it. */
+    private static Gateway peer;
+    /** Audits nothing and does not share. */
+    private static Gateway loner;
+
+    @BeforeAll
+    static void start() throws Exception {
+        Path answers = Files.createTempFile("cachegate-shared-evidence", ".tsv");
+        Files.writeString(answers, "text\tlabel\n" + RESET + "\tpassword\n" + RESET_OTHER + "\tpassword_other\n"
+                + RESET_OTHER_AGAIN + "\tpassword_other\n" + RESET_CLOSE + "\tpassword\n" + RESET_AGAIN + "\tpassword\n");
+        sim = BackendSimulator.start(SimulatorOptions.defaults().withAnswers(AnswerBook.load(answers)));
+        qdrant = FakeQdrantServer.listening();
+        auditor = gateway("{rate: 1, per_second: 1000, answer_similarity: 1, on_wrong: demote}", true);
+        peer = gateway("{rate: 0}", true);
+        loner = gateway("{rate: 0}", false);
+    }
+
+    private static Gateway gateway(String audit, boolean share) throws Exception {
+        Gateway gw = Gateway.start(TestPolicies.parse("""
+                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 2s}
+                backends:
+                  - {name: main, urls: ["%s"], model_version: "llama@1"}
+                tenants:
+                  - {id: acme, api_keys: [acme-key]}
+                cache:
+                  exact: {store: redis, redis_uri: "%s", ttl: 1h, timeout: 500ms}
+                  fleet: {share_evidence: %s}
+                  semantic:
+                    enabled: true
+                    store: qdrant
+                    ttl: 1h
+                    decision: cosine
+                    threshold: 0.9
+                    audit: %s
+                    qdrant: {host: 127.0.0.1, port: %d, collection: %s, timeout: 2s}
+                routes:
+                  - cache: {semantic: true}
+                """.formatted(sim.baseUrl(), RedisTestServer.sharedUri(), share, audit, qdrant.port(), COLLECTION)));
+        assertThat(Poll.until(Duration.ofSeconds(10), () -> metricOrZero(gw, "cachegate_cache_store_available") == 1))
+                .as("redis connected").isTrue();
+        return gw;
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        Closing.all(auditor, peer, loner, qdrant, sim);
+    }
+
+    @Test
+    void anEntryDemotedAtOneGateway_isServedByNoGatewayThatShares_andAGatewayStartedLaterKnowsIt() throws Exception {
+        String system = "shared evidence bot " + nonce();
+        askAndIndex(auditor, system, RESET);
+        assertThat(header(ask(peer, system, RESET_OTHER), "X-Cache-Layer"))
+                .as("the peer serves the near entry (a wrong answer; it audits nothing)").isEqualTo("semantic");
+
+        double received = shared(peer, "received");
+        assertThat(header(ask(auditor, system, RESET_OTHER_AGAIN), "X-Cache-Layer")).isEqualTo("semantic");
+        assertThat(Poll.until(Duration.ofSeconds(20),
+                () -> metricOrZero(auditor, "cachegate_semantic_entries_demoted_total") >= 1))
+                .as("the auditor's audit found the hit wrong and demoted the entry").isTrue();
+        assertThat(Poll.until(Duration.ofSeconds(10), () -> shared(peer, "received") >= received + 2))
+                .as("the peer read the verdict and the demotion").isTrue();
+
+        assertThat(header(ask(loner, system, RESET_CLOSE), "X-Cache-Layer"))
+                .as("a gateway that does not share still serves the demoted entry").isEqualTo("semantic");
+        assertThat(xCache(ask(peer, system, RESET_AGAIN))).as("the peer no longer serves it").isEqualTo("MISS");
+
+        // A second scope, demoted the same way, for a gateway that starts only afterwards.
+        String second = "shared evidence bot " + nonce();
+        askAndIndex(auditor, second, RESET);
+        assertThat(header(ask(auditor, second, RESET_OTHER), "X-Cache-Layer")).isEqualTo("semantic");
+        assertThat(Poll.until(Duration.ofSeconds(20),
+                () -> metricOrZero(auditor, "cachegate_semantic_entries_demoted_total") >= 2)).isTrue();
+        assertThat(header(ask(loner, second, RESET_CLOSE), "X-Cache-Layer")).isEqualTo("semantic");
+        try (Gateway later = gateway("{rate: 0}", true)) {
+            assertThat(Poll.until(Duration.ofSeconds(10), () -> shared(later, "received") >= 4))
+                    .as("a gateway started later reads the stream from its start").isTrue();
+            assertThat(xCache(ask(later, second, RESET_AGAIN))).isEqualTo("MISS");
+        }
+        assertThat(shared(auditor, "sent")).isGreaterThanOrEqualTo(2);
+        assertThat(shared(loner, "sent") + shared(loner, "received")).as("the loner has no stream").isZero();
+        for (Gateway gw : new Gateway[] {auditor, peer}) {
+            assertThat(shared(gw, "dropped") + shared(gw, "failed") + shared(gw, "unreadable")).isZero();
+        }
+    }
+
+    private static double shared(Gateway gw, String event) {
+        try {
+            return CacheCalls.metric(gw, "cachegate_semantic_evidence_shared_total", "event=\"" + event + "\"");
+        } catch (Exception e) {
+            return 0;
+        }
+    }
+
+    private static HttpResponse<String> ask(Gateway gw, String system, String question) throws Exception {
+        String body = "{\"model\":\"llama-3.1-8b\",\"temperature\":0,\"messages\":[{\"role\":\"system\",\"content\":"
+                + quote(system) + "},{\"role\":\"user\",\"content\":" + quote(question) + "}]}";
+        HttpResponse<String> response = RawHttp.post(gw.port(), CHAT, body, "Authorization", "Bearer acme-key");
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return response;
+    }
+
+    private static void askAndIndex(Gateway gw, String system, String question) throws Exception {
+        int points = qdrant.pointCount(COLLECTION);
+        assertThat(xCache(ask(gw, system, question))).isEqualTo("MISS");
+        assertThat(Poll.until(Duration.ofSeconds(10), () -> qdrant.pointCount(COLLECTION) > points))
+                .as("filed in the shared collection").isTrue();
+    }
+
+    private static double metricOrZero(Gateway gw, String name) {
+        try {
+            return CacheCalls.metric(gw, name);
+        } catch (Exception e) {
+            return 0;
+        }
+    }
+}
