@@ -140,8 +140,66 @@ final class BudgetReplay {
     /** The same with a restart of the gateway before request {@code restartAt}. */
     Result run(double budget, double delta, ClassSpending.Plan plan, ClassWatch watch, double auditRate,
                LearnedDecision pairs, long seed, double[][] agreementFit, Restart restart, int restartAt) {
-        HitEvidence evidence = new HitEvidence(Math.max(1, items.size()));
-        BudgetedDecision decision = decision(evidence, pairs, budget, delta, plan, watch, agreementFit);
+        return run(budget, delta, plan, watch, auditRate, pairs, seed, agreementFit, restart, restartAt, Fleet.ONE);
+    }
+
+    /**
+     * Gateways over one shared index (Qdrant's), the stream's requests dealt to them in turn, as a load balancer
+     * would: each with evidence of its own, or sharing it ({@code SharedEvidence}: here at once, in the gateway
+     * within a quarter of a second).
+     */
+    record Fleet(int gateways, boolean shared) {
+
+        static final Fleet ONE = new Fleet(1, false);
+
+        Fleet {
+            if (gateways < 1) {
+                throw new IllegalArgumentException("a fleet has at least one gateway, not " + gateways);
+            }
+        }
+
+        /** {@code N} (each its own evidence) or {@code N:shared}. */
+        static Fleet parse(String spec) {
+            String[] parts = spec.strip().split(":", -1);
+            boolean shared = parts.length == 2 && parts[1].equals("shared");
+            if (parts.length > 2 || parts.length == 2 && !shared) {
+                throw new IllegalArgumentException("a fleet is N or N:shared, not '" + spec + "'");
+            }
+            return new Fleet(Integer.parseInt(parts[0]), shared);
+        }
+
+        String label() {
+            return gateways + (shared ? ":shared" : "");
+        }
+    }
+
+    /**
+     * The same replayed by {@code fleet}: the verdicts by bin and the watch's closings of the result are those of
+     * the first gateway.
+     */
+    Result run(double budget, double delta, ClassSpending.Plan plan, ClassWatch watch, double auditRate,
+               LearnedDecision pairs, long seed, double[][] agreementFit, Restart restart, int restartAt,
+               Fleet fleet) {
+        if (restart != Restart.NONE && fleet.gateways() > 1) {
+            throw new IllegalArgumentException("a restart is replayed for one gateway");
+        }
+        HitEvidence[] evidence = new HitEvidence[fleet.gateways()];
+        BudgetedDecision[] decision = new BudgetedDecision[fleet.gateways()];
+        for (int g = 0; g < evidence.length; g++) {
+            evidence[g] = new HitEvidence(Math.max(1, items.size()));
+            decision[g] = decision(evidence[g], pairs, budget, delta, plan, watch, agreementFit);
+        }
+        if (fleet.shared()) {
+            for (HitEvidence here : evidence) {
+                here.onFiled(filed -> {
+                    for (HitEvidence other : evidence) {
+                        if (other != here) {
+                            other.apply(filed);
+                        }
+                    }
+                });
+            }
+        }
         Random random = new Random(seed);
         boolean[] stored = new boolean[items.size()];
         int half = items.size() / 2;
@@ -155,22 +213,24 @@ final class BudgetReplay {
         long[][] firstHalf = null;
         for (int i = 0; i < items.size(); i++) {
             if (i == half) {
-                firstHalf = binVerdicts(evidence);
+                firstHalf = binVerdicts(evidence[0]);
             }
             if (i == restartAt && restart != Restart.NONE) {
-                evidence = restarted(evidence, restart);
-                decision = decision(evidence, pairs, budget, delta, plan, watch, agreementFit);
+                evidence[0] = restarted(evidence[0], restart);
+                decision[0] = decision(evidence[0], pairs, budget, delta, plan, watch, agreementFit);
             }
+            HitEvidence here = evidence[i % evidence.length];
             Item item = items.get(i);
             List<Neighbour> neighbours = new ArrayList<>(NeighbourhoodAgreement.NEIGHBOURS);
             for (int r = 0; r < earlier[i].length && neighbours.size() < NeighbourhoodAgreement.NEIGHBOURS; r++) {
                 int j = earlier[i][r];
                 String key = Integer.toString(j);
-                if (stored[j] && !evidence.demoted(key)) {
+                if (stored[j] && !here.demoted(key)) {
                     neighbours.add(new Neighbour(key, earlierSimilarity[i][r], items.get(j).text(), 0, Long.MAX_VALUE));
                 }
             }
-            BudgetedDecision.Judgement judged = decision.judge(SCOPE, item.text(), neighbours, 0);
+            BudgetedDecision judging = decision[i % decision.length];
+            BudgetedDecision.Judgement judged = judging.judge(SCOPE, item.text(), neighbours, 0);
             if (judged.served().isPresent()) {
                 BudgetedDecision.Candidate c = judged.served().get();
                 boolean right = answerOf(c).equals(item.answer());
@@ -181,27 +241,27 @@ final class BudgetReplay {
                     lastHits++;
                     lastWrong += right ? 0 : 1;
                 }
-                if (random.nextDouble() < Math.max(auditRate, c.freshAuditRate(decision, SCOPE))) {
+                if (random.nextDouble() < Math.max(auditRate, c.freshAuditRate(judging, SCOPE))) {
                     audits++;
-                    evidence.record(SCOPE, c.neighbour().entryKey(), c.neighbour().similarity(), c.prior(), right);
+                    here.record(SCOPE, c.neighbour().entryKey(), c.neighbour().similarity(), c.prior(), right);
                     if (!right) {
-                        evidence.demote(c.neighbour().entryKey());
+                        here.demote(c.neighbour().entryKey());
                     }
                 }
                 continue;
             }
             String key = Integer.toString(i);
             stored[i] = true;
-            evidence.answers().file(key, item.answer());
+            here.fileAnswer(key, item.answer());
             for (BudgetedDecision.Candidate c : judged.explore()) {
                 explored++;
-                evidence.recordPair(SCOPE, c.neighbour().entryKey(), key, c.neighbour().similarity(), c.prior(),
+                here.recordPair(SCOPE, c.neighbour().entryKey(), key, c.neighbour().similarity(), c.prior(),
                         answerOf(c).equals(item.answer()));
             }
         }
         return new Result(items.size(), hits, wrong, items.size() - half, lastHits, lastWrong, audits, explored,
-                binVerdicts(evidence), binHits, firstHalf == null ? binVerdicts(evidence) : firstHalf,
-                decision.spending() == null ? 0 : evidence.watchClosings(SCOPE, decision.spending(), watch));
+                binVerdicts(evidence[0]), binHits, firstHalf == null ? binVerdicts(evidence[0]) : firstHalf,
+                decision[0].spending() == null ? 0 : evidence[0].watchClosings(SCOPE, decision[0].spending(), watch));
     }
 
     private static BudgetedDecision decision(HitEvidence evidence, LearnedDecision pairs, double budget, double delta,

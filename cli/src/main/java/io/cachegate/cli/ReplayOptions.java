@@ -70,6 +70,12 @@ final class ReplayOptions {
                     + "gateway with the embedded index does) (default ${DEFAULT-VALUE}).")
     List<String> restarts;
 
+    @Option(names = "--fleets", split = ",", defaultValue = "1",
+            description = "Gateways over one shared index (Qdrant's), the requests dealt to them in turn, each "
+                    + "replayed: N (each with evidence of its own) or N:shared (cache.fleet.share_evidence) "
+                    + "(default ${DEFAULT-VALUE}).")
+    List<String> fleets;
+
     @Option(names = "--stream-limit", defaultValue = "4000", description = "Requests per --replay stream (default ${DEFAULT-VALUE}).")
     int streamLimit;
 
@@ -102,7 +108,11 @@ final class ReplayOptions {
         List<ClassSpending.Plan> plans = new ArrayList<>();
         List<ClassWatch> watches = new ArrayList<>();
         List<BudgetReplay.Restart> restartKinds = new ArrayList<>();
+        List<BudgetReplay.Fleet> fleetKinds = new ArrayList<>();
         try {
+            for (String spec : fleets) {
+                fleetKinds.add(BudgetReplay.Fleet.parse(spec));
+            }
             for (String spec : restarts) {
                 try {
                     restartKinds.add(BudgetReplay.Restart.valueOf(spec.toUpperCase(java.util.Locale.ROOT)));
@@ -125,6 +135,10 @@ final class ReplayOptions {
                     throw new IllegalArgumentException("--classes are nested or bin, not '" + kind + "'");
                 }
             }
+            if (fleetKinds.stream().anyMatch(f -> f.gateways() > 1)
+                    && restartKinds.stream().anyMatch(r -> r != BudgetReplay.Restart.NONE)) {
+                throw new IllegalArgumentException("--restarts are replayed for one gateway: not with --fleets");
+            }
         } catch (IllegalArgumentException | java.io.IOException e) { // NumberFormatException included
             System.err.println("eval-semantic: " + e.getMessage());
             return 2;
@@ -146,11 +160,11 @@ final class ReplayOptions {
                 BudgetReplay replayed = new BudgetReplay(items);
                 for (double budget : budgets) {
                     for (double delta : deltas) {
-                        for (Variant variant : variants(delta, plans, watches, restartKinds)) {
+                        for (Variant variant : variants(delta, plans, watches, restartKinds, fleetKinds)) {
                             BudgetReplay.Result r = replayed.run(budget, delta, variant.plan(), variant.watch(),
                                     auditRate, polarity ? LearnedDecision.bundled(t, List.of(PairGuard.polarity()))
                                             : LearnedDecision.bundled(t), seed, fit,
-                                    variant.restart(), items.size() / 2);
+                                    variant.restart(), items.size() / 2, variant.fleet());
                             rows.add(row(spec, budget, variant.rule(), r, json));
                         }
                     }
@@ -163,29 +177,38 @@ final class ReplayOptions {
         return 0;
     }
 
-    /** One way to replay at a delta: the classes' plan (null: each bin alone) and watch, the restart, the row's name. */
-    private record Variant(ClassSpending.Plan plan, ClassWatch watch, BudgetReplay.Restart restart, String rule) {
+    /**
+     * One way to replay at a delta: the classes' plan (null: each bin alone) and watch, the restart, the fleet, the
+     * row's name.
+     */
+    private record Variant(ClassSpending.Plan plan, ClassWatch watch, BudgetReplay.Restart restart,
+                           BudgetReplay.Fleet fleet, String rule) {
     }
 
     /** Every variant asked for at {@code delta}: the point estimate at 0, else each kind of classes, plan and watch. */
     private List<Variant> variants(double delta, List<ClassSpending.Plan> plans, List<ClassWatch> watches,
-                                   List<BudgetReplay.Restart> restartKinds) {
+                                   List<BudgetReplay.Restart> restartKinds, List<BudgetReplay.Fleet> fleetKinds) {
         List<Variant> out = new ArrayList<>();
         for (String kind : delta == 0 ? List.of("estimate") : classes) {
             boolean nested = kind.equals("nested");
             for (int p = 0; p < (nested ? plans.size() : 1); p++) {
                 for (int w = 0; w < (nested ? watches.size() : 1); w++) {
                     for (BudgetReplay.Restart restart : restartKinds) {
-                        String rule = delta == 0 ? kind : nested && plans.size() > 1
-                                ? "nested " + spending.get(p) + " " + delta : kind + " " + delta;
-                        if (nested && watches.size() > 1) {
-                            rule += " watch " + watch.get(w);
+                        for (BudgetReplay.Fleet fleet : fleetKinds) {
+                            String rule = delta == 0 ? kind : nested && plans.size() > 1
+                                    ? "nested " + spending.get(p) + " " + delta : kind + " " + delta;
+                            if (nested && watches.size() > 1) {
+                                rule += " watch " + watch.get(w);
+                            }
+                            if (restart != BudgetReplay.Restart.NONE) {
+                                rule += " restart " + restart.name().toLowerCase(java.util.Locale.ROOT);
+                            }
+                            if (!fleet.equals(BudgetReplay.Fleet.ONE)) {
+                                rule += " fleet " + fleet.label();
+                            }
+                            out.add(new Variant(nested ? plans.get(p) : null,
+                                    nested ? watches.get(w) : ClassWatch.OFF, restart, fleet, rule));
                         }
-                        if (restart != BudgetReplay.Restart.NONE) {
-                            rule += " restart " + restart.name().toLowerCase(java.util.Locale.ROOT);
-                        }
-                        out.add(new Variant(nested ? plans.get(p) : null, nested ? watches.get(w) : ClassWatch.OFF,
-                                restart, rule));
                     }
                 }
             }

@@ -48,6 +48,28 @@ class BudgetReplayTest {
     }
 
     @Test
+    void threeGatewaysSharingTheirEvidence_serveAsOneGatewayDoes_eachAloneServesLess() {
+        BudgetReplay replay = new BudgetReplay(stream(3000, false, 1));
+        BudgetReplay.Result one = fleet(replay, new BudgetReplay.Fleet(1, false));
+        BudgetReplay.Result shared = fleet(replay, BudgetReplay.Fleet.parse("3:shared"));
+        BudgetReplay.Result alone = fleet(replay, BudgetReplay.Fleet.parse("3"));
+
+        assertThat(one.lastHitRate()).isGreaterThan(0.5);
+        assertThat(shared.hits()).as("each gateway holds the fleet's evidence: one gateway's decisions")
+                .isEqualTo(one.hits());
+        assertThat(shared.lastHits()).isEqualTo(one.lastHits());
+        assertThat(alone.hits()).as("a third of the verdicts each, and others' entries of unknown answer")
+                .isLessThan(shared.hits() - 100);
+        assertThat(alone.explored()).as("sent upstream instead").isGreaterThan(2 * shared.explored());
+        assertThat(alone.wrongRate()).isLessThanOrEqualTo(0.01);
+    }
+
+    private static BudgetReplay.Result fleet(BudgetReplay replay, BudgetReplay.Fleet fleet) {
+        return replay.run(0.01, 0.05, ClassSpending.Plan.DEFAULT, ClassWatch.DEFAULT, 0.05,
+                LearnedDecision.bundled(0.92), 7, null, BudgetReplay.Restart.NONE, 1500, fleet);
+    }
+
+    @Test
     void onAStreamWhereNeighboursDisagreeAtRandom_theBoundServesNothingWrong_whileThePointEstimateDoes() {
         BudgetReplay replay = new BudgetReplay(stream(3000, true, 2));
 

@@ -170,11 +170,11 @@ final class CacheKeys {
             "a key's lease lives this long and its gateway renews it every quarter of it: when that gateway dies, a"
             + " waiter elsewhere takes over within about this, not max_wait");
     static final Key<Boolean> FLEET_SHARE_EVIDENCE = Key.bool("share_evidence", true,
-            "with a redis or tiered store and the semantic cache: the error budget's verdicts and demoted entries go"
-            + " to a Redis stream and every gateway files the others' (classes open on the fleet's evidence; an entry"
-            + " demoted at one gateway is served by none)");
+            "with a redis or tiered store and the semantic cache: the error budget's verdicts, demoted entries and"
+            + " generated answers go to a Redis stream and every gateway files the others' (classes open on the"
+            + " fleet's evidence; an entry demoted at one gateway is served by none)");
     static final Key<Long> FLEET_EVIDENCE_EVENTS = Key.longInteger("evidence_events", 200_000, 1_000, 100_000_000,
-            "the shared evidence stream keeps about this many verdicts and demotions (about 200 bytes each in Redis):"
+            "the shared evidence stream keeps about this many verdicts and demotions (about 330 bytes each in Redis):"
             + " what a gateway starting without its own evidence reads");
 
     static final Key<Optional<String>> PATTERN_NAME = Key.required("name",

@@ -1,6 +1,8 @@
 package io.cachegate.gateway;
 
+import io.cachegate.cache.exact.CacheStore;
 import io.cachegate.cache.exact.CacheStores;
+import io.cachegate.cache.exact.EntrySigner;
 import io.cachegate.cache.exact.FlightLeases;
 import io.cachegate.cache.exact.RedisFlightLeases;
 import io.cachegate.cache.exact.StoreHealth;
@@ -10,11 +12,10 @@ import io.cachegate.config.ExactCacheSettings;
 import io.cachegate.config.ExactStore;
 import io.cachegate.config.Policy;
 import io.cachegate.config.ServerSettings;
+import io.cachegate.config.Ticker;
+import io.cachegate.config.TlsSettings;
 import io.cachegate.gateway.admin.AdminChannelInitializer;
 import io.cachegate.gateway.admin.CacheAdmin;
-import io.cachegate.cache.exact.CacheStore;
-import io.cachegate.config.Ticker;
-import java.util.Optional;
 import io.cachegate.gateway.cache.ModelVersions;
 import io.cachegate.gateway.cache.semantic.SemanticCache;
 import io.cachegate.gateway.cache.semantic.SemanticCaches;
@@ -22,10 +23,8 @@ import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.gateway.server.DescriptorBudget;
 import io.cachegate.gateway.server.ProxyChannelInitializer;
 import io.cachegate.gateway.server.tls.ListenerTls;
-import io.cachegate.gateway.telemetry.Telemetry;
-import io.opentelemetry.sdk.trace.export.SpanExporter;
 import io.cachegate.gateway.server.tls.TlsFileException;
-import io.cachegate.config.TlsSettings;
+import io.cachegate.gateway.telemetry.Telemetry;
 import io.cachegate.gateway.transport.LettuceLoops;
 import io.cachegate.gateway.transport.LoopLag;
 import io.cachegate.gateway.transport.Transport;
@@ -38,10 +37,12 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.opentelemetry.sdk.trace.export.SpanExporter;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -123,7 +124,9 @@ public final class Gateway implements AutoCloseable {
             metrics.watchFleet(fleet::listeners);
         }
         if (semantic != null && exact.store() != ExactStore.MEMORY && policy.cache().fleet().shareEvidence()) {
-            semantic.shareEvidence(exact.redisUri(), policy.cache().fleet().evidenceEvents(), exact.health().timeoutMax());
+            semantic.shareEvidence(exact.redisUri(), policy.cache().fleet().evidenceEvents(),
+                    exact.health().timeoutMax(),
+                    exact.signingKey().map(k -> EntrySigner.hmacSha256(k.bytes())).orElse(EntrySigner.none()));
         }
         this.telemetry = openTelemetry(policy, testSpans);
         this.reloader = new PolicyReloader(policy, policyFile, group, metrics, upstream, ticker, versions, store,

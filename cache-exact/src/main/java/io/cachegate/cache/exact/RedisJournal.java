@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -31,6 +32,12 @@ import org.slf4j.LoggerFactory;
  * so a gateway skips its own; a gateway restarted under the same origin, from the position it saved, counts nothing
  * twice.
  *
+ * <p>With the store's signing key ({@link EntrySigner}), as for its entries: each record carries its origin, a
+ * sequence number that only grows (microseconds of the wall clock when the journal opened, plus one a record) and an
+ * HMAC over the stream, the origin, the number and the record; a reader refuses a record whose MAC does not match, or
+ * whose number is not above the last one it took from that origin (a copy), and counts it. So whoever can write to
+ * Redis can plant no evidence and replay none, as they can plant no entry.
+ *
  * <p>Never in a request's way: {@link #append} only queues (a bounded queue: beyond it records are dropped and
  * counted), the sends and reads run on the Redis client's threads. While Redis is away, records wait in the queue;
  * what is lost (dropped, or refused by Redis) is counted, never retried out of order. Built from the exact store's
@@ -46,6 +53,9 @@ public final class RedisJournal implements AutoCloseable {
     static final int SEND_BATCH = 1000;
     private static final String ORIGIN = "o";
     private static final String RECORD = "r";
+    private static final String SEQUENCE = "s";
+    /** Origins whose last sequence number a reader remembers (the least recently heard forgotten first). */
+    static final int MAX_ORIGINS = 10_000;
     private static final Logger LOG = LoggerFactory.getLogger(RedisJournal.class);
     private static final long MAX_CONNECT_BACKOFF_MILLIS = 1000;
 
@@ -56,8 +66,8 @@ public final class RedisJournal implements AutoCloseable {
         void read(String id, String record);
     }
 
-    /** What the journal did since it opened. */
-    public record Counts(long sent, long dropped, long failed, long received) {
+    /** What the journal did since it opened; {@code refused}: records whose signature or sequence did not hold. */
+    public record Counts(long sent, long dropped, long failed, long received, long refused) {
     }
 
     private final RedisConnector connector;
@@ -75,14 +85,26 @@ public final class RedisJournal implements AutoCloseable {
     private final AtomicLong dropped = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
     private final AtomicLong received = new AtomicLong();
+    private final AtomicLong refused = new AtomicLong();
+    private final EntrySigner signer;
+    private final AtomicLong sequence = new AtomicLong(System.currentTimeMillis() * 1000);
+    /** Per origin, the last sequence number taken (signed journals only); read on one thread at a time. */
+    private final Map<String, Long> lastSequence = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
+            return size() > MAX_ORIGINS;
+        }
+    };
     private volatile String lastId;
     private volatile RedisConnector.Connected connected;
     private volatile ScheduledFuture<?> rounds;
     private volatile boolean closed;
 
     private RedisJournal(RedisConnector connector, ClientResources resources, String stream, String origin,
-                         String from, long maxRecords, int maxPending, Reader reader, RedisStoreOptions options) {
+                         String from, long maxRecords, int maxPending, EntrySigner signer, Reader reader,
+                         RedisStoreOptions options) {
         this.connector = connector;
+        this.signer = signer;
         this.resources = resources;
         this.stream = stream;
         this.originText = origin;
@@ -101,9 +123,10 @@ public final class RedisJournal implements AutoCloseable {
      * @param from the stream id reading starts after ({@code "0"}: the whole stream as kept)
      * @param maxRecords the stream is trimmed to about this many records
      * @param maxPending records waiting to be sent, at most; more are dropped
+     * @param signer the exact store's: records signed and checked with its key, or {@link EntrySigner#none()}
      */
     public static RedisJournal open(String uri, String stream, String origin, String from, long maxRecords,
-                                    int maxPending, Duration commandTimeout, Reader reader) {
+                                    int maxPending, Duration commandTimeout, EntrySigner signer, Reader reader) {
         Objects.requireNonNull(stream, "stream");
         Objects.requireNonNull(from, "from");
         Objects.requireNonNull(reader, "reader");
@@ -114,7 +137,8 @@ public final class RedisJournal implements AutoCloseable {
         // Room for a round's sends and a read: the client refuses commands beyond its queue.
         RedisStoreOptions options = RedisStoreOptions.of(commandTimeout, 2 * SEND_BATCH + 16);
         RedisJournal journal = new RedisJournal(RedisConnector.create(uri, resources, options), resources, stream,
-                origin == null ? UUID.randomUUID().toString() : origin, from, maxRecords, maxPending, reader, options);
+                origin == null ? UUID.randomUUID().toString() : origin, from, maxRecords, maxPending, signer, reader,
+                options);
         journal.connectLoop(0);
         return journal;
     }
@@ -139,7 +163,7 @@ public final class RedisJournal implements AutoCloseable {
     }
 
     public Counts counts() {
-        return new Counts(sent.get(), dropped.get(), failed.get(), received.get());
+        return new Counts(sent.get(), dropped.get(), failed.get(), received.get(), refused.get());
     }
 
     /** Whether the journal's connection is up now. */
@@ -184,7 +208,7 @@ public final class RedisJournal implements AutoCloseable {
         pending.drainTo(batch, SEND_BATCH - inFlight.get());
         inFlight.addAndGet(batch.size());
         for (String record : batch) {
-            commands.xadd(stream, trim, Map.of(ORIGIN, origin, RECORD, record.getBytes(StandardCharsets.UTF_8)))
+            commands.xadd(stream, trim, body(record))
                     .whenComplete((id, error) -> {
                         inFlight.decrementAndGet();
                         if (error == null) {
@@ -195,6 +219,18 @@ public final class RedisJournal implements AutoCloseable {
                         }
                     });
         }
+    }
+
+    /** A record's fields: its origin, its sequence number and the record, signed over all three. */
+    private Map<String, byte[]> body(String record) {
+        String number = Long.toString(sequence.incrementAndGet());
+        byte[] signed = signer.sign(macKey(originText, number), record.getBytes(StandardCharsets.UTF_8));
+        return Map.of(ORIGIN, origin, SEQUENCE, number.getBytes(StandardCharsets.US_ASCII), RECORD, signed);
+    }
+
+    /** What a record's MAC is bound to besides the record: its stream, origin and number (no copy elsewhere). */
+    private String macKey(String from, String number) {
+        return stream + '\n' + from + '\n' + number;
     }
 
     @SuppressWarnings("unchecked") // one stream offset, passed as Lettuce's varargs
@@ -227,15 +263,42 @@ public final class RedisJournal implements AutoCloseable {
             lastId = m.getId();
             byte[] from = m.getBody().get(ORIGIN);
             byte[] record = m.getBody().get(RECORD);
-            if (record == null || Arrays.equals(from, origin)) {
+            if (from == null || record == null || Arrays.equals(from, origin)) {
                 continue; // this gateway's own (already filed), or not a journal record
+            }
+            String text = taken(new String(from, StandardCharsets.UTF_8), m.getBody().get(SEQUENCE), record);
+            if (text == null) {
+                refused.incrementAndGet();
+                warnings.warn("shared journal " + stream + ": record " + m.getId() + " refused (not signed with this"
+                        + " gateway's key, or a copy)");
+                continue;
             }
             received.incrementAndGet();
             try {
-                reader.read(m.getId(), new String(record, StandardCharsets.UTF_8));
+                reader.read(m.getId(), text);
             } catch (RuntimeException e) {
                 warnings.warn("shared journal " + stream + ": a record was not taken (" + e + ")");
             }
+        }
+    }
+
+    /** The record's text once its MAC and sequence hold (always, unsigned); null when it is refused. */
+    private String taken(String from, byte[] number, byte[] record) {
+        if (!signer.signs()) {
+            return new String(record, StandardCharsets.UTF_8);
+        }
+        try {
+            String n = number == null ? "" : new String(number, StandardCharsets.US_ASCII);
+            byte[] checked = signer.verify(macKey(from, n), record);
+            long sequenceNumber = Long.parseLong(n);
+            Long last = lastSequence.get(from);
+            if (last != null && sequenceNumber <= last) {
+                return null; // a copy of one taken already
+            }
+            lastSequence.put(from, sequenceNumber);
+            return new String(checked, StandardCharsets.UTF_8);
+        } catch (CorruptEntryException | NumberFormatException e) {
+            return null;
         }
     }
 
@@ -256,8 +319,7 @@ public final class RedisJournal implements AutoCloseable {
             List<String> batch = new ArrayList<>();
             pending.drainTo(batch);
             for (String record : batch) {
-                last.add(c.commands().xadd(stream, trim, Map.of(ORIGIN, origin, RECORD,
-                        record.getBytes(StandardCharsets.UTF_8))).toCompletableFuture());
+                last.add(c.commands().xadd(stream, trim, body(record)).toCompletableFuture());
             }
             try {
                 CompletableFuture.allOf(last.toArray(CompletableFuture<?>[]::new)).get(1, TimeUnit.SECONDS);

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 class RedisJournalIT {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(1);
+    private static final EntrySigner UNSIGNED = EntrySigner.none();
 
     @Test
     void eachReadsTheOthersRecords_inOrder_neverItsOwn() throws Exception {
@@ -26,9 +27,9 @@ class RedisJournalIT {
         List<String> atA = Collections.synchronizedList(new ArrayList<>());
         List<String> atB = Collections.synchronizedList(new ArrayList<>());
         try (RedisJournal a = RedisJournal.open(RedisTestServer.sharedUri(), stream, null, "0", 10_000, 100, TIMEOUT,
-                (id, r) -> atA.add(r));
+                UNSIGNED, (id, r) -> atA.add(r));
              RedisJournal b = RedisJournal.open(RedisTestServer.sharedUri(), stream, null, "0", 10_000, 100, TIMEOUT,
-                     (id, r) -> atB.add(r))) {
+                     UNSIGNED, (id, r) -> atB.add(r))) {
             for (int i = 0; i < 50; i++) {
                 a.append("a" + i);
                 if (i % 10 == 0) {
@@ -55,9 +56,9 @@ class RedisJournalIT {
         String origin;
         String position;
         try (RedisJournal writer = RedisJournal.open(RedisTestServer.sharedUri(), stream, null, "0", 10_000, 100,
-                TIMEOUT, (id, r) -> { });
+                TIMEOUT, UNSIGNED, (id, r) -> { });
              RedisJournal reader = RedisJournal.open(RedisTestServer.sharedUri(), stream, null, "0", 10_000, 100,
-                     TIMEOUT, (id, r) -> first.add(r))) {
+                     TIMEOUT, UNSIGNED, (id, r) -> first.add(r))) {
             writer.append("before-1");
             writer.append("before-2");
             assertThat(until(() -> first.size() == 2)).isTrue();
@@ -71,9 +72,9 @@ class RedisJournalIT {
         List<String> resumed = Collections.synchronizedList(new ArrayList<>());
         List<String> fresh = Collections.synchronizedList(new ArrayList<>());
         try (RedisJournal again = RedisJournal.open(RedisTestServer.sharedUri(), stream, origin, position, 10_000,
-                100, TIMEOUT, (id, r) -> resumed.add(r));
+                100, TIMEOUT, UNSIGNED, (id, r) -> resumed.add(r));
              RedisJournal newcomer = RedisJournal.open(RedisTestServer.sharedUri(), stream, null, "0", 10_000, 100,
-                     TIMEOUT, (id, r) -> fresh.add(r))) {
+                     TIMEOUT, UNSIGNED, (id, r) -> fresh.add(r))) {
             assertThat(until(() -> fresh.size() == 4)).as("a newcomer reads the whole stream: %s", fresh).isTrue();
             assertThat(newcomer.counts().received()).isEqualTo(4);
             assertThat(until(() -> !resumed.isEmpty())).isTrue();
@@ -84,15 +85,55 @@ class RedisJournalIT {
     }
 
     @Test
+    void signed_aRecordPlantedUnsigned_signedWithAnotherKey_orCopied_isRefused() throws Exception {
+        String stream = "test:journal:" + UUID.randomUUID();
+        EntrySigner key = EntrySigner.hmacSha256("k".repeat(32).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        EntrySigner other = EntrySigner.hmacSha256("o".repeat(32).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        List<String> read = Collections.synchronizedList(new ArrayList<>());
+        String uri = RedisTestServer.sharedUri();
+        try (RedisJournal reader = RedisJournal.open(uri, stream, null, "0", 10_000, 100, TIMEOUT, key,
+                (id, r) -> read.add(r));
+             RedisJournal signed = RedisJournal.open(uri, stream, null, "0", 10_000, 100, TIMEOUT, key, (id, r) -> { });
+             RedisJournal unsigned = RedisJournal.open(uri, stream, null, "0", 10_000, 100, TIMEOUT, UNSIGNED,
+                     (id, r) -> { });
+             RedisJournal otherKey = RedisJournal.open(uri, stream, null, "0", 10_000, 100, TIMEOUT, other,
+                     (id, r) -> { })) {
+            signed.append("genuine 1");
+            unsigned.append("planted, unsigned");
+            otherKey.append("planted, another key");
+            signed.append("genuine 2");
+            assertThat(until(() -> read.size() == 2 && reader.counts().refused() == 2))
+                    .as("read %s, %s", read, reader.counts()).isTrue();
+            assertThat(read).containsExactly("genuine 1", "genuine 2");
+
+            // Whoever can write to Redis copies a genuine record, byte for byte, to the stream's end.
+            io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(uri);
+            try (var raw = client.connect(RedisConnector.CODEC)) {
+                var first = raw.sync().xrange(stream, io.lettuce.core.Range.create("-", "+")).get(0);
+                raw.sync().xadd(stream, first.getBody());
+            } finally {
+                client.shutdown();
+            }
+            signed.append("genuine 3");
+            assertThat(until(() -> read.size() == 3 && reader.counts().refused() == 3))
+                    .as("read %s, %s", read, reader.counts()).isTrue();
+            assertThat(read).as("the copy refused").containsExactly("genuine 1", "genuine 2", "genuine 3");
+            assertThat(unsigned.counts().received() + otherKey.counts().received())
+                    .as("an unsigned journal takes the signed records as they are").isGreaterThan(0);
+        }
+    }
+
+    @Test
     void theStreamIsTrimmed_toAboutItsBound() throws Exception {
         String stream = "test:journal:" + UUID.randomUUID();
         try (RedisJournal j = RedisJournal.open(RedisTestServer.sharedUri(), stream, null, "0", 1_000, 10_000, TIMEOUT,
-                (id, r) -> { })) {
+                UNSIGNED, (id, r) -> { })) {
             for (int i = 0; i < 5_000; i++) {
                 assertThat(j.append("record " + i)).isTrue();
             }
             assertThat(until(() -> j.counts().sent() == 5_000)).as("%s", j.counts()).isTrue();
-            long length = Long.parseLong(RedisTestServer.command(RedisTestServer.sharedUri(), "XLEN", stream).strip().replace(":", ""));
+            long length = Long.parseLong(RedisTestServer.command(RedisTestServer.sharedUri(), "XLEN", stream).strip()
+                    .replace(":", ""));
             // Approximate trimming drops whole nodes of the stream (100 entries by default): a little over the bound.
             assertThat(length).isBetween(1_000L, 1_200L);
             RedisTestServer.command(RedisTestServer.sharedUri(), "DEL", stream);
@@ -105,9 +146,9 @@ class RedisJournalIT {
             String stream = "test:journal:dying";
             List<String> read = Collections.synchronizedList(new ArrayList<>());
             try (RedisJournal writer = RedisJournal.open(redis.uri(), stream, null, "0", 10_000, 20, TIMEOUT,
-                    (id, r) -> { });
+                    UNSIGNED, (id, r) -> { });
                  RedisJournal reader = RedisJournal.open(redis.uri(), stream, null, "0", 10_000, 20, TIMEOUT,
-                         (id, r) -> read.add(r))) {
+                         UNSIGNED, (id, r) -> read.add(r))) {
                 writer.append("before");
                 assertThat(until(() -> read.size() == 1)).isTrue();
 
@@ -131,7 +172,7 @@ class RedisJournalIT {
     @Test
     void aJournalWithNoRedis_neitherBlocksNorGrowsBeyondItsBound() {
         try (RedisJournal j = RedisJournal.open("redis://127.0.0.1:" + RedisTestServer.freePort(), "test:journal:none",
-                null, "0", 1_000, 10, TIMEOUT, (id, r) -> { })) {
+                null, "0", 1_000, 10, TIMEOUT, UNSIGNED, (id, r) -> { })) {
             long start = System.nanoTime();
             int queued = 0;
             for (int i = 0; i < 1_000; i++) {

@@ -10,8 +10,9 @@ import java.util.Map;
  * differently). The error budget reads it as evidence: a query whose nearest entries mostly share one answer is
  * far more likely to be answered rightly by it than one whose neighbours disagree ({@link NeighbourhoodAgreement}).
  *
- * <p>Kept in the gateway's memory, like {@link HitEvidence} (and saved with it, {@link EvidenceFile}): an entry
- * filed by another gateway has no group, counts as an answer of its own, and so only ever lowers the estimate.
+ * <p>Kept in the gateway's memory, like {@link HitEvidence} (and saved with it, {@link EvidenceFile}; shared with the
+ * fleet through it): an entry whose answer this gateway never learned has no group, counts as an answer of its own,
+ * and so only ever lowers the estimate.
  * Bounded at {@code maxEntries} (least recently filed or read first out). Thread-safe.
  */
 public final class AnswerGroups {
@@ -33,14 +34,24 @@ public final class AnswerGroups {
         };
     }
 
-    /** Files an entry's answer; an empty text (no text in the answer, a tool call) leaves it without a group. */
-    public void file(String entryKey, String answerText) {
+    /**
+     * Files an entry's answer, and returns its group; an empty text (no text in the answer, a tool call) leaves it
+     * without a group ({@link #UNKNOWN}).
+     */
+    public long file(String entryKey, String answerText) {
         String text = normalize(answerText);
         if (text.isEmpty()) {
-            return;
+            return UNKNOWN;
         }
+        long group = groupOf(text);
+        assign(entryKey, group);
+        return group;
+    }
+
+    /** Puts an entry in a group another gateway filed it in. */
+    void assign(String entryKey, long group) {
         synchronized (groups) {
-            groups.put(entryKey, groupOf(text));
+            groups.put(entryKey, group);
         }
     }
 

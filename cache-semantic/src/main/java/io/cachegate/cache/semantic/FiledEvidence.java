@@ -7,9 +7,10 @@ import java.util.Optional;
 
 /**
  * One piece of error-budget evidence as a gateway filed it, in the one-line text form its fleet shares: a verdict
- * on a (query, entry) pair, or an entry's demotion. Several gateways over one Qdrant collection serve the same
+ * on a (query, entry) pair, an entry's demotion, or the answer group of an entry it generated. Several gateways over one Qdrant collection serve the same
  * entries, so each files what the others found ({@link HitEvidence#apply}): a class opens on the fleet's verdicts,
- * and an entry a wrong audit demoted at one gateway is served by none.
+ * an entry a wrong audit demoted at one gateway is served by none, and the neighbourhood agreement knows the answers
+ * of entries other gateways generated (without, each of them counted as an answer of its own).
  *
  * <p>Text: fields separated by tabs, the strings percent-encoded (a route label or an entry key may hold any
  * character); {@link #decode} refuses a line that is not one of the two shapes, or whose numbers are out of range,
@@ -47,6 +48,15 @@ public sealed interface FiledEvidence {
         }
     }
 
+    /** The answer group of an entry a gateway generated ({@link HitEvidence#fileAnswer}). */
+    record Answer(String entryKey, long group) implements FiledEvidence {
+
+        @Override
+        public String encode() {
+            return "a\t" + text(entryKey) + '\t' + group;
+        }
+    }
+
     /** The evidence {@code line} holds; empty when it is not a line {@link #encode} writes. */
     static Optional<FiledEvidence> decode(String line) {
         if (line == null || line.length() > MAX_LINE) {
@@ -56,6 +66,10 @@ public sealed interface FiledEvidence {
         try {
             if (f.length == 2 && f[0].equals("d") && !f[1].isEmpty()) {
                 return Optional.of(new Demotion(untext(f[1])));
+            }
+            if (f.length == 3 && f[0].equals("a") && !f[1].isEmpty()) {
+                long group = Long.parseLong(f[2]);
+                return group == AnswerGroups.UNKNOWN ? Optional.empty() : Optional.of(new Answer(untext(f[1]), group));
             }
             if (f.length != 7 || !f[0].equals("v") || f[1].isEmpty() || f[2].isEmpty()
                     || !(f[6].equals("1") || f[6].equals("0"))) {

@@ -145,6 +145,8 @@ public final class HitEvidence {
             filePair(v.pool(), v.entryKey(), v.otherKey(), v.similarity(), v.prior(), v.right());
         } else if (evidence instanceof FiledEvidence.Demotion d) {
             entryVerdicts(d.entryKey()).demoted = true;
+        } else if (evidence instanceof FiledEvidence.Answer a) {
+            answers.assign(a.entryKey(), a.group());
         }
     }
 
@@ -164,6 +166,14 @@ public final class HitEvidence {
      */
     public void fleetPosition(FleetPosition position) {
         this.fleetPosition = position;
+    }
+
+    /** Files the answer of an entry this gateway generated in its group ({@link AnswerGroups#file}). */
+    public void fileAnswer(String entryKey, String answerText) {
+        long group = answers.file(entryKey, answerText);
+        if (group != AnswerGroups.UNKNOWN) {
+            filed.accept(new FiledEvidence.Answer(entryKey, group));
+        }
     }
 
     /** Which entries give the same answer, as filed and as verdicts found; bounded like the verdicts. */

@@ -24,7 +24,8 @@ class FiledEvidenceTest {
         List<FiledEvidence> filed = List.of(
                 new FiledEvidence.Verdict(pool, "cg:v1:{t}:m:abc", null, 0.9731f, 0.99875, true),
                 new FiledEvidence.Verdict(pool, "cg:v1:{t}:m:abc", "cg:v1:{t}:m:def", -0.5f, 0, false),
-                new FiledEvidence.Demotion("cg:v1:{t}:m:\t+ %20"));
+                new FiledEvidence.Demotion("cg:v1:{t}:m:\t+ %20"),
+                new FiledEvidence.Answer("cg:v1:{t}:m:abc", -4_611_686_018_427_387_904L));
         for (FiledEvidence e : filed) {
             assertThat(e.encode()).doesNotContain("\n");
             assertThat(FiledEvidence.decode(e.encode())).contains(e);
@@ -36,7 +37,7 @@ class FiledEvidenceTest {
         String good = new FiledEvidence.Verdict("p", "e", null, 0.9f, 0.5, true).encode();
         for (String bad : new String[] {"", "v", "d", "d\t", "x\te", good + "\textra", good.replace("\t1", "\t2"),
                 "v\tp\te\t\t0.9\t1.5\t1", "v\tp\te\t\t0.9\tNaN\t1", "v\tp\te\t\t7\t0.5\t1", "v\tp\te\t\tfast\t0.5\t1",
-                "v\t\te\t\t0.9\t0.5\t1", "d\t%zz", "v\tp\te\t\t0.9\t0.5\t1".repeat(300)}) {
+                "v\t\te\t\t0.9\t0.5\t1", "d\t%zz", "a\te", "a\te\t0", "a\te\tx", "a\t\t5", "v\tp\te\t\t0.9\t0.5\t1".repeat(300)}) {
             assertThat(FiledEvidence.decode(bad)).as(bad).isEmpty();
         }
         assertThat(FiledEvidence.decode(null)).isEmpty();
@@ -58,10 +59,13 @@ class FiledEvidenceTest {
         here.recordPair("route", "b", "c", 0.93f, PRIOR, false);
         here.demote("b");
         here.demote("b"); // already demoted: nothing new to tell
-        assertThat(told).containsExactly(
+        here.fileAnswer("a", "Paris is the capital.");
+        here.fileAnswer("d", "  "); // no text: no group, nothing to tell
+        assertThat(told).hasSize(4).startsWith(
                 new FiledEvidence.Verdict("route", "a", null, 0.95f, PRIOR, true),
                 new FiledEvidence.Verdict("route", "b", "c", 0.93f, PRIOR, false),
                 new FiledEvidence.Demotion("b"));
+        assertThat(told.get(3)).isEqualTo(new FiledEvidence.Answer("a", here.answers().group("a")));
 
         HitEvidence there = new HitEvidence(100);
         List<FiledEvidence> toldThere = new ArrayList<>();
@@ -70,6 +74,7 @@ class FiledEvidenceTest {
         assertThat(toldThere).as("applied evidence goes back to no one").isEmpty();
         assertThat(there.verdicts("route", PRIOR)).containsExactly(here.verdicts("route", PRIOR));
         assertThat(there.demoted("b")).isTrue();
+        assertThat(there.answers().group("a")).isEqualTo(here.answers().group("a")).isNotEqualTo(AnswerGroups.UNKNOWN);
         for (String entry : new String[] {"a", "b", "c"}) {
             for (float s : new float[] {0.9f, 0.94f, 0.99f}) {
                 assertThat(there.entryEstimate(entry, s, 0.9)).isEqualTo(here.entryEstimate(entry, s, 0.9));

@@ -1,11 +1,12 @@
 package io.cachegate.gateway.cache.semantic;
 
-import io.cachegate.cache.exact.CacheKey;
-import io.cachegate.cache.exact.PurgeScope;
 import io.cachegate.cache.exact.CacheEntry;
+import io.cachegate.cache.exact.CacheKey;
+import io.cachegate.cache.exact.EntrySigner;
+import io.cachegate.cache.exact.PurgeScope;
 import io.cachegate.cache.semantic.BudgetedDecision;
-import io.cachegate.cache.semantic.Embedder;
 import io.cachegate.cache.semantic.ClassWatch;
+import io.cachegate.cache.semantic.Embedder;
 import io.cachegate.cache.semantic.HitEvidence;
 import io.cachegate.cache.semantic.IndexEntry;
 import io.cachegate.cache.semantic.IndexPurge;
@@ -19,12 +20,12 @@ import io.cachegate.cache.semantic.ReadableLabels;
 import io.cachegate.cache.semantic.Sweeper;
 import io.cachegate.cache.semantic.VectorIndex;
 import io.cachegate.config.RouteCache;
-import io.cachegate.gateway.cache.AnswerText;
-import io.cachegate.gateway.cache.SemanticQuery;
 import io.cachegate.config.SemanticCacheSettings;
 import io.cachegate.config.SemanticStore;
-import io.cachegate.gateway.metrics.SemanticMetrics;
 import io.cachegate.config.Ticker;
+import io.cachegate.gateway.cache.AnswerText;
+import io.cachegate.gateway.cache.SemanticQuery;
+import io.cachegate.gateway.metrics.SemanticMetrics;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -250,7 +251,7 @@ public final class SemanticCache implements AutoCloseable {
      */
     public void fileAnswer(String entryKey, CacheEntry entry) {
         if (budgeted()) {
-            evidence.answers().file(entryKey, AnswerText.of(null, entry.body()));
+            evidence.fileAnswer(entryKey, AnswerText.of(null, entry.body()));
         }
     }
 
@@ -303,14 +304,16 @@ public final class SemanticCache implements AutoCloseable {
      * ({@link SharedEvidence}): after {@link #keepEvidenceIn}, whose file says where to resume. Returns at once.
      *
      * @param maxEvents the shared stream keeps about this many pieces of evidence
+     * @param signer the exact store's: with its key, the evidence is signed and unsigned evidence refused
      */
-    public void shareEvidence(String redisUri, long maxEvents, Duration commandTimeout) {
+    public void shareEvidence(String redisUri, long maxEvents, Duration commandTimeout, EntrySigner signer) {
         if (sharedEvidence != null) {
             throw new IllegalStateException("the evidence is shared once");
         }
-        String shared = settings.store() == SemanticStore.QDRANT ? "qdrant:" + settings.qdrant().collection() : "embedded";
+        String shared = settings.store() == SemanticStore.QDRANT ? "qdrant:" + settings.qdrant().collection()
+                : "embedded";
         sharedEvidence = SharedEvidence.start(evidence, metrics, redisUri, shared, embedder.modelId(), maxEvents,
-                commandTimeout);
+                commandTimeout, signer);
     }
 
     /** Audit and exploration verdicts; also the demotions every lookup respects. */

@@ -1,5 +1,6 @@
 package io.cachegate.gateway.cache.semantic;
 
+import io.cachegate.cache.exact.EntrySigner;
 import io.cachegate.cache.exact.RedisJournal;
 import io.cachegate.cache.semantic.EvidenceFile;
 import io.cachegate.cache.semantic.FiledEvidence;
@@ -14,21 +15,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Shares the error budget's evidence among the gateways of a fleet through a Redis stream ({@link RedisJournal}):
- * each verdict and demotion filed here is appended, each one another gateway appended is filed here
- * ({@link HitEvidence#apply}). Gateways over one Qdrant collection serve the same entries: without it, an entry a
- * wrong audit demoted at one gateway went on being served by the others, and each gateway opened its classes on its
- * own verdicts alone, N gateways taking N times as long.
+ * Shares the error budget's evidence among the gateways of a fleet through a Redis stream ({@link RedisJournal}): each
+ * verdict, demotion and generated entry's answer group filed here is appended ({@link FiledEvidence}), each one another
+ * gateway appended is filed here ({@link HitEvidence#apply}). Gateways over one Qdrant collection serve the same
+ * entries: without it, an entry a wrong audit demoted at one gateway went on being served by the others, each gateway
+ * opened its classes on its own verdicts alone (N gateways taking N times as long), and the neighbourhood agreement
+ * counted every entry another gateway generated as an answer of its own.
  *
- * <p>One stream per index and per model and priors ({@link EvidenceFile#fingerprint}): the counts' bins mean
- * something only to those priors, and a demotion only to the gateways serving that entry (a Qdrant collection's, or
- * embedded indexes over one exact store, whose entries they point at). A gateway that starts without saved evidence reads the stream from its start (as much as is kept: the
- * evidence of the fleet, its own earlier runs included); one that read its evidence file resumes where the file says
- * it had read, under the origin it had ({@link HitEvidence.FleetPosition}), so nothing counts twice.
+ * <p>One stream per index and per model and priors ({@link EvidenceFile#fingerprint}): the counts' bins mean something
+ * only to those priors, and a demotion only to the gateways serving that entry (a Qdrant collection's, or embedded
+ * indexes over one exact store, whose entries they point at). A gateway that starts without saved evidence reads the
+ * stream from its start (as much as is kept: the evidence of the fleet, its own earlier runs included); one that read
+ * its evidence file resumes where the file says it had read, under the origin it had ({@link
+ * HitEvidence.FleetPosition}), so nothing counts twice.
  *
  * <p>Whether the union of several gateways' verdicts may be pooled: the bound needs each class's verdicts to be draws
- * of its wrong rate, as one gateway's are; gateways behind one load balancer see the same traffic, so theirs are
- * too. Evidence filed at another gateway is trusted as that gateway's cache entries are (both live in the same Redis).
+ * of its wrong rate, as one gateway's are; gateways behind one load balancer see the same traffic, so theirs are too.
+ * Evidence filed at another gateway is trusted as that gateway's cache entries are: with the exact store's {@code
+ * signing_key}, signed and checked with it (a planted or replayed record is refused), else as Redis is.
  */
 final class SharedEvidence implements AutoCloseable {
 
@@ -41,14 +45,14 @@ final class SharedEvidence implements AutoCloseable {
     private final AtomicLong unreadable = new AtomicLong();
 
     private SharedEvidence(HitEvidence evidence, String redisUri, String stream, long maxEvents,
-                           Duration commandTimeout) {
+                           Duration commandTimeout, EntrySigner signer) {
         HitEvidence.FleetPosition saved = evidence.fleetPosition();
         this.origin = saved == null ? UUID.randomUUID().toString() : saved.origin();
         String from = saved == null ? "0" : saved.lastId();
         // Saved with the evidence from now on (before the first piece is read), so a restart resumes here.
         evidence.fleetPosition(new HitEvidence.FleetPosition(origin, from));
         this.journal = RedisJournal.open(redisUri, stream, origin, from, maxEvents, MAX_PENDING, commandTimeout,
-                (id, line) -> file(evidence, id, line));
+                signer, (id, line) -> file(evidence, id, line));
         evidence.onFiled(filed -> journal.append(filed.encode()));
         log.info("error budget: evidence shared with the fleet through Redis stream {}, {}", stream,
                 saved == null ? "read from its start" : "resumed after " + from);
@@ -58,18 +62,20 @@ final class SharedEvidence implements AutoCloseable {
      * Starts sharing {@code evidence} (after its file, if any, was read) over the Redis at {@code redisUri}.
      *
      * @param index the index the evidence is about: {@code embedded}, or the Qdrant collection's name
+     * @param signer the exact store's signer: with a signing key, evidence is signed and unsigned evidence refused
      * @param maxEvents the stream is trimmed to about this many pieces of evidence
      */
     static SharedEvidence start(HitEvidence evidence, SemanticMetrics metrics, String redisUri, String index,
-                                String modelId, long maxEvents, Duration commandTimeout) {
+                                String modelId, long maxEvents, Duration commandTimeout, EntrySigner signer) {
         SharedEvidence shared = new SharedEvidence(evidence, redisUri,
-                streamOf(index, EvidenceFile.fingerprint(modelId)), maxEvents, commandTimeout);
+                streamOf(index, EvidenceFile.fingerprint(modelId)), maxEvents, commandTimeout, signer);
         RedisJournal journal = shared.journal;
         metrics.watchSharedEvidence(Map.of(
                 "sent", () -> journal.counts().sent(),
                 "received", () -> journal.counts().received(),
                 "dropped", () -> journal.counts().dropped(),
                 "failed", () -> journal.counts().failed(),
+                "refused", () -> journal.counts().refused(),
                 "unreadable", shared.unreadable::get));
         return shared;
     }

@@ -25,9 +25,11 @@ import org.junit.jupiter.api.Test;
  * share_evidence}): an entry a wrong audit demoted at one gateway is served by no other, a gateway started later
  * learns it from the stream, and a gateway that does not share goes on serving it (so the test can fail).
  */
-class SharedEvidenceIT {
+class FleetEvidenceIT {
 
     private static final String COLLECTION = "evidence" + nonce();
+    /** Entries and evidence signed: the shared stream's records carry a MAC the others check. */
+    private static final String SIGNING_KEY = "fleet-evidence-signing-key-of-32-bytes-or-more";
     private static final String RESET = "How do I reset my password?";
     private static final String RESET_OTHER = "How can I reset my password?";
     private static final String RESET_OTHER_AGAIN = "How can I reset my password??";
@@ -62,7 +64,7 @@ class SharedEvidenceIT {
                 tenants:
                   - {id: acme, api_keys: [acme-key]}
                 cache:
-                  exact: {store: redis, redis_uri: "%s", ttl: 1h, timeout: 500ms}
+                  exact: {store: redis, redis_uri: "%s", ttl: 1h, timeout: 500ms, signing_key: "%s"}
                   fleet: {share_evidence: %s}
                   semantic:
                     enabled: true
@@ -74,7 +76,8 @@ class SharedEvidenceIT {
                     qdrant: {host: 127.0.0.1, port: %d, collection: %s, timeout: 2s}
                 routes:
                   - cache: {semantic: true}
-                """.formatted(sim.baseUrl(), RedisTestServer.sharedUri(), share, audit, qdrant.port(), COLLECTION)));
+                """.formatted(sim.baseUrl(), RedisTestServer.sharedUri(), SIGNING_KEY, share, audit, qdrant.port(),
+                        COLLECTION)));
         assertThat(Poll.until(Duration.ofSeconds(10), () -> metricOrZero(gw, "cachegate_cache_store_available") == 1))
                 .as("redis connected").isTrue();
         return gw;
@@ -119,7 +122,8 @@ class SharedEvidenceIT {
         assertThat(shared(auditor, "sent")).isGreaterThanOrEqualTo(2);
         assertThat(shared(loner, "sent") + shared(loner, "received")).as("the loner has no stream").isZero();
         for (Gateway gw : new Gateway[] {auditor, peer}) {
-            assertThat(shared(gw, "dropped") + shared(gw, "failed") + shared(gw, "unreadable")).isZero();
+            assertThat(shared(gw, "dropped") + shared(gw, "failed") + shared(gw, "unreadable") + shared(gw, "refused"))
+                    .isZero();
         }
     }
 
