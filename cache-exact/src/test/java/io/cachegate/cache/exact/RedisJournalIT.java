@@ -2,6 +2,7 @@ package io.cachegate.cache.exact;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cachegate.testing.RedisTestCluster;
 import io.cachegate.testing.RedisTestServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -164,6 +165,25 @@ class RedisJournalIT {
                 assertThat(reader.counts().received()).isEqualTo(21);
                 assertThat(read.subList(1, 21)).containsExactlyElementsOf(
                         java.util.stream.IntStream.range(0, 20).mapToObj(i -> "during " + i).toList());
+                assertThat(writer.counts().failed()).isZero();
+            }
+        }
+    }
+
+    @Test
+    void overARedisCluster_theStreamLivesOnOneMaster_andEachReadsTheOthers() throws Exception {
+        try (RedisTestCluster cluster = RedisTestCluster.start()) {
+            String stream = "test:journal:" + UUID.randomUUID();
+            List<String> read = Collections.synchronizedList(new ArrayList<>());
+            try (RedisJournal writer = RedisJournal.open(cluster.uri(), stream, null, "0", 10_000, 100, TIMEOUT,
+                    UNSIGNED, (id, r) -> { });
+                 RedisJournal reader = RedisJournal.open(cluster.uri(), stream, null, "0", 10_000, 100, TIMEOUT,
+                         UNSIGNED, (id, r) -> read.add(r))) {
+                for (int i = 0; i < 30; i++) {
+                    writer.append("r" + i);
+                }
+                assertThat(until(() -> read.size() == 30)).as("read %s, %s", read, reader.counts()).isTrue();
+                assertThat(read.get(29)).isEqualTo("r29");
                 assertThat(writer.counts().failed()).isZero();
             }
         }
