@@ -162,8 +162,8 @@ final class BudgetReplay {
         static Fleet parse(String spec) {
             String[] parts = spec.strip().split(":", -1);
             boolean shared = parts.length == 2 && parts[1].equals("shared");
-            if (parts.length > 2 || parts.length == 2 && !shared) {
-                throw new IllegalArgumentException("a fleet is N or N:shared, not '" + spec + "'");
+            if (parts.length > 2 || parts.length == 2 && !shared || !parts[0].matches("[1-9][0-9]{0,3}")) {
+                throw new IllegalArgumentException("a fleet is N or N:shared (N from 1 to 9999), not '" + spec + "'");
             }
             return new Fleet(Integer.parseInt(parts[0]), shared);
         }

@@ -1,6 +1,7 @@
 package io.cachegate.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cachegate.cache.semantic.ClassSpending;
 import io.cachegate.cache.semantic.ClassWatch;
@@ -62,6 +63,10 @@ class BudgetReplayTest {
                 .isLessThan(shared.hits() - 100);
         assertThat(alone.explored()).as("sent upstream instead").isGreaterThan(2 * shared.explored());
         assertThat(alone.wrongRate()).isLessThanOrEqualTo(0.01);
+        for (String bad : new String[] {"0", "x", "3:alone", "3:shared:x", "-1", "99999"}) {
+            assertThatThrownBy(() -> BudgetReplay.Fleet.parse(bad)).as(bad)
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("N or N:shared");
+        }
     }
 
     private static BudgetReplay.Result fleet(BudgetReplay replay, BudgetReplay.Fleet fleet) {

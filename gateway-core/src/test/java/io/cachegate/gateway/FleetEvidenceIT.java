@@ -7,6 +7,8 @@ import static io.cachegate.gateway.CacheCalls.quote;
 import static io.cachegate.gateway.CacheCalls.xCache;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cachegate.cache.semantic.FakeQdrantServer;
 import io.cachegate.simulator.AnswerBook;
 import io.cachegate.simulator.BackendSimulator;
@@ -27,6 +29,7 @@ import org.junit.jupiter.api.Test;
  */
 class FleetEvidenceIT {
 
+    private static final ObjectMapper JSON = new ObjectMapper();
     private static final String COLLECTION = "evidence" + nonce();
     /** Entries and evidence signed: the shared stream's records carry a MAC the others check. */
     private static final String SIGNING_KEY = "fleet-evidence-signing-key-of-32-bytes-or-more";
@@ -120,6 +123,14 @@ class FleetEvidenceIT {
             assertThat(xCache(ask(later, second, RESET_AGAIN))).isEqualTo("MISS");
         }
         assertThat(shared(auditor, "sent")).isGreaterThanOrEqualTo(2);
+        JsonNode sharing = JSON.readTree(RawHttp.get(peer.adminPort(), "/admin/stats").body())
+                .path("semantic").path("sharedEvidence");
+        assertThat(sharing.path("connected").asBoolean()).as("/admin/stats: %s", sharing).isTrue();
+        assertThat(sharing.path("stream").asText()).startsWith("cg:evidence:v1:qdrant:" + COLLECTION + ":");
+        assertThat(sharing.path("received").asLong()).isGreaterThanOrEqualTo(2);
+        assertThat(sharing.path("position").asText()).matches("\\d+-\\d+");
+        assertThat(JSON.readTree(RawHttp.get(loner.adminPort(), "/admin/stats").body()).path("semantic")
+                .has("sharedEvidence")).as("the loner shares nothing").isFalse();
         assertThat(shared(loner, "sent") + shared(loner, "received")).as("the loner has no stream").isZero();
         for (Gateway gw : new Gateway[] {auditor, peer}) {
             assertThat(shared(gw, "dropped") + shared(gw, "failed") + shared(gw, "unreadable") + shared(gw, "refused"))

@@ -49,7 +49,7 @@ public final class RedisJournal implements AutoCloseable {
     static final long POLL_MILLIS = 250;
     /** Records read by one {@code XREAD}; a full batch is followed by the next at once. */
     static final int READ_BATCH = 1000;
-    /** Records on their way to Redis at once, at most (a round sends what is left of it). */
+    /** Records on their way to Redis at once, at most: a round sends into the room left, a finished batch the next. */
     static final int SEND_BATCH = 1000;
     private static final String ORIGIN = "o";
     private static final String RECORD = "r";
@@ -203,19 +203,22 @@ public final class RedisJournal implements AutoCloseable {
         read(c.commands());
     }
 
-    private void send(RedisClusterAsyncCommands<String, byte[]> commands) {
+    /** Synchronized: a round and a finished batch may both send, and together must not pass {@link #SEND_BATCH}. */
+    private synchronized void send(RedisClusterAsyncCommands<String, byte[]> commands) {
         List<String> batch = new ArrayList<>();
         pending.drainTo(batch, SEND_BATCH - inFlight.get());
         inFlight.addAndGet(batch.size());
         for (String record : batch) {
             commands.xadd(stream, trim, body(record))
                     .whenComplete((id, error) -> {
-                        inFlight.decrementAndGet();
                         if (error == null) {
                             sent.incrementAndGet();
                         } else {
                             failed.incrementAndGet();
                             warnings.warn("shared journal " + stream + ": a record was not appended (" + error + ")");
+                        }
+                        if (inFlight.decrementAndGet() == 0 && !pending.isEmpty() && !closed) {
+                            send(commands); // more than a batch a round: the next at once, not a round later
                         }
                     });
         }

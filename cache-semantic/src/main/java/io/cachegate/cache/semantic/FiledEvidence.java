@@ -7,13 +7,14 @@ import java.util.Optional;
 
 /**
  * One piece of error-budget evidence as a gateway filed it, in the one-line text form its fleet shares: a verdict
- * on a (query, entry) pair, an entry's demotion, or the answer group of an entry it generated. Several gateways over one Qdrant collection serve the same
- * entries, so each files what the others found ({@link HitEvidence#apply}): a class opens on the fleet's verdicts,
- * an entry a wrong audit demoted at one gateway is served by none, and the neighbourhood agreement knows the answers
- * of entries other gateways generated (without, each of them counted as an answer of its own).
+ * on a (query, entry) pair, an entry's demotion, or the answer group of an entry it generated. Several gateways over
+ * one Qdrant collection serve the same entries, so each files what the others found ({@link HitEvidence#apply}): a
+ * class opens on the fleet's verdicts, an entry a wrong audit demoted at one gateway is served by none, and the
+ * neighbourhood agreement knows the answers of entries other gateways generated (without, each of them counted as an
+ * answer of its own).
  *
  * <p>Text: fields separated by tabs, the strings percent-encoded (a route label or an entry key may hold any
- * character); {@link #decode} refuses a line that is not one of the two shapes, or whose numbers are out of range,
+ * character); {@link #decode} refuses a line that is not one of the three shapes, or whose numbers are out of range,
  * rather than file it.
  */
 public sealed interface FiledEvidence {

@@ -208,6 +208,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                     semantic.budgetDelta() > 0 ? semantic.budgetDelta() : AUDIT_BOUND_DELTA)));
             // what the class watch did, beside each route's audited rate and bound: the status page shows both
             node.putObject("watch").set("byRoute", JSON.valueToTree(semantic.watchByRoute()));
+            semantic.sharing().ifPresent(sharing -> node.set("sharedEvidence", JSON.valueToTree(sharing)));
         });
         stats.set("embeddings", JSON.valueToTree(services.metrics().embeddingItems().snapshot()));
         stats.set("saved", JSON.valueToTree(SavingsReport.of(services.metrics().registry())));

@@ -316,6 +316,20 @@ public final class SemanticCache implements AutoCloseable {
                 commandTimeout, signer);
     }
 
+    /**
+     * The evidence shared with the fleet, as {@code /admin/stats} shows it: the Redis stream, whether its connection
+     * is up, this gateway's origin in it, where it has read to, and what it sent and took.
+     */
+    public record Sharing(String stream, boolean connected, String origin, String position, long sent, long received,
+                          long dropped, long failed, long refused, long unreadable) {
+    }
+
+    /** How the evidence is shared with the fleet; empty when it is not ({@link #shareEvidence}). */
+    public Optional<Sharing> sharing() {
+        SharedEvidence shared = sharedEvidence;
+        return shared == null ? Optional.empty() : Optional.of(shared.status());
+    }
+
     /** Audit and exploration verdicts; also the demotions every lookup respects. */
     public HitEvidence evidence() {
         return evidence;

@@ -41,12 +41,14 @@ final class SharedEvidence implements AutoCloseable {
     static final int MAX_PENDING = 10_000;
 
     private final RedisJournal journal;
+    private final String stream;
     private final String origin;
     private final AtomicLong unreadable = new AtomicLong();
 
     private SharedEvidence(HitEvidence evidence, String redisUri, String stream, long maxEvents,
                            Duration commandTimeout, EntrySigner signer) {
         HitEvidence.FleetPosition saved = evidence.fleetPosition();
+        this.stream = stream;
         this.origin = saved == null ? UUID.randomUUID().toString() : saved.origin();
         String from = saved == null ? "0" : saved.lastId();
         // Saved with the evidence from now on (before the first piece is read), so a restart resumes here.
@@ -96,9 +98,11 @@ final class SharedEvidence implements AutoCloseable {
         }
     }
 
-    /** Whether the stream's connection is up now. */
-    boolean connected() {
-        return journal.connected();
+    /** What {@code /admin/stats} shows of the sharing ({@link SemanticCache.Sharing}). */
+    SemanticCache.Sharing status() {
+        RedisJournal.Counts c = journal.counts();
+        return new SemanticCache.Sharing(stream, journal.connected(), origin, journal.position(), c.sent(),
+                c.received(), c.dropped(), c.failed(), c.refused(), unreadable.get());
     }
 
     @Override
