@@ -2,6 +2,7 @@ package io.cachegate.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cachegate.testkit.Poll;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpResponse;

@@ -4,6 +4,7 @@ import static io.cachegate.gateway.CacheCalls.chat;
 import static io.cachegate.gateway.CacheCalls.nonce;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cachegate.testkit.Poll;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;

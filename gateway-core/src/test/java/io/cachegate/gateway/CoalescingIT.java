@@ -11,6 +11,7 @@ import static io.cachegate.gateway.CacheCalls.xCache;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cachegate.simulator.SimulatorOptions;
+import io.cachegate.testkit.Poll;
 import java.io.InputStream;
 import java.net.Socket;
 import java.net.URI;

@@ -2,6 +2,7 @@ package io.cachegate.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cachegate.testkit.Poll;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

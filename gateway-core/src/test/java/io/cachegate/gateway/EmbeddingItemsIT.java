@@ -13,6 +13,7 @@ import com.openai.models.embeddings.Embedding;
 import com.openai.models.embeddings.EmbeddingCreateParams;
 import io.cachegate.simulator.SimulatorOptions;
 import io.cachegate.testing.RedisTestServer;
+import io.cachegate.testkit.Poll;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -4,6 +4,7 @@ import static io.cachegate.gateway.CacheCalls.nonce;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.cachegate.testkit.Poll;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -23,6 +23,7 @@ import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import com.openai.models.chat.completions.ChatCompletionStreamOptions;
 import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.SimulatorOptions;
+import io.cachegate.testkit.Poll;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;

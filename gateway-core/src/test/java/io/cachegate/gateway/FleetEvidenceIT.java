@@ -5,18 +5,21 @@ import static io.cachegate.gateway.CacheCalls.header;
 import static io.cachegate.gateway.CacheCalls.nonce;
 import static io.cachegate.gateway.CacheCalls.quote;
 import static io.cachegate.gateway.CacheCalls.xCache;
+import static io.cachegate.gateway.ConfusableQuestions.RESET;
+import static io.cachegate.gateway.ConfusableQuestions.RESET_AGAIN;
+import static io.cachegate.gateway.ConfusableQuestions.RESET_CLOSE;
+import static io.cachegate.gateway.ConfusableQuestions.RESET_OTHER;
+import static io.cachegate.gateway.ConfusableQuestions.RESET_OTHER_AGAIN;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cachegate.cache.semantic.FakeQdrantServer;
-import io.cachegate.simulator.AnswerBook;
 import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.SimulatorOptions;
 import io.cachegate.testing.RedisTestServer;
+import io.cachegate.testkit.Poll;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -33,11 +36,6 @@ class FleetEvidenceIT {
     private static final String COLLECTION = "evidence" + nonce();
     /** Entries and evidence signed: the shared stream's records carry a MAC the others check. */
     private static final String SIGNING_KEY = "fleet-evidence-signing-key-of-32-bytes-or-more";
-    private static final String RESET = "How do I reset my password?";
-    private static final String RESET_OTHER = "How can I reset my password?";
-    private static final String RESET_OTHER_AGAIN = "How can I reset my password??";
-    private static final String RESET_CLOSE = "How could I reset my password?";
-    private static final String RESET_AGAIN = "How do I reset my password??";
     private static BackendSimulator sim;
     private static FakeQdrantServer qdrant;
     /** Audits every hit and demotes a wrong entry. */
@@ -49,10 +47,7 @@ class FleetEvidenceIT {
 
     @BeforeAll
     static void start() throws Exception {
-        Path answers = Files.createTempFile("cachegate-shared-evidence", ".tsv");
-        Files.writeString(answers, "text\tlabel\n" + RESET + "\tpassword\n" + RESET_OTHER + "\tpassword_other\n"
-                + RESET_OTHER_AGAIN + "\tpassword_other\n" + RESET_CLOSE + "\tpassword\n" + RESET_AGAIN + "\tpassword\n");
-        sim = BackendSimulator.start(SimulatorOptions.defaults().withAnswers(AnswerBook.load(answers)));
+        sim = BackendSimulator.start(SimulatorOptions.defaults().withAnswers(ConfusableQuestions.answers()));
         qdrant = FakeQdrantServer.listening();
         auditor = gateway("{rate: 1, per_second: 1000, answer_similarity: 1, on_wrong: demote}", true);
         peer = gateway("{rate: 0}", true);
@@ -60,15 +55,30 @@ class FleetEvidenceIT {
     }
 
     private static Gateway gateway(String audit, boolean share) throws Exception {
-        Gateway gw = Gateway.start(TestPolicies.parse("""
-                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 2, shutdown_grace: 2s}
+        Gateway gw = Gateway.start(TestPolicies.parse(policy(sim, qdrant, COLLECTION, audit,
+                "share_evidence: " + share, ", signing_key: \"" + SIGNING_KEY + "\"")));
+        assertThat(Poll.until(Duration.ofSeconds(10), () -> metricOrZero(gw, "cachegate_cache_store_available") == 1))
+                .as("redis connected").isTrue();
+        return gw;
+    }
+
+    /**
+     * A gateway of the fleet: tenant {@code acme}, the cosine decision at 0.9 over {@code collection}, the real Redis.
+     *
+     * @param fleet the keys of {@code cache.fleet}
+     * @param exact more keys of {@code cache.exact}, each after a comma, or empty
+     */
+    static String policy(BackendSimulator sim, FakeQdrantServer qdrant, String collection, String audit, String fleet,
+                         String exact) {
+        return """
+                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 1, shutdown_grace: 1s}
                 backends:
                   - {name: main, urls: ["%s"], model_version: "llama@1"}
                 tenants:
                   - {id: acme, api_keys: [acme-key]}
                 cache:
-                  exact: {store: redis, redis_uri: "%s", ttl: 1h, timeout: 500ms, signing_key: "%s"}
-                  fleet: {share_evidence: %s}
+                  exact: {store: redis, redis_uri: "%s", ttl: 1h, timeout: 500ms%s}
+                  fleet: {%s}
                   semantic:
                     enabled: true
                     store: qdrant
@@ -79,11 +89,7 @@ class FleetEvidenceIT {
                     qdrant: {host: 127.0.0.1, port: %d, collection: %s, timeout: 2s}
                 routes:
                   - cache: {semantic: true}
-                """.formatted(sim.baseUrl(), RedisTestServer.sharedUri(), SIGNING_KEY, share, audit, qdrant.port(),
-                        COLLECTION)));
-        assertThat(Poll.until(Duration.ofSeconds(10), () -> metricOrZero(gw, "cachegate_cache_store_available") == 1))
-                .as("redis connected").isTrue();
-        return gw;
+                """.formatted(sim.baseUrl(), RedisTestServer.sharedUri(), exact, fleet, audit, qdrant.port(), collection);
     }
 
     @AfterAll

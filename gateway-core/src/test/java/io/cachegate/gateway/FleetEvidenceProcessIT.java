@@ -5,13 +5,17 @@ import static io.cachegate.gateway.CacheCalls.header;
 import static io.cachegate.gateway.CacheCalls.nonce;
 import static io.cachegate.gateway.CacheCalls.quote;
 import static io.cachegate.gateway.CacheCalls.xCache;
+import static io.cachegate.gateway.ConfusableQuestions.RESET;
+import static io.cachegate.gateway.ConfusableQuestions.RESET_AGAIN;
+import static io.cachegate.gateway.ConfusableQuestions.RESET_CLOSE;
+import static io.cachegate.gateway.ConfusableQuestions.RESET_OTHER;
+import static io.cachegate.gateway.ConfusableQuestions.RESET_OTHER_AGAIN;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cachegate.cache.semantic.FakeQdrantServer;
-import io.cachegate.simulator.AnswerBook;
 import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.SimulatorOptions;
-import io.cachegate.testing.RedisTestServer;
+import io.cachegate.testkit.Poll;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.http.HttpResponse;
@@ -34,11 +38,6 @@ import org.junit.jupiter.api.Test;
 class FleetEvidenceProcessIT {
 
     private static final String COLLECTION = "process" + nonce();
-    private static final String RESET = "How do I reset my password?";
-    private static final String RESET_OTHER = "How can I reset my password?";
-    private static final String RESET_OTHER_AGAIN = "How can I reset my password??";
-    private static final String RESET_CLOSE = "How could I reset my password?";
-    private static final String RESET_AGAIN = "How do I reset my password??";
     private static BackendSimulator sim;
     private static FakeQdrantServer qdrant;
     private static Path dir;
@@ -47,10 +46,7 @@ class FleetEvidenceProcessIT {
     @BeforeAll
     static void start() throws Exception {
         dir = Files.createTempDirectory("cachegate-fleet-process");
-        Path answers = dir.resolve("answers.tsv");
-        Files.writeString(answers, "text\tlabel\n" + RESET + "\tpassword\n" + RESET_OTHER + "\tpassword_other\n"
-                + RESET_OTHER_AGAIN + "\tpassword_other\n" + RESET_CLOSE + "\tpassword\n" + RESET_AGAIN + "\tpassword\n");
-        sim = BackendSimulator.start(SimulatorOptions.defaults().withAnswers(AnswerBook.load(answers)));
+        sim = BackendSimulator.start(SimulatorOptions.defaults().withAnswers(ConfusableQuestions.answers()));
         qdrant = FakeQdrantServer.listening();
     }
 
@@ -68,25 +64,7 @@ class FleetEvidenceProcessIT {
 
     private static Running gateway(String name, String audit) throws Exception {
         Path policy = dir.resolve(name + ".yaml");
-        Files.writeString(policy, """
-                server: {port: 0, admin_port: 0, host: 127.0.0.1, io_threads: 1, shutdown_grace: 1s}
-                backends:
-                  - {name: main, urls: ["%s"], model_version: "llama@1"}
-                tenants:
-                  - {id: acme, api_keys: [acme-key]}
-                cache:
-                  exact: {store: redis, redis_uri: "%s", ttl: 1h, timeout: 500ms}
-                  semantic:
-                    enabled: true
-                    store: qdrant
-                    ttl: 1h
-                    decision: cosine
-                    threshold: 0.9
-                    audit: %s
-                    qdrant: {host: 127.0.0.1, port: %d, collection: %s, timeout: 2s}
-                routes:
-                  - cache: {semantic: true}
-                """.formatted(sim.baseUrl(), RedisTestServer.sharedUri(), audit, qdrant.port(), COLLECTION));
+        Files.writeString(policy, FleetEvidenceIT.policy(sim, qdrant, COLLECTION, audit, "share_evidence: true", ""));
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Process p = new ProcessBuilder(java, "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
                 GatewayMain.class.getName(), policy.toString())

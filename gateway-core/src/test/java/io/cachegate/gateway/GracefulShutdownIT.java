@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.SimulatorOptions;
+import io.cachegate.testkit.Poll;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;

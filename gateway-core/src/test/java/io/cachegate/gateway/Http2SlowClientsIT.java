@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.SimulatorOptions;
+import io.cachegate.testkit.Poll;
 import java.io.EOFException;
 import java.net.SocketException;
 import java.nio.charset.StandardCharsets;

@@ -12,6 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.SimulatorOptions;
+import io.cachegate.testkit.Poll;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;

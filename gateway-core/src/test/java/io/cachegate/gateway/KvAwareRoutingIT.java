@@ -7,6 +7,7 @@ import io.cachegate.kv.PromptTokens;
 import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.SimulatorOptions;
 import io.cachegate.simulator.SimulatorReplicas;
+import io.cachegate.testkit.Poll;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Arrays;

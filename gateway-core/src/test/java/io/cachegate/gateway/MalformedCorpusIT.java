@@ -2,6 +2,7 @@ package io.cachegate.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cachegate.testkit.Poll;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;

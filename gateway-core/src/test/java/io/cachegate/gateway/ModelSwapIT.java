@@ -8,6 +8,7 @@ import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.ModelCard;
 import io.cachegate.simulator.SimulatorOptions;
 import io.cachegate.simulator.SimulatorReplicas;
+import io.cachegate.testkit.Poll;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;

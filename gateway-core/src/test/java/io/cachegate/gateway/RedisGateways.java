@@ -4,6 +4,7 @@ import static io.cachegate.gateway.CacheCalls.metric;
 import static io.cachegate.gateway.CacheCalls.xCache;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cachegate.testkit.Poll;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.time.Duration;

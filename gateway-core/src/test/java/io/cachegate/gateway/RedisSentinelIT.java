@@ -11,6 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.SimulatorOptions;
 import io.cachegate.testing.RedisTestSentinel;
+import io.cachegate.testkit.Poll;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -8,6 +8,7 @@ import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.SimulatorOptions;
 import io.cachegate.simulator.SimulatorReplicas;
 import com.sun.net.httpserver.HttpServer;
+import io.cachegate.testkit.Poll;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.net.URI;

@@ -14,6 +14,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cachegate.simulator.AnswerBook;
 import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.SimulatorOptions;
+import io.cachegate.testkit.Poll;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -8,6 +8,7 @@ import static io.cachegate.gateway.CacheCalls.nonce;
 import static io.cachegate.gateway.CacheCalls.xCache;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cachegate.testkit.Poll;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;

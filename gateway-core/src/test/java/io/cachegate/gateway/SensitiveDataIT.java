@@ -8,6 +8,7 @@ import static io.cachegate.gateway.CacheCalls.quote;
 import static io.cachegate.gateway.CacheCalls.xCache;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cachegate.testkit.Poll;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
+import io.cachegate.testkit.Poll;
 import io.cachegate.testkit.TestCertificates;
 import java.io.InputStream;
 import java.io.OutputStream;

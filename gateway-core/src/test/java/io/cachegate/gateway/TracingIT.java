@@ -10,6 +10,7 @@ import static io.cachegate.gateway.CacheCalls.xCache;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cachegate.gateway.telemetry.trace.SpanAttributes;
+import io.cachegate.testkit.Poll;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;

@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cachegate.testing.RedisTestCluster;
 import io.cachegate.testing.RedisTestServer;
+import io.cachegate.testkit.Poll;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
  */
 class RedisJournalIT {
 
+    private static final Duration WAIT = Duration.ofSeconds(15);
     private static final Duration TIMEOUT = Duration.ofSeconds(1);
     private static final EntrySigner UNSIGNED = EntrySigner.none();
 
@@ -38,7 +39,8 @@ class RedisJournalIT {
                 }
                 Thread.sleep(2); // spread over several rounds
             }
-            assertThat(until(() -> atB.size() == 50 && atA.size() == 5)).as("A read %s, B read %s", atA, atB).isTrue();
+            assertThat(Poll.until(WAIT, () -> atB.size() == 50 && atA.size() == 5))
+                    .as("A read %s, B read %s", atA, atB).isTrue();
             assertThat(atB).as("A's records at B, in A's order").containsExactlyElementsOf(
                     java.util.stream.IntStream.range(0, 50).mapToObj(i -> "a" + i).toList());
             assertThat(atA).containsExactly("b0", "b10", "b20", "b30", "b40");
@@ -62,13 +64,13 @@ class RedisJournalIT {
                      TIMEOUT, UNSIGNED, (id, r) -> first.add(r))) {
             writer.append("before-1");
             writer.append("before-2");
-            assertThat(until(() -> first.size() == 2)).isTrue();
+            assertThat(Poll.until(WAIT, () -> first.size() == 2)).isTrue();
             origin = reader.origin();
             position = reader.position();
             reader.append("own, after the position"); // the reader's own: skipped again at its restart
-            assertThat(until(() -> reader.counts().sent() == 1)).isTrue();
+            assertThat(Poll.until(WAIT, () -> reader.counts().sent() == 1)).isTrue();
             writer.append("after");
-            assertThat(until(() -> first.size() == 3)).isTrue();
+            assertThat(Poll.until(WAIT, () -> first.size() == 3)).isTrue();
         }
         List<String> resumed = Collections.synchronizedList(new ArrayList<>());
         List<String> fresh = Collections.synchronizedList(new ArrayList<>());
@@ -76,9 +78,10 @@ class RedisJournalIT {
                 100, TIMEOUT, UNSIGNED, (id, r) -> resumed.add(r));
              RedisJournal newcomer = RedisJournal.open(RedisTestServer.sharedUri(), stream, null, "0", 10_000, 100,
                      TIMEOUT, UNSIGNED, (id, r) -> fresh.add(r))) {
-            assertThat(until(() -> fresh.size() == 4)).as("a newcomer reads the whole stream: %s", fresh).isTrue();
+            assertThat(Poll.until(WAIT, () -> fresh.size() == 4)).as("a newcomer reads the whole stream: %s", fresh)
+                    .isTrue();
             assertThat(newcomer.counts().received()).isEqualTo(4);
-            assertThat(until(() -> !resumed.isEmpty())).isTrue();
+            assertThat(Poll.until(WAIT, () -> !resumed.isEmpty())).isTrue();
             assertThat(again.origin()).isEqualTo(origin);
             Thread.sleep(3 * RedisJournal.POLL_MILLIS);
             assertThat(resumed).as("resumed after its position, its own skipped").containsExactly("after");
@@ -103,7 +106,7 @@ class RedisJournalIT {
             unsigned.append("planted, unsigned");
             otherKey.append("planted, another key");
             signed.append("genuine 2");
-            assertThat(until(() -> read.size() == 2 && reader.counts().refused() == 2))
+            assertThat(Poll.until(WAIT, () -> read.size() == 2 && reader.counts().refused() == 2))
                     .as("read %s, %s", read, reader.counts()).isTrue();
             assertThat(read).containsExactly("genuine 1", "genuine 2");
 
@@ -116,7 +119,7 @@ class RedisJournalIT {
                 client.shutdown();
             }
             signed.append("genuine 3");
-            assertThat(until(() -> read.size() == 3 && reader.counts().refused() == 3))
+            assertThat(Poll.until(WAIT, () -> read.size() == 3 && reader.counts().refused() == 3))
                     .as("read %s, %s", read, reader.counts()).isTrue();
             assertThat(read).as("the copy refused").containsExactly("genuine 1", "genuine 2", "genuine 3");
             assertThat(unsigned.counts().received() + otherKey.counts().received())
@@ -132,7 +135,7 @@ class RedisJournalIT {
             for (int i = 0; i < 5_000; i++) {
                 assertThat(j.append("record " + i)).isTrue();
             }
-            assertThat(until(() -> j.counts().sent() == 5_000)).as("%s", j.counts()).isTrue();
+            assertThat(Poll.until(WAIT, () -> j.counts().sent() == 5_000)).as("%s", j.counts()).isTrue();
             long length = Long.parseLong(RedisTestServer.command(RedisTestServer.sharedUri(), "XLEN", stream).strip()
                     .replace(":", ""));
             // Approximate trimming drops whole nodes of the stream (100 entries by default): a little over the bound.
@@ -151,17 +154,17 @@ class RedisJournalIT {
                  RedisJournal reader = RedisJournal.open(redis.uri(), stream, null, "0", 10_000, 20, TIMEOUT,
                          UNSIGNED, (id, r) -> read.add(r))) {
                 writer.append("before");
-                assertThat(until(() -> read.size() == 1)).isTrue();
+                assertThat(Poll.until(WAIT, () -> read.size() == 1)).isTrue();
 
                 redis.stop();
-                assertThat(until(() -> !writer.connected())).as("the writer saw Redis go").isTrue();
+                assertThat(Poll.until(WAIT, () -> !writer.connected())).as("the writer saw Redis go").isTrue();
                 for (int i = 0; i < 25; i++) {
                     writer.append("during " + i); // 20 fit in the queue, 5 are dropped
                 }
                 assertThat(writer.counts().dropped()).isEqualTo(5);
                 redis.start();
 
-                assertThat(until(() -> read.size() == 21)).as("read after the restart: %s", read).isTrue();
+                assertThat(Poll.until(WAIT, () -> read.size() == 21)).as("read after the restart: %s", read).isTrue();
                 assertThat(reader.counts().received()).isEqualTo(21);
                 assertThat(read.subList(1, 21)).containsExactlyElementsOf(
                         java.util.stream.IntStream.range(0, 20).mapToObj(i -> "during " + i).toList());
@@ -182,7 +185,7 @@ class RedisJournalIT {
                 for (int i = 0; i < 30; i++) {
                     writer.append("r" + i);
                 }
-                assertThat(until(() -> read.size() == 30)).as("read %s, %s", read, reader.counts()).isTrue();
+                assertThat(Poll.until(WAIT, () -> read.size() == 30)).as("read %s, %s", read, reader.counts()).isTrue();
                 assertThat(read.get(29)).isEqualTo("r29");
                 assertThat(writer.counts().failed()).isZero();
             }
@@ -202,16 +205,5 @@ class RedisJournalIT {
             assertThat(j.counts().dropped()).isEqualTo(990);
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
         }
-    }
-
-    private static boolean until(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-        while (System.nanoTime() < deadline) {
-            if (condition.getAsBoolean()) {
-                return true;
-            }
-            Thread.sleep(20);
-        }
-        return condition.getAsBoolean();
     }
 }

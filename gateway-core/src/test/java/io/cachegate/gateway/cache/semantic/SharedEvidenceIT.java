@@ -9,10 +9,10 @@ import io.cachegate.gateway.exchange.Exchanges;
 import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.testing.RedisTestServer;
 import io.cachegate.testkit.FakeTicker;
+import io.cachegate.testkit.Poll;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.UUID;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * holds, under its old origin) or starts with no file at all (reading the whole stream).
  */
 class SharedEvidenceIT {
+
+    private static final Duration WAIT = Duration.ofSeconds(15);
 
     private static final double PRIOR = 0.9985;
     private static final String POOL = HitEvidence.scope("chat", "acme");
@@ -67,20 +69,21 @@ class SharedEvidenceIT {
             try (GatewayMetrics ma = new GatewayMetrics(); SemanticCache a = open(ma, file)) {
                 record(a, "a", 300);
                 record(b, "b", 200);
-                assertThat(until(() -> verdicts(a) == 500 && verdicts(b) == 500))
+                assertThat(Poll.until(WAIT, () -> verdicts(a) == 500 && verdicts(b) == 500))
                         .as("A holds %d, B %d", verdicts(a), verdicts(b)).isTrue();
             } // A stops: its file holds 500 verdicts and where it had read the stream
             record(b, "c", 100);
             b.evidence().demote("c7");
 
             try (GatewayMetrics ma = new GatewayMetrics(); SemanticCache restarted = open(ma, file)) {
-                assertThat(until(() -> verdicts(restarted) == 600 && restarted.evidence().demoted("c7")))
+                assertThat(Poll.until(WAIT, () -> verdicts(restarted) == 600 && restarted.evidence().demoted("c7")))
                         .as("the restarted A holds %d", verdicts(restarted)).isTrue();
                 Thread.sleep(4 * 250);
                 assertThat(verdicts(restarted)).as("its own 300 and B's first 200 not read again").isEqualTo(600);
             }
             try (GatewayMetrics mc = new GatewayMetrics(); SemanticCache newcomer = open(mc, null)) {
-                assertThat(until(() -> verdicts(newcomer) == 600)).as("a newcomer holds %d", verdicts(newcomer))
+                assertThat(Poll.until(WAIT, () -> verdicts(newcomer) == 600))
+                        .as("a newcomer holds %d", verdicts(newcomer))
                         .isTrue();
                 assertThat(newcomer.evidence().demoted("c7")).isTrue();
                 Thread.sleep(4 * 250);
@@ -88,16 +91,5 @@ class SharedEvidenceIT {
             }
             assertThat(verdicts(b)).as("B never counts its own twice").isEqualTo(600);
         }
-    }
-
-    private static boolean until(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-        while (System.nanoTime() < deadline) {
-            if (condition.getAsBoolean()) {
-                return true;
-            }
-            Thread.sleep(20);
-        }
-        return condition.getAsBoolean();
     }
 }

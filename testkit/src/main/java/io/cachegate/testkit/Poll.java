@@ -1,16 +1,16 @@
-package io.cachegate.gateway;
+package io.cachegate.testkit;
 
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.function.BooleanSupplier;
 
 /** Waits for a condition with a deadline instead of sleeping a fixed time. */
-final class Poll {
+public final class Poll {
 
     private Poll() {
     }
 
-    static boolean until(Duration timeout, BooleanSupplier condition) {
+    public static boolean until(Duration timeout, BooleanSupplier condition) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             if (condition.getAsBoolean()) {
@@ -27,7 +27,7 @@ final class Poll {
     }
 
     /** As {@link #until(Duration, BooleanSupplier)}, for a condition that reads over the network and may throw. */
-    static boolean untilChecked(Duration timeout, Callable<Boolean> condition) {
+    public static boolean untilChecked(Duration timeout, Callable<Boolean> condition) {
         return until(timeout, () -> {
             try {
                 return condition.call();
