@@ -118,4 +118,31 @@ class RouteTableTest {
         assertThat(resolved.route().backend()).isEmpty();
         assertThat(resolved.fallbacks()).isEmpty();
     }
+
+    @Test
+    void aRoutesFingerprint_followsItsMatch_notItsPlace() throws PolicyException {
+        RouteTable before = table("""
+                routes:
+                  - { match: { model: "llama-*" }, backend: llama }
+                  - { match: { model: "*" }, backend: any }
+                """);
+        RouteTable after = table("""
+                routes:
+                  - { match: { model: "qwen*" }, backend: qwen }
+                  - { match: { model: "llama-*" }, backend: llama }
+                  - { match: { model: "*" }, backend: any }
+                """);
+        Route llamaBefore = before.resolve("/v1/chat/completions", "llama-3", null).orElseThrow().route();
+        Route llamaAfter = after.resolve("/v1/chat/completions", "llama-3", null).orElseThrow().route();
+        Route qwen = after.resolve("/v1/chat/completions", "qwen2", null).orElseThrow().route();
+
+        assertThat(llamaAfter.index()).isNotEqualTo(llamaBefore.index());
+        assertThat(llamaAfter.match().fingerprint()).isEqualTo(llamaBefore.match().fingerprint()).hasSize(8);
+        assertThat(qwen.index()).as("the new route takes the old one's place").isEqualTo(llamaBefore.index());
+        assertThat(qwen.match().fingerprint()).as("but not its identity").isNotEqualTo(llamaBefore.match().fingerprint());
+        assertThat(new RouteMatch("*", Optional.of("acme"), "*").fingerprint())
+                .isNotEqualTo(new RouteMatch("*", Optional.empty(), "*").fingerprint())
+                .isNotEqualTo(new RouteMatch("*", Optional.of("globex"), "*").fingerprint());
+    }
+
 }

@@ -38,6 +38,8 @@ public final class HitEvidence {
 
     /** Between a scope's route and tenant: a character neither holds. */
     private static final char SCOPE_SEPARATOR = '\u001f';
+    /** Between a scope's route and the route's identity ({@link #scope(String, String, String)}). */
+    private static final char IDENTITY_SEPARATOR = '\u001e';
 
     /** Verdicts kept per entry: the newest. */
     static final int PER_ENTRY = 32;
@@ -269,10 +271,21 @@ public final class HitEvidence {
         return tenant == null || tenant.isEmpty() ? route : route + SCOPE_SEPARATOR + tenant;
     }
 
-    /** The route of a {@link #scope}. */
+    /**
+     * The scope of a route known by {@code identity} as well as by its label: a route's evidence is kept under both,
+     * so a route that moves in the table (another label) or a changed one (another identity) starts afresh rather
+     * than serve on another route's verdicts.
+     */
+    public static String scope(String route, String identity, String tenant) {
+        return scope(route + IDENTITY_SEPARATOR + identity, tenant);
+    }
+
+    /** The route of a {@link #scope}, its label alone. */
     static String routeOf(String scope) {
         int at = scope.indexOf(SCOPE_SEPARATOR);
-        return at < 0 ? scope : scope.substring(0, at);
+        String route = at < 0 ? scope : scope.substring(0, at);
+        int identity = route.indexOf(IDENTITY_SEPARATOR);
+        return identity < 0 ? route : route.substring(0, identity);
     }
 
     /**

@@ -82,4 +82,19 @@ class HitEvidenceTest {
         assertThat(evidence.estimate("other", "e1", 0.95f, 0.97))
                 .isCloseTo((2 * 0.97 + HitEvidence.PER_ENTRY) / (2 + HitEvidence.PER_ENTRY), within(1e-9));
     }
+
+    @Test
+    void aRoutesScope_holdsItsIdentity_yetIsCountedUnderItsLabel() {
+        String llama = HitEvidence.scope("0", "1a2b3c4d", "acme");
+        String movedIn = HitEvidence.scope("0", "9f8e7d6c", "acme");
+        evidence.record(llama, "e1", 0.95f, 0.999, true);
+
+        assertThat(llama).isNotEqualTo(movedIn).isNotEqualTo(HitEvidence.scope("0", "acme"));
+        assertThat(evidence.verdicts(movedIn, 0.999)).as("another route at the same place: none of its verdicts")
+                .containsExactly(0, 0);
+        assertThat(HitEvidence.routeOf(llama)).isEqualTo("0");
+        assertThat(HitEvidence.routeOf(HitEvidence.scope("0", "acme"))).isEqualTo("0");
+        assertThat(HitEvidence.routeOf(HitEvidence.scope("2", "1a2b3c4d", ""))).isEqualTo("2");
+    }
+
 }

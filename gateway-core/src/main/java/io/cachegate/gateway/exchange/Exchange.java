@@ -1,5 +1,6 @@
 package io.cachegate.gateway.exchange;
 
+import io.cachegate.cache.semantic.HitEvidence;
 import io.cachegate.config.ResolvedRoute;
 import io.cachegate.config.Ticker;
 import io.cachegate.gateway.api.ApiException;
@@ -186,6 +187,14 @@ public final class Exchange {
     public void route(ResolvedRoute route) {
         this.route = route;
         this.routeLabel = Integer.toString(route.route().index());
+    }
+
+    /**
+     * Where the error budget keeps this request's evidence: its route (label and identity) and tenant
+     * ({@link HitEvidence#scope(String, String, String)}); after routing.
+     */
+    public String evidenceScope() {
+        return HitEvidence.scope(routeLabel, route.route().match().fingerprint(), tenant);
     }
 
     /** The route index for metrics, or "none" before routing. */

@@ -7,9 +7,10 @@ import java.util.List;
  * What an error-budgeted lookup that did not serve leaves for after the answer: the candidates whose answers the
  * request's fresh answer is compared with once it is stored.
  *
- * @param pool where the verdicts are pooled (the route)
+ * @param pool the route's label, for the metrics
+ * @param scope where the verdicts are pooled ({@code Exchange#evidenceScope}: the route and the tenant)
  */
-public record Exploration(String pool, String tenant, List<BudgetedDecision.Candidate> candidates) {
+public record Exploration(String pool, String tenant, String scope, List<BudgetedDecision.Candidate> candidates) {
 
     public Exploration {
         candidates = List.copyOf(candidates);

@@ -147,6 +147,7 @@ public final class HitAudits {
         private final FullHttpRequest request;
         private final String pool;
         private final String tenant;
+        private final String scope;
 
         private Due(Exchange x, BackendDispatch backend, ReplicaLease lease, FullHttpRequest request) {
             this.loop = x.ctx().channel().eventLoop();
@@ -155,6 +156,7 @@ public final class HitAudits {
             this.request = request;
             this.pool = x.routeLabel();
             this.tenant = x.tenant();
+            this.scope = x.evidenceScope();
         }
 
         /**
@@ -173,7 +175,7 @@ public final class HitAudits {
                                 return;
                             }
                             agreement.agree(agreement.answer(served.body()), agreement.answer(fresh.body()))
-                                    .thenAccept(verdict -> audited(verdict, pool, tenant, neighbour, prior));
+                                    .thenAccept(verdict -> audited(verdict, pool, tenant, scope, neighbour, prior));
                         })));
             } catch (RejectedExecutionException e) {
                 cancel(); // the gateway is shutting down
@@ -188,13 +190,14 @@ public final class HitAudits {
         }
     }
 
-    private void audited(Optional<Boolean> verdict, String pool, String tenant, Neighbour neighbour, double prior) {
+    private void audited(Optional<Boolean> verdict, String pool, String tenant, String scope, Neighbour neighbour,
+                         double prior) {
         if (verdict.isEmpty()) {
             skipped("unjudged");
             return;
         }
         boolean right = verdict.get();
-        evidence.record(HitEvidence.scope(pool, tenant), neighbour.entryKey(), neighbour.similarity(), prior, right);
+        evidence.record(scope, neighbour.entryKey(), neighbour.similarity(), prior, right);
         metrics.verdict("audit", pool, tenant, right);
         if (right) {
             return;
@@ -247,7 +250,7 @@ public final class HitAudits {
                         ? CompletableFuture.completedFuture(Optional.<Boolean>empty())
                         : agreement.agree(agreement.answer(entry.get().body()), fresh))
                 .thenAccept(verdict -> verdict.ifPresent(right -> {
-                    evidence.recordPair(HitEvidence.scope(exploration.pool(), exploration.tenant()), n.entryKey(), freshKey, n.similarity(),
+                    evidence.recordPair(exploration.scope(), n.entryKey(), freshKey, n.similarity(),
                             candidate.prior(), right);
                     metrics.verdict("explore", exploration.pool(), exploration.tenant(), right);
                 }));

@@ -3,7 +3,6 @@ package io.cachegate.gateway.cache.semantic;
 import io.cachegate.cache.exact.CacheEntry;
 import io.cachegate.cache.exact.CacheKey;
 import io.cachegate.cache.exact.CacheStore;
-import io.cachegate.cache.semantic.HitEvidence;
 import io.cachegate.cache.semantic.MatchDecision;
 import io.cachegate.gateway.cache.CacheableRequest;
 import io.cachegate.gateway.cache.CachedAnswerWriter;
@@ -64,7 +63,7 @@ public final class SemanticCacheStage implements Stage {
         if (speculation != null && c.earlyVector() == null) {
             c.earlyVector(semantic.embedEarly(c.query().text())); // an answer stored first writes back with it
         }
-        semantic.lookup(c.query(), x.route().route().cache(), HitEvidence.scope(x.routeLabel(), x.tenant()),
+        semantic.lookup(c.query(), x.route().route().cache(), x.evidenceScope(),
                         c.requestThreshold(),
                         EntryAccess.of(x).readable(), c.earlyVector())
                 .whenComplete((result, error) -> x.resume(() ->
@@ -106,7 +105,8 @@ public final class SemanticCacheStage implements Stage {
             }
             if (!result.explore().isEmpty()) {
                 // Not served, but close: the fresh answer this request gets is compared with theirs once stored.
-                Exploration exploration = new Exploration(x.routeLabel(), x.tenant(), result.explore());
+                Exploration exploration = new Exploration(x.routeLabel(), x.tenant(), x.evidenceScope(),
+                        result.explore());
                 c.afterStore(entry -> audits.explore(exploration, c.key().redisKey(), entry));
             }
             next.proceed(x);
