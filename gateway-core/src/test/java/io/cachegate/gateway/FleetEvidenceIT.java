@@ -126,6 +126,9 @@ class FleetEvidenceIT {
         try (Gateway later = gateway("{rate: 0}", true)) {
             assertThat(Poll.until(Duration.ofSeconds(10), () -> shared(later, "received") >= 4))
                     .as("a gateway started later reads the stream from its start").isTrue();
+            assertThat(Poll.untilChecked(Duration.ofSeconds(10),
+                    () -> RawHttp.get(later.adminPort(), "/ready").statusCode() == 200))
+                    .as("ready once the stream is read and the model warm").isTrue();
             assertThat(xCache(ask(later, second, RESET_AGAIN))).isEqualTo("MISS");
         }
         assertThat(shared(auditor, "sent")).isGreaterThanOrEqualTo(2);

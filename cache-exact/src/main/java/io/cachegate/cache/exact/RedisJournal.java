@@ -96,6 +96,8 @@ public final class RedisJournal implements AutoCloseable {
         }
     };
     private volatile String lastId;
+    /** Done once a read came back short of a batch: what the stream held when this journal opened has been read. */
+    private final CompletableFuture<Void> caughtUp = new CompletableFuture<>();
     private volatile RedisConnector.Connected connected;
     private volatile ScheduledFuture<?> rounds;
     private volatile boolean closed;
@@ -164,6 +166,11 @@ public final class RedisJournal implements AutoCloseable {
 
     public Counts counts() {
         return new Counts(sent.get(), dropped.get(), failed.get(), received.get(), refused.get());
+    }
+
+    /** Done once the records the stream held at the start have been read (never, while Redis is away). */
+    public CompletableFuture<Void> caughtUp() {
+        return caughtUp;
     }
 
     /** Whether the journal's connection is up now. */
@@ -254,6 +261,8 @@ public final class RedisJournal implements AutoCloseable {
                     }
                     if (messages != null && messages.size() >= READ_BATCH && !closed) {
                         resources.eventExecutorGroup().execute(() -> read(commands)); // more are waiting
+                    } else if (error == null) {
+                        caughtUp.complete(null);
                     }
                 });
     }

@@ -81,6 +81,7 @@ class RedisJournalIT {
             assertThat(Poll.until(WAIT, () -> fresh.size() == 4)).as("a newcomer reads the whole stream: %s", fresh)
                     .isTrue();
             assertThat(newcomer.counts().received()).isEqualTo(4);
+            assertThat(newcomer.caughtUp()).as("the stream read to its end").isDone();
             assertThat(Poll.until(WAIT, () -> !resumed.isEmpty())).isTrue();
             assertThat(again.origin()).isEqualTo(origin);
             Thread.sleep(3 * RedisJournal.POLL_MILLIS);
@@ -193,6 +194,26 @@ class RedisJournalIT {
     }
 
     @Test
+    void aNewcomerCatchesUp_onAStreamLongerThanOneRead() throws Exception {
+        String stream = "test:journal:" + UUID.randomUUID();
+        try (RedisJournal writer = RedisJournal.open(RedisTestServer.sharedUri(), stream, null, "0", 10_000, 5_000,
+                TIMEOUT, UNSIGNED, (id, r) -> { })) {
+            for (int i = 0; i < 2_500; i++) {
+                writer.append("r" + i);
+            }
+            assertThat(Poll.until(WAIT, () -> writer.counts().sent() == 2_500)).isTrue();
+        }
+        List<String> read = Collections.synchronizedList(new ArrayList<>());
+        try (RedisJournal newcomer = RedisJournal.open(RedisTestServer.sharedUri(), stream, null, "0", 10_000, 100,
+                TIMEOUT, UNSIGNED, (id, r) -> read.add(r))) {
+            newcomer.caughtUp().get(15, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(read).as("three reads, the last one short").hasSize(2_500);
+            assertThat(read.get(2_499)).isEqualTo("r2499");
+        }
+        RedisTestServer.command(RedisTestServer.sharedUri(), "DEL", stream);
+    }
+
+    @Test
     void aJournalWithNoRedis_neitherBlocksNorGrowsBeyondItsBound() {
         try (RedisJournal j = RedisJournal.open("redis://127.0.0.1:" + RedisTestServer.freePort(), "test:journal:none",
                 null, "0", 1_000, 10, TIMEOUT, UNSIGNED, (id, r) -> { })) {
@@ -203,6 +224,7 @@ class RedisJournalIT {
             }
             assertThat(queued).isEqualTo(10);
             assertThat(j.counts().dropped()).isEqualTo(990);
+            assertThat(j.caughtUp()).as("nothing read while Redis is away").isNotDone();
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
         }
     }

@@ -255,9 +255,14 @@ public final class SemanticCache implements AutoCloseable {
         }
     }
 
-    /** True once the embedder has run its warm-up (an embedder without one is always warm) and the index its own. */
+    /**
+     * True once the embedder has run its warm-up (an embedder without one is always warm) and the index its own, and
+     * the evidence shared by the fleet has been read ({@link SharedEvidence#caughtUp}).
+     */
     public boolean warm() {
-        return indexWarm.isDone() && (!(embedder instanceof MicroBatchingEmbedder m) || m.warmedUp().isDone());
+        SharedEvidence shared = sharedEvidence;
+        return indexWarm.isDone() && (!(embedder instanceof MicroBatchingEmbedder m) || m.warmedUp().isDone())
+                && (shared == null || shared.caughtUp());
     }
 
     /** Write-backs started and not yet finished (each is bounded by the embedder's and the index's queues). */

@@ -39,11 +39,17 @@ final class SharedEvidence implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SharedEvidence.class);
     /** Evidence waiting to be sent at most; beyond it, pieces are dropped (and counted) rather than held. */
     static final int MAX_PENDING = 10_000;
+    /**
+     * How long a starting gateway's readiness waits for the stream to be read (its demotions known before traffic
+     * comes): longer only while Redis is away, and then the exact store is away too and readiness does not wait on it.
+     */
+    static final Duration CATCH_UP_WAIT = Duration.ofSeconds(5);
 
     private final RedisJournal journal;
     private final String stream;
     private final String origin;
     private final AtomicLong unreadable = new AtomicLong();
+    private final long startedNanos = System.nanoTime();
 
     private SharedEvidence(HitEvidence evidence, String redisUri, String stream, long maxEvents,
                            Duration commandTimeout, EntrySigner signer) {
@@ -96,6 +102,14 @@ final class SharedEvidence implements AutoCloseable {
         } else {
             unreadable.incrementAndGet();
         }
+    }
+
+    /**
+     * Whether the fleet's evidence as the stream held it at start has been filed here (or {@link #CATCH_UP_WAIT} has
+     * passed): part of the semantic layer's readiness.
+     */
+    boolean caughtUp() {
+        return journal.caughtUp().isDone() || System.nanoTime() - startedNanos > CATCH_UP_WAIT.toNanos();
     }
 
     /** What {@code /admin/stats} shows of the sharing ({@link SemanticCache.Sharing}). */
