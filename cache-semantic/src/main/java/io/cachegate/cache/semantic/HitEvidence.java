@@ -24,9 +24,10 @@ import java.util.function.Consumer;
  *       the same way, with a sigmoid where this counts).</li>
  * </ol>
  *
- * The pool's counts by bin also give the always-valid upper bound on each class's error rate ({@link #upperError},
- * {@link #upperErrorNested}) that the error budget serves under by default, each open class followed by a
- * {@link ClassWatch} from the verdicts filed after it opened; a pool is a route and a tenant ({@link #scope}).
+ * The pool's counts by bin ({@link PoolCalibration}) also give the always-valid upper bound on each class's error
+ * rate ({@link #upperError}, {@link #upperErrorNested}) that the error budget serves under by default, each open
+ * class followed by a {@link ClassWatch} from the verdicts filed after it opened; a pool is a route and a tenant
+ * ({@link #scope}).
  *
  * <p>Gateways over one index file what each of them finds ({@link #onFiled}, {@link #apply}): each piece of evidence
  * is a {@link FiledEvidence}.
@@ -60,7 +61,7 @@ public final class HitEvidence {
     private final int maxEntries;
     private final Strength strength;
     private final Map<String, EntryVerdicts> entries;
-    private final ConcurrentMap<String, Calibration> pools = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, PoolCalibration> pools = new ConcurrentHashMap<>();
     private final AnswerGroups answers;
     /** Told of each piece of evidence filed here (not of those {@link #apply}'d from elsewhere). */
     private volatile Consumer<FiledEvidence> filed = e -> { };
@@ -106,7 +107,7 @@ public final class HitEvidence {
     }
 
     private void file(String pool, String entryKey, float similarity, double prior, boolean right) {
-        pools.computeIfAbsent(pool, p -> new Calibration()).add(prior, right);
+        pools.computeIfAbsent(pool, p -> new PoolCalibration()).add(prior, right);
         entryVerdicts(entryKey).add(similarity, right);
     }
 
@@ -152,7 +153,7 @@ public final class HitEvidence {
         }
     }
 
-    /** Tells {@code listener} of each piece of evidence filed here from now on, on the filing thread (keep it short). */
+    /** Tells {@code listener} of each piece of evidence filed here from now on, on the filing thread: keep it short. */
     public void onFiled(Consumer<FiledEvidence> listener) {
         this.filed = listener;
     }
@@ -185,7 +186,7 @@ public final class HitEvidence {
 
     /** The estimated probability that {@code entryKey} rightly answers a query at {@code similarity}. */
     public double estimate(String pool, String entryKey, float similarity, double prior) {
-        Calibration calibration = pools.get(pool);
+        PoolCalibration calibration = pools.get(pool);
         return entryEstimate(entryKey, similarity,
                 calibration == null ? prior : calibration.estimate(prior, strength.pool()));
     }
@@ -195,7 +196,7 @@ public final class HitEvidence {
      * the verdicts filed there; 1 without any.
      */
     public double upperError(String pool, double prior, ErrorBound bound) {
-        Calibration calibration = pools.get(pool);
+        PoolCalibration calibration = pools.get(pool);
         if (calibration == null) {
             return 1;
         }
@@ -219,7 +220,7 @@ public final class HitEvidence {
      * verdicts filed by then.
      */
     public double upperErrorNested(String pool, double prior, ClassSpending spending, ClassWatch watch) {
-        Calibration calibration = pools.get(pool);
+        PoolCalibration calibration = pools.get(pool);
         if (calibration == null) {
             return 1;
         }
@@ -232,14 +233,14 @@ public final class HitEvidence {
      * ({@link ClassWatch#auditRate}), else 0.
      */
     public double freshAuditRate(String pool, double prior, ClassSpending spending, ClassWatch watch) {
-        Calibration calibration = pools.get(pool);
+        PoolCalibration calibration = pools.get(pool);
         return calibration == null || watch.auditRate() == 0 && watch.floorAudit() == 0 ? 0
                 : calibration.auditRate(spending, watch, ProbabilityBins.of(prior));
     }
 
     /** How often {@code watch}'s drift test closed one of {@code pool}'s classes under {@code spending}. */
     public long watchClosings(String pool, ClassSpending spending, ClassWatch watch) {
-        Calibration calibration = pools.get(pool);
+        PoolCalibration calibration = pools.get(pool);
         return calibration == null ? 0 : calibration.closings(spending, watch);
     }
 
@@ -249,7 +250,7 @@ public final class HitEvidence {
      * (no watch is started for the asking). Holds each pool's lock in turn, for microseconds.
      */
     public Map<String, ClassWatch.Figures> watchFiguresByRoute(ClassSpending spending, ClassWatch watch) {
-        WatchKey key = WatchKey.of(spending, watch);
+        PoolCalibration.WatchKey key = PoolCalibration.WatchKey.of(spending, watch);
         Map<String, ClassWatch.Figures> byRoute = new TreeMap<>();
         pools.forEach((scope, calibration) -> {
             ClassWatch.Figures figures = calibration.figures(key);
@@ -262,7 +263,7 @@ public final class HitEvidence {
 
     /** {right, wrong} verdicts filed in {@code prior}'s bin of {@code pool}. */
     public long[] verdicts(String pool, double prior) {
-        Calibration calibration = pools.get(pool);
+        PoolCalibration calibration = pools.get(pool);
         return calibration == null ? new long[2] : calibration.counts(ProbabilityBins.of(prior));
     }
 
@@ -344,7 +345,7 @@ public final class HitEvidence {
     }
 
     void restorePool(String name, SavedPool saved) {
-        pools.computeIfAbsent(name, p -> new Calibration()).restore(saved);
+        pools.computeIfAbsent(name, p -> new PoolCalibration()).restore(saved);
     }
 
     /** Each entry's verdicts, oldest first, and whether it is demoted, least recently judged first. */
@@ -371,7 +372,10 @@ public final class HitEvidence {
         }
     }
 
-    /** A pool's counts by bin and, by the settings of each watch ({@link WatchKey#id}), the classes it keeps closed. */
+    /**
+     * A pool's counts by bin and, by the settings of each watch ({@link PoolCalibration.WatchKey#id}), the classes it
+     * keeps closed.
+     */
     record SavedPool(long[] right, long[] wrong, Map<String, ClassWatch.Closed> closed) {
     }
 
@@ -415,109 +419,6 @@ public final class HitEvidence {
                 }
             }
             return counts;
-        }
-    }
-
-    /** What a watched state of a pool's classes is kept by: equal settings share one (a decision per threshold). */
-    private record WatchKey(double budget, double delta, ClassSpending.Plan plan, ClassWatch watch) {
-
-        static WatchKey of(ClassSpending spending, ClassWatch watch) {
-            return new WatchKey(spending.budget(), spending.delta(), spending.plan(), watch);
-        }
-
-        /** The settings as text, the same in every process: a saved state is found again by it. */
-        String id() {
-            return budget + "|" + delta + "|" + plan.name() + "|" + watch;
-        }
-    }
-
-    /** Right and wrong verdicts of a pool by bin of the classifier's probability. */
-    private static final class Calibration {
-        private final long[] right = new long[ProbabilityBins.COUNT];
-        private final long[] wrong = new long[ProbabilityBins.COUNT];
-        /** The watched classes, by settings: a handful at most (one per budget and watch in force). */
-        private final Map<WatchKey, ClassWatch.State> watched = new LinkedHashMap<>();
-        /** Closed classes read from a saved file, by {@link WatchKey#id}, until a decision asks for those settings. */
-        private final Map<String, ClassWatch.Closed> restored = new LinkedHashMap<>();
-
-        synchronized SavedPool saved() {
-            Map<String, ClassWatch.Closed> closed = new LinkedHashMap<>(restored);
-            watched.forEach((key, state) -> closed.put(key.id(), state.closed()));
-            return new SavedPool(right.clone(), wrong.clone(), closed);
-        }
-
-        /** Into a pool with no verdicts yet. */
-        synchronized void restore(SavedPool saved) {
-            System.arraycopy(saved.right(), 0, right, 0, right.length);
-            System.arraycopy(saved.wrong(), 0, wrong, 0, wrong.length);
-            restored.putAll(saved.closed());
-            nested = null;
-        }
-
-        synchronized void add(double prior, boolean r) {
-            nested = null;
-            int bin = ProbabilityBins.of(prior);
-            if (r) {
-                right[bin]++;
-            } else {
-                wrong[bin]++;
-            }
-            for (ClassWatch.State state : watched.values()) {
-                state.add(bin, r, right, wrong);
-            }
-        }
-
-        /** Per bin b, as {@link #nestedUpper}, with the classes followed by {@code watch}. */
-        synchronized double[] watchedUpper(ClassSpending spending, ClassWatch watch) {
-            return state(spending, watch).nestedUpper();
-        }
-
-        synchronized double auditRate(ClassSpending spending, ClassWatch watch, int bin) {
-            return state(spending, watch).auditRate(bin);
-        }
-
-        synchronized long closings(ClassSpending spending, ClassWatch watch) {
-            return state(spending, watch).closings();
-        }
-
-        /** The watch's figures under {@code key}, or null when no decision asked for these classes. */
-        synchronized ClassWatch.Figures figures(WatchKey key) {
-            ClassWatch.State state = watched.get(key);
-            return state == null ? null : state.figures();
-        }
-
-        private ClassWatch.State state(ClassSpending spending, ClassWatch watch) {
-            return watched.computeIfAbsent(WatchKey.of(spending, watch), key -> {
-                ClassWatch.State state = watch.start(spending);
-                state.catchUp(right, wrong);
-                ClassWatch.Closed closed = restored.remove(key.id());
-                if (closed != null) {
-                    state.restore(closed, right, wrong);
-                }
-                return state;
-            });
-        }
-
-        private double[] nested;
-        private ClassSpending nestedSpending;
-
-        /** Per bin b: the lowest bound of the classes "bins j..COUNT-1" for j <= b; cached until the next verdict. */
-        synchronized double[] nestedUpper(ClassSpending spending) {
-            if (nested != null && nestedSpending == spending) {
-                return nested;
-            }
-            nested = spending.nestedUpper(right, wrong);
-            nestedSpending = spending;
-            return nested;
-        }
-
-        synchronized long[] counts(int bin) {
-            return new long[] {right[bin], wrong[bin]};
-        }
-
-        synchronized double estimate(double prior, double strength) {
-            int b = ProbabilityBins.of(prior);
-            return (strength * prior + right[b]) / (strength + right[b] + wrong[b]);
         }
     }
 }
