@@ -29,7 +29,6 @@ final class L1Invalidations implements AutoCloseable {
     static final String CHANNEL = RedisKeys.PREFIX + "invalidate";
 
     private static final Logger LOG = LoggerFactory.getLogger(L1Invalidations.class);
-    private static final long MAX_CONNECT_BACKOFF_MILLIS = 1000;
 
     private final RedisCacheStore l2;
     private final RedisTracking tracking;
@@ -131,7 +130,7 @@ final class L1Invalidations implements AutoCloseable {
     }
 
     private void retryLater(int attempt) {
-        long delay = Math.min(MAX_CONNECT_BACKOFF_MILLIS, 25L << Math.min(attempt, 10));
+        long delay = RedisConnector.connectRetryMillis(attempt);
         if (!closed) {
             l2.resources().eventExecutorGroup().schedule(() -> subscribeLoop(attempt + 1), delay, TimeUnit.MILLISECONDS);
         }

@@ -22,7 +22,6 @@ import org.slf4j.LoggerFactory;
 final class RedisConnections {
 
     private static final Logger LOG = LoggerFactory.getLogger(RedisCacheStore.class);
-    private static final long MAX_CONNECT_BACKOFF_MILLIS = 1000;
 
     private final RedisConnector connector;
     private final ClientResources resources;
@@ -136,7 +135,7 @@ final class RedisConnections {
             if (error != null) {
                 warnings.warn("redis cache " + target + " unreachable, requests bypass it: "
                         + RedisCacheStore.rootMessage(error));
-                long delay = Math.min(MAX_CONNECT_BACKOFF_MILLIS, 25L << Math.min(attempt, 10));
+                long delay = RedisConnector.connectRetryMillis(attempt);
                 if (!closed) {
                     resources.eventExecutorGroup().schedule(() -> connectLoop(slot, attempt + 1), delay,
                             TimeUnit.MILLISECONDS);

@@ -45,6 +45,9 @@ final class RedisConnector {
     // that could not tell them fails.
     private static final Set<String> PURGE_COMMANDS = Set.of("SCAN", "SSCAN", "UNLINK", "SREM", "PUBLISH");
 
+    /** The longest wait between two connect attempts of a connection that never came up. */
+    private static final long MAX_CONNECT_BACKOFF_MILLIS = 1000;
+
     private final AbstractRedisClient client;
     private final Supplier<CompletableFuture<Connected>> connect;
     private final Supplier<CompletableFuture<StatefulRedisPubSubConnection<String, byte[]>>> connectPubSub;
@@ -128,6 +131,15 @@ final class RedisConnector {
                 .refreshTriggersReconnectAttempts(3)
                 .enablePeriodicRefresh(Duration.ofSeconds(15))
                 .build();
+    }
+
+    /**
+     * How long to wait before connect attempt {@code attempt + 1} of a connection that has never been up (after that,
+     * Lettuce reconnects it): 25 ms, doubling, at most a second. One schedule for the store's, the leases', the L1
+     * invalidations' and the journal's connections.
+     */
+    static long connectRetryMillis(int attempt) {
+        return Math.min(MAX_CONNECT_BACKOFF_MILLIS, 25L << Math.min(attempt, 10));
     }
 
     AbstractRedisClient client() {

@@ -54,7 +54,6 @@ public final class RedisFlightLeases implements FlightLeases {
     static final int RENEWALS_PER_TTL = 4;
     private static final long MIN_RENEW_MILLIS = 25;
     private static final Logger LOG = LoggerFactory.getLogger(RedisFlightLeases.class);
-    private static final long MAX_CONNECT_BACKOFF_MILLIS = 1000;
 
     private final AbstractRedisClient client;
     private final ClientResources resources;
@@ -283,7 +282,7 @@ public final class RedisFlightLeases implements FlightLeases {
             // One of the two may have opened while the other failed: close it, not only the adopted ones.
             commandsReady.thenAccept(StatefulConnection::closeAsync);
             pubSubReady.thenAccept(StatefulConnection::closeAsync);
-            long delay = Math.min(MAX_CONNECT_BACKOFF_MILLIS, 50L << Math.min(attempt, 5));
+            long delay = RedisConnector.connectRetryMillis(attempt);
             resources.eventExecutorGroup().schedule(() -> connectLoop(attempt + 1), delay, TimeUnit.MILLISECONDS);
         });
     }

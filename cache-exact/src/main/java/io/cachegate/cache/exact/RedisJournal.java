@@ -57,7 +57,6 @@ public final class RedisJournal implements AutoCloseable {
     /** Origins whose last sequence number a reader remembers (the least recently heard forgotten first). */
     static final int MAX_ORIGINS = 10_000;
     private static final Logger LOG = LoggerFactory.getLogger(RedisJournal.class);
-    private static final long MAX_CONNECT_BACKOFF_MILLIS = 1000;
 
     /** Called for each record another gateway appended, in the stream's order, on one thread at a time. */
     @FunctionalInterface
@@ -195,7 +194,7 @@ public final class RedisJournal implements AutoCloseable {
                 return;
             }
             warnings.warn("shared journal " + stream + ": cannot connect yet (" + error + "); retrying");
-            long delay = Math.min(MAX_CONNECT_BACKOFF_MILLIS, 50L << Math.min(attempt, 5));
+            long delay = RedisConnector.connectRetryMillis(attempt);
             resources.eventExecutorGroup().schedule(() -> connectLoop(attempt + 1), delay, TimeUnit.MILLISECONDS);
         });
     }
