@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code cachegate serve}: runs the gateway until SIGTERM/SIGINT, then drains in-flight requests. */
+/** {@code cachegate serve}: runs the gateway until SIGTERM/SIGINT, then drains in-flight requests and exits 0. */
 @Command(name = "serve", mixinStandardHelpOptions = true,
         description = "Run the gateway. Without --config: the embedded default policy "
                 + "(backend from CACHEGATE_BACKEND_URL, default http://127.0.0.1:8000).")
@@ -40,17 +40,21 @@ final class ServeCommand implements Callable<Integer> {
             return 2;
         }
         if (config != null) {
-            HangupSignal.onHangup(gateway::reload).warning().ifPresent(log::warn);
+            Signals.onHangup(gateway::reload).hangupWarning().ifPresent(log::warn);
         }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runnable stop = () -> {
+            gateway.shutdown(policy.server().shutdownGrace());
+            stopped.countDown();
+        };
+        // On the signal, so the drain ends before the JVM's exit and ONNX Runtime's own hook begin (Signals says
+        // why); the hook covers any other exit.
+        Signals.onStop(stop);
+        Runtime.getRuntime().addShutdownHook(new Thread(stop, "cachegate-shutdown"));
         System.out.printf("cachegate serving on %s://%s:%d/v1 (admin %s://%s:%d)%n",
                 policy.server().tls().isPresent() ? "https" : "http", policy.server().host(), gateway.port(),
                 policy.server().adminTls().isPresent() ? "https" : "http", policy.server().adminHost(),
                 gateway.adminPort());
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            gateway.shutdown(policy.server().shutdownGrace());
-            stopped.countDown();
-        }, "cachegate-shutdown"));
         stopped.await();
         return 0;
     }
