@@ -13,13 +13,20 @@ import io.cachegate.config.SemanticCacheSettings.EmbedderSettings;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.ref.SoftReference;
 import java.nio.FloatBuffer;
 import java.nio.LongBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A sentence-embedding model on ONNX Runtime with its HuggingFace tokenizer: one blocking call embeds one
@@ -36,6 +43,16 @@ public final class OnnxEmbedder implements EmbedderModel {
     private static final String INPUT_IDS = "input_ids";
     private static final String ATTENTION_MASK = "attention_mask";
     private static final String TOKEN_TYPE_IDS = "token_type_ids";
+    /** What the fused model must embed as the unfused one does: a batch, so padding and broadcasting are covered. */
+    static final List<String> FUSION_PROBES = List.of("How do I reset my card's PIN?",
+            "Which countries can I send money to, and how long does a transfer take to arrive?", "ok");
+    /**
+     * The least cosine between a probe's fused and unfused vectors. The arithmetic is the same; with int8 weights the
+     * activations' dynamic quantisation turns float rounding into ~0.998 (fp32: 1.0000), where a wrong rewrite gives
+     * unrelated vectors.
+     */
+    static final double FUSION_MIN_COSINE = 0.99;
+    private static final Logger LOG = LoggerFactory.getLogger(OnnxEmbedder.class);
 
     private final EmbedderSettings settings;
     private final OrtEnvironment environment;
@@ -46,41 +63,141 @@ public final class OnnxEmbedder implements EmbedderModel {
     private final boolean pooledOutput;
     private final int dimension;
     private final String modelId;
+    private final int fusedLayerNorms;
 
-    private OnnxEmbedder(EmbedderSettings settings, OnnxModelFiles files) throws OrtException, IOException {
+    private OnnxEmbedder(EmbedderSettings settings, OnnxModelFiles files, boolean fuseLayerNorms)
+            throws OrtException, IOException {
         this.settings = settings;
         this.environment = OrtEnvironment.getEnvironment();
-        try (OrtSession.SessionOptions options = new OrtSession.SessionOptions()) {
-            options.setIntraOpNumThreads(settings.effectiveIntraOpThreads());
-            options.setInterOpNumThreads(settings.interOpThreads());
-            options.setExecutionMode(OrtSession.SessionOptions.ExecutionMode.SEQUENTIAL);
-            options.setOptimizationLevel(OrtSession.SessionOptions.OptLevel.ALL_OPT);
-            // Spinning intra-op threads keep cores busy between calls, taking them from the event loops that
-            // share this process; on a contended 2-core machine intra_op 2 fell to a tenth of intra_op 1.
-            options.addConfigEntry("session.intra_op.allow_spinning", "0");
-            this.session = environment.createSession(files.model(), options);
-        }
         this.tokenizer = HuggingFaceTokenizer.newInstance(new ByteArrayInputStream(files.tokenizer()), Map.of(
                 "truncation", "true",
                 "maxLength", Integer.toString(settings.maxTokens()),
                 "padding", "true"));
+        // The same id fused or not: the same weights and arithmetic, whose float rounding moves the int8 model's
+        // vectors less than batching does (docs/caches.md); a new id would rebuild every index and its evidence.
+        this.modelId = files.id(settings);
+        Optional<FusedModel> known = fuseLayerNorms ? FusedModel.known(modelId) : Optional.empty();
+        OrtSession reference = null; // the session serving when the model is known, else the unfused one to check against
+        byte[] optimizedModel = null;
         try {
-            this.inputs = session.getInputNames();
+            if (known.isPresent()) {
+                try (OrtSession.SessionOptions options = options(OrtSession.SessionOptions.OptLevel.ALL_OPT)) {
+                    reference = environment.createSession(known.get().model(), options);
+                }
+            } else {
+                // ONNX Runtime optimises the model as exported for any CPU (its layer normalisations fused from the
+                // exported ReduceMean, Sub, Pow ... nodes) and hands the result back only through a file; that
+                // session is the reference the fused one must agree with.
+                Path optimized = Files.createTempFile("cachegate-embedder-", ".onnx");
+                try (OrtSession.SessionOptions options = options(OrtSession.SessionOptions.OptLevel.EXTENDED_OPT)) {
+                    options.setOptimizedModelFilePath(optimized.toString());
+                    reference = environment.createSession(files.model(), options);
+                    optimizedModel = Files.readAllBytes(optimized);
+                } finally {
+                    Files.deleteIfExists(optimized);
+                }
+            }
+            this.inputs = reference.getInputNames();
             if (!inputs.contains(INPUT_IDS) || !inputs.contains(ATTENTION_MASK)
                     || !Set.of(INPUT_IDS, ATTENTION_MASK, TOKEN_TYPE_IDS).containsAll(inputs)) {
                 throw new IllegalArgumentException("embedding model inputs " + inputs + " are not a BERT-style "
                         + "sentence encoder's (input_ids, attention_mask and optionally token_type_ids)");
             }
-            Map.Entry<String, long[]> out = chooseOutput(session.getOutputInfo());
+            Map.Entry<String, long[]> out = chooseOutput(reference.getOutputInfo());
             this.output = out.getKey();
             this.pooledOutput = out.getValue().length == 2;
             long lastDimension = out.getValue()[out.getValue().length - 1];
-            this.dimension = lastDimension > 0 ? (int) lastDimension : probeDimension();
-        } catch (OrtException | RuntimeException e) {
-            close();
+            this.dimension = lastDimension > 0 ? (int) lastDimension : embed(reference, List.of("dimension"))[0].length;
+            if (known.isPresent()) {
+                this.session = reference;
+                this.fusedLayerNorms = known.get().fused();
+                return;
+            }
+            Optional<FusedModel> fused = fuseLayerNorms ? fuse(reference, optimizedModel, files.name())
+                    : Optional.empty();
+            this.session = fused.isPresent() ? fused.get().session() : reference;
+            this.fusedLayerNorms = fused.map(FusedModel::fused).orElse(0);
+            if (fused.isPresent()) {
+                reference.close();
+                FusedModel.remember(fused.get());
+            }
+        } catch (OrtException | IOException | RuntimeException e) {
+            tokenizer.close();
+            if (reference != null) {
+                reference.close();
+            }
             throw e;
         }
-        this.modelId = files.id(settings);
+    }
+
+    /** The model with its residual adds and layer normalisations fused; unchanged when it cannot be read. */
+    private static SkipLayerNormFusion.Result fusion(byte[] optimizedModel, String name) {
+        try {
+            return SkipLayerNormFusion.fuse(optimizedModel);
+        } catch (IOException e) {
+            LOG.warn("embedding model {}: cannot read ONNX Runtime's optimised model ({}); serving it unfused",
+                    name, e.toString());
+            return new SkipLayerNormFusion.Result(optimizedModel, 0);
+        }
+    }
+
+    /**
+     * The model with {@link SkipLayerNormFusion}'s rewrite and a session of it, when ONNX Runtime takes it and it
+     * embeds {@link #FUSION_PROBES} as the reference does; empty otherwise (the reference serves).
+     */
+    private Optional<FusedModel> fuse(OrtSession reference, byte[] optimizedModel, String name) throws OrtException {
+        SkipLayerNormFusion.Result fusion = fusion(optimizedModel, name);
+        if (fusion.fused() == 0) {
+            return Optional.empty();
+        }
+        float[][] expected = embed(reference, FUSION_PROBES);
+        OrtSession fused;
+        try (OrtSession.SessionOptions options = options(OrtSession.SessionOptions.OptLevel.ALL_OPT)) {
+            fused = environment.createSession(fusion.model(), options);
+        } catch (OrtException e) {
+            LOG.warn("embedding model {}: ONNX Runtime refused the fused layer normalisations ({}); serving it unfused",
+                    name, e.getMessage());
+            return Optional.empty();
+        }
+        float[][] actual;
+        try {
+            actual = embed(fused, FUSION_PROBES);
+        } catch (OrtException | RuntimeException e) {
+            fused.close();
+            LOG.warn("embedding model {}: the fused layer normalisations failed on a probe ({}); serving it unfused",
+                    name, e.toString());
+            return Optional.empty();
+        }
+        double agreement = 1;
+        for (int i = 0; i < expected.length; i++) {
+            agreement = Math.min(agreement, cosine(expected[i], actual[i]));
+        }
+        if (!(agreement >= FUSION_MIN_COSINE)) {
+            fused.close();
+            LOG.warn("embedding model {}: fused layer normalisations gave vectors at cosine {} of the unfused ones"
+                    + " (at least {} wanted); serving it unfused", name, agreement, FUSION_MIN_COSINE);
+            return Optional.empty();
+        }
+        LOG.info("embedding model {}: {} layer normalisations fused with their residual adds (probe vectors at cosine"
+                + " {} or more of the unfused ones)", name, fusion.fused(), String.format(Locale.ROOT, "%.5f", agreement));
+        return Optional.of(new FusedModel(modelId, fusion.model(), fusion.fused(), fused));
+    }
+
+    private OrtSession.SessionOptions options(OrtSession.SessionOptions.OptLevel level) throws OrtException {
+        OrtSession.SessionOptions options = new OrtSession.SessionOptions();
+        try {
+            options.setIntraOpNumThreads(settings.effectiveIntraOpThreads());
+            options.setInterOpNumThreads(settings.interOpThreads());
+            options.setExecutionMode(OrtSession.SessionOptions.ExecutionMode.SEQUENTIAL);
+            options.setOptimizationLevel(level);
+            // Spinning intra-op threads keep cores busy between calls, taking them from the event loops that
+            // share this process; on a contended 2-core machine intra_op 2 fell to a tenth of intra_op 1.
+            options.addConfigEntry("session.intra_op.allow_spinning", "0");
+            return options;
+        } catch (OrtException | RuntimeException e) {
+            options.close();
+            throw e;
+        }
     }
 
     /**
@@ -104,12 +221,21 @@ public final class OnnxEmbedder implements EmbedderModel {
         return open(settings, OnnxModelFiles.resources(name));
     }
 
+    /** The bundled model of the settings as ONNX Runtime optimises it, without {@link SkipLayerNormFusion}: to compare. */
+    static OnnxEmbedder openUnfused(EmbedderSettings settings) {
+        return open(settings, OnnxModelFiles.load(settings), false);
+    }
+
     private static OnnxEmbedder open(EmbedderSettings settings, OnnxModelFiles files) {
+        return open(settings, files, true);
+    }
+
+    private static OnnxEmbedder open(EmbedderSettings settings, OnnxModelFiles files, boolean fuseLayerNorms) {
         NativeLibraries.prepare();
         AtomicReference<Object> result = new AtomicReference<>();
         Thread loader = new Thread(null, () -> {
             try {
-                result.set(new OnnxEmbedder(settings, files));
+                result.set(new OnnxEmbedder(settings, files, fuseLayerNorms));
             } catch (OrtException | IOException | RuntimeException e) {
                 result.set(e);
             }
@@ -135,6 +261,10 @@ public final class OnnxEmbedder implements EmbedderModel {
     /** Embeds one batch, blocking the calling thread for the model call. */
     @Override
     public float[][] embed(List<String> texts) throws OrtException {
+        return embed(session, texts);
+    }
+
+    private float[][] embed(OrtSession model, List<String> texts) throws OrtException {
         if (texts.isEmpty()) {
             return new float[0][];
         }
@@ -158,7 +288,7 @@ public final class OnnxEmbedder implements EmbedderModel {
             if (inputs.contains(TOKEN_TYPE_IDS)) {
                 feed.put(TOKEN_TYPE_IDS, OnnxTensor.createTensor(environment, LongBuffer.wrap(types), shape));
             }
-            try (OrtSession.Result result = session.run(feed, Set.of(output))) {
+            try (OrtSession.Result result = model.run(feed, Set.of(output))) {
                 OnnxTensor hidden = (OnnxTensor) result.get(0);
                 long[] outShape = hidden.getInfo().getShape();
                 int width = (int) outShape[outShape.length - 1];
@@ -182,6 +312,11 @@ public final class OnnxEmbedder implements EmbedderModel {
     @Override
     public String modelId() {
         return modelId;
+    }
+
+    /** How many layer normalisations this model runs fused with their residual adds (0: as ONNX Runtime made it). */
+    int fusedLayerNorms() {
+        return fusedLayerNorms;
     }
 
     EmbedderSettings settings() {
@@ -219,7 +354,36 @@ public final class OnnxEmbedder implements EmbedderModel {
         return pooled;
     }
 
-    private int probeDimension() throws OrtException {
-        return embed(List.of("dimension"))[0].length;
+    /**
+     * A model fused and checked in this JVM (with the session that checked it, which its first embedder serves), kept
+     * softly (the last one only) so that opening it again (a test's next gateway, a reload) builds one session
+     * instead of two and skips the check: same bytes, same runtime.
+     */
+    private record FusedModel(String modelId, byte[] model, int fused, OrtSession session) {
+
+        private static final AtomicReference<SoftReference<FusedModel>> LAST =
+                new AtomicReference<>(new SoftReference<>(null));
+
+        static Optional<FusedModel> known(String modelId) {
+            FusedModel last = LAST.get().get();
+            return last != null && last.modelId.equals(modelId) ? Optional.of(last) : Optional.empty();
+        }
+
+        /** Keeps the model's bytes, not the session, which belongs to the embedder that opened it. */
+        static void remember(FusedModel model) {
+            LAST.set(new SoftReference<>(new FusedModel(model.modelId, model.model, model.fused, null)));
+        }
+    }
+
+    private static double cosine(float[] a, float[] b) {
+        double dot = 0;
+        double aa = 0;
+        double bb = 0;
+        for (int i = 0; i < a.length; i++) {
+            dot += a[i] * b[i];
+            aa += a[i] * a[i];
+            bb += b[i] * b[i];
+        }
+        return dot / Math.sqrt(aa * bb);
     }
 }

@@ -31,6 +31,13 @@ class OnnxEmbedderFp32Test {
     }
 
     @Test
+    void open_fp32_runsEveryLayerNormFusedWithItsResidualAdd() {
+        // That the rewrite computes the same values: SkipLayerNormFusionTest; against the unfused int8 model:
+        // OnnxEmbedderFusionTest. A second fp32 model only to compare would cost this build some 8 s.
+        assertThat(model.fusedLayerNorms()).isEqualTo(25);
+    }
+
+    @Test
     void modelId_fp32_differsFromInt8() {
         String int8 = OnnxModelFiles.load(EmbedderSettings.defaults()).id(EmbedderSettings.defaults());
 
