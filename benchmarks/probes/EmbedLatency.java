@@ -23,7 +23,7 @@ import java.util.*;
  * </pre>
  */
 public class EmbedLatency {
-    /** {@code fused}: the model as the gateway serves it, ONNX Runtime's optimised graph with SkipLayerNormFusion. */
+    /** {@code fused}: the model as the gateway serves it, with SkipLayerNormFusion's rewrite. */
     record Variant(String name, String model, OrtSession.SessionOptions.OptLevel level, boolean spin,
                    OrtSession.SessionOptions.ExecutionMode mode, Map<String, String> config, boolean fused) {
         Variant(String name, String model, OrtSession.SessionOptions.OptLevel level, boolean spin,
@@ -36,23 +36,14 @@ public class EmbedLatency {
         }
     }
 
-    /** ONNX Runtime's optimised model (EXTENDED, for any CPU) with its residual adds and layer norms fused, as OnnxEmbedder builds it. */
-    static byte[] fused(OrtEnvironment env, String model) throws Exception {
-        java.nio.file.Path file = java.nio.file.Files.createTempFile("probe-", ".onnx");
-        try (OrtSession.SessionOptions o = new OrtSession.SessionOptions()) {
-            o.setOptimizationLevel(OrtSession.SessionOptions.OptLevel.EXTENDED_OPT);
-            o.setOptimizedModelFilePath(file.toString());
-            env.createSession(resource(model + ".onnx"), o).close();
-            byte[] optimized = java.nio.file.Files.readAllBytes(file);
-            var fuse = Class.forName("io.cachegate.cache.semantic.SkipLayerNormFusion").getDeclaredMethod("fuse", byte[].class);
-            fuse.setAccessible(true);
-            Object result = fuse.invoke(null, (Object) optimized);
-            var bytes = result.getClass().getDeclaredMethod("model");
-            bytes.setAccessible(true);
-            return (byte[]) bytes.invoke(result);
-        } finally {
-            java.nio.file.Files.deleteIfExists(file);
-        }
+    /** The model with its residual adds and layer normalisations fused, as OnnxEmbedder serves it (SkipLayerNormFusion). */
+    static byte[] fused(String model) throws Exception {
+        var fuse = Class.forName("io.cachegate.cache.semantic.SkipLayerNormFusion").getDeclaredMethod("fuse", byte[].class);
+        fuse.setAccessible(true);
+        Object result = fuse.invoke(null, (Object) resource(model + ".onnx"));
+        var bytes = result.getClass().getDeclaredMethod("model");
+        bytes.setAccessible(true);
+        return (byte[]) bytes.invoke(result);
     }
 
     public static void main(String[] args) throws Exception {
@@ -129,7 +120,7 @@ public class EmbedLatency {
                 o.addConfigEntry(e.getKey(), e.getValue());
             }
             long load = System.nanoTime();
-            sessions.add(env.createSession(v.fused() ? fused(env, v.model()) : resource(v.model() + ".onnx"), o));
+            sessions.add(env.createSession(v.fused() ? fused(v.model()) : resource(v.model() + ".onnx"), o));
             System.out.printf("%-36s session created in %.0f ms%n", v.name(), (System.nanoTime() - load) / 1e6);
         }
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();

@@ -78,25 +78,8 @@ public final class OnnxEmbedder implements EmbedderModel {
         this.modelId = files.id(settings);
         Optional<FusedModel> known = fuseLayerNorms ? FusedModel.known(modelId) : Optional.empty();
         OrtSession reference = null; // the session serving when the model is known, else the unfused one to check against
-        byte[] optimizedModel = null;
-        try {
-            if (known.isPresent()) {
-                try (OrtSession.SessionOptions options = options(OrtSession.SessionOptions.OptLevel.ALL_OPT)) {
-                    reference = environment.createSession(known.get().model(), options);
-                }
-            } else {
-                // ONNX Runtime optimises the model as exported for any CPU (its layer normalisations fused from the
-                // exported ReduceMean, Sub, Pow ... nodes) and hands the result back only through a file; that
-                // session is the reference the fused one must agree with.
-                Path optimized = Files.createTempFile("cachegate-embedder-", ".onnx");
-                try (OrtSession.SessionOptions options = options(OrtSession.SessionOptions.OptLevel.EXTENDED_OPT)) {
-                    options.setOptimizedModelFilePath(optimized.toString());
-                    reference = environment.createSession(files.model(), options);
-                    optimizedModel = Files.readAllBytes(optimized);
-                } finally {
-                    Files.deleteIfExists(optimized);
-                }
-            }
+        try (OrtSession.SessionOptions options = options()) {
+            reference = environment.createSession(known.map(FusedModel::model).orElse(files.model()), options);
             this.inputs = reference.getInputNames();
             if (!inputs.contains(INPUT_IDS) || !inputs.contains(ATTENTION_MASK)
                     || !Set.of(INPUT_IDS, ATTENTION_MASK, TOKEN_TYPE_IDS).containsAll(inputs)) {
@@ -113,7 +96,7 @@ public final class OnnxEmbedder implements EmbedderModel {
                 this.fusedLayerNorms = known.get().fused();
                 return;
             }
-            Optional<FusedModel> fused = fuseLayerNorms ? fuse(reference, optimizedModel, files.name())
+            Optional<FusedModel> fused = fuseLayerNorms ? fuse(reference, files.model(), files.name())
                     : Optional.empty();
             this.session = fused.isPresent() ? fused.get().session() : reference;
             this.fusedLayerNorms = fused.map(FusedModel::fused).orElse(0);
@@ -121,7 +104,7 @@ public final class OnnxEmbedder implements EmbedderModel {
                 reference.close();
                 FusedModel.remember(fused.get());
             }
-        } catch (OrtException | IOException | RuntimeException e) {
+        } catch (OrtException | RuntimeException e) {
             tokenizer.close();
             if (reference != null) {
                 reference.close();
@@ -131,13 +114,12 @@ public final class OnnxEmbedder implements EmbedderModel {
     }
 
     /** The model with its residual adds and layer normalisations fused; unchanged when it cannot be read. */
-    private static SkipLayerNormFusion.Result fusion(byte[] optimizedModel, String name) {
+    private static SkipLayerNormFusion.Result fusion(byte[] model, String name) {
         try {
-            return SkipLayerNormFusion.fuse(optimizedModel);
+            return SkipLayerNormFusion.fuse(model);
         } catch (IOException e) {
-            LOG.warn("embedding model {}: cannot read ONNX Runtime's optimised model ({}); serving it unfused",
-                    name, e.toString());
-            return new SkipLayerNormFusion.Result(optimizedModel, 0);
+            LOG.warn("embedding model {}: cannot read it as an ONNX model ({}); serving it unfused", name, e.toString());
+            return new SkipLayerNormFusion.Result(model, 0);
         }
     }
 
@@ -145,14 +127,14 @@ public final class OnnxEmbedder implements EmbedderModel {
      * The model with {@link SkipLayerNormFusion}'s rewrite and a session of it, when ONNX Runtime takes it and it
      * embeds {@link #FUSION_PROBES} as the reference does; empty otherwise (the reference serves).
      */
-    private Optional<FusedModel> fuse(OrtSession reference, byte[] optimizedModel, String name) throws OrtException {
-        SkipLayerNormFusion.Result fusion = fusion(optimizedModel, name);
+    private Optional<FusedModel> fuse(OrtSession reference, byte[] model, String name) throws OrtException {
+        SkipLayerNormFusion.Result fusion = fusion(model, name);
         if (fusion.fused() == 0) {
             return Optional.empty();
         }
         float[][] expected = embed(reference, FUSION_PROBES);
         OrtSession fused;
-        try (OrtSession.SessionOptions options = options(OrtSession.SessionOptions.OptLevel.ALL_OPT)) {
+        try (OrtSession.SessionOptions options = options()) {
             fused = environment.createSession(fusion.model(), options);
         } catch (OrtException e) {
             LOG.warn("embedding model {}: ONNX Runtime refused the fused layer normalisations ({}); serving it unfused",
@@ -183,13 +165,13 @@ public final class OnnxEmbedder implements EmbedderModel {
         return Optional.of(new FusedModel(modelId, fusion.model(), fusion.fused(), fused));
     }
 
-    private OrtSession.SessionOptions options(OrtSession.SessionOptions.OptLevel level) throws OrtException {
+    private OrtSession.SessionOptions options() throws OrtException {
         OrtSession.SessionOptions options = new OrtSession.SessionOptions();
         try {
             options.setIntraOpNumThreads(settings.effectiveIntraOpThreads());
             options.setInterOpNumThreads(settings.interOpThreads());
             options.setExecutionMode(OrtSession.SessionOptions.ExecutionMode.SEQUENTIAL);
-            options.setOptimizationLevel(level);
+            options.setOptimizationLevel(OrtSession.SessionOptions.OptLevel.ALL_OPT);
             // Spinning intra-op threads keep cores busy between calls, taking them from the event loops that
             // share this process; on a contended 2-core machine intra_op 2 fell to a tenth of intra_op 1.
             options.addConfigEntry("session.intra_op.allow_spinning", "0");

@@ -106,12 +106,75 @@ class SkipLayerNormFusionTest {
     }
 
     @Test
+    void fuse_pyTorchsNineNodeLayerNorm_oneFusedNodeWithTheSameOutput() throws Exception {
+        // As torch.onnx writes nn.LayerNorm before opset 17, and as the bundled models hold it: with its constants.
+        byte[] model = model(nineNodeLayerNorm("y"), List.of("y"));
+
+        SkipLayerNormFusion.Result result = SkipLayerNormFusion.fuse(model);
+
+        assertThat(result.fused()).isEqualTo(1);
+        assertThat(opTypes(result.model())).as("the add, the nine nodes and their two constants: one node")
+                .containsExactly("SkipLayerNormalization");
+        float[] expected = run(model, "y");
+        float[] actual = run(result.model(), "y");
+        for (int i = 0; i < expected.length; i++) {
+            assertThat(actual[i]).as("value %d", i).isCloseTo(expected[i], within(1e-5f));
+        }
+    }
+
+    @Test
+    void fuse_nineNodeFormWhoseMeanIsAlsoAnOutput_leftAsItWas() throws Exception {
+        byte[] model = model(nineNodeLayerNorm("y"), List.of("y", "mean"));
+
+        assertThat(SkipLayerNormFusion.fuse(model).fused()).isZero();
+    }
+
+    @Test
+    void fuse_nineNodeFormSquaringByThree_leftAsItWas() throws Exception {
+        List<UnknownFieldSet> nodes = new ArrayList<>(nineNodeLayerNorm("y"));
+        nodes.set(0, constant("two", 3f));
+
+        assertThat(SkipLayerNormFusion.fuse(model(nodes, List.of("y"))).fused()).isZero();
+    }
+
+    @Test
     void fuse_notAProtobuf_refused() {
         assertThatThrownBy(() -> SkipLayerNormFusion.fuse(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff}))
                 .isInstanceOf(InvalidProtocolBufferException.class);
     }
 
     // --- a minimal ONNX model, field by field (onnx.proto's numbers) ---
+
+    /** Add(x, s), then mean, x − mean, ², mean, + ε, √, ÷, × γ, + β, as torch.onnx exports nn.LayerNorm at opset 11. */
+    private static List<UnknownFieldSet> nineNodeLayerNorm(String output) {
+        return List.of(
+                constant("two", 2f),
+                constant("eps", 1e-12f),
+                node("Add", List.of("x", "s"), "sum", List.of()),
+                node("ReduceMean", List.of("sum"), "mean", List.of(intsAttribute("axes", -1))),
+                node("Sub", List.of("sum", "mean"), "centred", List.of()),
+                node("Pow", List.of("centred", "two"), "squared", List.of()),
+                node("ReduceMean", List.of("squared"), "variance", List.of(intsAttribute("axes", -1))),
+                node("Add", List.of("variance", "eps"), "varianceEps", List.of()),
+                node("Sqrt", List.of("varianceEps"), "std", List.of()),
+                node("Div", List.of("centred", "std"), "normed", List.of()),
+                node("Mul", List.of("normed", "gamma"), "scaled", List.of()),
+                node("Add", List.of("scaled", "beta"), output, List.of()));
+    }
+
+    private static UnknownFieldSet constant(String output, float value) {
+        UnknownFieldSet scalar = UnknownFieldSet.newBuilder().addField(2, varint(1))
+                .addField(9, bytes(List.of(ByteString.copyFrom(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN)
+                        .putFloat(value).array())))).build();
+        UnknownFieldSet attribute = UnknownFieldSet.newBuilder().addField(1, strings(List.of("value")))
+                .addField(5, bytes(List.of(scalar.toByteString()))).addField(20, varint(4)).build();
+        return node("Constant", List.of(), output, List.of(attribute));
+    }
+
+    private static UnknownFieldSet intsAttribute(String name, long value) {
+        return UnknownFieldSet.newBuilder().addField(1, strings(List.of(name))).addField(8, varint(value))
+                .addField(20, varint(7)).build();
+    }
 
     private static byte[] model(List<UnknownFieldSet> nodes, List<String> outputs) {
         UnknownFieldSet.Builder graph = UnknownFieldSet.newBuilder()
