@@ -164,9 +164,12 @@ class FleetEvidenceIT {
     }
 
     private static void askAndIndex(Gateway gw, String system, String question) throws Exception {
-        int points = qdrant.pointCount(COLLECTION);
+        double written = CacheCalls.metric(gw, "cachegate_semantic_writes_total", "outcome=\"written\"");
         assertThat(xCache(ask(gw, system, question))).isEqualTo("MISS");
-        assertThat(Poll.until(Duration.ofSeconds(10), () -> qdrant.pointCount(COLLECTION) > points))
+        // This gateway's own write, not the collection's count: another gateway's write-back still in flight (the
+        // peer's miss before the second scope) raised that too, and the paraphrase then came before the entry.
+        assertThat(Poll.untilChecked(Duration.ofSeconds(10),
+                () -> CacheCalls.metric(gw, "cachegate_semantic_writes_total", "outcome=\"written\"") > written))
                 .as("filed in the shared collection").isTrue();
     }
 

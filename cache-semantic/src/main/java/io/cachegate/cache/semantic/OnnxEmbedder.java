@@ -16,8 +16,6 @@ import java.io.UncheckedIOException;
 import java.lang.ref.SoftReference;
 import java.nio.FloatBuffer;
 import java.nio.LongBuffer;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -203,7 +201,7 @@ public final class OnnxEmbedder implements EmbedderModel {
         return open(settings, OnnxModelFiles.resources(name));
     }
 
-    /** The bundled model of the settings as ONNX Runtime optimises it, without {@link SkipLayerNormFusion}: to compare. */
+    /** The bundled model of the settings as shipped, without {@link SkipLayerNormFusion}'s rewrite: to compare. */
     static OnnxEmbedder openUnfused(EmbedderSettings settings) {
         return open(settings, OnnxModelFiles.load(settings), false);
     }
@@ -296,7 +294,7 @@ public final class OnnxEmbedder implements EmbedderModel {
         return modelId;
     }
 
-    /** How many layer normalisations this model runs fused with their residual adds (0: as ONNX Runtime made it). */
+    /** How many layer normalisations this model runs fused with their residual adds (0: as shipped). */
     int fusedLayerNorms() {
         return fusedLayerNorms;
     }
