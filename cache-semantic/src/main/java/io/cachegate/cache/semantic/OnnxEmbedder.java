@@ -150,7 +150,7 @@ public final class OnnxEmbedder implements EmbedderModel {
         }
         double agreement = 1;
         for (int i = 0; i < expected.length; i++) {
-            agreement = Math.min(agreement, cosine(expected[i], actual[i]));
+            agreement = Math.min(agreement, Vectors.cosine(expected[i], actual[i]));
         }
         if (!(agreement >= FUSION_MIN_COSINE)) {
             fused.close();
@@ -353,17 +353,5 @@ public final class OnnxEmbedder implements EmbedderModel {
         static void remember(FusedModel model) {
             LAST.set(new SoftReference<>(new FusedModel(model.modelId, model.model, model.fused, null)));
         }
-    }
-
-    private static double cosine(float[] a, float[] b) {
-        double dot = 0;
-        double aa = 0;
-        double bb = 0;
-        for (int i = 0; i < a.length; i++) {
-            dot += a[i] * b[i];
-            aa += a[i] * a[i];
-            bb += b[i] * b[i];
-        }
-        return dot / Math.sqrt(aa * bb);
     }
 }

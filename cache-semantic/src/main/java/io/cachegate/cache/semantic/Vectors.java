@@ -1,12 +1,28 @@
 package io.cachegate.cache.semantic;
 
-/** Checks on vectors handed to an index: the right dimension and unit length (the indexes score by dot product). */
-final class Vectors {
+/**
+ * Embedding vectors' arithmetic and checks: their cosine, and the checks on vectors handed to an index (the right
+ * dimension and unit length: the indexes score by dot product).
+ */
+public final class Vectors {
 
     // int8 ONNX models normalise in float32: allow a little drift, but not an unnormalised vector.
     private static final double NORM_TOLERANCE = 1e-3;
 
     private Vectors() {
+    }
+
+    /** The cosine of two vectors of one dimension; 0 when either is all zeros. */
+    public static double cosine(float[] a, float[] b) {
+        double dot = 0;
+        double na = 0;
+        double nb = 0;
+        for (int i = 0; i < a.length; i++) {
+            dot += a[i] * b[i];
+            na += a[i] * a[i];
+            nb += b[i] * b[i];
+        }
+        return na == 0 || nb == 0 ? 0 : dot / Math.sqrt(na * nb);
     }
 
     static void check(float[] vector, int dimension) {

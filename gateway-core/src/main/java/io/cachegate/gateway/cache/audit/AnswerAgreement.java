@@ -2,6 +2,7 @@ package io.cachegate.gateway.cache.audit;
 
 import io.cachegate.cache.semantic.AnswerGroups;
 import io.cachegate.cache.semantic.Embedder;
+import io.cachegate.cache.semantic.Vectors;
 import io.cachegate.gateway.cache.AnswerText;
 import java.util.List;
 import java.util.Optional;
@@ -55,20 +56,8 @@ final class AnswerAgreement {
             return CompletableFuture.completedFuture(Optional.of(false));
         }
         return served.vector().thenCombine(fresh.vector(),
-                        (a, b) -> Optional.of(cosine(a, b) >= minSimilarity))
+                        (a, b) -> Optional.of(Vectors.cosine(a, b) >= minSimilarity))
                 .exceptionally(error -> Optional.empty());
-    }
-
-    static double cosine(float[] a, float[] b) {
-        double dot = 0;
-        double na = 0;
-        double nb = 0;
-        for (int i = 0; i < a.length; i++) {
-            dot += a[i] * b[i];
-            na += a[i] * a[i];
-            nb += b[i] * b[i];
-        }
-        return na == 0 || nb == 0 ? 0 : dot / Math.sqrt(na * nb);
     }
 
     private CompletableFuture<float[]> embed(String text) {
