@@ -20,6 +20,7 @@ import java.util.regex.Pattern;
  *
  * <pre>
  * java -cp cli/target/cachegate.jar benchmarks/probes/EmbedOpProfile.java bge-small-en-v1.5-q 200 /tmp/optimized.onnx
+ * java -cp cli/target/cachegate.jar benchmarks/probes/EmbedOpProfile.java bge-small-en-v1.5-q+fused 200   # as served
  * </pre>
  */
 public class EmbedOpProfile {
@@ -37,6 +38,25 @@ public class EmbedOpProfile {
         }
     }
 
+    /**
+     * The model's bytes: a bundled model by name, {@code NAME+fused} as OnnxEmbedder serves it (SkipLayerNormFusion's
+     * rewrite), or {@code NAME:/path/model.onnx} a rewritten graph of that model from a file (NAME's tokenizer).
+     */
+    static byte[] modelBytes(String model) throws Exception {
+        if (model.contains(":")) {
+            return Files.readAllBytes(Path.of(model.substring(model.indexOf(':') + 1)));
+        }
+        if (!model.endsWith("+fused")) {
+            return resource(model + ".onnx");
+        }
+        var fuse = Class.forName("io.cachegate.cache.semantic.SkipLayerNormFusion").getDeclaredMethod("fuse", byte[].class);
+        fuse.setAccessible(true);
+        Object result = fuse.invoke(null, (Object) resource(model.replace("+fused", "") + ".onnx"));
+        var bytes = result.getClass().getDeclaredMethod("model");
+        bytes.setAccessible(true);
+        return (byte[]) bytes.invoke(result);
+    }
+
     static void run(String[] args) throws Exception {
         String model = args[0];
         int calls = Integer.parseInt(args[1]);
@@ -44,7 +64,7 @@ public class EmbedOpProfile {
         OrtEnvironment env = OrtEnvironment.getEnvironment();
         String prompt = "How do I reset the password of my online banking account if I no longer have access to my old mobile phone number";
         HuggingFaceTokenizer tokenizer = HuggingFaceTokenizer.newInstance(
-                new ByteArrayInputStream(resource(model + "-tokenizer.json")), Map.of("truncation", "true", "maxLength", "512", "padding", "true"));
+                new ByteArrayInputStream(resource(model.replaceFirst("[+:].*", "") + "-tokenizer.json")), Map.of("truncation", "true", "maxLength", "512", "padding", "true"));
         Encoding enc = tokenizer.batchEncode(List.of(prompt))[0];
         long[] ids = enc.getIds(), mask = enc.getAttentionMask(), types = enc.getTypeIds();
         long[] shape = {1, ids.length};
@@ -59,7 +79,7 @@ public class EmbedOpProfile {
             o.setOptimizedModelFilePath(args[2]);
         }
         o.enableProfiling(profile.toString());
-        OrtSession s = env.createSession(resource(model + ".onnx"), o);
+        OrtSession s = env.createSession(modelBytes(model), o);
         for (int i = 0; i < calls; i++) {
             Map<String, OnnxTensor> feed = new HashMap<>();
             feed.put("input_ids", OnnxTensor.createTensor(env, LongBuffer.wrap(ids), shape));

@@ -50,7 +50,23 @@ public final class OnnxEmbedder implements EmbedderModel {
      * unrelated vectors.
      */
     static final double FUSION_MIN_COSINE = 0.99;
+    /**
+     * Timed pairs of calls, fused and unfused, before the fused model is kept (some 0.15 s at open): it pays on ONNX
+     * Runtime 1.29, whose {@code LayerNormalization} kernel is 5× slower than its {@code SkipLayerNormalization},
+     * and costs on 1.30, where it is the other way round (docs/caches.md).
+     */
+    static final int FUSION_TIMED_PAIRS = 15;
     private static final Logger LOG = LoggerFactory.getLogger(OnnxEmbedder.class);
+
+    /** Whether the residual adds and layer normalisations run fused ({@link SkipLayerNormFusion}). */
+    enum Fusion {
+        /** The model as shipped. */
+        NONE,
+        /** Fused when ONNX Runtime takes the rewrite and it embeds the probes as the model as shipped does. */
+        CHECKED,
+        /** As {@link #CHECKED}, and only when it embeds faster on this runtime and machine: what the gateway serves. */
+        WHEN_FASTER
+    }
 
     private final EmbedderSettings settings;
     private final OrtEnvironment environment;
@@ -63,7 +79,7 @@ public final class OnnxEmbedder implements EmbedderModel {
     private final String modelId;
     private final int fusedLayerNorms;
 
-    private OnnxEmbedder(EmbedderSettings settings, OnnxModelFiles files, boolean fuseLayerNorms)
+    private OnnxEmbedder(EmbedderSettings settings, OnnxModelFiles files, Fusion fusion)
             throws OrtException, IOException {
         this.settings = settings;
         this.environment = OrtEnvironment.getEnvironment();
@@ -74,10 +90,10 @@ public final class OnnxEmbedder implements EmbedderModel {
         // The same id fused or not: the same weights and arithmetic, whose float rounding moves the int8 model's
         // vectors less than batching does (docs/caches.md); a new id would rebuild every index and its evidence.
         this.modelId = files.id(settings);
-        Optional<FusedModel> known = fuseLayerNorms ? FusedModel.known(modelId) : Optional.empty();
-        OrtSession reference = null; // the session serving when the model is known, else the unfused one to check against
+        Optional<ServedModel> known = ServedModel.known(modelId, fusion);
+        OrtSession reference = null; // the session serving when the choice is known, else the shipped one to check against
         try (OrtSession.SessionOptions options = options()) {
-            reference = environment.createSession(known.map(FusedModel::model).orElse(files.model()), options);
+            reference = environment.createSession(known.map(ServedModel::model).orElse(files.model()), options);
             this.inputs = reference.getInputNames();
             if (!inputs.contains(INPUT_IDS) || !inputs.contains(ATTENTION_MASK)
                     || !Set.of(INPUT_IDS, ATTENTION_MASK, TOKEN_TYPE_IDS).containsAll(inputs)) {
@@ -89,19 +105,18 @@ public final class OnnxEmbedder implements EmbedderModel {
             this.pooledOutput = out.getValue().length == 2;
             long lastDimension = out.getValue()[out.getValue().length - 1];
             this.dimension = lastDimension > 0 ? (int) lastDimension : embed(reference, List.of("dimension"))[0].length;
-            if (known.isPresent()) {
+            if (known.isPresent() || fusion == Fusion.NONE) {
                 this.session = reference;
-                this.fusedLayerNorms = known.get().fused();
+                this.fusedLayerNorms = known.map(ServedModel::fused).orElse(0);
                 return;
             }
-            Optional<FusedModel> fused = fuseLayerNorms ? fuse(reference, files.model(), files.name())
-                    : Optional.empty();
-            this.session = fused.isPresent() ? fused.get().session() : reference;
-            this.fusedLayerNorms = fused.map(FusedModel::fused).orElse(0);
-            if (fused.isPresent()) {
+            ServedModel served = fuse(reference, files, fusion);
+            this.session = served.session();
+            this.fusedLayerNorms = served.fused();
+            if (served.session() != reference) {
                 reference.close();
-                FusedModel.remember(fused.get());
             }
+            ServedModel.remember(served, fusion);
         } catch (OrtException | RuntimeException e) {
             tokenizer.close();
             if (reference != null) {
@@ -122,13 +137,16 @@ public final class OnnxEmbedder implements EmbedderModel {
     }
 
     /**
-     * The model with {@link SkipLayerNormFusion}'s rewrite and a session of it, when ONNX Runtime takes it and it
-     * embeds {@link #FUSION_PROBES} as the reference does; empty otherwise (the reference serves).
+     * The model with {@link SkipLayerNormFusion}'s rewrite and a session of it, when ONNX Runtime takes it, it embeds
+     * {@link #FUSION_PROBES} as the reference does and (under {@link Fusion#WHEN_FASTER}) it embeds faster; else the
+     * model as shipped with the reference session.
      */
-    private Optional<FusedModel> fuse(OrtSession reference, byte[] model, String name) throws OrtException {
-        SkipLayerNormFusion.Result fusion = fusion(model, name);
+    private ServedModel fuse(OrtSession reference, OnnxModelFiles files, Fusion mode) throws OrtException {
+        String name = files.name();
+        ServedModel asShipped = new ServedModel(modelId, files.model(), 0, reference);
+        SkipLayerNormFusion.Result fusion = fusion(files.model(), name);
         if (fusion.fused() == 0) {
-            return Optional.empty();
+            return asShipped;
         }
         float[][] expected = embed(reference, FUSION_PROBES);
         OrtSession fused;
@@ -137,7 +155,7 @@ public final class OnnxEmbedder implements EmbedderModel {
         } catch (OrtException e) {
             LOG.warn("embedding model {}: ONNX Runtime refused the fused layer normalisations ({}); serving it unfused",
                     name, e.getMessage());
-            return Optional.empty();
+            return asShipped;
         }
         float[][] actual;
         try {
@@ -146,7 +164,7 @@ public final class OnnxEmbedder implements EmbedderModel {
             fused.close();
             LOG.warn("embedding model {}: the fused layer normalisations failed on a probe ({}); serving it unfused",
                     name, e.toString());
-            return Optional.empty();
+            return asShipped;
         }
         double agreement = 1;
         for (int i = 0; i < expected.length; i++) {
@@ -156,11 +174,34 @@ public final class OnnxEmbedder implements EmbedderModel {
             fused.close();
             LOG.warn("embedding model {}: fused layer normalisations gave vectors at cosine {} of the unfused ones"
                     + " (at least {} wanted); serving it unfused", name, agreement, FUSION_MIN_COSINE);
-            return Optional.empty();
+            return asShipped;
+        }
+        String timing = "";
+        if (mode == Fusion.WHEN_FASTER) {
+            List<String> probe = List.of(FUSION_PROBES.get(1));
+            CallRace.Outcome race;
+            try {
+                race = CallRace.race(() -> embed(fused, probe), () -> embed(reference, probe), FUSION_TIMED_PAIRS);
+            } catch (Exception e) {
+                fused.close();
+                LOG.warn("embedding model {}: the fused layer normalisations failed on a probe ({}); serving it"
+                        + " unfused", name, e.toString());
+                return asShipped;
+            }
+            timing = String.format(Locale.ROOT, "a call %.2f ms against %.2f ms unfused, median ratio %.3f",
+                    race.firstNanos() / 1e6, race.secondNanos() / 1e6, race.ratio());
+            if (!race.firstFaster()) {
+                fused.close();
+                LOG.info("embedding model {}: fused layer normalisations run no faster on this ONNX Runtime ({});"
+                        + " serving it unfused", name, timing);
+                return asShipped;
+            }
+            timing = "; " + timing;
         }
         LOG.info("embedding model {}: {} layer normalisations fused with their residual adds (probe vectors at cosine"
-                + " {} or more of the unfused ones)", name, fusion.fused(), String.format(Locale.ROOT, "%.5f", agreement));
-        return Optional.of(new FusedModel(modelId, fusion.model(), fusion.fused(), fused));
+                + " {} or more of the unfused ones{})", name, fusion.fused(),
+                String.format(Locale.ROOT, "%.5f", agreement), timing);
+        return new ServedModel(modelId, fusion.model(), fusion.fused(), fused);
     }
 
     private OrtSession.SessionOptions options() throws OrtException {
@@ -201,21 +242,21 @@ public final class OnnxEmbedder implements EmbedderModel {
         return open(settings, OnnxModelFiles.resources(name));
     }
 
-    /** The bundled model of the settings as shipped, without {@link SkipLayerNormFusion}'s rewrite: to compare. */
-    static OnnxEmbedder openUnfused(EmbedderSettings settings) {
-        return open(settings, OnnxModelFiles.load(settings), false);
+    /** The bundled model of the settings with the layer-normalisation fusion of {@code fusion}: to compare. */
+    static OnnxEmbedder open(EmbedderSettings settings, Fusion fusion) {
+        return open(settings, OnnxModelFiles.load(settings), fusion);
     }
 
     private static OnnxEmbedder open(EmbedderSettings settings, OnnxModelFiles files) {
-        return open(settings, files, true);
+        return open(settings, files, Fusion.WHEN_FASTER);
     }
 
-    private static OnnxEmbedder open(EmbedderSettings settings, OnnxModelFiles files, boolean fuseLayerNorms) {
+    private static OnnxEmbedder open(EmbedderSettings settings, OnnxModelFiles files, Fusion fusion) {
         NativeLibraries.prepare();
         AtomicReference<Object> result = new AtomicReference<>();
         Thread loader = new Thread(null, () -> {
             try {
-                result.set(new OnnxEmbedder(settings, files, fuseLayerNorms));
+                result.set(new OnnxEmbedder(settings, files, fusion));
             } catch (OrtException | IOException | RuntimeException e) {
                 result.set(e);
             }
@@ -335,23 +376,32 @@ public final class OnnxEmbedder implements EmbedderModel {
     }
 
     /**
-     * A model fused and checked in this JVM (with the session that checked it, which its first embedder serves), kept
-     * softly (the last one only) so that opening it again (a test's next gateway, a reload) builds one session
-     * instead of two and skips the check: same bytes, same runtime.
+     * Which form of a model this JVM serves, fused or as shipped, decided once a mode and kept softly (the last
+     * decision only) so that opening it again (a test's next gateway, a reload) builds one session instead of two and
+     * skips the checks: same bytes, same runtime.
+     *
+     * @param model   the bytes served: the fused rewrite, or the model as shipped
+     * @param fused   how many layer normalisations {@code model} runs fused (0: as shipped)
+     * @param session the session that decided, which the embedder that decided serves; none in what is kept
      */
-    private record FusedModel(String modelId, byte[] model, int fused, OrtSession session) {
+    private record ServedModel(String modelId, byte[] model, int fused, OrtSession session) {
 
-        private static final AtomicReference<SoftReference<FusedModel>> LAST =
+        private record Decision(ServedModel served, Fusion mode) {
+        }
+
+        private static final AtomicReference<SoftReference<Decision>> LAST =
                 new AtomicReference<>(new SoftReference<>(null));
 
-        static Optional<FusedModel> known(String modelId) {
-            FusedModel last = LAST.get().get();
-            return last != null && last.modelId.equals(modelId) ? Optional.of(last) : Optional.empty();
+        static Optional<ServedModel> known(String modelId, Fusion mode) {
+            Decision last = LAST.get().get();
+            return last != null && last.mode == mode && last.served.modelId.equals(modelId)
+                    ? Optional.of(last.served) : Optional.empty();
         }
 
         /** Keeps the model's bytes, not the session, which belongs to the embedder that opened it. */
-        static void remember(FusedModel model) {
-            LAST.set(new SoftReference<>(new FusedModel(model.modelId, model.model, model.fused, null)));
+        static void remember(ServedModel served, Fusion mode) {
+            LAST.set(new SoftReference<>(new Decision(
+                    new ServedModel(served.modelId, served.model, served.fused, null), mode)));
         }
     }
 }
