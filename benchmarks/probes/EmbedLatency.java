@@ -23,7 +23,7 @@ import java.util.*;
  * </pre>
  */
 public class EmbedLatency {
-    /** {@code fused}: the model as the gateway serves it, with SkipLayerNormFusion's rewrite. */
+    /** {@code fused}: with SkipLayerNormFusion's rewrite, as the gateway serves the model where that runs faster. */
     record Variant(String name, String model, OrtSession.SessionOptions.OptLevel level, boolean spin,
                    OrtSession.SessionOptions.ExecutionMode mode, Map<String, String> config, boolean fused) {
         Variant(String name, String model, OrtSession.SessionOptions.OptLevel level, boolean spin,

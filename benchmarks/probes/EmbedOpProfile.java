@@ -39,8 +39,9 @@ public class EmbedOpProfile {
     }
 
     /**
-     * The model's bytes: a bundled model by name, {@code NAME+fused} as OnnxEmbedder serves it (SkipLayerNormFusion's
-     * rewrite), or {@code NAME:/path/model.onnx} a rewritten graph of that model from a file (NAME's tokenizer).
+     * The model's bytes: a bundled model by name, {@code NAME+fused} with SkipLayerNormFusion's rewrite (as
+     * OnnxEmbedder serves it where that runs faster), or {@code NAME:/path/model.onnx} a rewritten graph of that model
+     * from a file (NAME's tokenizer).
      */
     static byte[] modelBytes(String model) throws Exception {
         if (model.contains(":")) {
