@@ -161,10 +161,7 @@ public final class OnnxEmbedder implements EmbedderModel {
         try {
             actual = embed(fused, FUSION_PROBES);
         } catch (OrtException | RuntimeException e) {
-            fused.close();
-            LOG.warn("embedding model {}: the fused layer normalisations failed on a probe ({}); serving it unfused",
-                    name, e.toString());
-            return asShipped;
+            return probeFailed(fused, name, e, asShipped);
         }
         double agreement = 1;
         for (int i = 0; i < expected.length; i++) {
@@ -183,25 +180,30 @@ public final class OnnxEmbedder implements EmbedderModel {
             try {
                 race = CallRace.race(() -> embed(fused, probe), () -> embed(reference, probe), FUSION_TIMED_PAIRS);
             } catch (Exception e) {
-                fused.close();
-                LOG.warn("embedding model {}: the fused layer normalisations failed on a probe ({}); serving it"
-                        + " unfused", name, e.toString());
-                return asShipped;
+                return probeFailed(fused, name, e, asShipped);
             }
-            timing = String.format(Locale.ROOT, "a call %.2f ms against %.2f ms unfused, median ratio %.3f",
+            timing = String.format(Locale.ROOT, "; a call %.2f ms against %.2f ms unfused, median ratio %.3f",
                     race.firstNanos() / 1e6, race.secondNanos() / 1e6, race.ratio());
             if (!race.firstFaster()) {
                 fused.close();
-                LOG.info("embedding model {}: fused layer normalisations run no faster on this ONNX Runtime ({});"
+                LOG.info("embedding model {}: fused layer normalisations run no faster on this ONNX Runtime{};"
                         + " serving it unfused", name, timing);
                 return asShipped;
             }
-            timing = "; " + timing;
         }
         LOG.info("embedding model {}: {} layer normalisations fused with their residual adds (probe vectors at cosine"
                 + " {} or more of the unfused ones{})", name, fusion.fused(),
                 String.format(Locale.ROOT, "%.5f", agreement), timing);
         return new ServedModel(modelId, fusion.model(), fusion.fused(), fused);
+    }
+
+    /** Closes the fused session a probe failed on and says so: the model as shipped serves. */
+    private static ServedModel probeFailed(OrtSession fused, String name, Exception e, ServedModel asShipped)
+            throws OrtException {
+        fused.close();
+        LOG.warn("embedding model {}: the fused layer normalisations failed on a probe ({}); serving it unfused",
+                name, e.toString());
+        return asShipped;
     }
 
     private OrtSession.SessionOptions options() throws OrtException {
