@@ -6,8 +6,10 @@ import io.cachegate.config.Policy;
 import io.cachegate.simulator.BackendSimulator;
 import io.cachegate.simulator.SimulatorOptions;
 import io.cachegate.simulator.SimulatorReplicas;
+import io.cachegate.testkit.Poll;
 import java.net.URI;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -15,6 +17,7 @@ import org.junit.jupiter.api.Test;
 /**
  * A backend that fails some requests is not taken away from every tenant: request failures never eject the last
  * healthy replica (the probe decides), and a first-byte timeout of a non-streamed request does not count at all.
+ * Once a failed probe has ejected it, its first passing probe lets it back in: no cool-down while nothing else serves.
  */
 class LastReplicaIT {
 
@@ -42,6 +45,35 @@ class LastReplicaIT {
             assertThat(failed).as("its failures reach the client as they are").isGreaterThanOrEqualTo(3);
             assertThat(overloaded).as("503 answers while the probes pass").isZero();
             assertThat(ok + failed).isEqualTo(60);
+        }
+    }
+
+    @Test
+    void theOnlyReplicaDownThenBack_servesAfterItsFirstPassingProbe_notAfterEjectFor() throws Exception {
+        BackendSimulator first = BackendSimulator.start(SimulatorOptions.defaults());
+        BackendSimulator back = null;
+        boolean firstClosed = false;
+        try (Gateway gw = Gateway.start(policy(List.of(first.baseUrl()), "5s"))) {
+            assertThat(RawHttp.post(gw.port(), CHAT, chat("before", 4, false)).statusCode()).isEqualTo(200);
+            first.close();
+            firstClosed = true;
+            // A failed probe (one a second) ejects it for eject_for, 30 s: a new prompt gets 503 at once.
+            assertThat(Poll.untilChecked(Duration.ofSeconds(10),
+                    () -> RawHttp.post(gw.port(), CHAT, chat("while down", 4, false)).statusCode() == 503)).isTrue();
+            back = BackendSimulator.start(SimulatorOptions.defaults().withPort(first.port()));
+            long restarted = System.nanoTime();
+            assertThat(Poll.untilChecked(Duration.ofSeconds(25),
+                    () -> RawHttp.post(gw.port(), CHAT, chat("after", 4, false)).statusCode() == 200)).isTrue();
+            double seconds = (System.nanoTime() - restarted) / 1e9;
+            // Before: 503 until the 30 s cool-down had passed, though every probe since the restart passed.
+            assertThat(seconds).as("seconds from the restart to the first answer").isLessThan(10);
+        } finally {
+            if (!firstClosed) {
+                first.close();
+            }
+            if (back != null) {
+                back.close();
+            }
         }
     }
 

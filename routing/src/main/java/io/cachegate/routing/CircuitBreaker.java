@@ -6,7 +6,8 @@ import java.util.List;
 /**
  * One replica's breaker: CLOSED → OPEN after {@code threshold} consecutive failures; OPEN for the
  * cool-down, then HALF_OPEN (noticed lazily, when next looked at); HALF_OPEN lets exactly one trial
- * request through, and its outcome (or a probe's) closes or reopens. With {@code tenantsToEject} above 1, the
+ * request through, and its outcome (or a probe's) closes or reopens. A passing probe ends the cool-down early only
+ * while no other replica is in. With {@code tenantsToEject} above 1, the
  * consecutive failures must also come from that many different tenants before they open a CLOSED circuit: one
  * tenant sending requests the backend fails on is that tenant's problem, not the replica's. Not thread-safe: the owning
  * {@link ReplicaSet} guards it with its lock. Times are {@link io.cachegate.config.Ticker#nanos()} readings.
@@ -97,11 +98,15 @@ final class CircuitBreaker {
         }
     }
 
-    /** A passing probe closes only a HALF_OPEN circuit; a failing one opens (or re-arms) it at once. */
-    void probe(boolean ok, long now) {
+    /**
+     * A failing probe opens (or re-arms) the circuit at once. A passing one closes a HALF_OPEN circuit, and an OPEN
+     * one too when {@code noOtherIn} (no other replica of the set is closed): with every replica out each request
+     * gets a 503, so the rest of a cool-down would only prolong the outage of a backend that answers again.
+     */
+    void probe(boolean ok, long now, boolean noOtherIn) {
         CircuitState s = state(now);
         if (ok) {
-            if (s == CircuitState.HALF_OPEN) {
+            if (s == CircuitState.HALF_OPEN || (s == CircuitState.OPEN && noOtherIn)) {
                 close();
             }
         } else {

@@ -225,11 +225,13 @@ public final class ReplicaSet {
     }
 
     /**
-     * An active health check's result: a failure ejects at once (or restarts the cool-down); a pass
-     * closes a half-open circuit but does not cut an open circuit's cool-down short.
+     * An active health check's result: a failure ejects at once (or restarts the cool-down); a pass closes a
+     * half-open circuit, and cuts an open circuit's cool-down short only while no other replica is in. With another
+     * replica serving, the cool-down keeps a flapping replica out at the cost of some capacity; with none, it would
+     * cost a 503 for every request until it ends, after the probe has shown the replica answering.
      */
     public void recordProbe(URI replica, boolean ok) {
-        update(replica, (r, now) -> r.breaker.probe(ok, now));
+        update(replica, (r, now) -> r.breaker.probe(ok, now, !anotherClosed(r)));
     }
 
     /**

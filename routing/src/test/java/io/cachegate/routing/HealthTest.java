@@ -120,6 +120,33 @@ class HealthTest {
     }
 
     @Test
+    void recordProbe_passWithNoOtherReplicaIn_closesAtOnce() {
+        ReplicaSet set = set(A);
+        set.recordProbe(A, false);
+        assertThat(set.allDown()).isTrue();
+        ticker.advance(Duration.ofSeconds(1));
+        set.recordProbe(A, true);
+        assertThat(set.state(A)).isEqualTo(CircuitState.CLOSED);
+        assertThat(set.allDown()).isFalse();
+        assertThat(acquire(set, RoutingRequest.of(1)).trial()).isFalse();
+        assertThat(changes).containsExactly("main 10.0.0.1 CLOSED->OPEN", "main 10.0.0.1 OPEN->CLOSED");
+    }
+
+    @Test
+    void recordProbe_passWhileEveryOtherReplicaIsOut_closesAtOnce_notOnceOneServes() {
+        ReplicaSet set = set(A, B);
+        set.recordProbe(A, false);
+        set.recordProbe(B, false);
+        set.recordProbe(A, true);
+        assertThat(set.state(A)).isEqualTo(CircuitState.CLOSED);
+        set.recordProbe(B, true);
+        assertThat(set.state(B)).as("A serves: B sits out its cool-down").isEqualTo(CircuitState.OPEN);
+        ticker.advance(COOL_DOWN);
+        set.recordProbe(B, true);
+        assertThat(set.state(B)).isEqualTo(CircuitState.CLOSED);
+    }
+
+    @Test
     void recordProbe_failureWhileOpen_restartsTheCoolDown() {
         ReplicaSet set = set(A);
         set.recordProbe(A, false);
