@@ -100,8 +100,7 @@ final class CircuitBreaker {
 
     /**
      * A failing probe opens (or re-arms) the circuit at once. A passing one closes a HALF_OPEN circuit, and an OPEN
-     * one too when {@code noOtherIn} (no other replica of the set is closed): with every replica out each request
-     * gets a 503, so the rest of a cool-down would only prolong the outage of a backend that answers again.
+     * one too when {@code noOtherIn} (no other replica of the set is closed; why: {@link ReplicaSet#recordProbe}).
      */
     void probe(boolean ok, long now, boolean noOtherIn) {
         CircuitState s = state(now);
