@@ -10,7 +10,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -155,33 +162,65 @@ public final class StressFleet implements AutoCloseable {
      * killed one until the client's reconnect (with back-off) comes through: its first lookups after a restart fail.
      */
     public void awaitStoreRoundTrips(Duration atMost) throws IOException, InterruptedException {
+        awaitProbes(atMost, "Store probe", true, "still failed store lookups after " + atMost);
+    }
+
+    /**
+     * Probes every live gateway that has not passed yet, all at once (a probe waits out the simulator's first token,
+     * so one after another cost a row of this suite a second), every 250 ms until each has answered 200 and, with
+     * {@code storeClean}, failed no store lookup meanwhile.
+     */
+    private void awaitProbes(Duration atMost, String what, boolean storeClean, String failure)
+            throws IOException, InterruptedException {
         long deadline = System.nanoTime() + atMost.toNanos();
+        Set<Integer> pending = new TreeSet<>();
         for (int i = 0; i < gateways.size(); i++) {
-            for (int probe = 0; alive(i); probe++) {
-                double before = storeErrors(i);
-                try {
-                    if (probe(i, "Store probe " + probe) == 200 && storeErrors(i) == before) {
-                        break;
-                    }
-                } catch (IOException notYet) {
-                    // the gateway is still starting
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException(gateways.get(i).name() + " still failed store lookups after "
-                            + atMost + "; logs in " + children.log("*"));
-                }
-                Thread.sleep(250);
+            pending.add(i);
+        }
+        for (int round = 0; ; round++) {
+            pending.removeIf(i -> !alive(i));
+            Map<Integer, Double> errorsBefore = new HashMap<>();
+            Map<Integer, CompletableFuture<HttpResponse<Void>>> probes = new TreeMap<>();
+            for (int i : pending) {
+                errorsBefore.put(i, storeClean ? storeErrors(i) : 0);
+                probes.put(i, probe(i, what + " " + round));
             }
+            for (Map.Entry<Integer, CompletableFuture<HttpResponse<Void>>> probe : probes.entrySet()) {
+                int i = probe.getKey();
+                if (status(probe.getValue()) == 200 && (!storeClean || storeErrors(i) == errorsBefore.get(i))) {
+                    pending.remove(i);
+                }
+            }
+            if (pending.isEmpty()) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(pending.stream().map(i -> gateways.get(i).name()).toList() + " "
+                        + failure + "; logs in " + children.log("*"));
+            }
+            Thread.sleep(250);
         }
     }
 
-    /** The status of a chat request of its own (never asked before) sent to gateway {@code i}. */
-    private int probe(int i, String what) throws IOException, InterruptedException {
+    /** A chat request of its own (never asked before) sent to gateway {@code i}. */
+    private CompletableFuture<HttpResponse<Void>> probe(int i, String what) {
         byte[] body = BurstClient.chat(what + " of " + gateways.get(i).name() + " at " + System.nanoTime());
         HttpRequest request = HttpRequest.newBuilder(gateway(i).resolve(ChatRequests.PATH))
                 .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
-        return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+        return http.sendAsync(request, HttpResponse.BodyHandlers.discarding());
+    }
+
+    /** A probe's status, or -1 when it could not be sent or answered (the gateway is starting, its backend away). */
+    private static int status(CompletableFuture<HttpResponse<Void>> probe) throws InterruptedException {
+        try {
+            return probe.get().statusCode();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof IOException) {
+                return -1;
+            }
+            throw new IllegalStateException(e.getCause());
+        }
     }
 
     /** Failed exact-store lookups of gateway {@code i} so far; 0 before the first. */
@@ -196,23 +235,7 @@ public final class StressFleet implements AutoCloseable {
      * may have ejected its only replica for a while ({@code health.eject_for}), which would spill into the next test.
      */
     public void awaitServing(Duration atMost) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + atMost.toNanos();
-        for (int i = 0; i < gateways.size(); i++) {
-            for (int probe = 0; alive(i); probe++) {
-                try {
-                    if (probe(i, "Probe " + probe) == 200) {
-                        break;
-                    }
-                } catch (IOException notYet) {
-                    // the gateway is still starting or its backend is not back
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException(gateways.get(i).name() + " did not answer 200 within " + atMost
-                            + "; logs in " + children.log("*"));
-                }
-                Thread.sleep(250);
-            }
-        }
+        awaitProbes(atMost, "Probe", false, "did not answer 200 within " + atMost);
     }
 
     /** Replaces the simulator by one on the same port with {@code options} (latency, {@code --error-rate}, ...). */

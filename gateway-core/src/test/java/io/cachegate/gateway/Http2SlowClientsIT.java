@@ -67,7 +67,9 @@ class Http2SlowClientsIT {
 
     @Test
     void closedWindow_stopsTheBackendRead_thenTheAnswerArrivesWhole() throws Exception {
-        int maxTokens = 100_000; // about 19 MB of SSE
+        // About 4.5 MB of SSE: the client's window, not a kernel buffer, is what holds the gateway back here, so the
+        // answer need only dwarf the relay's and the sockets' few hundred KB (StreamingIT needs 19 MB over HTTP/1.1).
+        int maxTokens = 20_000;
         try (BackendSimulator sim = BackendSimulator.start(SimulatorOptions.defaults());
              CountingRelay relay = new CountingRelay(sim.baseUrl());
              Gateway gw = Gateway.start(TestPolicies.parse(TestPolicies.yaml(List.of(relay.url()), "10s", "", "")));
@@ -94,7 +96,7 @@ class Http2SlowClientsIT {
             RawH2.Answer answer = h2.answers.get(1);
             long total = answer.body.size();
             assertThat(answer.text()).endsWith("data: [DONE]\n\n");
-            assertThat(total).isGreaterThan(15_000_000L);
+            assertThat(total).isGreaterThan(4_000_000L);
             assertThat(forwarded).as("bytes pulled from the backend while the client's window was shut")
                     .isLessThan(total / 2);
         }

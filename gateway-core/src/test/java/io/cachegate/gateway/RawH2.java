@@ -7,6 +7,7 @@ import io.netty.handler.codec.http2.DefaultHttp2HeadersDecoder;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersEncoder;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Headers;
+import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.DataInputStream;
@@ -82,7 +83,8 @@ final class RawH2 implements Closeable {
 
     private RawH2(Socket socket) throws IOException {
         this.socket = socket;
-        this.in = new DataInputStream(socket.getInputStream());
+        // Buffered: a frame's head is read a byte at a time, and each read of the socket's own stream is a system call.
+        this.in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 64 * 1024));
         this.out = socket.getOutputStream();
     }
 
@@ -142,8 +144,9 @@ final class RawH2 implements Closeable {
         byte[] head = {(byte) (payload.length >>> 16), (byte) (payload.length >>> 8), (byte) payload.length,
             (byte) type, (byte) flags, (byte) (stream >>> 24), (byte) (stream >>> 16), (byte) (stream >>> 8),
             (byte) stream};
-        out.write(head);
-        out.write(payload);
+        byte[] whole = java.util.Arrays.copyOf(head, head.length + payload.length);
+        System.arraycopy(payload, 0, whole, head.length, payload.length);
+        out.write(whole); // one write a frame: the socket's stream is unbuffered
         out.flush();
     }
 
