@@ -47,9 +47,10 @@ public final class NettyLeakCheck implements AfterAllCallback {
 
     /**
      * Runs {@code body} with the detector sampling (as {@code SIMPLE} does: one buffer in 128, with a stack trace)
-     * instead of tracking every buffer. For a test that moves megabytes in thousands of pieces through one path,
-     * where tracking each cost seconds (StreamingIT's 19 MB answer: 30 s against 2); the rest of the suite stays
-     * paranoid. Not for a test of a rare path: sampled, a leak there could go unseen.
+     * instead of tracking every buffer. For a test that moves megabytes in thousands of pieces, or thousands of
+     * requests, through the same few paths, where tracking each cost many seconds (StreamingIT's 19 MB answer: 30 s
+     * against 2); the rest of the suite stays paranoid. Not for a test of a rare path: sampled, a leak there could
+     * go unseen.
      */
     public static void sampled(Body body) throws Exception {
         ResourceLeakDetector.Level level = ResourceLeakDetector.getLevel();
