@@ -5,6 +5,7 @@ import io.cachegate.admission.AdmissionController;
 import io.cachegate.admission.AdmissionRequest;
 import io.cachegate.admission.RejectReason;
 import io.cachegate.admission.Ticket;
+import io.cachegate.config.HealthSettings;
 import io.cachegate.gateway.api.ErrorKind;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.Speculation;
@@ -20,7 +21,7 @@ import java.util.concurrent.CompletableFuture;
  * control, offers it to the backend's class queues: admitted (a replica reserved), queued (it resumes on its
  * event loop when admission decides; a client that leaves takes it out of the queue), or turned away with
  * {@code Retry-After} (429 queue full or wait too long, 503 timed out or paused). Every replica down and no
- * fallback up: 503 at once, with {@code Retry-After} the backend's {@code eject_for}.
+ * fallback up: 503 at once, with {@code Retry-After} the backend's probe interval (or {@code eject_for}, if shorter).
  */
 public final class AdmissionStage implements Stage {
 
@@ -72,16 +73,23 @@ public final class AdmissionStage implements Stage {
         }
     }
 
+    /** Seconds until a backend with every replica out may take requests again: its next probe or trial. */
+    static long retryAfterAllDown(HealthSettings health) {
+        Duration sooner = health.interval().compareTo(health.ejectFor()) < 0 ? health.interval() : health.ejectFor();
+        return Math.max(1, sooner.toSeconds());
+    }
+
     private void offer(Exchange x, BackendDispatch primary, ServePlan plan, Next next) {
         if (plan.target().reason() == ServeReason.UNAVAILABLE) {
-            // An ejected replica gets its next chance after the backend's eject_for: come back then.
+            // With every replica out, the next passing probe lets one back in (ReplicaSet.recordProbe), at most a
+            // probe interval away; a replica's eject_for ending gives it a trial request: come back at the sooner.
             x.record().reason("backend_unavailable");
             if (x.answeredByStandIn("backend_unavailable")) {
                 return;
             }
             x.retryLater(ErrorKind.OVERLOADED, "Every replica of backend '" + primary.name()
                     + "' is down and the route has no fallback that is up; try again later",
-                    Math.max(1, primary.backend().health().ejectFor().toSeconds()));
+                    retryAfterAllDown(primary.backend().health()));
             return;
         }
         x.set(ServePlan.KEY, plan);

@@ -3,6 +3,7 @@ package io.cachegate.gateway.dispatch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cachegate.admission.RejectReason;
+import io.cachegate.config.HealthSettings;
 import io.cachegate.config.Policy;
 import io.cachegate.gateway.exchange.Exchange;
 import io.cachegate.gateway.exchange.Exchanges;
@@ -186,6 +187,19 @@ class AdmissionStageTest {
         @Override
         public void onAbort() {
         }
+    }
+
+    @Test
+    void retryAfterAllDown_isTheNextProbe_orEjectForWhenSooner_atLeastASecond() {
+        assertThat(AdmissionStage.retryAfterAllDown(health(Duration.ofSeconds(5), Duration.ofSeconds(10)))).isEqualTo(5);
+        assertThat(AdmissionStage.retryAfterAllDown(health(Duration.ofSeconds(30), Duration.ofSeconds(10))))
+                .isEqualTo(10);
+        assertThat(AdmissionStage.retryAfterAllDown(health(Duration.ofMillis(200), Duration.ofSeconds(10))))
+                .isEqualTo(1);
+    }
+
+    private static HealthSettings health(Duration interval, Duration ejectFor) {
+        return new HealthSettings(HealthSettings.DEFAULT_PATH, interval, 3, ejectFor);
     }
 
     @Test
