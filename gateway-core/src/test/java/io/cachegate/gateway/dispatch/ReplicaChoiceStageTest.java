@@ -21,7 +21,7 @@ class ReplicaChoiceStageTest {
               - name: main
                 urls: ["http://replica-a:8000", "http://replica-b:8000"]
                 model_version: "llama@1"
-                health: {failures_to_eject: 1, eject_for: 7s}
+                health: {failures_to_eject: 1, eject_for: 7s, interval: 3s}
             admission: {enabled: false} # the replica stage chooses; admission on would have leased one already
             """);
 
@@ -64,7 +64,7 @@ class ReplicaChoiceStageTest {
     }
 
     @Test
-    void admission_everyReplicaDownAndNoFallback_answers503WithTheBackendsEjectTime() {
+    void admission_everyReplicaDownAndNoFallback_answers503_retryAfterTheNextProbe() {
         backends.get("main").replicas().recordProbe(A, false); // down by its probe: request failures never eject the last replica
         backends.get("main").replicas().recordProbe(B, false);
         Exchange x = exchanges.chat(Exchanges.chatBody("llama-3.1-8b", "hello"));
@@ -74,7 +74,7 @@ class ReplicaChoiceStageTest {
         Written written = Exchanges.written(x);
         assertThat(next.called()).isFalse();
         assertThat(written.status()).isEqualTo(503);
-        assertThat(written.header("retry-after")).isEqualTo("7");
+        assertThat(written.header("retry-after")).as("health.interval, sooner than eject_for").isEqualTo("3");
     }
 
     /** An exchange whose serve plan is made (no admission control: no replica reserved yet). */
