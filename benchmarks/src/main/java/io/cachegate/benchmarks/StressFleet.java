@@ -10,11 +10,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -179,16 +176,13 @@ public final class StressFleet implements AutoCloseable {
         }
         for (int round = 0; ; round++) {
             pending.removeIf(i -> !alive(i));
-            Map<Integer, Double> errorsBefore = new HashMap<>();
-            Map<Integer, CompletableFuture<HttpResponse<Void>>> probes = new TreeMap<>();
+            List<Probe> probes = new ArrayList<>();
             for (int i : pending) {
-                errorsBefore.put(i, storeClean ? storeErrors(i) : 0);
-                probes.put(i, probe(i, what + " " + round));
+                probes.add(new Probe(i, storeClean ? storeErrors(i) : 0, probe(i, what + " " + round)));
             }
-            for (Map.Entry<Integer, CompletableFuture<HttpResponse<Void>>> probe : probes.entrySet()) {
-                int i = probe.getKey();
-                if (status(probe.getValue()) == 200 && (!storeClean || storeErrors(i) == errorsBefore.get(i))) {
-                    pending.remove(i);
+            for (Probe p : probes) {
+                if (status(p.answer()) == 200 && (!storeClean || storeErrors(p.gateway()) == p.storeErrorsBefore())) {
+                    pending.remove(p.gateway());
                 }
             }
             if (pending.isEmpty()) {
@@ -200,6 +194,10 @@ public final class StressFleet implements AutoCloseable {
             }
             Thread.sleep(250);
         }
+    }
+
+    /** One gateway's probe of a round, with its failed store lookups before it was sent. */
+    private record Probe(int gateway, double storeErrorsBefore, CompletableFuture<HttpResponse<Void>> answer) {
     }
 
     /** A chat request of its own (never asked before) sent to gateway {@code i}. */

@@ -75,8 +75,7 @@ public final class AdmissionStage implements Stage {
 
     /** Seconds until a backend with every replica out may take requests again: its next probe or trial. */
     static long retryAfterAllDown(HealthSettings health) {
-        Duration sooner = health.interval().compareTo(health.ejectFor()) < 0 ? health.interval() : health.ejectFor();
-        return Math.max(1, sooner.toSeconds());
+        return Math.max(1, Math.min(health.interval().toSeconds(), health.ejectFor().toSeconds()));
     }
 
     private void offer(Exchange x, BackendDispatch primary, ServePlan plan, Next next) {
