@@ -73,7 +73,7 @@ class IoUringTransportIT {
                     urls: ["%s"]
                     model_version: "llama@1"
                 cache:
-                  exact: {store: %s, redis_uri: "%s"}
+                  exact: {store: %s, redis_uri: "%s", timeout: 1s}
                 """.formatted(sim.baseUrl(), store, RedisTestServer.sharedUri());
     }
 }

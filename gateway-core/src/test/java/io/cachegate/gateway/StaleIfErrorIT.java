@@ -39,7 +39,10 @@ class StaleIfErrorIT {
     private static final long WINDOW_END_MILLIS = 12_000;
 
     private static String policy(String store, String tenant, String strict) {
-        String redis = store.equals("memory") ? "" : ", redis_uri: \"" + RedisTestServer.sharedUri() + "\"";
+        // A 1 s Redis timeout, not the default 50 ms: this is about stale windows, and on a loaded machine (two test
+        // JVMs beside a busy core) a write timed out at 50 ms and never reached the store.
+        String redis = store.equals("memory") ? ""
+                : ", redis_uri: \"" + RedisTestServer.sharedUri() + "\", timeout: 1s";
         return """
                 backends:
                   - name: main
