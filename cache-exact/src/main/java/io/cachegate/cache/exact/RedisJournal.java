@@ -9,14 +9,17 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Queue;
 import java.util.UUID;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -39,9 +42,13 @@ import org.slf4j.LoggerFactory;
  * Redis can plant no evidence and replay none, as they can plant no entry.
  *
  * <p>Never in a request's way: {@link #append} only queues (a bounded queue: beyond it records are dropped and
- * counted), the sends and reads run on the Redis client's threads. While Redis is away, records wait in the queue;
- * what is lost (dropped, or refused by Redis) is counted, never retried out of order. Built from the exact store's
- * URI with a connection and resources of its own, as {@link RedisFlightLeases} is.
+ * counted), the sends and reads run on the Redis client's threads. While Redis is away, records wait in the queue.
+ * An append that fails (a command timed out in a stall, a connection lost under it) is sent again, as it was, 1, 2,
+ * 4 and 8 rounds later (up to {@link #MAX_ATTEMPTS} sends, about 4 s) while it is within half a
+ * {@link SequenceWindow#SIZE} of the newest record. A timed-out append may have landed, so readers take each (origin,
+ * number) once ({@link SequenceWindow}): a record comes in at most once whatever the retries, possibly after later
+ * ones (evidence is counts, so its order does not matter). What is lost (dropped, or still failing) is counted.
+ * Built from the exact store's URI with a connection and resources of its own, as {@link RedisFlightLeases} is.
  */
 public final class RedisJournal implements AutoCloseable {
 
@@ -51,6 +58,8 @@ public final class RedisJournal implements AutoCloseable {
     static final int READ_BATCH = 1000;
     /** Records on their way to Redis at once, at most: a round sends into the room left, a finished batch the next. */
     static final int SEND_BATCH = 1000;
+    /** Sends of one record, at most, before it is counted as failed. */
+    static final int MAX_ATTEMPTS = 5;
     private static final String ORIGIN = "o";
     private static final String RECORD = "r";
     private static final String SEQUENCE = "s";
@@ -65,8 +74,12 @@ public final class RedisJournal implements AutoCloseable {
         void read(String id, String record);
     }
 
-    /** What the journal did since it opened; {@code refused}: records whose signature or sequence did not hold. */
-    public record Counts(long sent, long dropped, long failed, long received, long refused) {
+    /**
+     * What the journal did since it opened. {@code failed}: records still not appended after {@link #MAX_ATTEMPTS}
+     * sends; {@code duplicates}: second copies of a record taken (an append sent again that had landed), skipped;
+     * {@code refused}: records whose signature did not hold, or copies older than the window no retry reaches.
+     */
+    public record Counts(long sent, long dropped, long failed, long received, long duplicates, long refused) {
     }
 
     private final RedisConnector connector;
@@ -84,16 +97,20 @@ public final class RedisJournal implements AutoCloseable {
     private final AtomicLong dropped = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
     private final AtomicLong received = new AtomicLong();
+    private final AtomicLong duplicates = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
     private final EntrySigner signer;
     private final AtomicLong sequence = new AtomicLong(System.currentTimeMillis() * 1000);
-    /** Per origin, the last sequence number taken (signed journals only); read on one thread at a time. */
-    private final Map<String, Long> lastSequence = new LinkedHashMap<>(16, 0.75f, true) {
+    /** Per origin, the sequence numbers taken; read on one thread at a time. */
+    private final Map<String, SequenceWindow> takenSequences = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<String, SequenceWindow> eldest) {
             return size() > MAX_ORIGINS;
         }
     };
+    /** Appends that failed, to be sent again first (at most {@link #SEND_BATCH}: they were in flight). */
+    private final Queue<Outgoing> retries = new ConcurrentLinkedQueue<>();
+    private final AtomicLong roundsRun = new AtomicLong();
     private volatile String lastId;
     /** Done once a read came back short of a batch: what the stream held when this journal opened has been read. */
     private final CompletableFuture<Void> caughtUp = new CompletableFuture<>();
@@ -164,7 +181,7 @@ public final class RedisJournal implements AutoCloseable {
     }
 
     public Counts counts() {
-        return new Counts(sent.get(), dropped.get(), failed.get(), received.get(), refused.get());
+        return new Counts(sent.get(), dropped.get(), failed.get(), received.get(), duplicates.get(), refused.get());
     }
 
     /** Done once the records the stream held at the start have been read (never, while Redis is away). */
@@ -205,23 +222,38 @@ public final class RedisJournal implements AutoCloseable {
         if (c == null || !c.connection().isOpen()) {
             return; // Lettuce is reconnecting: the queue waits (bounded)
         }
+        roundsRun.incrementAndGet();
         send(c.commands());
         read(c.commands());
     }
 
+    /** A record on its way: its fields (fixed at its first send, so a copy that landed is known) and its sends. */
+    private record Outgoing(long number, Map<String, byte[]> body, int attempts, long dueRound) {
+    }
+
     /** Synchronized: a round and a finished batch may both send, and together must not pass {@link #SEND_BATCH}. */
     private synchronized void send(RedisClusterAsyncCommands<String, byte[]> commands) {
-        List<String> batch = new ArrayList<>();
-        pending.drainTo(batch, SEND_BATCH - inFlight.get());
+        List<Outgoing> batch = new ArrayList<>();
+        long now = roundsRun.get();
+        int room = SEND_BATCH - inFlight.get();
+        for (Iterator<Outgoing> it = retries.iterator(); it.hasNext() && batch.size() < room; ) {
+            Outgoing again = it.next();
+            if (again.dueRound() <= now) {
+                it.remove();
+                batch.add(again); // the failed ones first, as they were
+            }
+        }
+        List<String> records = new ArrayList<>();
+        pending.drainTo(records, room - batch.size());
+        records.forEach(record -> batch.add(outgoing(record)));
         inFlight.addAndGet(batch.size());
-        for (String record : batch) {
-            commands.xadd(stream, trim, body(record))
+        for (Outgoing out : batch) {
+            commands.xadd(stream, trim, out.body())
                     .whenComplete((id, error) -> {
                         if (error == null) {
                             sent.incrementAndGet();
                         } else {
-                            failed.incrementAndGet();
-                            warnings.warn("shared journal " + stream + ": a record was not appended (" + error + ")");
+                            failedOnce(out, error);
                         }
                         if (inFlight.decrementAndGet() == 0 && !pending.isEmpty() && !closed) {
                             send(commands); // more than a batch a round: the next at once, not a round later
@@ -230,11 +262,26 @@ public final class RedisJournal implements AutoCloseable {
         }
     }
 
+    /** Sends {@code out} again 1, 2, 4, 8 rounds later while readers would still take it, else counts it failed. */
+    private void failedOnce(Outgoing out, Throwable error) {
+        if (out.attempts() < MAX_ATTEMPTS && sequence.get() - out.number() < SequenceWindow.SIZE / 2 && !closed) {
+            // Later each time: a stalled Redis is not sent the same records every round.
+            retries.add(new Outgoing(out.number(), out.body(), out.attempts() + 1,
+                    roundsRun.get() + (1L << (out.attempts() - 1))));
+            return;
+        }
+        failed.incrementAndGet();
+        warnings.warn("shared journal " + stream + ": a record was not appended after " + out.attempts()
+                + " attempts (" + error + ")");
+    }
+
     /** A record's fields: its origin, its sequence number and the record, signed over all three. */
-    private Map<String, byte[]> body(String record) {
-        String number = Long.toString(sequence.incrementAndGet());
+    private Outgoing outgoing(String record) {
+        long n = sequence.incrementAndGet();
+        String number = Long.toString(n);
         byte[] signed = signer.sign(macKey(originText, number), record.getBytes(StandardCharsets.UTF_8));
-        return Map.of(ORIGIN, origin, SEQUENCE, number.getBytes(StandardCharsets.US_ASCII), RECORD, signed);
+        return new Outgoing(n, Map.of(ORIGIN, origin, SEQUENCE, number.getBytes(StandardCharsets.US_ASCII),
+                RECORD, signed), 1, 0);
     }
 
     /** What a record's MAC is bound to besides the record: its stream, origin and number (no copy elsewhere). */
@@ -277,11 +324,18 @@ public final class RedisJournal implements AutoCloseable {
             if (from == null || record == null || Arrays.equals(from, origin)) {
                 continue; // this gateway's own (already filed), or not a journal record
             }
-            String text = taken(new String(from, StandardCharsets.UTF_8), m.getBody().get(SEQUENCE), record);
-            if (text == null) {
+            String writer = new String(from, StandardCharsets.UTF_8);
+            byte[] number = m.getBody().get(SEQUENCE);
+            String text = verified(writer, number, record);
+            SequenceWindow.Offer offer = text == null ? null : offer(writer, number);
+            if (offer == SequenceWindow.Offer.COPY) {
+                duplicates.incrementAndGet(); // an append sent again after a timeout, whose first send had landed
+                continue;
+            }
+            if (offer != SequenceWindow.Offer.TAKEN) {
                 refused.incrementAndGet();
                 warnings.warn("shared journal " + stream + ": record " + m.getId() + " refused (not signed with this"
-                        + " gateway's key, or a copy)");
+                        + " gateway's key, or a copy of an old record)");
                 continue;
             }
             received.incrementAndGet();
@@ -293,24 +347,31 @@ public final class RedisJournal implements AutoCloseable {
         }
     }
 
-    /** The record's text once its MAC and sequence hold (always, unsigned); null when it is refused. */
-    private String taken(String from, byte[] number, byte[] record) {
+    /** The record's text once its MAC holds (always, unsigned); null when it does not. */
+    private String verified(String from, byte[] number, byte[] record) {
         if (!signer.signs()) {
             return new String(record, StandardCharsets.UTF_8);
         }
         try {
             String n = number == null ? "" : new String(number, StandardCharsets.US_ASCII);
-            byte[] checked = signer.verify(macKey(from, n), record);
-            long sequenceNumber = Long.parseLong(n);
-            Long last = lastSequence.get(from);
-            if (last != null && sequenceNumber <= last) {
-                return null; // a copy of one taken already
-            }
-            lastSequence.put(from, sequenceNumber);
-            return new String(checked, StandardCharsets.UTF_8);
-        } catch (CorruptEntryException | NumberFormatException e) {
+            return new String(signer.verify(macKey(from, n), record), StandardCharsets.UTF_8);
+        } catch (CorruptEntryException e) {
             return null;
         }
+    }
+
+    /**
+     * Whether the record's number, from its origin, is new. Signed, the MAC vouches for the number; unsigned it only
+     * keeps an append sent again from counting twice, and a record without a readable number is taken as it is.
+     */
+    private SequenceWindow.Offer offer(String from, byte[] number) {
+        long n;
+        try {
+            n = Long.parseLong(number == null ? "" : new String(number, StandardCharsets.US_ASCII));
+        } catch (NumberFormatException e) {
+            return signer.signs() ? SequenceWindow.Offer.TOO_OLD : SequenceWindow.Offer.TAKEN;
+        }
+        return takenSequences.computeIfAbsent(from, o -> new SequenceWindow()).take(n);
     }
 
     /** Sends what is queued (waiting at most a second for Redis to take it), then lets go of the connection. */
@@ -325,12 +386,14 @@ public final class RedisJournal implements AutoCloseable {
             r.cancel(false);
         }
         RedisConnector.Connected c = connected;
-        if (c != null && c.connection().isOpen() && !pending.isEmpty()) {
+        if (c != null && c.connection().isOpen() && !(pending.isEmpty() && retries.isEmpty())) {
             List<CompletableFuture<String>> last = new ArrayList<>();
-            List<String> batch = new ArrayList<>();
-            pending.drainTo(batch);
-            for (String record : batch) {
-                last.add(c.commands().xadd(stream, trim, body(record)).toCompletableFuture());
+            List<Outgoing> batch = new ArrayList<>(retries);
+            List<String> records = new ArrayList<>();
+            pending.drainTo(records);
+            records.forEach(record -> batch.add(outgoing(record)));
+            for (Outgoing out : batch) {
+                last.add(c.commands().xadd(stream, trim, out.body()).toCompletableFuture());
             }
             try {
                 CompletableFuture.allOf(last.toArray(CompletableFuture<?>[]::new)).get(1, TimeUnit.SECONDS);

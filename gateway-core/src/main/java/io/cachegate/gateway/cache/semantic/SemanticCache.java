@@ -326,7 +326,7 @@ public final class SemanticCache implements AutoCloseable {
      * is up, this gateway's origin in it, where it has read to, and what it sent and took.
      */
     public record Sharing(String stream, boolean connected, String origin, String position, long sent, long received,
-                          long dropped, long failed, long refused, long unreadable) {
+                          long dropped, long failed, long duplicates, long refused, long unreadable) {
     }
 
     /** How the evidence is shared with the fleet; empty when it is not ({@link #shareEvidence}). */

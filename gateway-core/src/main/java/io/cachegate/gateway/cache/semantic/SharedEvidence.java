@@ -83,6 +83,7 @@ final class SharedEvidence implements AutoCloseable {
                 "received", () -> journal.counts().received(),
                 "dropped", () -> journal.counts().dropped(),
                 "failed", () -> journal.counts().failed(),
+                "duplicate", () -> journal.counts().duplicates(),
                 "refused", () -> journal.counts().refused(),
                 "unreadable", shared.unreadable::get));
         return shared;
@@ -116,7 +117,7 @@ final class SharedEvidence implements AutoCloseable {
     SemanticCache.Sharing status() {
         RedisJournal.Counts c = journal.counts();
         return new SemanticCache.Sharing(stream, journal.connected(), origin, journal.position(), c.sent(),
-                c.received(), c.dropped(), c.failed(), c.refused(), unreadable.get());
+                c.received(), c.dropped(), c.failed(), c.duplicates(), c.refused(), unreadable.get());
     }
 
     @Override
