@@ -108,7 +108,7 @@ public final class RedisJournal implements AutoCloseable {
             return size() > MAX_ORIGINS;
         }
     };
-    /** Appends that failed, to be sent again first (at most {@link #SEND_BATCH}: they were in flight). */
+    /** Appends that failed, to be sent again first; at most {@link #SEND_BATCH}, beyond which they count failed. */
     private final Queue<Outgoing> retries = new ConcurrentLinkedQueue<>();
     private final AtomicLong roundsRun = new AtomicLong();
     private volatile String lastId;
@@ -238,7 +238,10 @@ public final class RedisJournal implements AutoCloseable {
         int room = SEND_BATCH - inFlight.get();
         for (Iterator<Outgoing> it = retries.iterator(); it.hasNext() && batch.size() < room; ) {
             Outgoing again = it.next();
-            if (again.dueRound() <= now) {
+            if (!recent(again)) {
+                it.remove(); // readers would refuse it as a copy of an old record
+                failed.incrementAndGet();
+            } else if (again.dueRound() <= now) {
                 it.remove();
                 batch.add(again); // the failed ones first, as they were
             }
@@ -264,7 +267,7 @@ public final class RedisJournal implements AutoCloseable {
 
     /** Sends {@code out} again 1, 2, 4, 8 rounds later while readers would still take it, else counts it failed. */
     private void failedOnce(Outgoing out, Throwable error) {
-        if (out.attempts() < MAX_ATTEMPTS && sequence.get() - out.number() < SequenceWindow.SIZE / 2 && !closed) {
+        if (out.attempts() < MAX_ATTEMPTS && recent(out) && retries.size() < SEND_BATCH && !closed) {
             // Later each time: a stalled Redis is not sent the same records every round.
             retries.add(new Outgoing(out.number(), out.body(), out.attempts() + 1,
                     roundsRun.get() + (1L << (out.attempts() - 1))));
@@ -273,6 +276,14 @@ public final class RedisJournal implements AutoCloseable {
         failed.incrementAndGet();
         warnings.warn("shared journal " + stream + ": a record was not appended after " + out.attempts()
                 + " attempts (" + error + ")");
+    }
+
+    /**
+     * Whether {@code out} is within half a {@link SequenceWindow} of the newest record: sent now, it lands within the
+     * window (fewer than {@link #SEND_BATCH} more can land before it), so readers take it rather than refuse it.
+     */
+    private boolean recent(Outgoing out) {
+        return sequence.get() - out.number() < SequenceWindow.SIZE / 2;
     }
 
     /** A record's fields: its origin, its sequence number and the record, signed over all three. */
