@@ -60,9 +60,10 @@ public final class RedisJournal implements AutoCloseable {
     static final int SEND_BATCH = 1000;
     /** Sends of one record, at most, before it is counted as failed. */
     static final int MAX_ATTEMPTS = 5;
-    private static final String ORIGIN = "o";
-    private static final String RECORD = "r";
-    private static final String SEQUENCE = "s";
+    /** A record's fields in the stream: its writer's origin, the record (signed or not) and its sequence number. */
+    static final String ORIGIN = "o";
+    static final String RECORD = "r";
+    static final String SEQUENCE = "s";
     /** Origins whose last sequence number a reader remembers (the least recently heard forgotten first). */
     static final int MAX_ORIGINS = 10_000;
     private static final Logger LOG = LoggerFactory.getLogger(RedisJournal.class);

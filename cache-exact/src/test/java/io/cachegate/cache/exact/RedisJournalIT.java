@@ -266,12 +266,17 @@ class RedisJournalIT {
         io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(uri);
         try (var raw = client.connect(RedisConnector.CODEC)) {
             var first = raw.sync().xrange(stream, io.lettuce.core.Range.create("-", "+")).stream()
-                    .filter(m -> origin.equals(new String(m.getBody().get("o"), StandardCharsets.UTF_8)))
+                    .filter(m -> origin.equals(field(m, RedisJournal.ORIGIN)))
                     .findFirst().orElseThrow();
             raw.sync().xadd(stream, first.getBody());
         } finally {
             client.shutdown();
         }
+    }
+
+    /** One field of a stream record, as text. */
+    private static String field(io.lettuce.core.StreamMessage<String, byte[]> m, String name) {
+        return new String(m.getBody().get(name), StandardCharsets.UTF_8);
     }
 
     /** The records of {@code stream} in its order, each (origin, number) once: what a reader takes of it. */
@@ -281,10 +286,8 @@ class RedisJournalIT {
             java.util.Set<String> seen = new java.util.HashSet<>();
             List<String> records = new ArrayList<>();
             for (var m : raw.sync().xrange(stream, io.lettuce.core.Range.create("-", "+"))) {
-                String key = new String(m.getBody().get("o"), StandardCharsets.UTF_8) + "/"
-                        + new String(m.getBody().get("s"), StandardCharsets.US_ASCII);
-                if (seen.add(key)) {
-                    records.add(new String(m.getBody().get("r"), StandardCharsets.UTF_8));
+                if (seen.add(field(m, RedisJournal.ORIGIN) + "/" + field(m, RedisJournal.SEQUENCE))) {
+                    records.add(field(m, RedisJournal.RECORD));
                 }
             }
             return records;
