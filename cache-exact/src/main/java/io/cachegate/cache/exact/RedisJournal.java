@@ -19,6 +19,7 @@ import java.util.UUID;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -38,8 +39,9 @@ import org.slf4j.LoggerFactory;
  * <p>With the store's signing key ({@link EntrySigner}), as for its entries: each record carries its origin, a
  * sequence number that only grows (microseconds of the wall clock when the journal opened, plus one a record) and an
  * HMAC over the stream, the origin, the number and the record; a reader refuses a record whose MAC does not match, or
- * whose number is not above the last one it took from that origin (a copy), and counts it. So whoever can write to
- * Redis can plant no evidence and replay none, as they can plant no entry.
+ * whose number it took already from that origin (a copy), and counts it. A reader that resumes after a saved
+ * {@link Position} starts from the numbers it had taken ({@link Position#taken}), so a copy planted after its restart is
+ * refused too. So whoever can write to Redis can plant no evidence and replay none, as they can plant no entry.
  *
  * <p>Never in a request's way: {@link #append} only queues (a bounded queue: beyond it records are dropped and
  * counted), the sends and reads run on the Redis client's threads. While Redis is away, records wait in the queue.
@@ -83,6 +85,28 @@ public final class RedisJournal implements AutoCloseable {
     public record Counts(long sent, long dropped, long failed, long received, long duplicates, long refused) {
     }
 
+    /**
+     * Where a reader stands: the id its records carry, the stream id it has read up to, and per writer the highest
+     * sequence number it took. Saved with what it read and given back at a restart, so the journal resumes after
+     * {@code after} and takes no number at or below a writer's {@code taken} one (a copy planted since is refused).
+     *
+     * @param origin this reader's id (null: a new one)
+     * @param after the stream id reading starts after ({@code "0"}: the whole stream as kept)
+     * @param taken per writer's origin, the highest number taken; at most {@link #MAX_ORIGINS}
+     */
+    public record Position(String origin, String after, Map<String, Long> taken) {
+
+        public Position {
+            Objects.requireNonNull(after, "after");
+            taken = Map.copyOf(taken);
+        }
+
+        /** A new reader, reading the whole stream as kept. */
+        public static Position start() {
+            return new Position(null, "0", Map.of());
+        }
+    }
+
     private final RedisConnector connector;
     private final ClientResources resources;
     private final String stream;
@@ -92,6 +116,7 @@ public final class RedisJournal implements AutoCloseable {
     private final Reader reader;
     private final BlockingQueue<String> pending;
     private final RateLimitedLog warnings;
+    private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean reading = new AtomicBoolean();
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicLong sent = new AtomicLong();
@@ -106,9 +131,15 @@ public final class RedisJournal implements AutoCloseable {
     private final Map<String, SequenceWindow> takenSequences = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, SequenceWindow> eldest) {
-            return size() > MAX_ORIGINS;
+            boolean full = size() > MAX_ORIGINS;
+            if (full) {
+                highestTaken.remove(eldest.getKey());
+            }
+            return full;
         }
     };
+    /** Per origin, the highest number in its window: what {@link #position()} saves, read from any thread. */
+    private final Map<String, Long> highestTaken = new ConcurrentHashMap<>();
     /** Appends that failed, to be sent again first; at most {@link #SEND_BATCH}, beyond which they count failed. */
     private final Queue<Outgoing> retries = new ConcurrentLinkedQueue<>();
     private final AtomicLong roundsRun = new AtomicLong();
@@ -119,16 +150,20 @@ public final class RedisJournal implements AutoCloseable {
     private volatile ScheduledFuture<?> rounds;
     private volatile boolean closed;
 
-    private RedisJournal(RedisConnector connector, ClientResources resources, String stream, String origin,
-                         String from, long maxRecords, int maxPending, EntrySigner signer, Reader reader,
+    private RedisJournal(RedisConnector connector, ClientResources resources, String stream, Position from,
+                         long maxRecords, int maxPending, EntrySigner signer, Reader reader,
                          RedisStoreOptions options) {
         this.connector = connector;
         this.signer = signer;
         this.resources = resources;
         this.stream = stream;
-        this.originText = origin;
-        this.origin = origin.getBytes(StandardCharsets.UTF_8);
-        this.lastId = from;
+        this.originText = from.origin() == null ? UUID.randomUUID().toString() : from.origin();
+        this.origin = originText.getBytes(StandardCharsets.UTF_8);
+        this.lastId = from.after();
+        from.taken().entrySet().stream().limit(MAX_ORIGINS).forEach(t -> {
+            takenSequences.put(t.getKey(), SequenceWindow.takenUpTo(t.getValue()));
+            highestTaken.put(t.getKey(), t.getValue());
+        });
         this.trim = XAddArgs.Builder.maxlen(maxRecords).approximateTrimming();
         this.reader = reader;
         this.pending = new ArrayBlockingQueue<>(maxPending);
@@ -136,16 +171,25 @@ public final class RedisJournal implements AutoCloseable {
     }
 
     /**
-     * Starts connecting to {@code uri} (the exact store's) and returns at once.
+     * Starts connecting to {@code uri} (the exact store's) and returns at once: {@link #create} then {@link #start}.
      *
-     * @param origin this gateway's id in the records it appends (null: a new one); its own are not read back
-     * @param from the stream id reading starts after ({@code "0"}: the whole stream as kept)
+     * @param from where to resume ({@link Position#start()}: a new reader); its origin is the id this gateway's
+     *             records carry, and its own are not read back
      * @param maxRecords the stream is trimmed to about this many records
      * @param maxPending records waiting to be sent, at most; more are dropped
      * @param signer the exact store's: records signed and checked with its key, or {@link EntrySigner#none()}
      */
-    public static RedisJournal open(String uri, String stream, String origin, String from, long maxRecords,
+    public static RedisJournal open(String uri, String stream, Position from, long maxRecords,
                                     int maxPending, Duration commandTimeout, EntrySigner signer, Reader reader) {
+        return create(uri, stream, from, maxRecords, maxPending, commandTimeout, signer, reader).start();
+    }
+
+    /**
+     * A journal that neither connects nor reads until {@link #start}: for a caller that must hold the journal (its
+     * {@link #position()}) before the first record reaches its {@link Reader}. Parameters as {@link #open}.
+     */
+    public static RedisJournal create(String uri, String stream, Position from, long maxRecords,
+                                      int maxPending, Duration commandTimeout, EntrySigner signer, Reader reader) {
         Objects.requireNonNull(stream, "stream");
         Objects.requireNonNull(from, "from");
         Objects.requireNonNull(reader, "reader");
@@ -155,11 +199,16 @@ public final class RedisJournal implements AutoCloseable {
         ClientResources resources = CacheStores.clientResources();
         // Room for a round's sends and a read: the client refuses commands beyond its queue.
         RedisStoreOptions options = RedisStoreOptions.of(commandTimeout, 2 * SEND_BATCH + 16);
-        RedisJournal journal = new RedisJournal(RedisConnector.create(uri, resources, options), resources, stream,
-                origin == null ? UUID.randomUUID().toString() : origin, from, maxRecords, maxPending, signer, reader,
-                options);
-        journal.connectLoop(0);
-        return journal;
+        return new RedisJournal(RedisConnector.create(uri, resources, options), resources, stream, from, maxRecords,
+                maxPending, signer, reader, options);
+    }
+
+    /** Starts connecting (and then sending and reading) and returns at once; once only. */
+    public RedisJournal start() {
+        if (started.compareAndSet(false, true)) {
+            connectLoop(0);
+        }
+        return this;
     }
 
     /** The id this gateway's records carry. */
@@ -168,8 +217,17 @@ public final class RedisJournal implements AutoCloseable {
     }
 
     /** The id of the last record read (another gateway's or this one's): reading resumes after it. */
-    public String position() {
+    public String lastId() {
         return lastId;
+    }
+
+    /**
+     * Where this reader stands now, to save and resume from. Each part is advanced before a record is given to the
+     * {@link Reader}: a position read after what the reader filed is never behind it (a restart may lose a record
+     * filed in between, never take one twice).
+     */
+    public Position position() {
+        return new Position(originText, lastId, highestTaken);
     }
 
     /** Queues {@code record} for the stream; false (the record dropped and counted) when the queue is full. */
@@ -383,7 +441,11 @@ public final class RedisJournal implements AutoCloseable {
         } catch (NumberFormatException e) {
             return signer.signs() ? SequenceWindow.Offer.TOO_OLD : SequenceWindow.Offer.TAKEN;
         }
-        return takenSequences.computeIfAbsent(from, o -> new SequenceWindow()).take(n);
+        SequenceWindow.Offer offer = takenSequences.computeIfAbsent(from, o -> new SequenceWindow()).take(n);
+        if (offer == SequenceWindow.Offer.TAKEN) {
+            highestTaken.merge(from, n, Math::max);
+        }
+        return offer;
     }
 
     /** Sends what is queued (waiting at most a second for Redis to take it), then lets go of the connection. */

@@ -1,5 +1,7 @@
 package io.cachegate.cache.exact;
 
+import java.util.Arrays;
+
 /**
  * Which of one writer's sequence numbers a reader has taken, among the last {@link #SIZE} up to the highest: a number
  * is taken once, in any order inside the window, and never when it lies below it. So a record appended again after
@@ -23,6 +25,18 @@ final class SequenceWindow {
     /** Bit {@code n % SIZE} set: {@code n} taken, for {@code n} in (highest - SIZE, highest]. */
     private final long[] taken = new long[SIZE / Long.SIZE];
     private long highest = Long.MIN_VALUE;
+
+    /**
+     * A window that has taken every number up to {@code highest}: a reader resuming after a saved position, which
+     * cannot tell which numbers below its highest it had taken, so takes none of them again (a retry landing after
+     * the restart is lost rather than counted twice).
+     */
+    static SequenceWindow takenUpTo(long highest) {
+        SequenceWindow window = new SequenceWindow();
+        window.highest = highest;
+        Arrays.fill(window.taken, -1L);
+        return window;
+    }
 
     /** Takes {@code n} the first time it is offered within the window. */
     Offer take(long n) {

@@ -17,22 +17,23 @@ import org.junit.jupiter.api.Test;
  * {@link RedisJournal} against real redis-server processes: gateways read each other's records in order and never
  * their own, resume after a saved position, the stream stays trimmed, a Redis that dies and comes back loses
  * nothing that was queued within the bound, an append that timed out in a stall is sent again and read once, and a
- * signed journal refuses planted records and old copies.
+ * signed journal refuses planted records and old copies, also after a restart from its saved position.
  */
 class RedisJournalIT {
 
     private static final Duration WAIT = Duration.ofSeconds(15);
     private static final Duration TIMEOUT = Duration.ofSeconds(1);
     private static final EntrySigner UNSIGNED = EntrySigner.none();
+    private static final RedisJournal.Position START = RedisJournal.Position.start();
 
     @Test
     void eachReadsTheOthersRecords_inOrder_neverItsOwn() throws Exception {
         String stream = "test:journal:" + UUID.randomUUID();
         List<String> atA = Collections.synchronizedList(new ArrayList<>());
         List<String> atB = Collections.synchronizedList(new ArrayList<>());
-        try (RedisJournal a = RedisJournal.open(RedisTestServer.sharedUri(), stream, null, "0", 10_000, 100, TIMEOUT,
+        try (RedisJournal a = RedisJournal.open(RedisTestServer.sharedUri(), stream, START, 10_000, 100, TIMEOUT,
                 UNSIGNED, (id, r) -> atA.add(r));
-             RedisJournal b = RedisJournal.open(RedisTestServer.sharedUri(), stream, null, "0", 10_000, 100, TIMEOUT,
+             RedisJournal b = RedisJournal.open(RedisTestServer.sharedUri(), stream, START, 10_000, 100, TIMEOUT,
                      UNSIGNED, (id, r) -> atB.add(r))) {
             for (int i = 0; i < 50; i++) {
                 a.append("a" + i);
@@ -59,10 +60,10 @@ class RedisJournalIT {
         String stream = "test:journal:" + UUID.randomUUID();
         List<String> first = Collections.synchronizedList(new ArrayList<>());
         String origin;
-        String position;
-        try (RedisJournal writer = RedisJournal.open(RedisTestServer.sharedUri(), stream, null, "0", 10_000, 100,
+        RedisJournal.Position position;
+        try (RedisJournal writer = RedisJournal.open(RedisTestServer.sharedUri(), stream, START, 10_000, 100,
                 TIMEOUT, UNSIGNED, (id, r) -> { });
-             RedisJournal reader = RedisJournal.open(RedisTestServer.sharedUri(), stream, null, "0", 10_000, 100,
+             RedisJournal reader = RedisJournal.open(RedisTestServer.sharedUri(), stream, START, 10_000, 100,
                      TIMEOUT, UNSIGNED, (id, r) -> first.add(r))) {
             writer.append("before-1");
             writer.append("before-2");
@@ -76,9 +77,9 @@ class RedisJournalIT {
         }
         List<String> resumed = Collections.synchronizedList(new ArrayList<>());
         List<String> fresh = Collections.synchronizedList(new ArrayList<>());
-        try (RedisJournal again = RedisJournal.open(RedisTestServer.sharedUri(), stream, origin, position, 10_000,
+        try (RedisJournal again = RedisJournal.open(RedisTestServer.sharedUri(), stream, position, 10_000,
                 100, TIMEOUT, UNSIGNED, (id, r) -> resumed.add(r));
-             RedisJournal newcomer = RedisJournal.open(RedisTestServer.sharedUri(), stream, null, "0", 10_000, 100,
+             RedisJournal newcomer = RedisJournal.open(RedisTestServer.sharedUri(), stream, START, 10_000, 100,
                      TIMEOUT, UNSIGNED, (id, r) -> fresh.add(r))) {
             assertThat(Poll.until(WAIT, () -> fresh.size() == 4)).as("a newcomer reads the whole stream: %s", fresh)
                     .isTrue();
@@ -98,13 +99,13 @@ class RedisJournalIT {
         EntrySigner other = EntrySigner.hmacSha256("o".repeat(32).getBytes(StandardCharsets.UTF_8));
         List<String> read = Collections.synchronizedList(new ArrayList<>());
         String uri = RedisTestServer.sharedUri();
-        try (RedisJournal reader = RedisJournal.open(uri, stream, null, "0", 10_000, 100, TIMEOUT, key,
+        try (RedisJournal reader = RedisJournal.open(uri, stream, START, 10_000, 100, TIMEOUT, key,
                 (id, r) -> read.add(r));
-             RedisJournal signed = RedisJournal.open(uri, stream, null, "0", 10_000, 10_000, TIMEOUT, key,
+             RedisJournal signed = RedisJournal.open(uri, stream, START, 10_000, 10_000, TIMEOUT, key,
                      (id, r) -> { });
-             RedisJournal unsigned = RedisJournal.open(uri, stream, null, "0", 10_000, 100, TIMEOUT, UNSIGNED,
+             RedisJournal unsigned = RedisJournal.open(uri, stream, START, 10_000, 100, TIMEOUT, UNSIGNED,
                      (id, r) -> { });
-             RedisJournal otherKey = RedisJournal.open(uri, stream, null, "0", 10_000, 100, TIMEOUT, other,
+             RedisJournal otherKey = RedisJournal.open(uri, stream, START, 10_000, 100, TIMEOUT, other,
                      (id, r) -> { })) {
             signed.append("genuine 1");
             unsigned.append("planted, unsigned");
@@ -136,9 +137,48 @@ class RedisJournalIT {
     }
 
     @Test
+    void signed_aReaderResumedAfterItsSavedPosition_refusesCopiesOfWhatItTookBefore() throws Exception {
+        String stream = "test:journal:" + UUID.randomUUID();
+        EntrySigner key = EntrySigner.hmacSha256("k".repeat(32).getBytes(StandardCharsets.UTF_8));
+        String uri = RedisTestServer.sharedUri();
+        List<String> before = Collections.synchronizedList(new ArrayList<>());
+        RedisJournal.Position saved;
+        try (RedisJournal signed = RedisJournal.open(uri, stream, START, 10_000, 100, TIMEOUT, key, (id, r) -> { })) {
+            try (RedisJournal reader = RedisJournal.open(uri, stream, START, 10_000, 100, TIMEOUT, key,
+                    (id, r) -> before.add(r))) {
+                for (int i = 0; i < 3; i++) {
+                    signed.append("genuine " + i);
+                }
+                assertThat(Poll.until(WAIT, () -> before.size() == 3)).isTrue();
+                saved = reader.position();
+            }
+            assertThat(saved.taken()).containsOnlyKeys(signed.origin());
+
+            // While the reader is down, whoever can write to Redis copies the writer's records to the stream's end.
+            copyRecords(uri, stream, signed.origin());
+            signed.append("genuine 3");
+            List<String> resumed = Collections.synchronizedList(new ArrayList<>());
+            List<String> forgetful = Collections.synchronizedList(new ArrayList<>());
+            try (RedisJournal again = RedisJournal.open(uri, stream, saved, 10_000, 100, TIMEOUT, key,
+                    (id, r) -> resumed.add(r));
+                 RedisJournal withoutNumbers = RedisJournal.open(uri, stream,
+                         new RedisJournal.Position(null, saved.after(), java.util.Map.of()), 10_000, 100, TIMEOUT, key,
+                         (id, r) -> forgetful.add(r))) {
+                assertThat(Poll.until(WAIT, () -> resumed.contains("genuine 3") && forgetful.contains("genuine 3")))
+                        .as("resumed %s, forgetful %s", resumed, forgetful).isTrue();
+                assertThat(resumed).as("the copies not taken again").containsExactly("genuine 3");
+                assertThat(again.counts().duplicates()).isEqualTo(3);
+                assertThat(forgetful).as("a reader that forgot its numbers takes them: what the saved ones prevent")
+                        .containsExactly("genuine 0", "genuine 1", "genuine 2", "genuine 3");
+                assertThat(withoutNumbers.counts().duplicates()).isZero();
+            }
+        }
+    }
+
+    @Test
     void theStreamIsTrimmed_toAboutItsBound() throws Exception {
         String stream = "test:journal:" + UUID.randomUUID();
-        try (RedisJournal j = RedisJournal.open(RedisTestServer.sharedUri(), stream, null, "0", 1_000, 10_000, TIMEOUT,
+        try (RedisJournal j = RedisJournal.open(RedisTestServer.sharedUri(), stream, START, 1_000, 10_000, TIMEOUT,
                 UNSIGNED, (id, r) -> { })) {
             for (int i = 0; i < 5_000; i++) {
                 assertThat(j.append("record " + i)).isTrue();
@@ -159,9 +199,9 @@ class RedisJournalIT {
         try (RedisTestServer redis = RedisTestServer.startPrivate()) {
             String stream = "test:journal:dying";
             List<String> read = Collections.synchronizedList(new ArrayList<>());
-            try (RedisJournal writer = RedisJournal.open(redis.uri(), stream, null, "0", 10_000, 20, TIMEOUT,
+            try (RedisJournal writer = RedisJournal.open(redis.uri(), stream, START, 10_000, 20, TIMEOUT,
                     UNSIGNED, (id, r) -> { });
-                 RedisJournal reader = RedisJournal.open(redis.uri(), stream, null, "0", 10_000, 20, TIMEOUT,
+                 RedisJournal reader = RedisJournal.open(redis.uri(), stream, START, 10_000, 20, TIMEOUT,
                          UNSIGNED, (id, r) -> read.add(r))) {
                 writer.append("before");
                 assertThat(Poll.until(WAIT, () -> read.size() == 1)).isTrue();
@@ -188,9 +228,9 @@ class RedisJournalIT {
         try (RedisTestCluster cluster = RedisTestCluster.start()) {
             String stream = "test:journal:" + UUID.randomUUID();
             List<String> read = Collections.synchronizedList(new ArrayList<>());
-            try (RedisJournal writer = RedisJournal.open(cluster.uri(), stream, null, "0", 10_000, 100, TIMEOUT,
+            try (RedisJournal writer = RedisJournal.open(cluster.uri(), stream, START, 10_000, 100, TIMEOUT,
                     UNSIGNED, (id, r) -> { });
-                 RedisJournal reader = RedisJournal.open(cluster.uri(), stream, null, "0", 10_000, 100, TIMEOUT,
+                 RedisJournal reader = RedisJournal.open(cluster.uri(), stream, START, 10_000, 100, TIMEOUT,
                          UNSIGNED, (id, r) -> read.add(r))) {
                 for (int i = 0; i < 30; i++) {
                     writer.append("r" + i);
@@ -205,7 +245,7 @@ class RedisJournalIT {
     @Test
     void aNewcomerCatchesUp_onAStreamLongerThanOneRead() throws Exception {
         String stream = "test:journal:" + UUID.randomUUID();
-        try (RedisJournal writer = RedisJournal.open(RedisTestServer.sharedUri(), stream, null, "0", 10_000, 5_000,
+        try (RedisJournal writer = RedisJournal.open(RedisTestServer.sharedUri(), stream, START, 10_000, 5_000,
                 TIMEOUT, UNSIGNED, (id, r) -> { })) {
             for (int i = 0; i < 2_500; i++) {
                 writer.append("r" + i);
@@ -218,7 +258,7 @@ class RedisJournalIT {
         assertThat(inStream.size()).as("more than one read's worth in the stream")
                 .isGreaterThan(RedisJournal.READ_BATCH);
         List<String> read = Collections.synchronizedList(new ArrayList<>());
-        try (RedisJournal newcomer = RedisJournal.open(RedisTestServer.sharedUri(), stream, null, "0", 10_000, 100,
+        try (RedisJournal newcomer = RedisJournal.open(RedisTestServer.sharedUri(), stream, START, 10_000, 100,
                 TIMEOUT, UNSIGNED, (id, r) -> read.add(r))) {
             newcomer.caughtUp().get(15, java.util.concurrent.TimeUnit.SECONDS);
             assertThat(read).as("every record of the stream once, in its order, over reads of at most %d",
@@ -232,9 +272,9 @@ class RedisJournalIT {
         try (RedisTestServer redis = RedisTestServer.startPrivate("--enable-debug-command", "local")) {
             String stream = "test:journal:stalled";
             List<String> read = Collections.synchronizedList(new ArrayList<>());
-            try (RedisJournal writer = RedisJournal.open(redis.uri(), stream, null, "0", 10_000, 100,
+            try (RedisJournal writer = RedisJournal.open(redis.uri(), stream, START, 10_000, 100,
                     Duration.ofMillis(200), UNSIGNED, (id, r) -> { });
-                 RedisJournal reader = RedisJournal.open(redis.uri(), stream, null, "0", 10_000, 100, TIMEOUT,
+                 RedisJournal reader = RedisJournal.open(redis.uri(), stream, START, 10_000, 100, TIMEOUT,
                          UNSIGNED, (id, r) -> read.add(r))) {
                 writer.append("before");
                 assertThat(Poll.until(WAIT, () -> read.size() == 1)).isTrue();
@@ -274,6 +314,20 @@ class RedisJournalIT {
         }
     }
 
+    /** Copies every record {@code origin} wrote, byte for byte, to the end of the stream: a replay. */
+    private static void copyRecords(String uri, String stream, String origin) {
+        io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(uri);
+        try (var raw = client.connect(RedisConnector.CODEC)) {
+            for (var m : raw.sync().xrange(stream, io.lettuce.core.Range.create("-", "+"))) {
+                if (origin.equals(field(m, RedisJournal.ORIGIN))) {
+                    raw.sync().xadd(stream, m.getBody());
+                }
+            }
+        } finally {
+            client.shutdown();
+        }
+    }
+
     /** One field of a stream record, as text. */
     private static String field(io.lettuce.core.StreamMessage<String, byte[]> m, String name) {
         return new String(m.getBody().get(name), StandardCharsets.UTF_8);
@@ -299,7 +353,7 @@ class RedisJournalIT {
     @Test
     void aJournalWithNoRedis_neitherBlocksNorGrowsBeyondItsBound() {
         try (RedisJournal j = RedisJournal.open("redis://127.0.0.1:" + RedisTestServer.freePort(), "test:journal:none",
-                null, "0", 1_000, 10, TIMEOUT, UNSIGNED, (id, r) -> { })) {
+                START, 1_000, 10, TIMEOUT, UNSIGNED, (id, r) -> { })) {
             long start = System.nanoTime();
             int queued = 0;
             for (int i = 0; i < 1_000; i++) {

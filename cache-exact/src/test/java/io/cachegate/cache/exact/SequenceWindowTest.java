@@ -47,4 +47,18 @@ class SequenceWindowTest {
         assertThat(w.take(50)).isEqualTo(TOO_OLD);
         assertThat(w.take(far - SequenceWindow.SIZE + 1)).as("the window's oldest number, never taken").isEqualTo(TAKEN);
     }
+
+    @Test
+    void aWindowResumedAtItsHighest_takesOnlyWhatComesAbove() {
+        long highest = 1_765_000_000_000_500L;
+        SequenceWindow w = SequenceWindow.takenUpTo(highest);
+        assertThat(w.take(highest)).as("the last number taken before the restart").isEqualTo(COPY);
+        assertThat(w.take(highest - 17)).as("any number below it, taken or not before").isEqualTo(COPY);
+        assertThat(w.take(highest - SequenceWindow.SIZE)).isEqualTo(TOO_OLD);
+        assertThat(w.take(highest + 2)).isEqualTo(TAKEN);
+        assertThat(w.take(highest + 1)).as("above the saved highest: new").isEqualTo(TAKEN);
+        assertThat(w.take(highest + 1)).isEqualTo(COPY);
+        assertThat(w.take(highest + SequenceWindow.SIZE + 10)).isEqualTo(TAKEN);
+        assertThat(w.take(highest + 11)).as("slid over, never taken").isEqualTo(TAKEN);
+    }
 }

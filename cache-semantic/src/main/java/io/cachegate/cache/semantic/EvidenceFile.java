@@ -35,8 +35,13 @@ import java.util.Map;
 public final class EvidenceFile {
 
     private static final int MAGIC = 0x43474556;  // "CGEV"
-    /** 2 adds the fleet's position ({@link HitEvidence.FleetPosition}) after the answer groups; 1 is still read. */
-    private static final int VERSION = 2;
+    /**
+     * 2 adds the fleet's position ({@link HitEvidence.FleetPosition}) after the answer groups, 3 the sequence numbers
+     * taken in it; 1 and 2 are still read (a position without numbers).
+     */
+    private static final int VERSION = 3;
+    /** Other gateways' origins whose numbers a position keeps, at most (as the shared log's reader does). */
+    private static final int MAX_ORIGINS = 10_000;
     /** In the fingerprint: the counts' meaning, unchanged since the first version. */
     private static final int COUNTS_VERSION = 1;
     private static final int END = 0x454e4421;    // "END!"
@@ -94,6 +99,11 @@ public final class EvidenceFile {
                 if (position != null) {
                     out.writeUTF(position.origin());
                     out.writeUTF(position.lastId());
+                    out.writeInt(position.taken().size());
+                    for (Map.Entry<String, Long> t : position.taken().entrySet()) {
+                        out.writeUTF(t.getKey());
+                        out.writeLong(t.getValue());
+                    }
                 }
                 out.writeInt(END);
             }
@@ -126,7 +136,7 @@ public final class EvidenceFile {
                 throw new IOException(file + " is not a Cachegate evidence file");
             }
             int version = in.readInt();
-            if (version != VERSION && version != 1 || !in.readUTF().equals(fingerprint)) {
+            if (version < 1 || version > VERSION || !in.readUTF().equals(fingerprint)) {
                 return false;
             }
             readPools(in, pools);
@@ -136,7 +146,14 @@ public final class EvidenceFile {
                 groups.put(in.readUTF(), in.readLong());
             }
             if (version >= 2 && in.readBoolean()) {
-                position = new HitEvidence.FleetPosition(in.readUTF(), in.readUTF());
+                String origin = in.readUTF();
+                String lastId = in.readUTF();
+                Map<String, Long> taken = new LinkedHashMap<>();
+                int origins = version >= 3 ? count(in, MAX_ORIGINS) : 0;
+                for (int i = 0; i < origins; i++) {
+                    taken.put(in.readUTF(), in.readLong());
+                }
+                position = new HitEvidence.FleetPosition(origin, lastId, taken);
             }
             if (in.readInt() != END) {
                 throw new IOException(file + " does not end as an evidence file does");

@@ -4,10 +4,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * What the gateway has learned of whether its semantic hits are right: verdicts of (query, entry) pairs, from
@@ -66,13 +68,21 @@ public final class HitEvidence {
     /** Told of each piece of evidence filed here (not of those {@link #apply}'d from elsewhere). */
     private volatile Consumer<FiledEvidence> filed = e -> { };
     /** Where the fleet's shared evidence was read up to when this evidence held it all; null unless shared. */
-    private volatile FleetPosition fleetPosition;
+    private volatile Supplier<FleetPosition> fleetPosition = () -> null;
 
     /**
-     * How far a gateway had read its fleet's evidence ({@code lastId}, a position in the shared log) and under which
-     * {@code origin} it filed its own: what a restart reading saved evidence resumes from, so no verdict counts twice.
+     * How far a gateway had read its fleet's evidence ({@code lastId}, a position in the shared log), under which
+     * {@code origin} it filed its own, and per other gateway's origin the highest sequence number it took
+     * ({@code taken}): what a restart reading saved evidence resumes from, so no verdict counts twice, not even a copy
+     * planted in the log after the restart.
      */
-    public record FleetPosition(String origin, String lastId) {
+    public record FleetPosition(String origin, String lastId, Map<String, Long> taken) {
+
+        public FleetPosition {
+            Objects.requireNonNull(origin, "origin");
+            Objects.requireNonNull(lastId, "lastId");
+            taken = Map.copyOf(taken);
+        }
     }
 
     public HitEvidence(int maxEntries) {
@@ -160,15 +170,21 @@ public final class HitEvidence {
 
     /** Where the fleet's shared evidence had been read up to, as saved with this evidence; null when never shared. */
     public FleetPosition fleetPosition() {
-        return fleetPosition;
+        return fleetPosition.get();
+    }
+
+    /** Marks the fleet's evidence as read up to {@code position} (as read from a file). */
+    public void fleetPosition(FleetPosition position) {
+        this.fleetPosition = () -> position;
     }
 
     /**
-     * Marks the fleet's evidence as read up to {@code position}. Set before the evidence read there is filed: a save
-     * in between holds a position past what it counted (the difference is lost at a restart, never counted twice).
+     * Reads the fleet position from {@code live} from now on: the shared log's reader, which advances it before each
+     * piece it files, so a save (which reads it after the counts) holds a position past what it counted, never behind
+     * (the difference is lost at a restart, never counted twice).
      */
-    public void fleetPosition(FleetPosition position) {
-        this.fleetPosition = position;
+    public void followFleet(Supplier<FleetPosition> live) {
+        this.fleetPosition = Objects.requireNonNull(live, "live");
     }
 
     /** Files the answer of an entry this gateway generated in its group ({@link AnswerGroups#file}). */

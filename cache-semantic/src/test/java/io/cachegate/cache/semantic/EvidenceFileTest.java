@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -67,11 +69,32 @@ class EvidenceFileTest {
         assertThat(EvidenceFile.read(file, FINGERPRINT, unshared)).isTrue();
         assertThat(unshared.fleetPosition()).as("never shared").isNull();
 
-        before.fleetPosition(new HitEvidence.FleetPosition("origin-1", "1733500000000-7"));
+        HitEvidence.FleetPosition position = new HitEvidence.FleetPosition("origin-1", "1733500000000-7",
+                Map.of("origin-2", 1_765_000_000_000_123L, "origin-3", 1_765_100_000_000_009L));
+        before.followFleet(() -> position);
         EvidenceFile.write(file, FINGERPRINT, before);
         HitEvidence after = new HitEvidence(100);
         assertThat(EvidenceFile.read(file, FINGERPRINT, after)).isTrue();
-        assertThat(after.fleetPosition()).isEqualTo(new HitEvidence.FleetPosition("origin-1", "1733500000000-7"));
+        assertThat(after.fleetPosition()).as("where it had read, and the numbers it took there").isEqualTo(position);
+        assertThat(after.verdicts("route", PRIOR)).containsExactly(before.verdicts("route", PRIOR));
+    }
+
+    @Test
+    void aFileOfVersion2_withoutTheNumbersTaken_isStillRead() throws IOException {
+        HitEvidence before = new HitEvidence(100);
+        before.record("route", "a", 0.95f, PRIOR, true);
+        before.fleetPosition(new HitEvidence.FleetPosition("origin-1", "1733500000000-7", Map.of()));
+        Path file = dir.resolve("evidence");
+        EvidenceFile.write(file, FINGERPRINT, before);
+        // Version 2 is version 3 without the count of numbers taken (the int before the end mark).
+        byte[] v3 = Files.readAllBytes(file);
+        ByteBuffer v2 = ByteBuffer.allocate(v3.length - Integer.BYTES);
+        v2.put(v3, 0, 4).putInt(2).put(v3, 8, v3.length - 16).put(v3, v3.length - 4, 4);
+        Files.write(file, v2.array());
+        HitEvidence after = new HitEvidence(100);
+        assertThat(EvidenceFile.read(file, FINGERPRINT, after)).isTrue();
+        assertThat(after.fleetPosition()).isEqualTo(
+                new HitEvidence.FleetPosition("origin-1", "1733500000000-7", Map.of()));
         assertThat(after.verdicts("route", PRIOR)).containsExactly(before.verdicts("route", PRIOR));
     }
 

@@ -26,8 +26,8 @@ import org.slf4j.LoggerFactory;
  * only to those priors, and a demotion only to the gateways serving that entry (a Qdrant collection's, or embedded
  * indexes over one exact store, whose entries they point at). A gateway that starts without saved evidence reads the
  * stream from its start (as much as is kept: the evidence of the fleet, its own earlier runs included); one that read
- * its evidence file resumes where the file says it had read, under the origin it had ({@link
- * HitEvidence.FleetPosition}), so nothing counts twice.
+ * its evidence file resumes where the file says it had read, under the origin it had, taking no sequence number it had
+ * taken ({@link HitEvidence.FleetPosition}), so nothing counts twice, not even a copy planted since.
  *
  * <p>Whether the union of several gateways' verdicts may be pooled: the bound needs each class's verdicts to be draws
  * of its wrong rate, as one gateway's are; gateways behind one load balancer see the same traffic, so theirs are too.
@@ -55,15 +55,23 @@ final class SharedEvidence implements AutoCloseable {
                            Duration commandTimeout, EntrySigner signer) {
         HitEvidence.FleetPosition saved = evidence.fleetPosition();
         this.stream = stream;
-        this.origin = saved == null ? UUID.randomUUID().toString() : saved.origin();
-        String from = saved == null ? "0" : saved.lastId();
-        // Saved with the evidence from now on (before the first piece is read), so a restart resumes here.
-        evidence.fleetPosition(new HitEvidence.FleetPosition(origin, from));
-        this.journal = RedisJournal.open(redisUri, stream, origin, from, maxEvents, MAX_PENDING, commandTimeout,
-                signer, (id, line) -> file(evidence, id, line));
-        evidence.onFiled(filed -> journal.append(filed.encode()));
+        RedisJournal.Position from = saved == null
+                ? new RedisJournal.Position(UUID.randomUUID().toString(), "0", Map.of())
+                : new RedisJournal.Position(saved.origin(), saved.lastId(), saved.taken());
+        this.origin = from.origin();
+        this.journal = RedisJournal.create(redisUri, stream, from, maxEvents, MAX_PENDING, commandTimeout, signer,
+                (id, line) -> file(evidence, line));
+        // Saved with the evidence from now on, before the first piece is read: the journal advances its position
+        // before each piece it files here, so a save never holds a piece without having passed it.
+        RedisJournal j = journal;
+        evidence.followFleet(() -> {
+            RedisJournal.Position at = j.position();
+            return new HitEvidence.FleetPosition(at.origin(), at.after(), at.taken());
+        });
+        evidence.onFiled(filed -> j.append(filed.encode()));
+        j.start();
         log.info("error budget: evidence shared with the fleet through Redis stream {}, {}", stream,
-                saved == null ? "read from its start" : "resumed after " + from);
+                saved == null ? "read from its start" : "resumed after " + from.after());
     }
 
     /**
@@ -94,9 +102,7 @@ final class SharedEvidence implements AutoCloseable {
         return "cg:evidence:v1:" + index + ":" + fingerprint.substring(0, 16);
     }
 
-    private void file(HitEvidence evidence, String id, String line) {
-        // The position first: a save in between then never holds this piece without having passed it.
-        evidence.fleetPosition(new HitEvidence.FleetPosition(origin, id));
+    private void file(HitEvidence evidence, String line) {
         Optional<FiledEvidence> filed = FiledEvidence.decode(line);
         if (filed.isPresent()) {
             evidence.apply(filed.get());
@@ -116,7 +122,7 @@ final class SharedEvidence implements AutoCloseable {
     /** What {@code /admin/stats} shows of the sharing ({@link SemanticCache.Sharing}). */
     SemanticCache.Sharing status() {
         RedisJournal.Counts c = journal.counts();
-        return new SemanticCache.Sharing(stream, journal.connected(), origin, journal.position(), c.sent(),
+        return new SemanticCache.Sharing(stream, journal.connected(), origin, journal.lastId(), c.sent(),
                 c.received(), c.dropped(), c.failed(), c.duplicates(), c.refused(), unreadable.get());
     }
 

@@ -10,6 +10,13 @@ import io.cachegate.gateway.metrics.GatewayMetrics;
 import io.cachegate.testing.RedisTestServer;
 import io.cachegate.testkit.FakeTicker;
 import io.cachegate.testkit.Poll;
+import io.lettuce.core.Range;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.StreamMessage;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.codec.RedisCodec;
+import io.lettuce.core.codec.StringCodec;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.UUID;
@@ -19,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Semantic caches sharing their evidence over a real Redis ({@link SharedEvidence}): each counts the fleet's
  * verdicts once, whether it runs throughout, restarts from its evidence file (resuming after the position the file
- * holds, under its old origin) or starts with no file at all (reading the whole stream).
+ * holds, under its old origin, taking none of the sequence numbers it had taken, so a signed record copied into the
+ * stream while it was down is not taken again) or starts with no file at all (reading the whole stream).
  */
 class SharedEvidenceIT {
 
@@ -42,12 +50,16 @@ class SharedEvidenceIT {
             """.formatted(UUID.randomUUID().toString().replace("-", "")));
 
     private SemanticCache open(GatewayMetrics metrics, Path file) {
+        return open(metrics, file, EntrySigner.none());
+    }
+
+    private SemanticCache open(GatewayMetrics metrics, Path file, EntrySigner signer) {
         SemanticCache cache = new SemanticCache(policy.cache().semantic(), new FakeEmbedder(), new MemoryVectorIndex(),
                 metrics.semantic(), new FakeTicker());
         if (file != null) {
             cache.keepEvidenceIn(file);
         }
-        cache.shareEvidence(RedisTestServer.sharedUri(), 200_000, Duration.ofSeconds(1), EntrySigner.none());
+        cache.shareEvidence(RedisTestServer.sharedUri(), 200_000, Duration.ofSeconds(1), signer);
         return cache;
     }
 
@@ -90,6 +102,45 @@ class SharedEvidenceIT {
                 assertThat(verdicts(newcomer)).isEqualTo(600);
             }
             assertThat(verdicts(b)).as("B never counts its own twice").isEqualTo(600);
+        }
+    }
+
+    @Test
+    void signed_aGatewayRestartedFromItsFile_takesNoCopyOfWhatItHadRead_plantedWhileItWasDown() throws Exception {
+        Path file = dir.resolve("error-budget-evidence");
+        EntrySigner key = EntrySigner.hmacSha256("k".repeat(32).getBytes(StandardCharsets.UTF_8));
+        try (GatewayMetrics mb = new GatewayMetrics(); SemanticCache b = open(mb, null, key)) {
+            try (GatewayMetrics ma = new GatewayMetrics(); SemanticCache a = open(ma, file, key)) {
+                record(b, "b", 200);
+                assertThat(Poll.until(WAIT, () -> verdicts(a) == 200)).as("A holds %d", verdicts(a)).isTrue();
+            } // A stops: its file holds B's 200 verdicts, where it had read, and B's numbers it took
+            String stream = b.sharing().orElseThrow().stream();
+            String origin = b.sharing().orElseThrow().origin();
+            replay(stream, origin); // whoever can write to Redis copies B's signed records to the stream's end
+            record(b, "c", 10);
+
+            try (GatewayMetrics ma = new GatewayMetrics(); SemanticCache restarted = open(ma, file, key)) {
+                assertThat(Poll.until(WAIT, () -> verdicts(restarted) >= 210)).as("A holds %d", verdicts(restarted))
+                        .isTrue();
+                Thread.sleep(4 * 250);
+                assertThat(verdicts(restarted)).as("B's 200 not taken again from their copies").isEqualTo(210);
+                assertThat(restarted.sharing().orElseThrow().duplicates()).as("%s", restarted.sharing()).isEqualTo(200);
+            }
+        }
+    }
+
+    /** Appends a copy of each record {@code origin} wrote to {@code stream}, byte for byte: a replay. */
+    private static void replay(String stream, String origin) {
+        RedisClient client = RedisClient.create(RedisTestServer.sharedUri());
+        try (var raw = client.connect(RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE))) {
+            for (StreamMessage<String, byte[]> m : raw.sync().xrange(stream, Range.create("-", "+"))) {
+                byte[] from = m.getBody().get("o"); // the writer's origin (RedisJournal's field)
+                if (from != null && origin.equals(new String(from, StandardCharsets.UTF_8))) {
+                    raw.sync().xadd(stream, m.getBody());
+                }
+            }
+        } finally {
+            client.shutdown();
         }
     }
 }
