@@ -15,6 +15,9 @@ final class RouteKeys {
     /** The OpenAI finish reasons, in the order messages list them. */
     static final List<String> FINISH_REASONS = List.of("stop", "length", "tool_calls", "content_filter");
 
+    static final Key<Optional<String>> NAME = Key.readBySection("name", "string", "the route's index (0, 1, ...)",
+            "the route's label in metrics, logs, traces, the error budget's evidence and the status page, kept when"
+                    + " routes are reordered; unique; letters, digits, _ . - (at most 64, not all digits)");
     static final Key<String> MATCH_MODEL = Key.string("model", "*", "model-name glob (* and ?)");
     static final Key<Optional<String>> MATCH_TENANT = Key.readBySection("tenant", "tenant id", "any tenant",
             "a tenant id");
@@ -84,7 +87,7 @@ final class RouteKeys {
             EXACT, SEMANTIC, TTL, STALE_IF_ERROR, STALE_WHILE_REVALIDATE, CONTEXT, NORMALIZE, SHARED, NONDETERMINISTIC, KEY_ON_USER, STORE_FINISH_REASONS,
             EMBED, SEMANTIC_MAX_TURNS, THRESHOLD, SENSITIVE, SERVER_STATE);
     static final Section SECTION = Section.list("routes", "first match wins; default: one catch-all route",
-            BACKEND, FALLBACK, FALLBACK_MODEL, FALLBACKS, CLASS, DEFAULT_MAX_TOKENS, TOKENIZER).with(MATCH, CACHE)
+            NAME, BACKEND, FALLBACK, FALLBACK_MODEL, FALLBACKS, CLASS, DEFAULT_MAX_TOKENS, TOKENIZER).with(MATCH, CACHE)
             .live();
 
     private RouteKeys() {

@@ -23,10 +23,12 @@ import static io.cachegate.config.RouteKeys.TOKENIZER;
 import static io.cachegate.config.RouteKeys.TTL;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.yaml.snakeyaml.nodes.Node;
 
@@ -35,6 +37,8 @@ import org.yaml.snakeyaml.nodes.Node;
  * backends, tenants and classes already read, so a typo fails at load time rather than as a 404 in production.
  */
 final class RoutesReader {
+
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
 
     private final Fields root;
     private final Set<String> backends;
@@ -68,22 +72,44 @@ final class RoutesReader {
             root.problem(section.name(), "at least one route is required (or leave routes out for a catch-all)");
         }
         List<Route> routes = new ArrayList<>();
+        Map<String, Integer> lines = new HashMap<>();
         for (int i = 0; i < items.size(); i++) {
             Fields fields = root.reader().fields(items.get(i), section.name() + "[" + i + "]", section.names());
             if (fields != null) {
-                routes.add(route(i, fields));
+                routes.add(route(i, name(fields, lines), fields));
             }
         }
         return routes;
     }
 
-    private Route route(int index, Fields fields) {
+    /** {@code name}: a label of its own, unique, which no unnamed route's index label can equal. */
+    private static Optional<String> name(Fields fields, Map<String, Integer> lines) {
+        Optional<String> name = fields.optional(RouteKeys.NAME.name());
+        if (name.isEmpty()) {
+            return name;
+        }
+        String n = name.get();
+        if (!NAME.matcher(n).matches() || n.chars().allMatch(c -> c >= '0' && c <= '9') || n.equals("none")) {
+            fields.problem(RouteKeys.NAME.name(), Durations.quote(n) + " is not a route name: 1 to 64 letters,"
+                    + " digits, _ . or -, starting with a letter or digit, not all digits (an unnamed route's label)"
+                    + " and not none");
+            return Optional.empty();
+        }
+        Integer first = lines.putIfAbsent(n, fields.line(RouteKeys.NAME.name()));
+        if (first != null) {
+            fields.problem(RouteKeys.NAME.name(), Durations.quote(n) + " is already the name of the route on line "
+                    + first);
+        }
+        return name;
+    }
+
+    private Route route(int index, Optional<String> name, Fields fields) {
         Optional<String> backend = fields.reference(BACKEND.name(), backends, "backend");
         List<FallbackHop> chain = fallbacks.read(fields, backend);
         String trafficClass = fields.reference(CLASS.name(), classes.keySet(), "class").orElse(defaultClass);
         RouteMatch match = match(fields);
         RouteCache cache = cache(fields);
-        return new Route(index, match, backend, chain, trafficClass, cache, fields.get(DEFAULT_MAX_TOKENS),
+        return new Route(index, name, match, backend, chain, trafficClass, cache, fields.get(DEFAULT_MAX_TOKENS),
                 fields.get(TOKENIZER));
     }
 

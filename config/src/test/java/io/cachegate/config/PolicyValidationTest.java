@@ -210,6 +210,26 @@ class PolicyValidationTest {
     }
 
     @Test
+    void parse_routeNames_uniqueAndNeverAnIndexLabel() {
+        assertThat(problems(BACKEND + """
+                routes:
+                  - { name: chat, match: { model: "a*" } }
+                  - { name: chat, match: { model: "b*" } }
+                  - { name: "12", match: { model: "c*" } }
+                  - { name: none, match: { model: "d*" } }
+                  - { name: "a b", match: { model: "e*" } }
+                  - { match: { model: "*" } }
+                """)).extracting(PolicyProblem::toString).containsExactly(
+                "policy.yaml:6: routes[1].name: \"chat\" is already the name of the route on line 5",
+                "policy.yaml:7: routes[2].name: \"12\" is not a route name: 1 to 64 letters, digits, _ . or -,"
+                        + " starting with a letter or digit, not all digits (an unnamed route's label) and not none",
+                "policy.yaml:8: routes[3].name: \"none\" is not a route name: 1 to 64 letters, digits, _ . or -,"
+                        + " starting with a letter or digit, not all digits (an unnamed route's label) and not none",
+                "policy.yaml:9: routes[4].name: \"a b\" is not a route name: 1 to 64 letters, digits, _ . or -,"
+                        + " starting with a letter or digit, not all digits (an unnamed route's label) and not none");
+    }
+
+    @Test
     void parse_plainKeys_loadWithAWarningThatNeverQuotesThem() throws PolicyException {
         Policy policy = TestPolicies.parse(BACKEND + """
                 tenants:

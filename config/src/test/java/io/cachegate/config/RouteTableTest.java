@@ -41,6 +41,27 @@ class RouteTableTest {
     }
 
     @Test
+    void aNamedRoute_isLabelledByItsName_anUnnamedOneByItsIndex() throws PolicyException {
+        RouteTable table = table("""
+                routes:
+                  - { name: llama-chat, match: { model: "llama-*" }, backend: llama }
+                  - { match: { model: "*" } }
+                """);
+        assertThat(table.resolve("/v1/chat/completions", "llama-3", null).orElseThrow().route().label())
+                .isEqualTo("llama-chat");
+        assertThat(table.resolve("/v1/chat/completions", "qwen2", null).orElseThrow().route().label()).isEqualTo("1");
+
+        RouteTable reordered = table("""
+                routes:
+                  - { match: { tenant: acme }, backend: any }
+                  - { name: llama-chat, match: { model: "llama-*" }, backend: llama }
+                  - { match: { model: "*" } }
+                """);
+        assertThat(reordered.resolve("/v1/chat/completions", "llama-3", null).orElseThrow().route().label())
+                .as("a route moved down keeps its label").isEqualTo("llama-chat");
+    }
+
+    @Test
     void resolve_tenantRouteBeforeCatchAll() throws PolicyException {
         RouteTable table = table("""
                 routes:

@@ -75,6 +75,26 @@ class AdminIT {
     }
 
     @Test
+    void metrics_labelANamedRouteByItsName() throws Exception {
+        String yaml = TestPolicies.yaml(List.of(fixture.sim().baseUrl()), "2s", "", """
+                routes:
+                  - { match: { model: "never-*" } }
+                  - { name: chat-main, match: { model: "*" } }
+                """);
+        try (Gateway gw = Gateway.start(TestPolicies.parse(yaml))) {
+            HttpResponse<String> ok = RawHttp.post(gw.port(), "/v1/chat/completions",
+                    "{\"model\":\"llama-3.1-8b\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
+                            + "\"max_tokens\":2}");
+            assertThat(ok.statusCode()).isEqualTo(200);
+            assertThat(body(gw.adminPort(), "/metrics").lines()
+                    .filter(l -> l.startsWith("cachegate_requests_total{")))
+                    .as("labelled by its name, not its index 1")
+                    .anySatisfy(l -> assertThat(l).contains("route=\"chat-main\""))
+                    .noneSatisfy(l -> assertThat(l).contains("route=\"1\""));
+        }
+    }
+
+    @Test
     void adminStats_needsToken() throws Exception {
         HttpResponse<String> without = RawHttp.get(fixture.adminPort(), "/admin/stats");
         assertThat(without.statusCode()).isEqualTo(401);

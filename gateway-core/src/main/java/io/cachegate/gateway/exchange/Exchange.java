@@ -186,7 +186,7 @@ public final class Exchange {
 
     public void route(ResolvedRoute route) {
         this.route = route;
-        this.routeLabel = Integer.toString(route.route().index());
+        this.routeLabel = route.route().label();
     }
 
     /**
@@ -197,7 +197,7 @@ public final class Exchange {
         return HitEvidence.scope(routeLabel, route.route().match().fingerprint(), tenant);
     }
 
-    /** The route index for metrics, or "none" before routing. */
+    /** The route's label ({@link io.cachegate.config.Route#label}) for metrics, logs and evidence; "none" before routing. */
     public String routeLabel() {
         return routeLabel;
     }
