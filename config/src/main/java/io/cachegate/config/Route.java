@@ -16,8 +16,9 @@ import java.util.Optional;
  * @param tokenizer a HuggingFace {@code tokenizer.json} that counts the prompt tokens of a request's cost;
  *                  empty to estimate them from the text
  */
-public record Route(int index, Optional<String> name, RouteMatch match, Optional<String> backend, List<FallbackHop> fallbacks,
-                    String trafficClass, RouteCache cache, int defaultMaxTokens, Optional<String> tokenizer) {
+public record Route(int index, Optional<String> name, RouteMatch match, Optional<String> backend,
+                    List<FallbackHop> fallbacks, String trafficClass, RouteCache cache, int defaultMaxTokens,
+                    Optional<String> tokenizer) {
 
     public static final int DEFAULT_MAX_TOKENS = RouteKeys.DEFAULT_MAX_TOKENS.fallback();
 
@@ -40,8 +41,8 @@ public record Route(int index, Optional<String> name, RouteMatch match, Optional
      */
     public Route(int index, RouteMatch match, Optional<String> backend, Optional<String> fallback,
                  String trafficClass, RouteCache cache) {
-        this(index, Optional.empty(), match, backend, fallback.map(FallbackHop::of).stream().toList(), trafficClass, cache,
-                DEFAULT_MAX_TOKENS, Optional.empty());
+        this(index, Optional.empty(), match, backend, fallback.map(FallbackHop::of).stream().toList(), trafficClass,
+                cache, DEFAULT_MAX_TOKENS, Optional.empty());
     }
 
     /**

@@ -87,8 +87,8 @@ final class RouteKeys {
             EXACT, SEMANTIC, TTL, STALE_IF_ERROR, STALE_WHILE_REVALIDATE, CONTEXT, NORMALIZE, SHARED, NONDETERMINISTIC, KEY_ON_USER, STORE_FINISH_REASONS,
             EMBED, SEMANTIC_MAX_TURNS, THRESHOLD, SENSITIVE, SERVER_STATE);
     static final Section SECTION = Section.list("routes", "first match wins; default: one catch-all route",
-            NAME, BACKEND, FALLBACK, FALLBACK_MODEL, FALLBACKS, CLASS, DEFAULT_MAX_TOKENS, TOKENIZER).with(MATCH, CACHE)
-            .live();
+            NAME, BACKEND, FALLBACK, FALLBACK_MODEL, FALLBACKS, CLASS, DEFAULT_MAX_TOKENS, TOKENIZER)
+            .with(MATCH, CACHE).live();
 
     private RouteKeys() {
     }

@@ -40,8 +40,8 @@ import org.slf4j.LoggerFactory;
  * sequence number that only grows (microseconds of the wall clock when the journal opened, plus one a record) and an
  * HMAC over the stream, the origin, the number and the record; a reader refuses a record whose MAC does not match, or
  * whose number it took already from that origin (a copy), and counts it. A reader that resumes after a saved
- * {@link Position} starts from the numbers it had taken ({@link Position#taken}), so a copy planted after its restart is
- * refused too. So whoever can write to Redis can plant no evidence and replay none, as they can plant no entry.
+ * {@link Position} starts from the numbers it had taken ({@link Position#taken}), so a copy planted after its restart
+ * is refused too. So whoever can write to Redis can plant no evidence and replay none, as they can plant no entry.
  *
  * <p>Never in a request's way: {@link #append} only queues (a bounded queue: beyond it records are dropped and
  * counted), the sends and reads run on the Redis client's threads. While Redis is away, records wait in the queue.

@@ -197,7 +197,7 @@ public final class Exchange {
         return HitEvidence.scope(routeLabel, route.route().match().fingerprint(), tenant);
     }
 
-    /** The route's label ({@link io.cachegate.config.Route#label}) for metrics, logs and evidence; "none" before routing. */
+    /** The route's label ({@link io.cachegate.config.Route#label}) for metrics, logs and evidence; "none" before. */
     public String routeLabel() {
         return routeLabel;
     }
