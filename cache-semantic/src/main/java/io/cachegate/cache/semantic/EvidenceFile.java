@@ -99,8 +99,10 @@ public final class EvidenceFile {
                 if (position != null) {
                     out.writeUTF(position.origin());
                     out.writeUTF(position.lastId());
-                    out.writeInt(position.taken().size());
-                    for (Map.Entry<String, Long> t : position.taken().entrySet()) {
+                    List<Map.Entry<String, Long>> taken = position.taken().entrySet().stream()
+                            .limit(MAX_ORIGINS).toList();
+                    out.writeInt(taken.size());
+                    for (Map.Entry<String, Long> t : taken) {
                         out.writeUTF(t.getKey());
                         out.writeLong(t.getValue());
                     }
