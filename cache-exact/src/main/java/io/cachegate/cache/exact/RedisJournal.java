@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -19,7 +18,6 @@ import java.util.UUID;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -66,8 +64,6 @@ public final class RedisJournal implements AutoCloseable {
     static final String ORIGIN = "o";
     static final String RECORD = "r";
     static final String SEQUENCE = "s";
-    /** Origins whose last sequence number a reader remembers (the least recently heard forgotten first). */
-    static final int MAX_ORIGINS = 10_000;
     private static final Logger LOG = LoggerFactory.getLogger(RedisJournal.class);
 
     /** Called for each record another gateway appended, in the stream's order, on one thread at a time. */
@@ -92,7 +88,7 @@ public final class RedisJournal implements AutoCloseable {
      *
      * @param origin this reader's id (null: a new one)
      * @param after the stream id reading starts after ({@code "0"}: the whole stream as kept)
-     * @param taken per writer's origin, the highest number taken; at most {@link #MAX_ORIGINS}
+     * @param taken per writer's origin, the highest number taken; at most 10,000 (the least recently heard beyond)
      */
     public record Position(String origin, String after, Map<String, Long> taken) {
 
@@ -127,19 +123,8 @@ public final class RedisJournal implements AutoCloseable {
     private final AtomicLong refused = new AtomicLong();
     private final EntrySigner signer;
     private final AtomicLong sequence = new AtomicLong(System.currentTimeMillis() * 1000);
-    /** Per origin, the sequence numbers taken; read on one thread at a time. */
-    private final Map<String, SequenceWindow> takenSequences = new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, SequenceWindow> eldest) {
-            boolean full = size() > MAX_ORIGINS;
-            if (full) {
-                highestTaken.remove(eldest.getKey());
-            }
-            return full;
-        }
-    };
-    /** Per origin, the highest number in its window: what {@link #position()} saves, read from any thread. */
-    private final Map<String, Long> highestTaken = new ConcurrentHashMap<>();
+    /** Which records read are taken; read on one thread at a time. */
+    private final JournalIntake intake;
     /** Appends that failed, to be sent again first; at most {@link #SEND_BATCH}, beyond which they count failed. */
     private final Queue<Outgoing> retries = new ConcurrentLinkedQueue<>();
     private final AtomicLong roundsRun = new AtomicLong();
@@ -160,10 +145,7 @@ public final class RedisJournal implements AutoCloseable {
         this.originText = from.origin() == null ? UUID.randomUUID().toString() : from.origin();
         this.origin = originText.getBytes(StandardCharsets.UTF_8);
         this.lastId = from.after();
-        from.taken().entrySet().stream().limit(MAX_ORIGINS).forEach(t -> {
-            takenSequences.put(t.getKey(), SequenceWindow.takenUpTo(t.getValue()));
-            highestTaken.put(t.getKey(), t.getValue());
-        });
+        this.intake = new JournalIntake(stream, signer, from.taken());
         this.trim = XAddArgs.Builder.maxlen(maxRecords).approximateTrimming();
         this.reader = reader;
         this.pending = new ArrayBlockingQueue<>(maxPending);
@@ -227,7 +209,7 @@ public final class RedisJournal implements AutoCloseable {
      * filed in between, never take one twice).
      */
     public Position position() {
-        return new Position(originText, lastId, highestTaken);
+        return new Position(originText, lastId, intake.taken());
     }
 
     /** Queues {@code record} for the stream; false (the record dropped and counted) when the queue is full. */
@@ -349,14 +331,10 @@ public final class RedisJournal implements AutoCloseable {
     private Outgoing outgoing(String record) {
         long n = sequence.incrementAndGet();
         String number = Long.toString(n);
-        byte[] signed = signer.sign(macKey(originText, number), record.getBytes(StandardCharsets.UTF_8));
+        byte[] signed = signer.sign(JournalIntake.macKey(stream, originText, number),
+                record.getBytes(StandardCharsets.UTF_8));
         return new Outgoing(n, Map.of(ORIGIN, origin, SEQUENCE, number.getBytes(StandardCharsets.US_ASCII),
                 RECORD, signed), 1, 0);
-    }
-
-    /** What a record's MAC is bound to besides the record: its stream, origin and number (no copy elsewhere). */
-    private String macKey(String from, String number) {
-        return stream + '\n' + from + '\n' + number;
     }
 
     @SuppressWarnings("unchecked") // one stream offset, passed as Lettuce's varargs
@@ -394,15 +372,13 @@ public final class RedisJournal implements AutoCloseable {
             if (from == null || record == null || Arrays.equals(from, origin)) {
                 continue; // this gateway's own (already filed), or not a journal record
             }
-            String writer = new String(from, StandardCharsets.UTF_8);
-            byte[] number = m.getBody().get(SEQUENCE);
-            String text = verified(writer, number, record);
-            SequenceWindow.Offer offer = text == null ? null : offer(writer, number);
-            if (offer == SequenceWindow.Offer.COPY) {
+            JournalIntake.Offered offered = intake.offer(new String(from, StandardCharsets.UTF_8),
+                    m.getBody().get(SEQUENCE), record);
+            if (offered.outcome() == JournalIntake.Outcome.DUPLICATE) {
                 duplicates.incrementAndGet(); // an append sent again after a timeout, whose first send had landed
                 continue;
             }
-            if (offer != SequenceWindow.Offer.TAKEN) {
+            if (offered.outcome() == JournalIntake.Outcome.REFUSED) {
                 refused.incrementAndGet();
                 warnings.warn("shared journal " + stream + ": record " + m.getId() + " refused (not signed with this"
                         + " gateway's key, or a copy of an old record)");
@@ -410,42 +386,11 @@ public final class RedisJournal implements AutoCloseable {
             }
             received.incrementAndGet();
             try {
-                reader.read(m.getId(), text);
+                reader.read(m.getId(), offered.text());
             } catch (RuntimeException e) {
                 warnings.warn("shared journal " + stream + ": a record was not taken (" + e + ")");
             }
         }
-    }
-
-    /** The record's text once its MAC holds (always, unsigned); null when it does not. */
-    private String verified(String from, byte[] number, byte[] record) {
-        if (!signer.signs()) {
-            return new String(record, StandardCharsets.UTF_8);
-        }
-        try {
-            String n = number == null ? "" : new String(number, StandardCharsets.US_ASCII);
-            return new String(signer.verify(macKey(from, n), record), StandardCharsets.UTF_8);
-        } catch (CorruptEntryException e) {
-            return null;
-        }
-    }
-
-    /**
-     * Whether the record's number, from its origin, is new. Signed, the MAC vouches for the number; unsigned it only
-     * keeps an append sent again from counting twice, and a record without a readable number is taken as it is.
-     */
-    private SequenceWindow.Offer offer(String from, byte[] number) {
-        long n;
-        try {
-            n = Long.parseLong(number == null ? "" : new String(number, StandardCharsets.US_ASCII));
-        } catch (NumberFormatException e) {
-            return signer.signs() ? SequenceWindow.Offer.TOO_OLD : SequenceWindow.Offer.TAKEN;
-        }
-        SequenceWindow.Offer offer = takenSequences.computeIfAbsent(from, o -> new SequenceWindow()).take(n);
-        if (offer == SequenceWindow.Offer.TAKEN) {
-            highestTaken.merge(from, n, Math::max);
-        }
-        return offer;
     }
 
     /** Sends what is queued (waiting at most a second for Redis to take it), then lets go of the connection. */
