@@ -232,6 +232,35 @@ class PolicyReloadIT {
     }
 
     @Test
+    void aNamedRoute_keepsItsSeries_whenAReloadPutsARouteAboveIt() throws Exception {
+        String named = policy(List.of("load-key"), 0.999).replace("  - match: {model: \"qwen2.5-0.5b\"}",
+                "  - name: qwen-support\n    match: {model: \"qwen2.5-0.5b\"}");
+        long loaded = fixture.gateway().policyGeneration();
+        write(named);
+        within(Duration.ofSeconds(3), () -> fixture.gateway().policyGeneration() > loaded && status("load-key") == 200);
+        long generation = fixture.gateway().policyGeneration();
+        assertThat(chat("load-key", "qwen2.5-0.5b", "labels " + nonce(), PASSWORD, "").statusCode()).isEqualTo(200);
+        String series = "route=\"qwen-support\"";
+        within(Duration.ofSeconds(2), () -> requests(series) >= 1);
+        double before = requests(series);
+
+        write(named.replace("routes:\n", "routes:\n  - match: {model: \"never-*\"}\n")); // it moves to index 1
+        within(Duration.ofSeconds(3), () -> fixture.gateway().policyGeneration() > generation);
+        double indexOne = requests("route=\"1\""); // the catch-all's series before the reload moved it to 2
+        assertThat(chat("load-key", "qwen2.5-0.5b", "labels " + nonce(), PASSWORD, "").statusCode()).isEqualTo(200);
+        within(Duration.ofSeconds(2), () -> requests(series) == before + 1);
+        assertThat(requests("route=\"1\"")).as("nothing counted under its new index").isEqualTo(indexOne);
+    }
+
+    private static double requests(String... labels) {
+        try {
+            return metric(fixture.gateway(), "cachegate_requests_total", labels);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
     void invalidPolicy_isRefused_andTheRunningOneStays() throws Exception {
         write(policy(List.of("load-key"), 0.999));
         within(Duration.ofSeconds(3), () -> status("load-key") == 200);
