@@ -9,7 +9,6 @@ import io.cachegate.gateway.metrics.SemanticMetrics;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,7 +46,6 @@ final class SharedEvidence implements AutoCloseable {
 
     private final RedisJournal journal;
     private final String stream;
-    private final String origin;
     private final AtomicLong unreadable = new AtomicLong();
     private final long startedNanos = System.nanoTime();
 
@@ -55,21 +53,18 @@ final class SharedEvidence implements AutoCloseable {
                            Duration commandTimeout, EntrySigner signer) {
         HitEvidence.FleetPosition saved = evidence.fleetPosition();
         this.stream = stream;
-        RedisJournal.Position from = saved == null
-                ? new RedisJournal.Position(UUID.randomUUID().toString(), "0", Map.of())
+        RedisJournal.Position from = saved == null ? RedisJournal.Position.start()
                 : new RedisJournal.Position(saved.origin(), saved.lastId(), saved.taken());
-        this.origin = from.origin();
         this.journal = RedisJournal.create(redisUri, stream, from, maxEvents, MAX_PENDING, commandTimeout, signer,
                 (id, line) -> file(evidence, line));
         // Saved with the evidence from now on, before the first piece is read: the journal advances its position
         // before each piece it files here, so a save never holds a piece without having passed it.
-        RedisJournal j = journal;
         evidence.followFleet(() -> {
-            RedisJournal.Position at = j.position();
+            RedisJournal.Position at = journal.position();
             return new HitEvidence.FleetPosition(at.origin(), at.after(), at.taken());
         });
-        evidence.onFiled(filed -> j.append(filed.encode()));
-        j.start();
+        evidence.onFiled(filed -> journal.append(filed.encode()));
+        journal.start();
         log.info("error budget: evidence shared with the fleet through Redis stream {}, {}", stream,
                 saved == null ? "read from its start" : "resumed after " + from.after());
     }
@@ -122,7 +117,7 @@ final class SharedEvidence implements AutoCloseable {
     /** What {@code /admin/stats} shows of the sharing ({@link SemanticCache.Sharing}). */
     SemanticCache.Sharing status() {
         RedisJournal.Counts c = journal.counts();
-        return new SemanticCache.Sharing(stream, journal.connected(), origin, journal.lastId(), c.sent(),
+        return new SemanticCache.Sharing(stream, journal.connected(), journal.origin(), journal.lastId(), c.sent(),
                 c.received(), c.dropped(), c.failed(), c.duplicates(), c.refused(), unreadable.get());
     }
 
